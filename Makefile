@@ -1,0 +1,79 @@
+# reclaimd - build, tests, demo and benchmarks.
+#   make                      build ./reclaimd
+#   make SANITIZER=address    (or undefined, thread) build with that sanitizer
+#   make CC=clang             build with clang
+#   make deps                 install the Debian packages everything below needs (root)
+#   make check                unit tests, then the real-kernel VM tests; ends "N passed, N failed"
+#   make check-unit           unit tests only (milliseconds, no VM)
+#   make demo                 boot the VM and show reclaimd against two workloads
+#   make bench                benchmarks (tables)
+
+ifeq ($(origin CC),default)
+CC        := gcc
+endif
+PKGS      := libsystemd jansson libcgroup numa
+CFLAGS    ?= -O2 -g
+WARNINGS  := -Wall -Wextra -Wconversion -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+             -Wformat=2 -Wno-format-nonliteral -Werror
+CPPFLAGS  += -Iinclude -D_GNU_SOURCE
+ALL_CFLAGS = -std=gnu11 $(WARNINGS) $(CFLAGS) $(PKG_CFLAGS) -pthread -MMD -MP
+LDLIBS    += $(PKG_LIBS) -pthread -lm
+
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+ifneq ($(SANITIZER),)
+ALL_CFLAGS += -fsanitize=$(SANITIZER) -fno-omit-frame-pointer
+LDFLAGS    += -fsanitize=$(SANITIZER)
+endif
+
+# One object directory per compiler and sanitizer, so switching never mixes objects.
+BUILD     := build/$(notdir $(CC))$(if $(SANITIZER),-$(SANITIZER))
+
+SRCS      := $(wildcard agent/*.c policies/*.c)
+LIB_OBJS  := $(patsubst %.c,$(BUILD)/%.o,$(filter-out agent/main.c,$(SRCS)))
+MAIN_OBJ  := $(BUILD)/agent/main.o
+TEST_SRCS := $(wildcard tests/unit/test_*.c)
+TESTS     := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
+
+.PHONY: all deps check check-unit check-vm demo bench clean FORCE
+
+all: reclaimd
+
+# ./reclaimd is always the binary of the last configuration built.
+reclaimd: $(BUILD)/reclaimd FORCE
+	@cmp -s $< $@ || cp -f $< $@
+
+$(BUILD)/reclaimd: $(MAIN_OBJ) $(LIB_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
+
+deps:
+	@tests/deps.sh
+
+check-unit: $(TESTS)
+	@tests/run-unit.sh $(TESTS)
+
+check: deps reclaimd $(TESTS)
+	@tests/check.sh $(TESTS)
+
+check-vm: reclaimd
+	@tests/vm/run-tests.sh
+
+demo: deps reclaimd
+	@tests/vm/demo.sh
+
+bench: deps reclaimd
+	@bench/run.sh
+
+clean:
+	rm -rf build reclaimd tests/vm/out
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * common.h - units, cleanup helpers and small macros shared by every part of reclaimd.
+ *
+ * Conventions (see README "Code conventions"):
+ *  - sizes are uint64_t bytes (suffix _bytes) or pages (suffix _pages);
+ *  - time is usec_t, always microseconds (suffix _us); no milliseconds anywhere;
+ *  - a fallible function returns 0 (or a count) on success and -errno on failure, and
+ *    writes its results through ret_* out-parameters that stay untouched on failure.
+ */
+#ifndef RECLAIMD_COMMON_H
+#define RECLAIMD_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+typedef uint64_t usec_t;
+
+#define USEC_PER_SEC  ((usec_t)1000000)
+#define USEC_PER_MSEC ((usec_t)1000)
+#define USEC_INFINITY ((usec_t)UINT64_MAX)
+
+/* A cgroup limit file holding "max" is represented by this value. */
+#define LIMIT_MAX UINT64_MAX
+
+/* Highest NUMA node count reclaimd tracks per cgroup (memory.numa_stat N<id>=). */
+#define RECLAIMD_MAX_NODES 64
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define _printf_(a, b) __attribute__((format(printf, a, b)))
+#define _unused_ __attribute__((unused))
+
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+
+static inline void freep(void *p) { free(*(void **)p); }
+static inline void closep(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+}
+
+/* Saturating subtraction for counters and sizes. */
+static inline uint64_t sub_sat(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
+
+/* Monotonic clock in microseconds. */
+usec_t now_us(void);
+
+#endif

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * config.h - the JSON configuration (jansson): global settings, policy defaults, ordered rules.
+ *
+ * Loading is all-or-nothing: config_load_*() either returns a complete, validated struct config
+ * or an error message naming the file, the line/column (for JSON syntax errors, from jansson) or
+ * the JSON path of the offending key (for unknown keys, wrong types, out-of-range values).
+ * Nothing here logs or touches cgroups. Every key is documented in README.md "Configuration".
+ */
+#ifndef RECLAIMD_CONFIG_H
+#define RECLAIMD_CONFIG_H
+
+#include <stdio.h>
+
+#include "reclaimd/common.h"
+
+/* swappiness values: -1 = not passed to memory.reclaim; 0..200; SWAPPINESS_MAX = "max" */
+#define SWAPPINESS_UNSET (-1)
+#define SWAPPINESS_MAX   201
+
+struct policy_params {
+	uint64_t min_bytes;            /* floor below which a cgroup is never reclaimed; 100 MiB */
+	double psi_some_target_pct;    /* memory PSI some target per interval, percent; 0.1 */
+	double io_psi_some_target_pct; /* io PSI some above which reclaim pauses, percent; 1.0 */
+	double probe_min;              /* starting / fallback step (fraction of reclaimable); 0.01 */
+	double probe_growth;           /* step multiplier after a calm interval; 2.0 */
+	double probe_max;              /* step cap; 0.2 */
+	uint64_t chunk_bytes;          /* largest single memory.reclaim write; 32 MiB */
+	int swappiness;                /* SWAPPINESS_UNSET, 0..200 or SWAPPINESS_MAX */
+	usec_t trigger_stall_us;       /* PSI trigger "some <stall> <window>" that halts reclaim */
+	usec_t trigger_window_us;      /*   defaults 50000 us in 1000000 us */
+};
+
+struct rule {
+	char *match;                    /* glob on the cgroup path relative to the root */
+	const struct policy_desc *policy; /* from the registry; never NULL after loading */
+	struct policy_params params;    /* defaults overlaid with the rule's own keys */
+};
+
+enum log_level_cfg { CFG_LOG_ERR = 3, CFG_LOG_WARNING = 4, CFG_LOG_NOTICE = 5, CFG_LOG_INFO = 6, CFG_LOG_DEBUG = 7 };
+
+struct config {
+	char *path;          /* file it came from, or NULL for a string */
+	usec_t interval_us;  /* tick interval; 6 s */
+	int log_level;       /* syslog priority, LOG_ERR..LOG_DEBUG; LOG_INFO */
+	char *cgroup_root;   /* NULL = find the cgroup-v2 mount through libcgroup */
+	char *proc_root;     /* "/proc" */
+	char *sys_root;      /* "/sys" */
+	struct policy_params defaults;
+	struct rule *rules;
+	size_t n_rules;
+};
+
+/* Error detail for a failed load. `text` is one line, e.g.
+ *   "/etc/reclaimd/reclaimd.json:12:5: '}' expected near ']'"            (syntax, from jansson)
+ *   "/etc/reclaimd/reclaimd.json: rules[1].probe_max: 0.9 is out of range (0 < x <= 1)" */
+struct config_error {
+	char text[512];
+	int line, column; /* 0 when not known */
+};
+
+/* Built-in defaults for every key (what an empty "{}" file gives). */
+void policy_params_default(struct policy_params *ret);
+
+/* Returns 0, -ENOENT/-EACCES/... for an unreadable file, -EINVAL for any content error.
+ * On failure *ret is untouched and `err` says what and where. */
+int config_load_file(const char *path, struct config **ret, struct config_error *err);
+int config_load_string(const char *json, struct config **ret, struct config_error *err);
+void config_free(struct config *c);
+static inline void config_freep(struct config **c) { config_free(*c); }
+
+/* The first rule whose glob matches `relpath` ("" for the root cgroup), or NULL. */
+const struct rule *config_match(const struct config *c, const char *relpath);
+
+/* Glob on slash-separated paths: '*' and '?' stay inside one component, '**' as a whole
+ * component spans zero or more components, '[...]' classes as in fnmatch(3). */
+bool glob_match(const char *pattern, const char *path);
+
+/* Human-readable effective configuration (every rule with every parameter), for --check-config. */
+void config_print(const struct config *c, FILE *out);
+
+#endif

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * parse.h - parsers for the kernel files reclaimd reads.
+ *
+ * Every parser takes a buffer (not necessarily NUL-terminated; `len` bytes) and fills a struct.
+ * No I/O and no logging happens here: readers (reader.h) do the I/O, callers log.
+ * Unknown keys are ignored (the kernel adds fields over time and never promises an order).
+ * Return values: 0 on success; -EBADMSG when the buffer is malformed (a line that cannot be
+ * parsed, a number that overflows, a required key missing); -ENODATA when the buffer is empty.
+ * On failure *ret is left untouched.
+ *
+ * Sources of the formats: Documentation/admin-guide/cgroup-v2.rst (memory.*, io.pressure),
+ * Documentation/accounting/psi.rst, Documentation/filesystems/proc.rst (meminfo, swaps),
+ * mm/vmstat.c (vmstat names), mm/zswap.c (debugfs counters and module parameters).
+ */
+#ifndef RECLAIMD_PARSE_H
+#define RECLAIMD_PARSE_H
+
+#include <limits.h>
+
+#include "reclaimd/common.h"
+
+/* ---- PSI: /proc/pressure/<res>, <cgroup>/memory.pressure, io.pressure ---------------------- */
+struct psi_line {
+	double avg10, avg60, avg300; /* percent, as the kernel prints them */
+	usec_t total_us;             /* cumulative stall time, microseconds */
+};
+
+struct psi {
+	struct psi_line some;
+	struct psi_line full;
+	bool has_full; /* /proc/pressure/cpu had no "full" line before 5.13 */
+};
+
+/* Requires a "some" line; "full" is optional. */
+int psi_parse(const char *buf, size_t len, struct psi *ret);
+
+/* ---- single-value cgroup files: memory.current, memory.min, memory.max, ... ---------------- */
+/* "<decimal>\n" or "max\n" (LIMIT_MAX). */
+int u64_or_max_parse(const char *buf, size_t len, uint64_t *ret);
+
+/* ---- memory.stat ------------------------------------------------------------------------- */
+/* Sizes are bytes, events are counts (pages for pgscan/pgsteal/workingset/zswp/pswp). */
+struct memory_stat {
+	uint64_t anon, file, kernel, shmem, file_mapped, file_dirty, file_writeback;
+	uint64_t active_anon, inactive_anon, active_file, inactive_file, unevictable;
+	uint64_t swapcached, zswap, zswapped;
+	uint64_t pgscan, pgsteal, pgscan_kswapd, pgscan_direct, pgsteal_kswapd, pgsteal_direct;
+	uint64_t pgscan_proactive, pgsteal_proactive; /* 6.15+, else 0 */
+	uint64_t pgfault, pgmajfault;
+	uint64_t workingset_refault_anon, workingset_refault_file;
+	uint64_t workingset_activate_anon, workingset_activate_file;
+	uint64_t workingset_restore_anon, workingset_restore_file;
+	uint64_t zswpin, zswpout, zswpwb, pswpin, pswpout;
+};
+
+/* Requires "anon" and "file" keys. */
+int memory_stat_parse(const char *buf, size_t len, struct memory_stat *ret);
+
+/* ---- memory.numa_stat: "anon N0=<bytes> N1=<bytes>" ---------------------------------------- */
+struct numa_stat {
+	unsigned n_nodes; /* highest node id seen + 1 */
+	uint64_t anon[RECLAIMD_MAX_NODES];
+	uint64_t file[RECLAIMD_MAX_NODES];
+};
+
+/* Requires "anon" and "file" lines. Node ids >= RECLAIMD_MAX_NODES give -EBADMSG. */
+int numa_stat_parse(const char *buf, size_t len, struct numa_stat *ret);
+
+/* ---- memory.events ----------------------------------------------------------------------- */
+struct memory_events {
+	uint64_t low, high, max, oom, oom_kill, oom_group_kill;
+};
+
+int memory_events_parse(const char *buf, size_t len, struct memory_events *ret);
+
+/* ---- /proc/meminfo (kB in the file, bytes here) ------------------------------------------- */
+struct meminfo {
+	uint64_t mem_total, mem_free, mem_available;
+	uint64_t active_anon, inactive_anon, active_file, inactive_file;
+	uint64_t swap_total, swap_free, swap_cached;
+	uint64_t zswap, zswapped; /* 0 when the kernel has no such lines */
+};
+
+/* Requires MemTotal, MemFree, SwapTotal, SwapFree. */
+int meminfo_parse(const char *buf, size_t len, struct meminfo *ret);
+
+/* ---- /proc/vmstat (selected counters; pages or events) ------------------------------------- */
+struct vmstat {
+	uint64_t allocstall;  /* sum of allocstall_* over zones */
+	uint64_t pgscan_direct, pgsteal_direct, pgscan_direct_throttle;
+	uint64_t pgscan_kswapd, pgsteal_kswapd;
+	uint64_t pswpin, pswpout, zswpin, zswpout, zswpwb;
+	uint64_t workingset_refault_anon, workingset_refault_file;
+	uint64_t workingset_restore_anon, workingset_restore_file;
+	uint64_t oom_kill;
+};
+
+/* Requires at least one recognised key. */
+int vmstat_parse(const char *buf, size_t len, struct vmstat *ret);
+
+/* ---- /proc/swaps ------------------------------------------------------------------------- */
+/* MAX_SWAPFILES in include/linux/swap.h is at most 32. */
+#define RECLAIMD_MAX_SWAPS 32
+
+struct swap_device {
+	char path[PATH_MAX]; /* unescaped: "\040" -> ' ', "\011" -> '\t', "\012", "\134" */
+	bool is_partition;   /* Type column: "partition" or "file" */
+	uint64_t size_bytes, used_bytes;
+	int priority;
+};
+
+struct swaps {
+	size_t n;
+	struct swap_device dev[RECLAIMD_MAX_SWAPS];
+};
+
+/* The header line is required; zero devices is a valid result. */
+int swaps_parse(const char *buf, size_t len, struct swaps *ret);
+
+/* ---- zswap: /sys/kernel/debug/zswap/<name> and /sys/module/zswap/parameters/<name> --------- */
+/* Both directories hold one value per file; the reader fills these structs file by file. */
+struct zswap_stats {
+	bool available; /* debugfs mounted and zswap directory present */
+	uint64_t pool_limit_hit, reject_reclaim_fail, reject_alloc_fail, reject_kmemcache_fail;
+	uint64_t reject_compress_fail, reject_compress_poor, written_back_pages;
+	uint64_t pool_total_size_bytes, stored_pages;
+};
+
+struct zswap_params {
+	bool available; /* /sys/module/zswap present */
+	bool enabled;
+	char compressor[32];
+	unsigned max_pool_percent, accept_threshold_percent;
+	int shrinker_enabled; /* 0/1, or -1 when the kernel has no such parameter (< 6.8) */
+};
+
+/* "Y\n"/"N\n" (also "1"/"0"). */
+int bool_param_parse(const char *buf, size_t len, bool *ret);
+/* One decimal u64, optional trailing newline. */
+int u64_parse(const char *buf, size_t len, uint64_t *ret);
+
+/* ---- sizes in configuration: 1234, "64M", "1.5G" (binary units K/M/G/T) ------------------- */
+/* Returns -EINVAL for a malformed string, -ERANGE when it does not fit a uint64_t. */
+int size_parse(const char *s, uint64_t *ret_bytes);
+
+#endif

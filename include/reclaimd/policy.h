@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * policy.h - decisions. A policy is a pure function: one cgroup's sample from this tick's
+ * snapshot (plus the host sample and the policy's own state carried from the previous tick) in,
+ * one reclaim request out. No I/O, no logging, no clocks: everything comes from the snapshot,
+ * so policies are tested on structs built in memory (tests/unit/test_policy_*.c).
+ *
+ * Adding a policy: one file in policies/ and one line in the registry (policies/registry.c).
+ */
+#ifndef RECLAIMD_POLICY_H
+#define RECLAIMD_POLICY_H
+
+#include "reclaimd/config.h"
+#include "reclaimd/snapshot.h"
+
+/* Why a policy asked for what it asked; logged with MESSAGE_ID per kind by the agent. */
+enum decision_reason {
+	DECISION_RECLAIM,          /* request > 0 */
+	DECISION_NO_HISTORY,       /* first sample of this cgroup: no PSI delta yet */
+	DECISION_MEMORY_PRESSURE,  /* memory PSI some at or above target */
+	DECISION_IO_PRESSURE,      /* io PSI some above io target (file refaults) */
+	DECISION_AT_FLOOR,         /* nothing above the floor */
+	DECISION_BELOW_PAGE,       /* computed request smaller than one page */
+	DECISION_EXCLUDED,         /* policy "none" */
+	_DECISION_MAX,
+};
+
+const char *decision_reason_str(enum decision_reason r);
+
+/* State a policy keeps per cgroup between ticks; owned by the agent, zeroed for a new cgroup. */
+struct policy_state {
+	bool initialised;
+	double step; /* psi policy: current probe step */
+};
+
+struct reclaim_decision {
+	enum decision_reason reason;
+	uint64_t request_bytes;     /* multiple of the page size; 0 = nothing to do */
+	uint64_t floor_bytes;       /* memory.current is never reclaimed below this */
+	uint64_t reclaimable_bytes; /* memory.current - floor */
+	double psi_some_pct;        /* memory PSI some over the interval, percent */
+	double io_some_pct;         /* io PSI some over the interval, percent */
+	double step;                /* step used for this request */
+};
+
+struct policy_desc {
+	const char *name;
+	/* Decide for one cgroup. `state` is read and updated. Never fails. */
+	void (*decide)(const struct policy_params *params, const struct cgroup_sample *cg,
+		       const struct host_sample *host, uint64_t page_size, struct policy_state *state,
+		       struct reclaim_decision *ret);
+};
+
+/* Registry lookup by name ("psi", "none"); NULL when unknown. */
+const struct policy_desc *policy_find(const char *name);
+/* NULL-terminated list of all names, for error messages. */
+const char *const *policy_names(void);
+
+#endif

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * reader.h - thin I/O around the parsers: read a kernel file into a buffer with as few syscalls
+ * as possible, and read the host-wide files into a struct host_sample.
+ *
+ * Virtual files (procfs, sysfs, cgroupfs) are read with one read()/pread() into a caller buffer,
+ * asking for size-1 bytes: if the read fills that, the file did not fit and -EFBIG is returned
+ * rather than parsing a truncated file. Files read every tick keep their fd open and are re-read
+ * from offset 0 with pread() (procfs and kernfs regenerate the content on a read at offset 0).
+ */
+#ifndef RECLAIMD_READER_H
+#define RECLAIMD_READER_H
+
+#include "reclaimd/snapshot.h"
+
+/* pread(fd, buf, size-1, 0); NUL-terminates. Returns 0 and *ret_len, -EFBIG when the content
+ * filled the buffer, or -errno from pread (ENOENT/ENODEV: the object went away). */
+int pread_whole(int fd, char *buf, size_t size, size_t *ret_len);
+
+/* openat(dirfd, name, O_RDONLY|O_CLOEXEC) + pread_whole + close. */
+int read_at(int dirfd, const char *name, char *buf, size_t size, size_t *ret_len);
+
+/* Host-wide files under proc_root and sys_root; hot files keep their fds. */
+struct host_reader;
+
+/* Opens proc_root/{pressure/memory,vmstat,meminfo,swaps} and notes whether
+ * sys_root/kernel/debug/zswap and sys_root/module/zswap/parameters exist.
+ * Returns 0, or -errno when a required /proc file cannot be opened. */
+int host_reader_open(const char *proc_root, const char *sys_root, struct host_reader **ret);
+
+/* Fills *ret. Missing optional parts (zswap debugfs, zswap params) are marked unavailable, not
+ * errors. Returns 0, -EBADMSG/-EFBIG for a malformed/oversized required file, or -errno. */
+int host_reader_read(struct host_reader *r, struct host_sample *ret);
+
+void host_reader_free(struct host_reader *r);
+
+#endif

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * snapshot.h - everything reclaimd knows about the host and its managed cgroups at one tick.
+ *
+ * The agent builds exactly one snapshot per tick (agent/snapshot.c): each kernel file is read at
+ * most once, deltas are taken against the previous tick's counters, and the measured results of
+ * reclaim jobs finished since then are folded in. Policies only ever see this struct.
+ */
+#ifndef RECLAIMD_SNAPSHOT_H
+#define RECLAIMD_SNAPSHOT_H
+
+#include "reclaimd/common.h"
+#include "reclaimd/parse.h"
+
+struct host_sample {
+	struct meminfo meminfo;
+	struct vmstat vmstat;
+	struct psi mem_psi;
+	struct swaps swaps;
+	struct zswap_stats zswap;
+	struct zswap_params zswap_params;
+};
+
+struct cgroup_sample {
+	uint64_t inode;       /* cgroup directory inode: the cgroup's identity */
+	const char *path;     /* relative to the cgroup root, "" for the root; owned by discovery */
+	uint64_t current_bytes;                    /* memory.current */
+	uint64_t min_bytes, low_bytes, high_bytes, max_bytes; /* LIMIT_MAX for "max" */
+	uint64_t swap_current_bytes, swap_max_bytes;   /* this cgroup's own files */
+	uint64_t zswap_current_bytes, zswap_max_bytes; /* 0 / LIMIT_MAX when absent */
+	/* Swap this cgroup may still use: min over itself and its ancestors of
+	 * (swap.max - swap.current), and host SwapFree. 0 with no swap. */
+	uint64_t swap_room_bytes;
+	struct memory_stat stat;
+	struct numa_stat numa;
+	struct memory_events events;
+	struct psi mem_psi, io_psi;
+
+	/* Deltas against the previous tick; valid only when has_prev. */
+	bool has_prev;
+	usec_t elapsed_us;           /* wall time between the two samples */
+	usec_t mem_some_delta_us;    /* memory.pressure some total delta */
+	usec_t io_some_delta_us;     /* io.pressure some total delta */
+	uint64_t refault_delta_pages;/* workingset_refault_anon + _file delta */
+
+	/* Results of reclaim jobs that finished since the previous tick. */
+	uint64_t reclaimed_bytes;    /* measured: memory.current drop during the jobs */
+	uint64_t reclaim_requested_bytes;
+	bool reclaim_partial;        /* EAGAIN or stopped early */
+};
+
+struct snapshot {
+	usec_t timestamp_us;   /* monotonic */
+	uint64_t page_size;    /* bytes */
+	struct host_sample host;
+	struct cgroup_sample *cgroups; /* managed cgroups only */
+	size_t n_cgroups;
+};
+
+#endif

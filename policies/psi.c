@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * psi.c - the default policy: reclaim cold memory while memory pressure stays under a target.
+ *
+ * Per cgroup and interval (the law, also in README "Policy psi"):
+ *   p        = memory PSI "some" stall over the interval, percent  (delta of total=, not avg10)
+ *   floor    = max(min_bytes, memory.min, unreclaimable)
+ *   unreclaimable = memory.current - (file + min(anon, swap room))
+ *   request  = (memory.current - floor) * step * max(0, 1 - p / target), rounded down to pages
+ *   request  = 0 while io PSI "some" over the interval exceeds io_psi_some_target_pct
+ *   step     : starts at probe_min; reset to probe_min when p >= target/2 (before this request);
+ *              multiplied by probe_growth, up to probe_max, after an interval with p < target/4.
+ *
+ * The step makes truly cold memory go in a few minutes: with the defaults 0.01 -> 0.02 -> 0.04
+ * -> ... -> 0.2 of what is reclaimable per interval, where Senpai keeps a fixed small ratio.
+ * Swap room bounds anon: with no swap (or swap.max 0 anywhere above), anon is unreclaimable.
+ */
+#include "reclaimd/policy.h"
+
+static double pct_of(usec_t part_us, usec_t whole_us)
+{
+	if (whole_us == 0)
+		return 0.0;
+	return 100.0 * (double)part_us / (double)whole_us;
+}
+
+static void psi_decide(const struct policy_params *params, const struct cgroup_sample *cg,
+		       const struct host_sample *host _unused_, uint64_t page_size,
+		       struct policy_state *state, struct reclaim_decision *ret)
+{
+	struct reclaim_decision d = { .reason = DECISION_RECLAIM };
+	uint64_t swappable_anon, evictable, unreclaimable, floor;
+	double factor, bytes;
+
+	if (!state->initialised) {
+		state->step = params->probe_min;
+		state->initialised = true;
+	}
+
+	swappable_anon = MIN(cg->stat.anon, cg->swap_room_bytes);
+	evictable = cg->stat.file + swappable_anon;
+	unreclaimable = sub_sat(cg->current_bytes, evictable);
+	floor = MAX(MAX(params->min_bytes, cg->min_bytes), unreclaimable);
+	d.floor_bytes = floor;
+	d.reclaimable_bytes = sub_sat(cg->current_bytes, floor);
+
+	if (!cg->has_prev || cg->elapsed_us == 0) {
+		d.reason = DECISION_NO_HISTORY;
+		d.step = state->step;
+		*ret = d;
+		return;
+	}
+
+	d.psi_some_pct = pct_of(cg->mem_some_delta_us, cg->elapsed_us);
+	d.io_some_pct = pct_of(cg->io_some_delta_us, cg->elapsed_us);
+
+	/* Back off first: a stressed interval must not be followed by a large step. */
+	if (d.psi_some_pct >= params->psi_some_target_pct / 2 ||
+	    d.io_some_pct > params->io_psi_some_target_pct)
+		state->step = params->probe_min;
+	d.step = state->step;
+
+	if (d.io_some_pct > params->io_psi_some_target_pct) {
+		d.reason = DECISION_IO_PRESSURE;
+	} else if (d.psi_some_pct >= params->psi_some_target_pct) {
+		d.reason = DECISION_MEMORY_PRESSURE;
+	} else if (d.reclaimable_bytes == 0) {
+		d.reason = DECISION_AT_FLOOR;
+	} else {
+		factor = 1.0 - d.psi_some_pct / params->psi_some_target_pct;
+		bytes = (double)d.reclaimable_bytes * d.step * factor;
+		d.request_bytes = (uint64_t)bytes / page_size * page_size;
+		if (d.request_bytes > d.reclaimable_bytes) /* step <= 1, but never trust floats */
+			d.request_bytes = d.reclaimable_bytes / page_size * page_size;
+		if (d.request_bytes == 0)
+			d.reason = DECISION_BELOW_PAGE;
+	}
+
+	/* Grow after a calm interval, for the next one. */
+	if (d.psi_some_pct < params->psi_some_target_pct / 4 &&
+	    d.io_some_pct <= params->io_psi_some_target_pct)
+		state->step = MIN(state->step * params->probe_growth, params->probe_max);
+
+	*ret = d;
+}
+
+const struct policy_desc policy_psi = {
+	.name = "psi",
+	.decide = psi_decide,
+};

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test.h - the unit tests' assertion macros. Each test program counts its checks and ends with
+ * "<name>: N passed, N failed"; its exit status is non-zero when any check failed.
+ */
+#ifndef RECLAIMD_TEST_H
+#define RECLAIMD_TEST_H
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static unsigned test_passed, test_failed;
+
+#define CHECK(cond)                                                                       \
+	do {                                                                              \
+		if (cond) {                                                               \
+			test_passed++;                                                    \
+		} else {                                                                  \
+			test_failed++;                                                    \
+			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+		}                                                                         \
+	} while (0)
+
+#define CHECK_EQ_U64(a, b)                                                                  \
+	do {                                                                                \
+		uint64_t _a = (uint64_t)(a), _b = (uint64_t)(b);                            \
+		if (_a == _b) {                                                             \
+			test_passed++;                                                      \
+		} else {                                                                    \
+			test_failed++;                                                      \
+			fprintf(stderr, "%s:%d: %s == %s failed: %" PRIu64 " != %" PRIu64 "\n", \
+				__FILE__, __LINE__, #a, #b, _a, _b);                        \
+		}                                                                           \
+	} while (0)
+
+#define CHECK_EQ_INT(a, b)                                                                  \
+	do {                                                                                \
+		long long _a = (long long)(a), _b = (long long)(b);                         \
+		if (_a == _b) {                                                             \
+			test_passed++;                                                      \
+		} else {                                                                    \
+			test_failed++;                                                      \
+			fprintf(stderr, "%s:%d: %s == %s failed: %lld != %lld\n", __FILE__,  \
+				__LINE__, #a, #b, _a, _b);                                  \
+		}                                                                           \
+	} while (0)
+
+#define CHECK_NEAR(a, b, eps)                                                               \
+	do {                                                                                \
+		double _a = (double)(a), _b = (double)(b);                                  \
+		if (fabs(_a - _b) <= (eps)) {                                               \
+			test_passed++;                                                      \
+		} else {                                                                    \
+			test_failed++;                                                      \
+			fprintf(stderr, "%s:%d: %s ~= %s failed: %g != %g\n", __FILE__,      \
+				__LINE__, #a, #b, _a, _b);                                  \
+		}                                                                           \
+	} while (0)
+
+#define CHECK_STREQ(a, b)                                                                   \
+	do {                                                                                \
+		const char *_a = (a), *_b = (b);                                            \
+		if (_a && _b && strcmp(_a, _b) == 0) {                                      \
+			test_passed++;                                                      \
+		} else {                                                                    \
+			test_failed++;                                                      \
+			fprintf(stderr, "%s:%d: %s == %s failed: \"%s\" != \"%s\"\n",        \
+				__FILE__, __LINE__, #a, #b, _a ? _a : "(null)",             \
+				_b ? _b : "(null)");                                        \
+		}                                                                           \
+	} while (0)
+
+static inline int test_report(const char *name)
+{
+	printf("%s: %u passed, %u failed\n", name, test_passed, test_failed);
+	return test_failed ? 1 : 0;
+}
+
+#endif
