@@ -1,0 +1,674 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * daemon.c - the agent's main loop (sd-event) and the data path of one tick:
+ *
+ *   discovery (cgroups by inode) -> snapshot (host + managed cgroups, deltas, finished jobs
+ *   folded in) -> policy per cgroup (pure) -> dispatch to the worker pool -> results come back
+ *   through the pool's eventfd and are folded into the next snapshot.
+ *
+ * Besides the tick timer the loop watches: one PSI trigger per managed cgroup (POLLPRI on its
+ * memory.pressure; a firing trigger cancels that cgroup's in-flight reclaim), the pool's eventfd,
+ * SIGTERM/SIGINT (stop), SIGHUP (reload) and the service manager's watchdog. Logging, sd_notify
+ * STATUS= and the journal only observe.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
+
+#include "reclaimd/cgroup.h"
+#include "reclaimd/daemon.h"
+#include "reclaimd/log.h"
+#include "reclaimd/reader.h"
+
+/* Same condition logged again for the same cgroup at most this often. */
+#define LOG_REPEAT_US (60 * USEC_PER_SEC)
+/* After a cancel, re-signal a worker still inside memory.reclaim this often. */
+#define KICK_INTERVAL_US (100 * USEC_PER_MSEC)
+/* Queue of jobs waiting for a worker; one job per cgroup at most, so this bounds a backlog. */
+#define POOL_QUEUE_LEN 4096
+#define DEFAULT_WORKERS 4
+/* Accuracy asked of sd-event for the tick timer. */
+#define TICK_ACCURACY_US (10 * USEC_PER_MSEC)
+
+struct daemon {
+	const struct daemon_options *opts;
+	struct config *config;
+	sd_event *event;
+	sd_event_source *tick_source, *kick_source, *pool_source;
+	struct cgroup_set cgroups;
+	struct host_reader *host;
+	struct worker_pool *pool;
+
+	struct snapshot snap;
+	struct cgroup_node **snap_nodes; /* snap.cgroups[i] belongs to snap_nodes[i] */
+	size_t snap_capacity;
+
+	unsigned tick;
+	size_t n_managed;
+	uint64_t total_reclaimed_bytes;
+	uint64_t jobs_submitted, jobs_dropped;
+	bool swappiness_warned;
+	usec_t host_warning_us;
+	int exit_status;
+};
+
+static void notify_status(struct daemon *d)
+{
+	sd_notifyf(false, "STATUS=%zu managed cgroups, %" PRIu64 " MiB reclaimed, %u jobs in flight",
+		   d->n_managed, d->total_reclaimed_bytes >> 20, worker_pool_pending(d->pool));
+}
+
+/* ---- PSI triggers ---------------------------------------------------------------------- */
+
+static void trigger_remove(struct cgroup_node *cg)
+{
+	cg->trigger_source = sd_event_source_disable_unref(cg->trigger_source);
+	if (cg->trigger_fd >= 0) {
+		close(cg->trigger_fd);
+		cg->trigger_fd = -1;
+	}
+}
+
+static void cancel_job(struct daemon *d, struct cgroup_node *cg)
+{
+	if (!cg->job)
+		return;
+	worker_pool_cancel(d->pool, cg->job);
+	sd_event_source_set_enabled(d->kick_source, SD_EVENT_ON);
+}
+
+struct trigger_ctx {
+	struct daemon *d;
+	struct cgroup_node *cg;
+};
+
+static int on_trigger_event(sd_event_source *s _unused_, int fd _unused_, uint32_t revents,
+			    void *userdata)
+{
+	struct trigger_ctx *t = userdata;
+	struct cgroup_node *cg = t->cg;
+	struct daemon *d = t->d;
+	struct log_fields f = { .cgroup = cg->path, .policy = cg->rule ? cg->rule->policy->name : NULL };
+
+	if (revents & (EPOLLERR | EPOLLHUP)) {
+		/* The cgroup was removed; discovery drops it at the next tick. */
+		trigger_remove(cg);
+		return 0;
+	}
+	cg->trigger_fired_us = now_us();
+	/* The next interval starts over from the smallest step. */
+	cg->policy_state.initialised = false;
+	if (cg->job) {
+		cancel_job(d, cg);
+		log_event(LOG_NOTICE, MSGID_RECLAIM_CANCELLED, &f,
+			  "%s: memory pressure spike (PSI trigger), cancelling in-flight reclaim",
+			  cg->path);
+	} else if (log_ratelimit(&cg->last_read_warning_us, cg->trigger_fired_us, LOG_REPEAT_US)) {
+		log_event(LOG_INFO, MSGID_PSI_TRIGGER, &f,
+			  "%s: memory pressure spike (PSI trigger), no reclaim in flight", cg->path);
+	}
+	return 0;
+}
+
+static void trigger_ctx_free(void *p) { free(p); }
+
+static void trigger_install(struct daemon *d, struct cgroup_node *cg)
+{
+	const struct policy_params *pp = &cg->rule->params;
+	char spec[64];
+	struct trigger_ctx *t;
+	int len, r;
+
+	if (cg->trigger_fd >= 0 || d->opts->dry_run)
+		return;
+	cg->trigger_fd = openat(cg->dirfd, "memory.pressure", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (cg->trigger_fd < 0)
+		goto fail;
+	/* The kernel wants the terminating NUL: kernel/sched/psi.c psi_write() replaces the last
+	 * byte written with one (Documentation/accounting/psi.rst). */
+	len = snprintf(spec, sizeof(spec), "some %" PRIu64 " %" PRIu64, pp->trigger_stall_us,
+		       pp->trigger_window_us);
+	if (write(cg->trigger_fd, spec, (size_t)len + 1) < 0)
+		goto fail;
+	t = malloc(sizeof(*t));
+	if (!t) {
+		errno = ENOMEM;
+		goto fail;
+	}
+	t->d = d;
+	t->cg = cg;
+	r = sd_event_add_io(d->event, &cg->trigger_source, cg->trigger_fd, EPOLLPRI, on_trigger_event, t);
+	if (r < 0) {
+		free(t);
+		errno = -r;
+		goto fail;
+	}
+	sd_event_source_set_destroy_callback(cg->trigger_source, trigger_ctx_free);
+	return;
+fail:
+	if (errno != ENOENT && errno != ENODEV &&
+	    log_ratelimit(&cg->last_read_warning_us, now_us(), LOG_REPEAT_US))
+		log_event(LOG_WARNING, MSGID_READ_FAILED, &(struct log_fields){ .cgroup = cg->path },
+			  "%s: cannot install PSI trigger on memory.pressure: %s; reclaim still "
+			  "stops between chunks on pressure", cg->path, strerror(errno));
+	trigger_remove(cg);
+}
+
+/* ---- discovery callbacks ----------------------------------------------------------------- */
+
+static void on_cgroup_gone(struct cgroup_node *cg, void *userdata)
+{
+	struct daemon *d = userdata;
+
+	if (cg->job) {
+		/* The job stays the pool's; its result finds no cgroup and is dropped. */
+		worker_pool_cancel(d->pool, cg->job);
+		cg->job = NULL;
+	}
+	trigger_remove(cg);
+	if (cg->managed)
+		log_event(LOG_INFO, MSGID_CGROUP_GONE, &(struct log_fields){ .cgroup = cg->path },
+			  "%s: cgroup removed, no longer managed", cg->path);
+}
+
+/* ---- finished jobs --------------------------------------------------------------------- */
+
+static void job_finished(struct daemon *d, struct reclaim_job *job)
+{
+	struct cgroup_node *cg = cgroup_set_lookup(&d->cgroups, job->cgroup_inode);
+	struct log_fields f = {
+		.cgroup = job->cgroup_path,
+		.has_requested = true, .requested_bytes = job->request_bytes,
+		.has_reclaimed = true, .reclaimed_bytes = job->reclaimed_bytes,
+	};
+	int prio = LOG_INFO;
+	const char *msgid = MSGID_RECLAIM_DONE;
+
+	if (job->swappiness_rejected && !d->swappiness_warned) {
+		d->swappiness_warned = true;
+		log_event(LOG_WARNING, MSGID_KERNEL_FEATURE, NULL,
+			  "kernel rejects swappiness= in memory.reclaim (needs Linux 6.11+); "
+			  "reclaiming without it from now on");
+	}
+
+	d->total_reclaimed_bytes += job->reclaimed_bytes;
+	if (cg && cg->job == job) {
+		cg->job = NULL;
+		cg->pending_reclaimed_bytes += job->reclaimed_bytes;
+		cg->pending_requested_bytes += job->request_bytes;
+		cg->pending_partial |= job->outcome != JOB_DONE;
+		cg->total_reclaimed_bytes += job->reclaimed_bytes;
+		f.policy = cg->rule ? cg->rule->policy->name : NULL;
+	}
+
+	switch (job->outcome) {
+	case JOB_FAILED:
+		prio = LOG_WARNING;
+		msgid = MSGID_RECLAIM_FAILED;
+		break;
+	case JOB_CANCELLED:
+		msgid = MSGID_RECLAIM_CANCELLED;
+		break;
+	case JOB_GONE:
+		prio = LOG_DEBUG;
+		break;
+	default:
+		break;
+	}
+	if (job->outcome == JOB_CANCELLED && cg && cg->trigger_fired_us &&
+	    job->finished_us >= cg->trigger_fired_us)
+		log_event(LOG_NOTICE, MSGID_RECLAIM_CANCELLED, &f,
+			  "%s: reclaim halted %.3f s after the PSI trigger fired", job->cgroup_path,
+			  (double)(job->finished_us - cg->trigger_fired_us) / (double)USEC_PER_SEC);
+	f.reason = job_outcome_str(job->outcome);
+	log_event(prio, msgid, &f,
+		  "%s: reclaim %s: requested %" PRIu64 " KiB, written %" PRIu64 " KiB in %u chunks, "
+		  "reclaimed %" PRIu64 " KiB, memory.current -%" PRIu64 " KiB, %.3f s%s%s",
+		  job->cgroup_path, job_outcome_str(job->outcome), job->request_bytes >> 10,
+		  job->written_bytes >> 10, job->chunks, job->reclaimed_bytes >> 10,
+		  job->current_drop_bytes >> 10,
+		  (double)(job->finished_us - job->started_us) / (double)USEC_PER_SEC,
+		  job->error ? ": " : "", job->error ? strerror(-job->error) : "");
+	reclaim_job_free(job);
+}
+
+static int on_pool_event(sd_event_source *s _unused_, int fd _unused_, uint32_t revents _unused_,
+			 void *userdata)
+{
+	struct daemon *d = userdata;
+	struct reclaim_job *job = worker_pool_drain(d->pool);
+
+	while (job) {
+		struct reclaim_job *next = job->next;
+
+		job_finished(d, job);
+		job = next;
+	}
+	notify_status(d);
+	if (d->opts->once && worker_pool_pending(d->pool) == 0)
+		sd_event_exit(d->event, 0);
+	return 0;
+}
+
+static int on_kick(sd_event_source *s, uint64_t usec _unused_, void *userdata)
+{
+	struct daemon *d = userdata;
+
+	if (worker_pool_kick(d->pool) > 0) {
+		sd_event_source_set_time_relative(s, KICK_INTERVAL_US);
+		sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+	} else {
+		sd_event_source_set_enabled(s, SD_EVENT_OFF);
+	}
+	return 0;
+}
+
+/* ---- one tick ---------------------------------------------------------------------------- */
+
+static int snap_reserve(struct daemon *d, size_t n)
+{
+	struct cgroup_sample *c;
+	struct cgroup_node **nodes;
+
+	if (n <= d->snap_capacity)
+		return 0;
+	n = MAX(n, d->snap_capacity * 2);
+	c = realloc(d->snap.cgroups, n * sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	d->snap.cgroups = c;
+	nodes = realloc(d->snap_nodes, n * sizeof(*nodes));
+	if (!nodes)
+		return -ENOMEM;
+	d->snap_nodes = nodes;
+	d->snap_capacity = n;
+	return 0;
+}
+
+/* Deltas against the previous sample, and finished jobs folded in. */
+static void fold_history(struct cgroup_node *cg, usec_t now, struct cgroup_sample *s)
+{
+	uint64_t refaults = s->stat.workingset_refault_anon + s->stat.workingset_refault_file;
+
+	/* A counter going backwards means the object was recreated: start over. */
+	if (cg->has_prev && s->mem_psi.some.total_us >= cg->prev_mem_some_us &&
+	    s->io_psi.some.total_us >= cg->prev_io_some_us && now > cg->prev_timestamp_us) {
+		s->has_prev = true;
+		s->elapsed_us = now - cg->prev_timestamp_us;
+		s->mem_some_delta_us = s->mem_psi.some.total_us - cg->prev_mem_some_us;
+		s->io_some_delta_us = s->io_psi.some.total_us - cg->prev_io_some_us;
+		s->refault_delta_pages = sub_sat(refaults, cg->prev_refault_pages);
+	}
+	cg->has_prev = true;
+	cg->prev_timestamp_us = now;
+	cg->prev_mem_some_us = s->mem_psi.some.total_us;
+	cg->prev_io_some_us = s->io_psi.some.total_us;
+	cg->prev_refault_pages = refaults;
+
+	s->reclaimed_bytes = cg->pending_reclaimed_bytes;
+	s->reclaim_requested_bytes = cg->pending_requested_bytes;
+	s->reclaim_partial = cg->pending_partial;
+	cg->pending_reclaimed_bytes = cg->pending_requested_bytes = 0;
+	cg->pending_partial = false;
+}
+
+static void build_snapshot(struct daemon *d)
+{
+	struct snapshot *snap = &d->snap;
+	usec_t now = now_us();
+	int r;
+
+	snap->timestamp_us = now;
+	snap->n_cgroups = 0;
+	r = host_reader_read(d->host, &snap->host);
+	if (r < 0) {
+		/* Without host data there is no known free swap: anon counts as unreclaimable. */
+		memset(&snap->host, 0, sizeof(snap->host));
+		if (log_ratelimit(&d->host_warning_us, now, LOG_REPEAT_US))
+			log_event(LOG_WARNING, MSGID_READ_FAILED, NULL,
+				  "cannot read host memory files under %s: %s", d->opts->proc_root,
+				  strerror(-r));
+	}
+
+	if (snap_reserve(d, d->cgroups.n) < 0)
+		return;
+	d->n_managed = 0;
+	CGROUP_SET_FOREACH(&d->cgroups, cg) {
+		struct cgroup_sample *s = &snap->cgroups[snap->n_cgroups];
+
+		if (!cg->managed) {
+			if (cg->trigger_fd >= 0)
+				trigger_remove(cg);
+			if (cg->job)
+				cancel_job(d, cg);
+			continue;
+		}
+		d->n_managed++;
+		r = cgroup_read_sample(cg, d->tick, snap->host.meminfo.swap_free, s);
+		if (r == -ENOENT || r == -ENODEV)
+			continue; /* went away mid-tick: the next discovery pass drops it */
+		if (r < 0) {
+			if (log_ratelimit(&cg->last_read_warning_us, now, LOG_REPEAT_US))
+				log_event(LOG_WARNING, MSGID_READ_FAILED,
+					  &(struct log_fields){ .cgroup = cg->path },
+					  "%s: cannot read its memory files (%s); skipped this tick",
+					  cg->path, strerror(-r));
+			continue;
+		}
+		if (cg->trigger_fd < 0 && !cg->has_prev)
+			log_event(LOG_INFO, MSGID_CGROUP_MANAGED,
+				  &(struct log_fields){ .cgroup = cg->path, .policy = cg->rule->policy->name },
+				  "%s: managed by rule \"%s\" (policy %s)", cg->path, cg->rule->match,
+				  cg->rule->policy->name);
+		trigger_install(d, cg);
+		fold_history(cg, now, s);
+		d->snap_nodes[snap->n_cgroups++] = cg;
+	}
+}
+
+static void log_decision(struct cgroup_node *cg, const struct reclaim_decision *dec, usec_t now)
+{
+	struct log_fields f = {
+		.cgroup = cg->path, .policy = cg->rule->policy->name,
+		.reason = decision_reason_str(dec->reason),
+		.has_requested = true, .requested_bytes = dec->request_bytes,
+		.has_psi = true, .psi_some_pct = dec->psi_some_pct,
+	};
+
+	if (dec->reason == DECISION_RECLAIM) {
+		cg->last_reason = dec->reason;
+		log_event(LOG_INFO, MSGID_RECLAIM_REQUESTED, &f,
+			  "%s: reclaiming %" PRIu64 " KiB (step %.3f of %" PRIu64 " KiB above floor %"
+			  PRIu64 " KiB; memory PSI some %.3f%%)", cg->path, dec->request_bytes >> 10,
+			  dec->step, dec->reclaimable_bytes >> 10, dec->floor_bytes >> 10,
+			  dec->psi_some_pct);
+		return;
+	}
+	if (dec->reason == DECISION_NO_HISTORY)
+		return;
+	/* Repeated skip reasons: say it when it changes, then once a minute. */
+	if (dec->reason != cg->last_reason)
+		cg->last_log_us = 0;
+	cg->last_reason = dec->reason;
+	if (!log_ratelimit(&cg->last_log_us, now, LOG_REPEAT_US))
+		return;
+	switch (dec->reason) {
+	case DECISION_MEMORY_PRESSURE:
+		log_event(LOG_INFO, MSGID_RECLAIM_SKIPPED, &f,
+			  "%s: not reclaiming: memory PSI some %.3f%% is at or above the target "
+			  "(the workload is using what it has)", cg->path, dec->psi_some_pct);
+		break;
+	case DECISION_IO_PRESSURE:
+		log_event(LOG_INFO, MSGID_RECLAIM_SKIPPED, &f,
+			  "%s: not reclaiming: io PSI some %.3f%% is above its target (file refaults)",
+			  cg->path, dec->io_some_pct);
+		break;
+	case DECISION_AT_FLOOR:
+		log_event(LOG_INFO, MSGID_RECLAIM_SKIPPED, &f,
+			  "%s: not reclaiming: at its floor of %" PRIu64 " KiB (min_bytes, memory.min "
+			  "or memory that cannot be reclaimed with the swap available)",
+			  cg->path, dec->floor_bytes >> 10);
+		break;
+	default:
+		log_event(LOG_DEBUG, MSGID_RECLAIM_SKIPPED, &f, "%s: not reclaiming: %s", cg->path,
+			  decision_reason_str(dec->reason));
+		break;
+	}
+}
+
+static void dispatch(struct daemon *d, struct cgroup_node *cg, const struct reclaim_decision *dec)
+{
+	const struct policy_params *pp = &cg->rule->params;
+	struct reclaim_job *job;
+	int r;
+
+	r = reclaim_job_new(cg->dirfd, cg->path, cg->inode, &job);
+	if (r < 0) {
+		log_event(LOG_WARNING, MSGID_RECLAIM_FAILED, &(struct log_fields){ .cgroup = cg->path },
+			  "%s: cannot create reclaim job: %s", cg->path, strerror(-r));
+		return;
+	}
+	job->request_bytes = dec->request_bytes;
+	job->chunk_bytes = pp->chunk_bytes;
+	job->swappiness = pp->swappiness;
+	job->psi_some_target_pct = pp->psi_some_target_pct;
+	job->page_size = d->snap.page_size;
+	r = worker_pool_submit(d->pool, job);
+	if (r < 0) {
+		d->jobs_dropped++;
+		log_event(LOG_WARNING, MSGID_RECLAIM_FAILED, &(struct log_fields){ .cgroup = cg->path },
+			  "%s: reclaim queue full (%s), request dropped (%" PRIu64 " dropped so far)",
+			  cg->path, strerror(-r), d->jobs_dropped);
+		reclaim_job_free(job);
+		return;
+	}
+	d->jobs_submitted++;
+	cg->job = job;
+}
+
+static void run_tick(struct daemon *d)
+{
+	usec_t now;
+	int r;
+
+	d->tick++;
+	r = cgroup_set_scan(&d->cgroups, d->config, on_cgroup_gone, d);
+	if (r < 0) {
+		log_error("cannot list the cgroup hierarchy: %s", strerror(-r));
+		return;
+	}
+	build_snapshot(d);
+	now = now_us();
+
+	for (size_t i = 0; i < d->snap.n_cgroups; i++) {
+		struct cgroup_node *cg = d->snap_nodes[i];
+		const struct cgroup_sample *s = &d->snap.cgroups[i];
+		struct reclaim_decision dec;
+
+		/* One job per cgroup; one that ended early waits for its next interval anyway. */
+		if (cg->job)
+			continue;
+		cg->rule->policy->decide(&cg->rule->params, s, &d->snap.host, d->snap.page_size,
+					 &cg->policy_state, &dec);
+		log_decision(cg, &dec, now);
+		if (dec.request_bytes > 0 && !d->opts->dry_run)
+			dispatch(d, cg, &dec);
+	}
+	notify_status(d);
+}
+
+static int on_tick(sd_event_source *s, uint64_t usec _unused_, void *userdata)
+{
+	struct daemon *d = userdata;
+
+	run_tick(d);
+	if (d->opts->once) {
+		if (worker_pool_pending(d->pool) == 0)
+			sd_event_exit(d->event, 0);
+		return 0;
+	}
+	sd_event_source_set_time_relative(s, d->config->interval_us);
+	sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+	return 0;
+}
+
+/* ---- signals ----------------------------------------------------------------------------- */
+
+static int on_stop_signal(sd_event_source *s _unused_, const struct signalfd_siginfo *si,
+			  void *userdata)
+{
+	struct daemon *d = userdata;
+
+	sd_notify(false, "STOPPING=1");
+	log_event(LOG_INFO, MSGID_STOPPING, NULL, "received %s, stopping",
+		  strsignal((int)si->ssi_signo));
+	sd_event_exit(d->event, 0);
+	return 0;
+}
+
+static int on_reload_signal(sd_event_source *s _unused_, const struct signalfd_siginfo *si _unused_,
+			    void *userdata)
+{
+	struct daemon *d = userdata;
+	struct config *c = NULL;
+	struct config_error err = { 0 };
+	int r;
+
+	sd_notify(false, "RELOADING=1");
+	r = config_load_file(d->opts->config_path, &c, &err);
+	if (r < 0) {
+		log_event(LOG_ERR, MSGID_CONFIG_REJECTED, NULL,
+			  "configuration not reloaded, keeping the previous one: %s", err.text);
+		sd_notify(false, "READY=1");
+		return 0;
+	}
+	/* Rules are re-matched now, so no cgroup points into the old config afterwards. */
+	CGROUP_SET_FOREACH(&d->cgroups, cg)
+		cg->rule = NULL;
+	d->cgroups.config_generation++;
+	config_free(d->config);
+	d->config = c;
+	log_set_level(c->log_level);
+	cgroup_set_scan(&d->cgroups, d->config, on_cgroup_gone, d);
+	log_event(LOG_INFO, MSGID_CONFIG_LOADED, NULL, "configuration reloaded from %s (%zu rules)",
+		  d->opts->config_path, c->n_rules);
+	sd_event_source_set_time_relative(d->tick_source, d->config->interval_us);
+	sd_notify(false, "READY=1");
+	return 0;
+}
+
+/* ---- setup ------------------------------------------------------------------------------- */
+
+/* Every managed cgroup keeps a few fds open: ask for the hard limit (systemd gives 512K). */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static int daemon_setup(struct daemon *d)
+{
+	_cleanup_(freep) char *found_root = NULL;
+	const char *root = d->opts->cgroup_root ? d->opts->cgroup_root : d->config->cgroup_root;
+	const char *proc = d->opts->proc_root ? d->opts->proc_root : d->config->proc_root;
+	const char *sys = d->opts->sys_root ? d->opts->sys_root : d->config->sys_root;
+	unsigned workers = d->opts->workers ? d->opts->workers : DEFAULT_WORKERS;
+	sigset_t ss;
+	int r;
+
+	raise_nofile();
+	if (!root) {
+		r = cgroup_root_find(&found_root);
+		if (r == -EMEDIUMTYPE) {
+			log_error("the memory controller is on a cgroup-v1 hierarchy; reclaimd needs "
+				  "cgroup v2 (boot with systemd.unified_cgroup_hierarchy=1)");
+			return r;
+		}
+		if (r < 0) {
+			log_error("no cgroup-v2 hierarchy with the memory controller found (libcgroup); "
+				  "mount one or pass --cgroup-root");
+			return r;
+		}
+		root = found_root;
+	}
+	r = cgroup_set_init(&d->cgroups, root);
+	if (r < 0) {
+		log_error("cannot open cgroup root %s: %s", root, strerror(-r));
+		return r;
+	}
+	r = host_reader_open(proc, sys, &d->host);
+	if (r < 0) {
+		log_error("cannot open host memory files under %s: %s", proc, strerror(-r));
+		return r;
+	}
+	d->snap.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	/* sd-event takes these signals through a signalfd; they must be blocked before any worker
+	 * thread exists so that every thread inherits the mask. */
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGTERM);
+	sigaddset(&ss, SIGINT);
+	sigaddset(&ss, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &ss, NULL);
+
+	r = worker_pool_new(workers, POOL_QUEUE_LEN, -1, &d->pool);
+	if (r < 0) {
+		log_error("cannot start reclaim workers: %s", strerror(-r));
+		return r;
+	}
+
+	r = sd_event_default(&d->event);
+	if (r < 0)
+		return r;
+	if ((r = sd_event_add_signal(d->event, NULL, SIGTERM, on_stop_signal, d)) < 0 ||
+	    (r = sd_event_add_signal(d->event, NULL, SIGINT, on_stop_signal, d)) < 0 ||
+	    (r = sd_event_add_signal(d->event, NULL, SIGHUP, on_reload_signal, d)) < 0 ||
+	    (r = sd_event_add_io(d->event, &d->pool_source, worker_pool_event_fd(d->pool), EPOLLIN,
+				 on_pool_event, d)) < 0 ||
+	    (r = sd_event_add_time_relative(d->event, &d->tick_source, CLOCK_MONOTONIC, 0,
+					    TICK_ACCURACY_US, on_tick, d)) < 0 ||
+	    (r = sd_event_add_time_relative(d->event, &d->kick_source, CLOCK_MONOTONIC,
+					    KICK_INTERVAL_US, 0, on_kick, d)) < 0) {
+		log_error("cannot set up the event loop: %s", strerror(-r));
+		return r;
+	}
+	sd_event_source_set_enabled(d->kick_source, SD_EVENT_OFF);
+	/* Pings the service manager's watchdog at half of WATCHDOG_USEC when it asks for it. */
+	sd_event_set_watchdog(d->event, true);
+	log_event(LOG_INFO, MSGID_STARTED, NULL,
+		  "started: cgroup root %s, interval %.1f s, %zu rules, %u workers%s", root,
+		  (double)d->config->interval_us / (double)USEC_PER_SEC, d->config->n_rules, workers,
+		  d->opts->dry_run ? ", dry run (nothing is written)" : "");
+	return 0;
+}
+
+static void daemon_teardown(struct daemon *d)
+{
+	/* Cancels and interrupts in-flight writes, then joins the workers. */
+	worker_pool_free(d->pool);
+	d->pool = NULL;
+	if (d->cgroups.buckets)
+		CGROUP_SET_FOREACH(&d->cgroups, cg) {
+			cg->job = NULL;
+			trigger_remove(cg);
+		}
+	cgroup_set_done(&d->cgroups);
+	sd_event_source_disable_unref(d->tick_source);
+	sd_event_source_disable_unref(d->kick_source);
+	sd_event_source_disable_unref(d->pool_source);
+	sd_event_unref(d->event);
+	host_reader_free(d->host);
+	free(d->snap.cgroups);
+	free(d->snap_nodes);
+	config_free(d->config);
+}
+
+int daemon_run(const struct daemon_options *o, struct config *config)
+{
+	struct daemon d = { .opts = o, .config = config };
+	int r;
+
+	log_set_level(config->log_level);
+	r = daemon_setup(&d);
+	if (r < 0) {
+		daemon_teardown(&d);
+		return 1;
+	}
+	sd_notify(false, "READY=1");
+	r = sd_event_loop(d.event);
+	sd_notify(false, "STOPPING=1");
+	daemon_teardown(&d);
+	return r < 0 ? 1 : 0;
+}

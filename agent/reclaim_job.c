@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * reclaim_job.c - one reclaim request carried out against one cgroup: memory.reclaim written in
+ * chunks of at most chunk_bytes, with the cgroup's memory PSI re-read between chunks, and the
+ * effect measured from memory.stat (pgsteal) and memory.current, since the kernel reports no
+ * partial count (mm/memcontrol.c memory_reclaim()).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "reclaimd/actuator.h"
+#include "reclaimd/config.h"
+#include "reclaimd/parse.h"
+#include "reclaimd/reader.h"
+
+atomic_bool reclaim_swappiness_supported = true;
+
+/* memory.stat is ~60 lines of < 40 bytes on 6.12; 16 KiB leaves room for future fields. */
+#define MEMORY_STAT_BUF 16384
+/* memory.pressure is two lines of < 80 bytes. */
+#define PRESSURE_BUF 256
+/* Stall is judged over at least this window, so one short stall right after the first
+ * chunk does not read as a huge percentage. */
+#define STALL_MIN_WINDOW_US (1 * USEC_PER_SEC)
+/* A signal that is not a cancel (none is expected) may interrupt a write; retry that often. */
+#define MAX_FOREIGN_EINTR 3
+
+static const char *const outcome_names[_JOB_OUTCOME_MAX] = {
+	[JOB_DONE] = "done",
+	[JOB_PARTIAL] = "partial",
+	[JOB_STOPPED_PRESSURE] = "stopped-pressure",
+	[JOB_CANCELLED] = "cancelled",
+	[JOB_GONE] = "gone",
+	[JOB_BUSY] = "busy",
+	[JOB_FAILED] = "failed",
+};
+
+const char *job_outcome_str(enum job_outcome o)
+{
+	return o < _JOB_OUTCOME_MAX ? outcome_names[o] : "?";
+}
+
+int reclaim_job_new(int cgroup_dirfd, const char *path, uint64_t inode, struct reclaim_job **ret)
+{
+	struct reclaim_job *job = calloc(1, sizeof(*job));
+
+	if (!job)
+		return -ENOMEM;
+	job->cgroup_dirfd = fcntl(cgroup_dirfd, F_DUPFD_CLOEXEC, 3);
+	if (job->cgroup_dirfd < 0) {
+		int r = -errno;
+		free(job);
+		return r;
+	}
+	job->cgroup_path = strdup(path);
+	if (!job->cgroup_path) {
+		close(job->cgroup_dirfd);
+		free(job);
+		return -ENOMEM;
+	}
+	job->cgroup_inode = inode;
+	job->swappiness = SWAPPINESS_UNSET;
+	job->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
+	atomic_init(&job->cancel, false);
+	*ret = job;
+	return 0;
+}
+
+void reclaim_job_free(struct reclaim_job *job)
+{
+	if (!job)
+		return;
+	if (job->cgroup_dirfd >= 0)
+		close(job->cgroup_dirfd);
+	free(job->cgroup_path);
+	free(job);
+}
+
+/* Reads memory.current and memory.stat pgsteal; returns 0 or -errno. */
+static int measure(int dirfd, uint64_t *ret_current, uint64_t *ret_pgsteal)
+{
+	char buf[MEMORY_STAT_BUF];
+	struct memory_stat st;
+	uint64_t current;
+	size_t len;
+	int r;
+
+	r = read_at(dirfd, "memory.current", buf, sizeof(buf), &len);
+	if (r < 0)
+		return r;
+	r = u64_or_max_parse(buf, len, &current);
+	if (r < 0)
+		return r;
+	r = read_at(dirfd, "memory.stat", buf, sizeof(buf), &len);
+	if (r < 0)
+		return r;
+	r = memory_stat_parse(buf, len, &st);
+	if (r < 0)
+		return r;
+	*ret_current = current;
+	*ret_pgsteal = st.pgsteal;
+	return 0;
+}
+
+static int read_some_total(int fd, usec_t *ret)
+{
+	char buf[PRESSURE_BUF];
+	struct psi psi;
+	size_t len;
+	int r;
+
+	r = pread_whole(fd, buf, sizeof(buf), &len);
+	if (r < 0)
+		return r;
+	r = psi_parse(buf, len, &psi);
+	if (r < 0)
+		return r;
+	*ret = psi.some.total_us;
+	return 0;
+}
+
+static int format_request(char *buf, size_t size, uint64_t bytes, int swappiness)
+{
+	if (swappiness == SWAPPINESS_UNSET || !atomic_load(&reclaim_swappiness_supported))
+		return snprintf(buf, size, "%" PRIu64, bytes);
+	if (swappiness == SWAPPINESS_MAX)
+		return snprintf(buf, size, "%" PRIu64 " swappiness=max", bytes);
+	return snprintf(buf, size, "%" PRIu64 " swappiness=%d", bytes, swappiness);
+}
+
+/* Writes one chunk. Returns 0, or -errno from write(2). */
+static int write_chunk(struct reclaim_job *job, int fd, uint64_t bytes)
+{
+	char req[64];
+	int len = format_request(req, sizeof(req), bytes, job->swappiness);
+	ssize_t n;
+
+	n = write(fd, req, (size_t)len);
+	if (n < 0) {
+		int r = -errno;
+		/* EINVAL with a swappiness key: the kernel predates swappiness= (< 6.11).
+		 * Drop the key for good and retry this chunk without it. */
+		if (r == -EINVAL && job->swappiness != SWAPPINESS_UNSET &&
+		    atomic_load(&reclaim_swappiness_supported)) {
+			atomic_store(&reclaim_swappiness_supported, false);
+			job->swappiness_rejected = true;
+			return write_chunk(job, fd, bytes);
+		}
+		return r;
+	}
+	return 0;
+}
+
+void reclaim_job_run(struct reclaim_job *job)
+{
+	_cleanup_(closep) int reclaim_fd = -1;
+	_cleanup_(closep) int pressure_fd = -1;
+	uint64_t current_before = 0, pgsteal_before = 0, current_after, pgsteal_after;
+	usec_t stall_start_us = 0, stall_now_us;
+	unsigned foreign_eintr = 0;
+	bool measured;
+	int r;
+
+	job->started_us = now_us();
+	job->outcome = JOB_DONE;
+
+	reclaim_fd = openat(job->cgroup_dirfd, "memory.reclaim", O_WRONLY | O_CLOEXEC);
+	if (reclaim_fd < 0) {
+		r = -errno;
+		job->outcome = (r == -ENOENT || r == -ENODEV) ? JOB_GONE : JOB_FAILED;
+		job->error = r;
+		goto out;
+	}
+	pressure_fd = openat(job->cgroup_dirfd, "memory.pressure", O_RDONLY | O_CLOEXEC);
+	if (pressure_fd >= 0 && read_some_total(pressure_fd, &stall_start_us) < 0) {
+		close(pressure_fd);
+		pressure_fd = -1;
+	}
+	measured = measure(job->cgroup_dirfd, &current_before, &pgsteal_before) == 0;
+
+	while (job->written_bytes < job->request_bytes) {
+		uint64_t chunk = MIN(job->request_bytes - job->written_bytes, job->chunk_bytes);
+
+		if (atomic_load(&job->cancel)) {
+			job->outcome = JOB_CANCELLED;
+			break;
+		}
+		chunk = chunk / job->page_size * job->page_size;
+		if (chunk == 0)
+			break;
+
+		r = write_chunk(job, reclaim_fd, chunk);
+		if (r == -EINTR) {
+			if (atomic_load(&job->cancel)) {
+				job->outcome = JOB_CANCELLED;
+				break;
+			}
+			if (++foreign_eintr <= MAX_FOREIGN_EINTR)
+				continue;
+		}
+		if (r < 0) {
+			job->error = r;
+			switch (r) {
+			case -EAGAIN:
+				job->outcome = JOB_PARTIAL;
+				break;
+			case -ENOENT:
+			case -ENODEV:
+				job->outcome = JOB_GONE;
+				break;
+			case -EBUSY:
+				job->outcome = JOB_BUSY;
+				break;
+			default:
+				job->outcome = JOB_FAILED;
+				break;
+			}
+			break;
+		}
+		job->written_bytes += chunk;
+		job->chunks++;
+
+		/* Between chunks: has the workload started to stall since we began? */
+		if (pressure_fd >= 0 && job->written_bytes < job->request_bytes &&
+		    read_some_total(pressure_fd, &stall_now_us) == 0) {
+			usec_t window = MAX(now_us() - job->started_us, STALL_MIN_WINDOW_US);
+			double pct = 100.0 * (double)sub_sat(stall_now_us, stall_start_us) / (double)window;
+
+			if (pct > job->psi_some_target_pct) {
+				job->outcome = JOB_STOPPED_PRESSURE;
+				break;
+			}
+		}
+	}
+
+	if (measured && job->outcome != JOB_GONE &&
+	    measure(job->cgroup_dirfd, &current_after, &pgsteal_after) == 0) {
+		job->reclaimed_bytes = sub_sat(pgsteal_after, pgsteal_before) * job->page_size;
+		job->current_drop_bytes = sub_sat(current_before, current_after);
+	}
+out:
+	job->finished_us = now_us();
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * actuator.h - performing reclaim: jobs that write memory.reclaim in chunks, run by a pool of
+ * worker threads (never by the main loop: one write can block for seconds).
+ *
+ * Kernel behaviour relied on (mm/memcontrol.c memory_reclaim(), Documentation/admin-guide/
+ * cgroup-v2.rst "memory.reclaim"): a write of "<bytes> [swappiness=N]" returns the full count on
+ * success and has no partial count; -EAGAIN when it gave up making progress; -EINTR when any
+ * signal is pending between its internal batches (SA_RESTART does not restart it), which is how a
+ * blocked write is interrupted; -EINVAL for an unknown key (swappiness= before 6.11).
+ *
+ * Threading: a job is owned by the submitter until worker_pool_submit(), by the pool until it
+ * comes back from worker_pool_drain(). Only `cancel` may be touched in between (through
+ * worker_pool_cancel()).
+ */
+#ifndef RECLAIMD_ACTUATOR_H
+#define RECLAIMD_ACTUATOR_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "reclaimd/common.h"
+
+enum job_outcome {
+	JOB_DONE,             /* every chunk written */
+	JOB_PARTIAL,          /* kernel answered EAGAIN: reclaimed less than asked */
+	JOB_STOPPED_PRESSURE, /* stall since the job started exceeded the target */
+	JOB_CANCELLED,        /* cancelled (PSI trigger, cgroup gone, shutdown) */
+	JOB_GONE,             /* ENOENT/ENODEV: the cgroup was removed */
+	JOB_BUSY,             /* EBUSY */
+	JOB_FAILED,           /* any other error, in `error` */
+	_JOB_OUTCOME_MAX,
+};
+
+const char *job_outcome_str(enum job_outcome o);
+
+struct reclaim_job {
+	/* Input, set by the submitter. */
+	uint64_t cgroup_inode;
+	int cgroup_dirfd;            /* owned by the job (a dup), closed by reclaim_job_free() */
+	char *cgroup_path;           /* for logs, owned */
+	uint64_t request_bytes;
+	uint64_t chunk_bytes;
+	int swappiness;              /* SWAPPINESS_UNSET, 0..200, SWAPPINESS_MAX */
+	double psi_some_target_pct;  /* stop when stall since start exceeds this */
+	uint64_t page_size;
+
+	/* Control. */
+	atomic_bool cancel;
+
+	/* Output, valid after the job came back from worker_pool_drain(). */
+	enum job_outcome outcome;
+	int error;                   /* -errno for JOB_FAILED */
+	uint64_t written_bytes;      /* sum of chunks the kernel accepted */
+	uint64_t reclaimed_bytes;    /* memory.stat pgsteal delta * page size */
+	uint64_t current_drop_bytes; /* memory.current before - after, 0 if it grew */
+	unsigned chunks;
+	bool swappiness_rejected;    /* kernel answered EINVAL to swappiness=; retried without */
+	usec_t queued_us, started_us, finished_us;
+
+	/* Pool bookkeeping. */
+	struct reclaim_job *next;
+	pthread_t worker;
+	bool running;                /* under the pool mutex */
+};
+
+/* Allocates a job for the cgroup at dirfd (dup'ed). Returns 0 or -errno. */
+int reclaim_job_new(int cgroup_dirfd, const char *path, uint64_t inode, struct reclaim_job **ret);
+void reclaim_job_free(struct reclaim_job *job);
+
+/* Runs a job in the calling thread (what a worker does). Exposed for tests. */
+void reclaim_job_run(struct reclaim_job *job);
+
+/* Cleared when a kernel rejected swappiness=; later jobs then leave it out. */
+extern atomic_bool reclaim_swappiness_supported;
+
+struct worker_pool;
+
+/* Starts n_workers threads (node -1: any CPU) with a FIFO of at most queue_len jobs.
+ * Returns 0 or -errno (pthread_create's error, -ENOMEM). */
+int worker_pool_new(unsigned n_workers, unsigned queue_len, int node, struct worker_pool **ret);
+
+/* Queues a job. -EAGAIN when the queue is full (the job stays the caller's), -ESHUTDOWN while
+ * the pool is stopping. Never blocks on a running write. */
+int worker_pool_submit(struct worker_pool *p, struct reclaim_job *job);
+
+/* Asks a queued or running job to stop; a running memory.reclaim write is interrupted with
+ * SIGUSR1 (EINTR). Safe to call repeatedly: worker_pool_kick() re-signals cancelled jobs still
+ * running, closing the window where the signal arrived just before the write began. */
+void worker_pool_cancel(struct worker_pool *p, struct reclaim_job *job);
+/* Returns how many cancelled jobs are still running (after re-signalling them). */
+unsigned worker_pool_kick(struct worker_pool *p);
+
+/* An eventfd that becomes readable when jobs have finished; worker_pool_drain() clears it. */
+int worker_pool_event_fd(const struct worker_pool *p);
+
+/* Hands back the finished jobs as a list linked by ->next (oldest first), or NULL. */
+struct reclaim_job *worker_pool_drain(struct worker_pool *p);
+
+/* Queued + running jobs. */
+unsigned worker_pool_pending(struct worker_pool *p);
+
+/* Cancels everything, joins the threads, frees unfinished jobs. NULL is fine. */
+void worker_pool_free(struct worker_pool *p);
+
+#endif

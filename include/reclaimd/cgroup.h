@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * cgroup.h - the cgroups reclaimd knows about: discovery (agent/discovery.c) and the per-cgroup
+ * reader (agent/cgroup_reader.c).
+ *
+ * A cgroup is identified by the inode of its directory, never by its name: one removed and
+ * recreated under the same name is a new struct cgroup_node with fresh history (kernfs gives every
+ * new directory a new inode number; fs/kernfs/dir.c). Each tick, discovery walks the hierarchy
+ * from the root with d_type (no stat), keeps a directory fd per cgroup, and reports the cgroups
+ * that disappeared. ENOENT/ENODEV anywhere means "went away": dropped quietly.
+ */
+#ifndef RECLAIMD_CGROUP_H
+#define RECLAIMD_CGROUP_H
+
+#include "reclaimd/actuator.h"
+#include "reclaimd/config.h"
+#include "reclaimd/policy.h"
+#include "reclaimd/snapshot.h"
+
+struct sd_event_source;
+
+/* Files that may be missing on a kernel or configuration (no CONFIG_SWAP, < 6.8, ...). */
+enum cgroup_optional_file {
+	OPT_SWAP_CURRENT, OPT_SWAP_MAX, OPT_ZSWAP_CURRENT, OPT_ZSWAP_MAX, OPT_NUMA_STAT,
+	OPT_IO_PRESSURE, _OPT_MAX,
+};
+
+struct cgroup_node {
+	uint64_t inode;
+	char *path;                 /* relative to the root, "" for the root itself */
+	int dirfd;
+	struct cgroup_node *parent;      /* NULL for the root */
+	unsigned seen_generation;   /* last discovery pass that listed it */
+	unsigned rule_generation;   /* config generation `rule` was matched against */
+	const struct rule *rule;    /* first matching rule or NULL */
+	bool has_memory;            /* memory controller enabled (memory.current exists) */
+	bool has_matching_descendant;
+	bool managed;
+
+	/* Hot files, kept open once managed (re-read with pread at offset 0). */
+	int fd_current, fd_stat, fd_pressure, fd_io_pressure;
+	unsigned absent_mask;       /* 1 << enum cgroup_optional_file */
+
+	/* Per-tick cache of this cgroup's swap.max and swap.current (ancestors of managed ones). */
+	unsigned swap_read_generation;
+	bool swap_read_ok;
+	uint64_t swap_max_bytes, swap_current_bytes;
+
+	/* History for deltas. */
+	bool has_prev;
+	usec_t prev_timestamp_us, prev_mem_some_us, prev_io_some_us;
+	uint64_t prev_refault_pages;
+
+	/* Policy. */
+	struct policy_state policy_state;
+
+	/* Reclaim in flight (at most one job per cgroup) and results not yet folded in. */
+	struct reclaim_job *job;
+	uint64_t pending_reclaimed_bytes, pending_requested_bytes;
+	bool pending_partial;
+
+	/* PSI trigger that halts reclaim. */
+	int trigger_fd;
+	struct sd_event_source *trigger_source;
+	usec_t trigger_fired_us;
+
+	/* Rate limiting of repeated log lines. */
+	enum decision_reason last_reason;
+	usec_t last_log_us;
+	usec_t last_read_warning_us;
+
+	uint64_t total_reclaimed_bytes;
+
+	struct cgroup_node *hash_next;
+};
+
+struct cgroup_set {
+	struct cgroup_node **buckets;
+	size_t n_buckets, n;
+	struct cgroup_node *root;
+	unsigned generation;          /* discovery pass counter */
+	unsigned config_generation;   /* bumped on config reload: rules are re-matched */
+};
+
+/* Finds the cgroup-v2 mount through libcgroup. Returns 0 and a malloc'ed path, -ENOENT when no
+ * cgroup-v2 hierarchy is mounted, -EMEDIUMTYPE when the memory controller is on a cgroup-v1
+ * hierarchy, or -errno. */
+int cgroup_root_find(char **ret_path);
+
+/* Opens the root. Returns 0 or -errno (the root must exist and be a directory). */
+int cgroup_set_init(struct cgroup_set *s, const char *root_path);
+void cgroup_set_done(struct cgroup_set *s);
+
+/* Called for every cgroup that vanished, before it is freed; the callee must release what it
+ * attached (job, trigger). */
+typedef void (*cgroup_gone_fn)(struct cgroup_node *cg, void *userdata);
+
+/* One discovery pass: lists the hierarchy, creates new cgroups, matches rules, marks managed
+ * ones, and removes (after calling gone()) those no longer present. Returns the number of
+ * cgroups or -errno when the root itself cannot be read. */
+int cgroup_set_scan(struct cgroup_set *s, const struct config *c, cgroup_gone_fn gone, void *userdata);
+
+struct cgroup_node *cgroup_set_lookup(const struct cgroup_set *s, uint64_t inode);
+
+/* Iteration over all cgroups (unordered). */
+#define CGROUP_SET_FOREACH(s, cg)                                    \
+	for (size_t _b = 0; _b < (s)->n_buckets; _b++)               \
+		for (struct cgroup_node *cg = (s)->buckets[_b], *_nx;     \
+		     cg && ((_nx = cg->hash_next), 1); cg = _nx)
+
+/* Reads one managed cgroup's files into *ret (ret->path points into cg). `generation` is the
+ * tick number (for the ancestors' swap cache); `host_swap_free` bounds the swap room.
+ * Returns 0; -ENOENT/-ENODEV when the cgroup went away; -EBADMSG/-EFBIG for a malformed file;
+ * other -errno. Leaves history (prev_*) to the caller. */
+int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t host_swap_free_bytes,
+		       struct cgroup_sample *ret);
+
+/* Closes the hot fds of a cgroup that stops being managed. */
+void cgroup_close_files(struct cgroup_node *cg);
+
+#endif
