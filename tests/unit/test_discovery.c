@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_discovery.c - discovery and the per-cgroup reader on a generated cgroupfs tree (tmpfs or
+ * any directory): rule matching, the deepest-match rule, cgroups without the memory controller,
+ * identity by inode, and cgroups removed between listing and reading.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "reclaimd/cgroup.h"
+#include "test.h"
+
+static char root[256];
+
+static void put(const char *rel, const char *name, const char *content)
+{
+	char path[1024];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s/%s", root, rel, name);
+	f = fopen(path, "w");
+	if (!f) {
+		perror(path);
+		exit(1);
+	}
+	fputs(content, f);
+	fclose(f);
+}
+
+/* A cgroup directory; with_memory adds the memory controller's files. */
+static void mkcg(const char *rel, bool with_memory, unsigned current_mib)
+{
+	char path[1024], buf[512];
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	if (mkdir(path, 0755) < 0 && errno != EEXIST) {
+		perror(path);
+		exit(1);
+	}
+	put(rel, "cgroup.procs", "");
+	put(rel, "io.pressure", "some avg10=0.00 avg60=0.00 avg300=0.00 total=100\n"
+				"full avg10=0.00 avg60=0.00 avg300=0.00 total=50\n");
+	if (!with_memory)
+		return;
+	snprintf(buf, sizeof(buf), "%llu\n", (unsigned long long)current_mib << 20);
+	put(rel, "memory.current", buf);
+	snprintf(buf, sizeof(buf), "anon %llu\nfile %llu\nkernel 0\nshmem 0\npgscan 0\npgsteal 7\n"
+		 "workingset_refault_anon 3\nworkingset_refault_file 4\n",
+		 (unsigned long long)current_mib << 19, (unsigned long long)current_mib << 19);
+	put(rel, "memory.stat", buf);
+	put(rel, "memory.pressure", "some avg10=0.00 avg60=0.00 avg300=0.00 total=1234\n"
+				    "full avg10=0.00 avg60=0.00 avg300=0.00 total=1000\n");
+	put(rel, "memory.min", "0\n");
+	put(rel, "memory.low", "0\n");
+	put(rel, "memory.high", "max\n");
+	put(rel, "memory.max", "max\n");
+	put(rel, "memory.swap.current", "0\n");
+	put(rel, "memory.swap.max", "max\n");
+	put(rel, "memory.zswap.current", "0\n");
+	put(rel, "memory.zswap.max", "max\n");
+	put(rel, "memory.events", "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\noom_group_kill 0\n");
+	put(rel, "memory.numa_stat", "anon N0=1024 N1=2048\nfile N0=4096 N1=0\n");
+}
+
+static int rm_entry(const char *p, const struct stat *sb _unused_, int flag _unused_,
+		    struct FTW *ftw _unused_)
+{
+	return remove(p);
+}
+
+static void rmtree(const char *rel)
+{
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static struct config *load(const char *json)
+{
+	struct config *c = NULL;
+	struct config_error err;
+
+	if (config_load_string(json, &c, &err) < 0) {
+		fprintf(stderr, "config: %s\n", err.text);
+		exit(1);
+	}
+	return c;
+}
+
+static struct cgroup_node *find(struct cgroup_set *s, const char *path)
+{
+	CGROUP_SET_FOREACH(s, cg)
+		if (strcmp(cg->path, path) == 0)
+			return cg;
+	return NULL;
+}
+
+static size_t n_managed(struct cgroup_set *s)
+{
+	size_t n = 0;
+
+	CGROUP_SET_FOREACH(s, cg)
+		n += cg->managed;
+	return n;
+}
+
+static unsigned gone_count;
+static void on_gone(struct cgroup_node *cg _unused_, void *ud _unused_) { gone_count++; }
+
+static void test_matching_and_deepest_rule(void)
+{
+	_cleanup_(config_freep) struct config *c = load(
+		"{\"rules\": ["
+		" {\"match\": \"system.slice/skip.service\", \"policy\": \"none\"},"
+		" {\"match\": \"system.slice/*.service\"},"
+		" {\"match\": \"kubepods.slice/**\"}"
+		"]}");
+	struct cgroup_set s;
+	struct cgroup_node *cg;
+
+	mkcg("system.slice", true, 10);
+	mkcg("system.slice/a.service", true, 200);
+	mkcg("system.slice/skip.service", true, 200);
+	mkcg("system.slice/nomem.service", false, 0);
+	mkcg("kubepods.slice", true, 10);
+	mkcg("kubepods.slice/pod1", true, 10);
+	mkcg("kubepods.slice/pod1/ctr-a", true, 300);
+	mkcg("kubepods.slice/pod1/ctr-b", true, 300);
+	mkcg("kubepods.slice/pod2", true, 300);
+	mkcg("user.slice", true, 500);
+
+	CHECK_EQ_INT(cgroup_set_init(&s, root), 0);
+	CHECK(cgroup_set_scan(&s, c, on_gone, NULL) >= 10);
+
+	CHECK((cg = find(&s, "system.slice/a.service")) && cg->managed);
+	CHECK((cg = find(&s, "system.slice/skip.service")) && !cg->managed && cg->rule &&
+	      strcmp(cg->rule->policy->name, "none") == 0);
+	CHECK((cg = find(&s, "system.slice/nomem.service")) && !cg->managed && !cg->has_memory);
+	CHECK((cg = find(&s, "system.slice")) && !cg->managed && !cg->rule);
+	/* pod1 matches the kubepods rule but has matching children: a grouping. */
+	CHECK((cg = find(&s, "kubepods.slice/pod1")) && !cg->managed && cg->has_matching_descendant);
+	CHECK((cg = find(&s, "kubepods.slice/pod1/ctr-a")) && cg->managed);
+	CHECK((cg = find(&s, "kubepods.slice/pod1/ctr-b")) && cg->managed);
+	CHECK((cg = find(&s, "kubepods.slice/pod2")) && cg->managed);
+	CHECK((cg = find(&s, "user.slice")) && !cg->managed);
+	CHECK(!s.root->managed);
+	CHECK_EQ_U64(n_managed(&s), 4);
+	cgroup_set_done(&s);
+	rmtree("system.slice");
+	rmtree("kubepods.slice");
+	rmtree("user.slice");
+}
+
+static void test_identity_by_inode_and_removal(void)
+{
+	_cleanup_(config_freep) struct config *c = load("{\"rules\": [{\"match\": \"*\"}]}");
+	struct cgroup_set s;
+	struct cgroup_node *cg;
+	struct cgroup_sample smp;
+	uint64_t ino_before;
+	int r;
+
+	mkcg("web", true, 300);
+	mkcg("batch", true, 400);
+	CHECK_EQ_INT(cgroup_set_init(&s, root), 0);
+	gone_count = 0;
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	CHECK((cg = find(&s, "web")) && cg->managed);
+	if (!cg)
+		return;
+	ino_before = cg->inode;
+
+	/* The reader on a live cgroup. */
+	r = cgroup_read_sample(cg, 1, 1ULL << 40, &smp);
+	CHECK_EQ_INT(r, 0);
+	CHECK_EQ_U64(smp.current_bytes, 300ULL << 20);
+	CHECK_EQ_U64(smp.stat.anon, 150ULL << 20);
+	CHECK_EQ_U64(smp.mem_psi.some.total_us, 1234);
+	CHECK_EQ_U64(smp.io_psi.some.total_us, 100);
+	CHECK_EQ_U64(smp.max_bytes, LIMIT_MAX);
+	CHECK_EQ_U64(smp.numa.anon[1], 2048);
+	CHECK_EQ_U64(smp.swap_room_bytes, 1ULL << 40); /* swap.max is max: host bound */
+	CHECK_STREQ(smp.path, "web");
+
+	/* A swap.max on the cgroup bounds the room. */
+	put("web", "memory.swap.max", "1048576\n");
+	put("web", "memory.swap.current", "524288\n");
+	r = cgroup_read_sample(cg, 2, 1ULL << 40, &smp);
+	CHECK_EQ_INT(r, 0);
+	CHECK_EQ_U64(smp.swap_room_bytes, 524288);
+
+	/* Malformed file: an error, not a crash. */
+	put("web", "memory.stat", "anon garbage\n");
+	r = cgroup_read_sample(cg, 3, 0, &smp);
+	CHECK_EQ_INT(r, -EBADMSG);
+
+	/* Removed between listing and reading: ENOENT, quietly. */
+	rmtree("batch");
+	CHECK((cg = find(&s, "batch")) != NULL);
+	if (cg) {
+		r = cgroup_read_sample(cg, 4, 0, &smp);
+		CHECK(r == -ENOENT || r == -ENODEV);
+	}
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	CHECK_EQ_U64(gone_count, 1);
+	CHECK(find(&s, "batch") == NULL);
+
+	/* Removed and recreated under the same name: a new inode, a new cgroup. */
+	rmtree("web");
+	mkcg("web", true, 100);
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	CHECK((cg = find(&s, "web")) != NULL);
+	if (cg) {
+		CHECK(cg->inode != ino_before);
+		CHECK(!cg->has_prev);
+	}
+	CHECK_EQ_U64(gone_count, 2);
+	cgroup_set_done(&s);
+	rmtree("web");
+}
+
+static void test_grouping_when_child_excluded(void)
+{
+	/* A child excluded with "none" still makes its matching parent a grouping: reclaiming the
+	 * parent would reclaim the excluded child's memory too. */
+	_cleanup_(config_freep) struct config *c = load(
+		"{\"rules\": [{\"match\": \"app/keep\", \"policy\": \"none\"}, {\"match\": \"**\"}]}");
+	struct cgroup_set s;
+	struct cgroup_node *cg;
+
+	mkcg("app", true, 300);
+	mkcg("app/keep", true, 300);
+	CHECK_EQ_INT(cgroup_set_init(&s, root), 0);
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	CHECK((cg = find(&s, "app")) && !cg->managed);
+	CHECK((cg = find(&s, "app/keep")) && !cg->managed);
+	CHECK_EQ_U64(n_managed(&s), 0);
+	cgroup_set_done(&s);
+	rmtree("app");
+}
+
+static void test_missing_root(void)
+{
+	struct cgroup_set s;
+
+	CHECK_EQ_INT(cgroup_set_init(&s, "/nonexistent/reclaimd-test"), -ENOENT);
+}
+
+int main(void)
+{
+	snprintf(root, sizeof(root), "/tmp/reclaimd-test-discovery.XXXXXX");
+	if (!mkdtemp(root)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_matching_and_deepest_rule();
+	test_identity_by_inode_and_removal();
+	test_grouping_when_child_excluded();
+	test_missing_root();
+	rmdir(root);
+	return test_report("discovery");
+}

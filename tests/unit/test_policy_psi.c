@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* test_policy_psi.c - the psi policy's arithmetic on in-memory samples (no kernel, no files). */
+#include "reclaimd/policy.h"
+#include "test.h"
+
+#define MiB (1024ULL * 1024)
+#define PAGE 4096ULL
+
+static struct policy_params defaults(void)
+{
+	struct policy_params p;
+
+	policy_params_default(&p);
+	return p;
+}
+
+/* A cgroup with history: `stall_us` of memory PSI some over a 6 s interval. */
+static struct cgroup_sample sample(uint64_t current, uint64_t anon, uint64_t file, uint64_t swap_room,
+				   usec_t stall_us)
+{
+	struct cgroup_sample s = {
+		.path = "test",
+		.current_bytes = current,
+		.max_bytes = LIMIT_MAX,
+		.swap_room_bytes = swap_room,
+		.has_prev = true,
+		.elapsed_us = 6 * USEC_PER_SEC,
+		.mem_some_delta_us = stall_us,
+	};
+	s.stat.anon = anon;
+	s.stat.file = file;
+	return s;
+}
+
+static void decide(const struct policy_params *p, const struct cgroup_sample *s,
+		   struct policy_state *st, struct reclaim_decision *d)
+{
+	struct host_sample host = { 0 };
+	const struct policy_desc *psi = policy_find("psi");
+
+	psi->decide(p, s, &host, PAGE, st, d);
+}
+
+static void test_defaults_are_documented_values(void)
+{
+	struct policy_params p = defaults();
+
+	CHECK_EQ_U64(p.min_bytes, 100 * MiB);
+	CHECK_NEAR(p.psi_some_target_pct, 0.1, 1e-12);
+	CHECK_NEAR(p.io_psi_some_target_pct, 1.0, 1e-12);
+	CHECK_NEAR(p.probe_min, 0.01, 1e-12);
+	CHECK_NEAR(p.probe_growth, 2.0, 1e-12);
+	CHECK_NEAR(p.probe_max, 0.2, 1e-12);
+	CHECK_EQ_U64(p.chunk_bytes, 32 * MiB);
+	CHECK_EQ_INT(p.swappiness, SWAPPINESS_UNSET);
+}
+
+static void test_first_sample_has_no_history(void)
+{
+	struct policy_params p = defaults();
+	struct cgroup_sample s = sample(1024 * MiB, 800 * MiB, 200 * MiB, 4096 * MiB, 0);
+	struct policy_state st = { 0 };
+	struct reclaim_decision d;
+
+	s.has_prev = false;
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_INT(d.reason, DECISION_NO_HISTORY);
+	CHECK_EQ_U64(d.request_bytes, 0);
+	CHECK(st.initialised);
+	CHECK_NEAR(st.step, 0.01, 1e-12);
+}
+
+static void test_calm_cgroup_request_and_rounding(void)
+{
+	struct policy_params p = defaults();
+	/* 1000 MiB, all reclaimable down to the 100 MiB floor: 900 MiB * 0.01 = 9 MiB. */
+	struct cgroup_sample s = sample(1000 * MiB, 800 * MiB, 200 * MiB, 4096 * MiB, 0);
+	struct policy_state st = { 0 };
+	struct reclaim_decision d;
+
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_INT(d.reason, DECISION_RECLAIM);
+	CHECK_EQ_U64(d.floor_bytes, 100 * MiB);
+	CHECK_EQ_U64(d.reclaimable_bytes, 900 * MiB);
+	CHECK_EQ_U64(d.request_bytes, (uint64_t)(900 * MiB * 0.01) / PAGE * PAGE);
+	CHECK_EQ_U64(d.request_bytes % PAGE, 0);
+	CHECK_NEAR(d.step, 0.01, 1e-12);
+	/* Calm: the next step doubles. */
+	CHECK_NEAR(st.step, 0.02, 1e-12);
+}
+
+static void test_step_growth_caps_and_resets(void)
+{
+	struct policy_params p = defaults();
+	struct cgroup_sample calm = sample(1000 * MiB, 800 * MiB, 200 * MiB, 4096 * MiB, 0);
+	/* 0.06 % of 6 s = 3600 us: above half the 0.1 % target, below the target. */
+	struct cgroup_sample warm = sample(1000 * MiB, 800 * MiB, 200 * MiB, 4096 * MiB, 3600);
+	struct policy_state st = { 0 };
+	struct reclaim_decision d;
+	double expect[] = { 0.01, 0.02, 0.04, 0.08, 0.16, 0.2, 0.2 };
+
+	for (size_t i = 0; i < ARRAY_SIZE(expect); i++) {
+		decide(&p, &calm, &st, &d);
+		CHECK_NEAR(d.step, expect[i], 1e-12);
+	}
+	decide(&p, &warm, &st, &d);
+	CHECK_EQ_INT(d.reason, DECISION_RECLAIM);
+	/* Reset before the request: probe_min, scaled by (1 - 0.06/0.1) = 0.4. */
+	CHECK_NEAR(d.step, 0.01, 1e-12);
+	CHECK_NEAR(d.psi_some_pct, 0.06, 1e-9);
+	CHECK_EQ_U64(d.request_bytes, (uint64_t)(900.0 * MiB * 0.01 * 0.4) / PAGE * PAGE);
+	/* Not calm (>= a quarter of the target): no growth. */
+	CHECK_NEAR(st.step, 0.01, 1e-12);
+}
+
+static void test_between_quarter_and_half_keeps_step(void)
+{
+	struct policy_params p = defaults();
+	struct cgroup_sample calm = sample(1000 * MiB, 800 * MiB, 200 * MiB, 4096 * MiB, 0);
+	/* 0.03 %: not calm enough to grow, not enough to reset. */
+	struct cgroup_sample mid = sample(1000 * MiB, 800 * MiB, 200 * MiB, 4096 * MiB, 1800);
+	struct policy_state st = { 0 };
+	struct reclaim_decision d;
+
+	decide(&p, &calm, &st, &d);
+	decide(&p, &calm, &st, &d);
+	CHECK_NEAR(st.step, 0.04, 1e-12);
+	decide(&p, &mid, &st, &d);
+	CHECK_NEAR(d.step, 0.04, 1e-12);
+	CHECK_NEAR(st.step, 0.04, 1e-12);
+}
+
+static void test_target_exceeded_gives_zero(void)
+{
+	struct policy_params p = defaults();
+	/* 0.1 % of 6 s = 6000 us: exactly at the target. */
+	struct cgroup_sample s = sample(1000 * MiB, 800 * MiB, 200 * MiB, 4096 * MiB, 6000);
+	struct policy_state st = { 0 };
+	struct reclaim_decision d;
+
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_INT(d.reason, DECISION_MEMORY_PRESSURE);
+	CHECK_EQ_U64(d.request_bytes, 0);
+	s.mem_some_delta_us = 600000; /* 10 %: thrashing */
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_INT(d.reason, DECISION_MEMORY_PRESSURE);
+	CHECK_EQ_U64(d.request_bytes, 0);
+	CHECK_NEAR(st.step, p.probe_min, 1e-12);
+}
+
+static void test_io_pressure_pauses(void)
+{
+	struct policy_params p = defaults();
+	struct cgroup_sample s = sample(1000 * MiB, 800 * MiB, 200 * MiB, 4096 * MiB, 0);
+	struct policy_state st = { 0 };
+	struct reclaim_decision d;
+
+	s.io_some_delta_us = 120000; /* 2 % of 6 s */
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_INT(d.reason, DECISION_IO_PRESSURE);
+	CHECK_EQ_U64(d.request_bytes, 0);
+	CHECK_NEAR(d.io_some_pct, 2.0, 1e-9);
+	CHECK_NEAR(st.step, p.probe_min, 1e-12);
+}
+
+static void test_no_swap_makes_anon_unreclaimable(void)
+{
+	struct policy_params p = defaults();
+	/* 1000 MiB = 700 anon + 250 file + 50 kernel; no swap: only file can go. */
+	struct cgroup_sample s = sample(1000 * MiB, 700 * MiB, 250 * MiB, 0, 0);
+	struct policy_state st = { 0 };
+	struct reclaim_decision d;
+
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_U64(d.floor_bytes, 750 * MiB);
+	CHECK_EQ_U64(d.reclaimable_bytes, 250 * MiB);
+
+	/* Limited swap room (100 MiB): floor = 1000 - (250 + 100). */
+	s.swap_room_bytes = 100 * MiB;
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_U64(d.floor_bytes, 650 * MiB);
+	CHECK_EQ_U64(d.reclaimable_bytes, 350 * MiB);
+}
+
+static void test_floor_is_largest_of_three(void)
+{
+	struct policy_params p = defaults();
+	struct cgroup_sample s = sample(1000 * MiB, 800 * MiB, 200 * MiB, 4096 * MiB, 0);
+	struct policy_state st = { 0 };
+	struct reclaim_decision d;
+
+	s.min_bytes = 600 * MiB; /* memory.min above min_bytes */
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_U64(d.floor_bytes, 600 * MiB);
+	CHECK_EQ_U64(d.reclaimable_bytes, 400 * MiB);
+
+	p.min_bytes = 2000 * MiB; /* min_bytes above current: nothing to do */
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_INT(d.reason, DECISION_AT_FLOOR);
+	CHECK_EQ_U64(d.request_bytes, 0);
+}
+
+static void test_below_one_page(void)
+{
+	struct policy_params p = defaults();
+	/* 100 pages above the floor * 0.01 = 1 page... use 50 pages -> half a page. */
+	struct cgroup_sample s = sample(100 * MiB + 50 * PAGE, 100 * MiB, 50 * PAGE, 4096 * MiB, 0);
+	struct policy_state st = { 0 };
+	struct reclaim_decision d;
+
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_U64(d.reclaimable_bytes, 50 * PAGE);
+	CHECK_EQ_INT(d.reason, DECISION_BELOW_PAGE);
+	CHECK_EQ_U64(d.request_bytes, 0);
+}
+
+static void test_request_never_crosses_floor(void)
+{
+	struct policy_params p = defaults();
+	struct cgroup_sample s = sample(300 * MiB, 250 * MiB, 50 * MiB, 4096 * MiB, 0);
+	struct policy_state st = { 0 };
+	struct reclaim_decision d;
+
+	p.probe_min = 1.0;
+	p.probe_max = 1.0;
+	for (int i = 0; i < 5; i++) {
+		decide(&p, &s, &st, &d);
+		CHECK(d.request_bytes <= s.current_bytes - d.floor_bytes);
+		CHECK(s.current_bytes - d.request_bytes >= p.min_bytes);
+	}
+}
+
+int main(void)
+{
+	test_defaults_are_documented_values();
+	test_first_sample_has_no_history();
+	test_calm_cgroup_request_and_rounding();
+	test_step_growth_caps_and_resets();
+	test_between_quarter_and_half_keeps_step();
+	test_target_exceeded_gives_zero();
+	test_io_pressure_pauses();
+	test_no_swap_makes_anon_unreclaimable();
+	test_floor_is_largest_of_three();
+	test_below_one_page();
+	test_request_never_crosses_floor();
+	return test_report("policy_psi");
+}
