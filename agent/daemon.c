@@ -374,7 +374,8 @@ static void build_snapshot(struct daemon *d)
 	}
 }
 
-static void log_decision(struct cgroup_node *cg, const struct reclaim_decision *dec, usec_t now)
+static void log_decision(struct cgroup_node *cg, const struct reclaim_decision *dec, usec_t now,
+			 bool dry_run)
 {
 	struct log_fields f = {
 		.cgroup = cg->path, .policy = cg->rule->policy->name,
@@ -386,8 +387,9 @@ static void log_decision(struct cgroup_node *cg, const struct reclaim_decision *
 	if (dec->reason == DECISION_RECLAIM) {
 		cg->last_reason = dec->reason;
 		log_event(LOG_INFO, MSGID_RECLAIM_REQUESTED, &f,
-			  "%s: reclaiming %" PRIu64 " KiB (step %.3f of %" PRIu64 " KiB above floor %"
-			  PRIu64 " KiB; memory PSI some %.3f%%)", cg->path, dec->request_bytes >> 10,
+			  "%s: %s %" PRIu64 " KiB (step %.3f of %" PRIu64 " KiB above floor %"
+			  PRIu64 " KiB; memory PSI some %.3f%%)", cg->path,
+			  dry_run ? "would reclaim (dry run)" : "reclaiming", dec->request_bytes >> 10,
 			  dec->step, dec->reclaimable_bytes >> 10, dec->floor_bytes >> 10,
 			  dec->psi_some_pct);
 		return;
@@ -478,7 +480,7 @@ static void run_tick(struct daemon *d)
 			continue;
 		cg->rule->policy->decide(&cg->rule->params, s, &d->snap.host, d->snap.page_size,
 					 &cg->policy_state, &dec);
-		log_decision(cg, &dec, now);
+		log_decision(cg, &dec, now, d->opts->dry_run);
 		if (dec.request_bytes > 0 && !d->opts->dry_run)
 			dispatch(d, cg, &dec);
 	}

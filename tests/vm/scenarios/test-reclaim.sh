@@ -1,0 +1,101 @@
+#!/bin/sh
+# VM tests 3-5 (README "Tests"): with the test configuration (interval 2 s, min_bytes 32 MiB,
+# every other parameter at its default)
+#  - a mostly cold cgroup (400 MiB, 5 % hot) loses at least half its cold memory within 60 s;
+#  - a cgroup matched by "policy": "none" is untouched (its pgsteal does not move);
+#  - a thrashing cgroup (hot set larger than its memory.max) is not squeezed, and the log says why;
+#  - min_bytes and memory.min are never crossed (memory.current sampled every 0.5 s).
+set -eu
+. "$VMTEST_LIB"
+
+MiB=1048576
+cg=$(cg_create test)
+for c in cold excluded thrash floor-min floor-bytes; do mkdir -p "$cg/$c"; done
+echo "+memory" >"$cg/cgroup.subtree_control"
+echo $((150 * MiB)) >"$cg/floor-min/memory.min"
+echo $((48 * MiB)) >"$cg/thrash/memory.max"
+
+start_hog() { # NAME ANON HOTPCT RATE
+	cg_run "$cg/$1" memhog --anon "$2" --hot-pct "$3" --rate "$4" --duration 90 \
+		--report-interval 10 --ready-file "/tmp/$1.ready" >"$RESULTS/memhog-$1.log" 2>&1
+}
+start_hog cold 400M 5 2000
+start_hog excluded 150M 5 2000
+start_hog floor-min 250M 5 2000
+start_hog floor-bytes 250M 5 2000
+start_hog thrash 64M 100 2000
+for c in cold excluded floor-min floor-bytes thrash; do
+	wait_for_file "/tmp/$c.ready" 60 || fail "$c-ready" "memhog did not start"
+done
+sleep 2
+
+cold_start=$(cat "$cg/cold/memory.current")
+excl_steal0=$(memstat "$cg/excluded" pgsteal)
+excl_cur0=$(cat "$cg/excluded/memory.current")
+echo "start: cold=$(mib "$cold_start") MiB excluded=$(mib "$excl_cur0") MiB"
+
+for c in cold floor-min floor-bytes; do
+	sampler "$cg/$c" "$RESULTS/samples-$c.txt" 0.5
+	eval "sampler_$(echo $c | tr - _)=\$!"
+done
+
+agent_start /etc/reclaimd/test.json "$RESULTS/agent.log"
+sleep 60
+cold_end=$(cat "$cg/cold/memory.current")
+excl_steal1=$(memstat "$cg/excluded" pgsteal)
+excl_cur1=$(cat "$cg/excluded/memory.current")
+stop_s=$(agent_stop)
+# shellcheck disable=SC2154
+kill "$sampler_cold" "$sampler_floor_min" "$sampler_floor_bytes" 2>/dev/null || true
+
+for c in cold floor-min floor-bytes thrash excluded; do
+	{ echo "--- $c"; cat "$cg/$c/memory.stat"; } >>"$RESULTS/memory-stat-end.txt"
+done
+
+# Test 3: the cold cgroup lost at least half of its cold memory (95 % of 400 MiB).
+cold_bytes=$((400 * MiB * 95 / 100))
+lost=$((cold_start - cold_end))
+echo "cold: $(mib "$cold_start") -> $(mib "$cold_end") MiB, lost $(mib "$lost") MiB of $(mib "$cold_bytes") MiB cold"
+if [ "$lost" -ge $((cold_bytes / 2)) ]; then
+	pass cold-reclaimed "lost $(mib "$lost") MiB of $(mib "$cold_bytes") MiB cold in 60 s"
+else
+	fail cold-reclaimed "lost only $(mib "$lost") MiB of $(mib "$cold_bytes") MiB cold in 60 s"
+fi
+echo "cold_start_bytes=$cold_start cold_end_bytes=$cold_end" >"$RESULTS/numbers.txt"
+
+# Excluded: never a target, so no reclaim at all happened in it (no memory pressure in the VM).
+if [ "$excl_steal1" -eq "$excl_steal0" ] && ! grep -q "CGROUP=test/excluded " "$RESULTS/agent.log"; then
+	pass excluded-untouched "pgsteal $excl_steal0 -> $excl_steal1, memory.current $(mib "$excl_cur0") -> $(mib "$excl_cur1") MiB"
+else
+	fail excluded-untouched "pgsteal $excl_steal0 -> $excl_steal1 or the agent logged about it"
+fi
+
+# Test 4: thrashing cgroup not squeezed, and the log says why.
+thrash_reclaimed=$(log_sum "$RESULTS/agent.log" test/thrash RECLAIMED_BYTES)
+if [ "$thrash_reclaimed" -le $((1 * MiB)) ] &&
+	grep "CGROUP=test/thrash " "$RESULTS/agent.log" | grep -q "REASON=memory-pressure"; then
+	pass thrash-not-squeezed "agent reclaimed $thrash_reclaimed bytes; log: $(grep 'CGROUP=test/thrash ' "$RESULTS/agent.log" | grep -m1 'not reclaiming' | sed 's/.*reclaimd\[[a-z]*\]: //; s/ |.*//')"
+else
+	fail thrash-not-squeezed "agent reclaimed $thrash_reclaimed bytes, or no memory-pressure reason logged"
+fi
+
+# Test 5: floors. memory.current never below memory.min (150 MiB) / min_bytes (200 MiB), allowing
+# the kernel's over-reclaim of one batch (32 pages, a few large folios): 2 MiB.
+check_floor() { # NAME FLOOR_BYTES
+	lowest=$(awk '$2 != "gone" { if (min == "" || $2 < min) min = $2 } END { print min }' "$RESULTS/samples-$1.txt")
+	reclaimed=$(log_sum "$RESULTS/agent.log" "test/$1" RECLAIMED_BYTES)
+	if [ -n "$lowest" ] && [ "$lowest" -ge $(($2 - 2 * MiB)) ] && [ "$reclaimed" -gt 0 ]; then
+		pass "floor-$1" "lowest memory.current $(mib "$lowest") MiB >= floor $(mib "$2") MiB; agent reclaimed $(mib "$reclaimed") MiB above it"
+	else
+		fail "floor-$1" "lowest memory.current $(mib "${lowest:-0}") MiB vs floor $(mib "$2") MiB; agent reclaimed $(mib "$reclaimed") MiB"
+	fi
+}
+check_floor floor-min $((150 * MiB))
+check_floor floor-bytes $((200 * MiB))
+
+# The agent stops quickly on SIGTERM.
+awk -v s="$stop_s" 'BEGIN { exit !(s < 2.0) }' && pass sigterm-fast "exited ${stop_s} s after SIGTERM" ||
+	fail sigterm-fast "took ${stop_s} s to exit after SIGTERM"
+
+cp /proc/vmstat "$RESULTS/vmstat-end.txt"
+cat /proc/swaps
