@@ -1,0 +1,823 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * config.c - the JSON configuration: loading (jansson), validation, rule lookup and printing.
+ *
+ * A load decodes the whole document first (duplicate keys rejected, syntax errors carry line and
+ * column from jansson), then builds a fresh struct config from it: globals, then "defaults"
+ * overlaid on the built-in defaults, then each rule overlaid on "defaults". Any unknown key,
+ * wrong type or out-of-range value stops the load with -EINVAL and one line naming the file and
+ * the JSON path ("rules[1].probe_max"); the half-built struct is freed, the caller's pointer is
+ * untouched. Every policy parameter is described once, in `param_table` below, which drives
+ * parsing, range checks, error messages and config_print(). Nothing here logs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "reclaimd/config.h"
+#include "reclaimd/parse.h"
+#include "reclaimd/policy.h"
+
+/* A configuration is a few KiB; anything past this is not one (and /dev/zero never ends). */
+#define CONFIG_FILE_MAX_BYTES (1024 * 1024)
+
+#define INTERVAL_DEFAULT_US (6 * USEC_PER_SEC)
+#define INTERVAL_MIN_S      0.5
+#define INTERVAL_MAX_S      3600.0
+
+#define PAGE_BYTES ((uint64_t)4096)
+#define MiB        ((uint64_t)1 << 20)
+#define GiB        ((uint64_t)1 << 30)
+
+/* ---- the policy parameters ------------------------------------------------------------------ */
+
+enum param_kind {
+	PARAM_SIZE,       /* uint64_t bytes: JSON integer or size string */
+	PARAM_NUMBER,     /* double: any JSON number */
+	PARAM_USEC,       /* usec_t: JSON integer */
+	PARAM_SWAPPINESS, /* int: 0..200, "max" or null */
+};
+
+struct param_desc {
+	const char *key;
+	enum param_kind kind;
+	size_t offset;          /* into struct policy_params */
+	double min, max;        /* PARAM_NUMBER; min excluded when min_open */
+	bool min_open;
+	uint64_t umin, umax;    /* PARAM_SIZE, PARAM_USEC, inclusive */
+	const char *range;      /* for messages */
+};
+
+#define FIELD(f) offsetof(struct policy_params, f)
+
+static const struct param_desc param_table[] = {
+	{ "min_bytes", PARAM_SIZE, FIELD(min_bytes), .umin = 0, .umax = (uint64_t)1 << 62,
+	  .range = "0..2^62 bytes" },
+	{ "psi_some_target_pct", PARAM_NUMBER, FIELD(psi_some_target_pct), .min = 0, .max = 100,
+	  .min_open = true, .range = "0 < x <= 100" },
+	{ "io_psi_some_target_pct", PARAM_NUMBER, FIELD(io_psi_some_target_pct), .min = 0,
+	  .max = 100, .min_open = true, .range = "0 < x <= 100" },
+	{ "probe_min", PARAM_NUMBER, FIELD(probe_min), .min = 0, .max = 1, .min_open = true,
+	  .range = "0 < x <= 1" },
+	{ "probe_growth", PARAM_NUMBER, FIELD(probe_growth), .min = 1, .max = 16,
+	  .range = "1 <= x <= 16" },
+	{ "probe_max", PARAM_NUMBER, FIELD(probe_max), .min = 0, .max = 1, .min_open = true,
+	  .range = "0 < x <= 1" },
+	{ "chunk_bytes", PARAM_SIZE, FIELD(chunk_bytes), .umin = PAGE_BYTES, .umax = GiB,
+	  .range = "4K..1G" },
+	{ "swappiness", PARAM_SWAPPINESS, FIELD(swappiness), .range = "0..200, \"max\" or null" },
+	/* The kernel's PSI trigger limits: window 500 ms..10 s, stall > 0 and <= window. */
+	{ "trigger_stall_us", PARAM_USEC, FIELD(trigger_stall_us), .umin = 1,
+	  .umax = 10 * USEC_PER_SEC, .range = "1..10000000 us, and <= trigger_window_us" },
+	{ "trigger_window_us", PARAM_USEC, FIELD(trigger_window_us), .umin = 500 * USEC_PER_MSEC,
+	  .umax = 10 * USEC_PER_SEC, .range = "500000..10000000 us" },
+};
+
+void policy_params_default(struct policy_params *ret)
+{
+	*ret = (struct policy_params){
+		.min_bytes = 100 * MiB,
+		.psi_some_target_pct = 0.1,
+		.io_psi_some_target_pct = 1.0,
+		.probe_min = 0.01,
+		.probe_growth = 2.0,
+		.probe_max = 0.2,
+		.chunk_bytes = 32 * MiB,
+		.swappiness = SWAPPINESS_UNSET,
+		.trigger_stall_us = 50 * USEC_PER_MSEC,
+		.trigger_window_us = USEC_PER_SEC,
+	};
+}
+
+static const char *const global_keys[] = {
+	"interval", "log_level", "cgroup_root", "proc_root", "sys_root", "defaults", "rules", NULL,
+};
+static const char *const rule_keys[] = { "match", "policy", NULL };
+
+static const struct {
+	const char *name;
+	int level;
+} log_levels[] = {
+	{ "err", CFG_LOG_ERR },   { "warning", CFG_LOG_WARNING }, { "notice", CFG_LOG_NOTICE },
+	{ "info", CFG_LOG_INFO }, { "debug", CFG_LOG_DEBUG },
+};
+
+/* ---- error reporting ----------------------------------------------------------------------- */
+
+struct loader {
+	const char *name; /* the file, or "<string>" */
+	struct config_error *err;
+};
+
+/* "NAME: WHERE: message" (or "NAME: message" at the top level); returns -EINVAL. */
+_printf_(3, 4) static int fail(struct loader *l, const char *where, const char *fmt, ...)
+{
+	char *text = l->err->text;
+	size_t size = sizeof(l->err->text);
+	int n;
+	va_list ap;
+
+	if (where && *where)
+		n = snprintf(text, size, "%s: %s: ", l->name, where);
+	else
+		n = snprintf(text, size, "%s: ", l->name);
+	if (n >= 0 && (size_t)n < size) {
+		va_start(ap, fmt);
+		vsnprintf(text + n, size - (size_t)n, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+static int fail_oom(struct loader *l)
+{
+	snprintf(l->err->text, sizeof(l->err->text), "%s: out of memory", l->name);
+	return -ENOMEM;
+}
+
+/* A key from the file, made safe for a one-line message: printable ASCII, at most 64 bytes. */
+static const char *printable(const char *s, char buf[static 72])
+{
+	size_t i = 0;
+
+	for (; s[i] && i < 64; i++)
+		buf[i] = (s[i] < 0x20 || s[i] > 0x7e || s[i] == '"' || s[i] == '\\') ? '?' : s[i];
+	if (s[i])
+		memcpy(buf + i, "...", 3), i += 3;
+	buf[i] = '\0';
+	return buf;
+}
+
+static const char *type_str(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER: return "an integer";
+	case JSON_REAL: return "a number";
+	case JSON_TRUE: case JSON_FALSE: return "a boolean";
+	case JSON_NULL: return "null";
+	}
+	return "something else";
+}
+
+static int fail_type(struct loader *l, const char *where, const char *expected, const json_t *v)
+{
+	return fail(l, where, "expected %s, got %s", expected, type_str(v));
+}
+
+/* Edit distance, for "did you mean". Keys longer than this get no suggestion. */
+#define SUGGEST_MAX_LEN 40
+
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[SUGGEST_MAX_LEN + 1];
+
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t best = diag + (a[i - 1] != b[j - 1]);
+
+			best = MIN(best, up + 1);
+			best = MIN(best, row[j - 1] + 1);
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+static void consider(const char *key, const char *candidate, const char **best, size_t *best_d)
+{
+	size_t d;
+
+	if (strlen(candidate) > SUGGEST_MAX_LEN)
+		return;
+	d = edit_distance(key, candidate);
+	if (d < *best_d) {
+		*best = candidate;
+		*best_d = d;
+	}
+}
+
+static bool in_list(const char *key, const char *const *list)
+{
+	for (; list && *list; list++)
+		if (strcmp(key, *list) == 0)
+			return true;
+	return false;
+}
+
+static bool is_param_key(const char *key)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(param_table); i++)
+		if (strcmp(key, param_table[i].key) == 0)
+			return true;
+	return false;
+}
+
+/* Unknown `key` in the object at `where`; `extra` are the object's keys besides (or, for the
+ * top level, instead of) the policy parameters. */
+static int fail_unknown_key(struct loader *l, const char *where, const char *key, bool params,
+			    const char *const *extra)
+{
+	const char *best = NULL;
+	size_t best_d = SIZE_MAX;
+	char kbuf[72], hint[160] = "";
+
+	if (!params && is_param_key(key)) {
+		snprintf(hint, sizeof(hint), " (policy parameters go in \"defaults\" or in a rule)");
+	} else if (params && in_list(key, global_keys)) {
+		snprintf(hint, sizeof(hint), " (a global setting: it goes at the top level)");
+	} else if (params && !extra && in_list(key, rule_keys)) {
+		snprintf(hint, sizeof(hint), " (only a rule has it)");
+	} else if (strlen(key) <= SUGGEST_MAX_LEN) {
+		if (params)
+			for (size_t i = 0; i < ARRAY_SIZE(param_table); i++)
+				consider(key, param_table[i].key, &best, &best_d);
+		for (const char *const *e = extra; e && *e; e++)
+			consider(key, *e, &best, &best_d);
+		/* Close enough to be a typo or a near miss ("chunk_size"): up to half the key. */
+		if (best && best_d <= MAX((size_t)2, strlen(key) / 2) && best_d < strlen(key))
+			snprintf(hint, sizeof(hint), " (did you mean \"%s\"?)", best);
+	}
+	return fail(l, where, "unknown key \"%s\"%s", printable(key, kbuf), hint);
+}
+
+/* ---- values -------------------------------------------------------------------------------- */
+
+static int parse_size_value(struct loader *l, const char *where, const struct param_desc *d,
+			    const json_t *v, uint64_t *ret)
+{
+	char vbuf[72], shown[96];
+	uint64_t bytes;
+
+	if (json_is_integer(v)) {
+		json_int_t i = json_integer_value(v);
+
+		if (i < 0)
+			return fail(l, where, "%lld is out of range (%s)", (long long)i, d->range);
+		bytes = (uint64_t)i;
+		snprintf(shown, sizeof(shown), "%" PRIu64, bytes);
+	} else if (json_is_string(v)) {
+		int r = size_parse(json_string_value(v), &bytes);
+
+		printable(json_string_value(v), vbuf);
+		if (r == -ERANGE)
+			return fail(l, where, "\"%s\" is out of range (%s)", vbuf, d->range);
+		if (r < 0)
+			return fail(l, where,
+				    "\"%s\" is not a size (bytes as an integer, or a string like "
+				    "\"64M\" or \"1.5G\" with K, M, G or T)", vbuf);
+		snprintf(shown, sizeof(shown), "\"%s\"", vbuf);
+	} else {
+		return fail_type(l, where, "a size (integer bytes or a string like \"64M\")", v);
+	}
+	if (bytes < d->umin || bytes > d->umax)
+		return fail(l, where, "%s is out of range (%s)", shown, d->range);
+	*ret = bytes;
+	return 0;
+}
+
+static int parse_param(struct loader *l, const char *where, const struct param_desc *d,
+		       const json_t *v, struct policy_params *p)
+{
+	void *field = (char *)p + d->offset;
+
+	switch (d->kind) {
+	case PARAM_SIZE:
+		return parse_size_value(l, where, d, v, field);
+
+	case PARAM_NUMBER: {
+		double x;
+
+		if (!json_is_number(v))
+			return fail_type(l, where, "a number", v);
+		x = json_number_value(v);
+		if ((d->min_open ? x <= d->min : x < d->min) || x > d->max)
+			return fail(l, where, "%g is out of range (%s)", x, d->range);
+		*(double *)field = x;
+		return 0;
+	}
+
+	case PARAM_USEC: {
+		json_int_t i;
+
+		if (!json_is_integer(v))
+			return fail_type(l, where, "an integer (microseconds)", v);
+		i = json_integer_value(v);
+		if (i < 0 || (uint64_t)i < d->umin || (uint64_t)i > d->umax)
+			return fail(l, where, "%lld is out of range (%s)", (long long)i, d->range);
+		*(usec_t *)field = (usec_t)i;
+		return 0;
+	}
+
+	case PARAM_SWAPPINESS:
+		if (json_is_null(v)) {
+			*(int *)field = SWAPPINESS_UNSET;
+			return 0;
+		}
+		if (json_is_string(v)) {
+			char vbuf[72];
+
+			if (strcmp(json_string_value(v), "max") != 0)
+				return fail(l, where, "\"%s\" is not a swappiness (%s)",
+					    printable(json_string_value(v), vbuf), d->range);
+			*(int *)field = SWAPPINESS_MAX;
+			return 0;
+		}
+		if (json_is_integer(v)) {
+			json_int_t i = json_integer_value(v);
+
+			if (i < 0 || i > 200)
+				return fail(l, where, "%lld is out of range (%s)", (long long)i,
+					    d->range);
+			*(int *)field = (int)i;
+			return 0;
+		}
+		return fail_type(l, where, "an integer 0..200, \"max\" or null", v);
+	}
+	return -EINVAL;
+}
+
+/* 1 when `key` is a policy parameter (parsed into *p), 0 when it is not one, or -errno. */
+static int parse_param_key(struct loader *l, const char *prefix, const char *key, const json_t *v,
+			   struct policy_params *p)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(param_table); i++) {
+		char where[96];
+		int r;
+
+		if (strcmp(key, param_table[i].key) != 0)
+			continue;
+		snprintf(where, sizeof(where), "%s.%s", prefix, key);
+		r = parse_param(l, where, &param_table[i], v, p);
+		return r < 0 ? r : 1;
+	}
+	return 0;
+}
+
+/* Constraints between parameters, checked on the overlaid result. */
+static int check_params(struct loader *l, const char *where, const struct policy_params *p,
+			bool overlaid)
+{
+	const char *note = overlaid ? " (with \"defaults\" applied)" : "";
+
+	if (p->probe_max < p->probe_min)
+		return fail(l, where, "probe_max %g is below probe_min %g%s", p->probe_max,
+			    p->probe_min, note);
+	if (p->trigger_stall_us > p->trigger_window_us)
+		return fail(l, where, "trigger_stall_us %" PRIu64 " exceeds trigger_window_us %" PRIu64 "%s",
+			    p->trigger_stall_us, p->trigger_window_us, note);
+	return 0;
+}
+
+static int parse_interval(struct loader *l, const json_t *v, usec_t *ret)
+{
+	double s;
+
+	if (!json_is_number(v))
+		return fail_type(l, "interval", "a number of seconds", v);
+	s = json_number_value(v);
+	if (s < INTERVAL_MIN_S || s > INTERVAL_MAX_S)
+		return fail(l, "interval", "%g is out of range (0.5..3600 seconds)", s);
+	*ret = (usec_t)llround(s * (double)USEC_PER_SEC);
+	return 0;
+}
+
+static int parse_log_level(struct loader *l, const json_t *v, int *ret)
+{
+	char vbuf[72];
+
+	if (!json_is_string(v))
+		return fail_type(l, "log_level", "a string", v);
+	for (size_t i = 0; i < ARRAY_SIZE(log_levels); i++)
+		if (strcmp(json_string_value(v), log_levels[i].name) == 0) {
+			*ret = log_levels[i].level;
+			return 0;
+		}
+	return fail(l, "log_level", "unknown level \"%s\" (valid: err, warning, notice, info, debug)",
+		    printable(json_string_value(v), vbuf));
+}
+
+/* An absolute directory; null only where `null_ok` (cgroup_root: find it through libcgroup). */
+static int parse_root(struct loader *l, const char *key, const json_t *v, bool null_ok, char **ret)
+{
+	const char *s;
+	char *copy;
+
+	if (null_ok && json_is_null(v)) {
+		free(*ret);
+		*ret = NULL;
+		return 0;
+	}
+	if (!json_is_string(v))
+		return fail_type(l, key, null_ok ? "an absolute path or null" : "an absolute path", v);
+	s = json_string_value(v);
+	if (s[0] != '/')
+		return fail(l, key, "must be an absolute path");
+	if (strlen(s) >= PATH_MAX)
+		return fail(l, key, "longer than PATH_MAX");
+	copy = strdup(s);
+	if (!copy)
+		return fail_oom(l);
+	free(*ret);
+	*ret = copy;
+	return 0;
+}
+
+static int parse_match(struct loader *l, const char *where, const json_t *v, char **ret)
+{
+	const char *s;
+
+	if (!json_is_string(v))
+		return fail_type(l, where, "a string (a glob on the cgroup path)", v);
+	s = json_string_value(v);
+	if (s[0] == '/')
+		return fail(l, where, "must be relative to the cgroup root, without a leading '/'");
+	if ((s[0] && s[strlen(s) - 1] == '/') || strstr(s, "//"))
+		return fail(l, where, "has an empty path component (a trailing '/' or \"//\")");
+	if (strlen(s) >= PATH_MAX)
+		return fail(l, where, "longer than PATH_MAX");
+	*ret = strdup(s);
+	return *ret ? 0 : fail_oom(l);
+}
+
+static int parse_policy_name(struct loader *l, const char *where, const json_t *v,
+			     const struct policy_desc **ret)
+{
+	const struct policy_desc *pd;
+	char valid[128] = "", vbuf[72];
+	size_t n = 0;
+
+	if (!json_is_string(v))
+		return fail_type(l, where, "a policy name", v);
+	pd = policy_find(json_string_value(v));
+	if (pd) {
+		*ret = pd;
+		return 0;
+	}
+	for (const char *const *name = policy_names(); *name && n < sizeof(valid); name++)
+		n += (size_t)snprintf(valid + n, sizeof(valid) - n, "%s%s", n ? ", " : "", *name);
+	return fail(l, where, "unknown policy \"%s\" (valid: %s)",
+		    printable(json_string_value(v), vbuf), valid);
+}
+
+/* ---- objects ------------------------------------------------------------------------------- */
+
+static int parse_defaults(struct loader *l, const json_t *obj, struct policy_params *p)
+{
+	const char *key;
+	json_t *v;
+
+	if (!json_is_object(obj))
+		return fail_type(l, "defaults", "an object of policy parameters", obj);
+	json_object_foreach((json_t *)obj, key, v) {
+		int r = parse_param_key(l, "defaults", key, v, p);
+
+		if (r < 0)
+			return r;
+		if (r == 0)
+			return fail_unknown_key(l, "defaults", key, true, NULL);
+	}
+	return check_params(l, "defaults", p, false);
+}
+
+static int parse_rule(struct loader *l, size_t index, const json_t *obj, struct rule *rule)
+{
+	char where[32], sub[48];
+	const char *key;
+	json_t *v;
+
+	snprintf(where, sizeof(where), "rules[%zu]", index);
+	if (!json_is_object(obj))
+		return fail_type(l, where, "an object", obj);
+	json_object_foreach((json_t *)obj, key, v) {
+		int r;
+
+		if (strcmp(key, "match") == 0) {
+			snprintf(sub, sizeof(sub), "%s.match", where);
+			r = parse_match(l, sub, v, &rule->match);
+		} else if (strcmp(key, "policy") == 0) {
+			snprintf(sub, sizeof(sub), "%s.policy", where);
+			r = parse_policy_name(l, sub, v, &rule->policy);
+		} else {
+			r = parse_param_key(l, where, key, v, &rule->params);
+			if (r == 0)
+				return fail_unknown_key(l, where, key, true, rule_keys);
+		}
+		if (r < 0)
+			return r;
+	}
+	if (!rule->match)
+		return fail(l, where, "missing \"match\" (a glob on the cgroup path, e.g. "
+				      "\"system.slice/*.service\")");
+	return check_params(l, where, &rule->params, true);
+}
+
+static int parse_rules(struct loader *l, const json_t *arr, struct config *c)
+{
+	const struct policy_desc *psi = policy_find("psi");
+	size_t n;
+
+	if (!json_is_array(arr))
+		return fail_type(l, "rules", "an array of rules", arr);
+	if (!psi)
+		return fail(l, "rules", "the default policy \"psi\" is not in the registry");
+	n = json_array_size(arr);
+	c->rules = calloc(MAX(n, (size_t)1), sizeof(*c->rules));
+	if (!c->rules)
+		return fail_oom(l);
+	for (size_t i = 0; i < n; i++) {
+		struct rule *rule = &c->rules[c->n_rules++];
+		int r;
+
+		rule->policy = psi;
+		rule->params = c->defaults;
+		r = parse_rule(l, i, json_array_get(arr, i), rule);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int config_build(struct loader *l, const json_t *root, const char *path, struct config **ret)
+{
+	_cleanup_(config_freep) struct config *c = NULL;
+	const json_t *defaults = NULL, *rules = NULL;
+	const char *key;
+	json_t *v;
+	int r;
+
+	if (!json_is_object(root))
+		return fail(l, NULL, "the top level must be an object, not %s", type_str(root));
+
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return fail_oom(l);
+	c->interval_us = INTERVAL_DEFAULT_US;
+	c->log_level = CFG_LOG_INFO;
+	c->path = path ? strdup(path) : NULL;
+	c->proc_root = strdup("/proc");
+	c->sys_root = strdup("/sys");
+	if ((path && !c->path) || !c->proc_root || !c->sys_root)
+		return fail_oom(l);
+	policy_params_default(&c->defaults);
+
+	/* Globals in file order; "defaults" before "rules" wherever they are in the file. */
+	json_object_foreach((json_t *)root, key, v) {
+		if (strcmp(key, "interval") == 0)
+			r = parse_interval(l, v, &c->interval_us);
+		else if (strcmp(key, "log_level") == 0)
+			r = parse_log_level(l, v, &c->log_level);
+		else if (strcmp(key, "cgroup_root") == 0)
+			r = parse_root(l, key, v, true, &c->cgroup_root);
+		else if (strcmp(key, "proc_root") == 0)
+			r = parse_root(l, key, v, false, &c->proc_root);
+		else if (strcmp(key, "sys_root") == 0)
+			r = parse_root(l, key, v, false, &c->sys_root);
+		else if (strcmp(key, "defaults") == 0)
+			defaults = v, r = 0;
+		else if (strcmp(key, "rules") == 0)
+			rules = v, r = 0;
+		else
+			r = fail_unknown_key(l, NULL, key, false, global_keys);
+		if (r < 0)
+			return r;
+	}
+	if (defaults) {
+		r = parse_defaults(l, defaults, &c->defaults);
+		if (r < 0)
+			return r;
+	}
+	if (rules) {
+		r = parse_rules(l, rules, c);
+		if (r < 0)
+			return r;
+	}
+
+	*ret = c;
+	c = NULL;
+	return 0;
+}
+
+/* ---- entry points -------------------------------------------------------------------------- */
+
+static int config_load_buffer(const char *buf, size_t len, const char *path, struct config **ret,
+			      struct config_error *err)
+{
+	struct config_error local;
+	struct loader l = { .name = path ? path : "<string>", .err = err ? err : &local };
+	json_error_t jerr;
+	json_t *root;
+	int r;
+
+	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root) {
+		if (jerr.line > 0) {
+			l.err->line = jerr.line;
+			l.err->column = jerr.column;
+			snprintf(l.err->text, sizeof(l.err->text), "%s:%d:%d: %s", l.name, jerr.line,
+				 jerr.column, jerr.text);
+		} else {
+			snprintf(l.err->text, sizeof(l.err->text), "%s: %s", l.name, jerr.text);
+		}
+		return -EINVAL;
+	}
+	r = config_build(&l, root, path, ret);
+	json_decref(root);
+	return r;
+}
+
+static void error_reset(struct config_error *err)
+{
+	if (err)
+		*err = (struct config_error){ .text = "" };
+}
+
+int config_load_string(const char *json, struct config **ret, struct config_error *err)
+{
+	error_reset(err);
+	if (!json || !ret)
+		return -EINVAL;
+	return config_load_buffer(json, strlen(json), NULL, ret, err);
+}
+
+/* The whole file, in one buffer; -errno when it cannot be read, -EFBIG past the limit. */
+static int read_file(const char *path, char **ret_buf, size_t *ret_len)
+{
+	_cleanup_(closep) int fd = -1;
+	_cleanup_(freep) char *buf = NULL;
+	size_t len = 0, size = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n;
+
+		if (len == size) {
+			char *bigger;
+
+			if (size > CONFIG_FILE_MAX_BYTES)
+				return -EFBIG;
+			size = size ? size * 2 : 4096;
+			bigger = realloc(buf, size);
+			if (!bigger)
+				return -ENOMEM;
+			buf = bigger;
+		}
+		n = read(fd, buf + len, size - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	if (len > CONFIG_FILE_MAX_BYTES)
+		return -EFBIG;
+	*ret_buf = buf;
+	*ret_len = len;
+	buf = NULL;
+	return 0;
+}
+
+int config_load_file(const char *path, struct config **ret, struct config_error *err)
+{
+	_cleanup_(freep) char *buf = NULL;
+	size_t len = 0;
+	int r;
+
+	error_reset(err);
+	if (!path || !ret)
+		return -EINVAL;
+	r = read_file(path, &buf, &len);
+	if (r < 0) {
+		if (err)
+			snprintf(err->text, sizeof(err->text), "%s: cannot read: %s", path, strerror(-r));
+		return r;
+	}
+	return config_load_buffer(buf, len, path, ret, err);
+}
+
+void config_free(struct config *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n_rules; i++)
+		free(c->rules[i].match);
+	free(c->rules);
+	free(c->path);
+	free(c->cgroup_root);
+	free(c->proc_root);
+	free(c->sys_root);
+	free(c);
+}
+
+const struct rule *config_match(const struct config *c, const char *relpath)
+{
+	if (!c || !relpath)
+		return NULL;
+	for (size_t i = 0; i < c->n_rules; i++)
+		if (glob_match(c->rules[i].match, relpath))
+			return &c->rules[i];
+	return NULL;
+}
+
+/* ---- printing ------------------------------------------------------------------------------ */
+
+static void print_size(FILE *out, uint64_t bytes)
+{
+	static const char units[] = "KMGT";
+
+	fprintf(out, "%" PRIu64 " bytes", bytes);
+	for (int i = 3; i >= 0; i--) {
+		unsigned shift = 10 * (unsigned)(i + 1);
+
+		if (bytes && bytes % ((uint64_t)1 << shift) == 0) {
+			fprintf(out, " (%" PRIu64 " %ciB)", bytes >> shift, units[i]);
+			break;
+		}
+	}
+}
+
+static void print_params(FILE *out, const struct policy_params *p)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(param_table); i++) {
+		const struct param_desc *d = &param_table[i];
+		const void *field = (const char *)p + d->offset;
+
+		fprintf(out, "  %-24s ", d->key);
+		switch (d->kind) {
+		case PARAM_SIZE:
+			print_size(out, *(const uint64_t *)field);
+			break;
+		case PARAM_NUMBER:
+			fprintf(out, "%g", *(const double *)field);
+			break;
+		case PARAM_USEC:
+			fprintf(out, "%" PRIu64 " us", *(const usec_t *)field);
+			break;
+		case PARAM_SWAPPINESS: {
+			int s = *(const int *)field;
+
+			if (s == SWAPPINESS_UNSET)
+				fputs("unset (not passed to memory.reclaim)", out);
+			else if (s == SWAPPINESS_MAX)
+				fputs("max", out);
+			else
+				fprintf(out, "%d", s);
+			break;
+		}
+		}
+		fputc('\n', out);
+	}
+}
+
+static const char *log_level_str(int level)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(log_levels); i++)
+		if (log_levels[i].level == level)
+			return log_levels[i].name;
+	return "?";
+}
+
+void config_print(const struct config *c, FILE *out)
+{
+	fprintf(out, "# effective configuration%s%s\n", c->path ? " of " : "", c->path ? c->path : "");
+	fprintf(out, "interval                   %g s\n", (double)c->interval_us / (double)USEC_PER_SEC);
+	fprintf(out, "log_level                  %s\n", log_level_str(c->log_level));
+	fprintf(out, "cgroup_root                %s\n",
+		c->cgroup_root ? c->cgroup_root : "(auto: the cgroup-v2 mount, through libcgroup)");
+	fprintf(out, "proc_root                  %s\n", c->proc_root);
+	fprintf(out, "sys_root                   %s\n", c->sys_root);
+	fputs("\ndefaults\n", out);
+	print_params(out, &c->defaults);
+	for (size_t i = 0; i < c->n_rules; i++) {
+		const struct rule *r = &c->rules[i];
+
+		fprintf(out, "\nrules[%zu]  match \"%s\"  policy %s\n", i, r->match, r->policy->name);
+		print_params(out, &r->params);
+	}
+	if (c->n_rules == 0)
+		fputs("\n(no rules: no cgroup is managed)\n", out);
+	else
+		fputs("\n(the first rule that matches decides; a cgroup matching none is not managed)\n",
+		      out);
+}

@@ -1,0 +1,768 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_config.c - the JSON configuration: every key good and bad, overlay of rules on defaults
+ * on built-ins, error messages (file, line/column, JSON path), the fixtures in
+ * tests/fixtures/config/, the shipped config/reclaimd.json, size_parse(), config_print(), and
+ * the policy registry. Paths are relative to the repository root, where `make` runs the tests.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "reclaimd/config.h"
+#include "reclaimd/parse.h"
+#include "reclaimd/policy.h"
+#include "test.h"
+
+#define FIXTURES "tests/fixtures/config/"
+#define MiB      ((uint64_t)1 << 20)
+
+/* A pointer the loader must leave alone on failure. */
+static struct config sentinel;
+
+static bool contains(const char *haystack, const char *needle)
+{
+	return haystack && needle && strstr(haystack, needle);
+}
+
+/* Loads `json` and expects failure `expected_r` with every one of the NULL-terminated
+ * substrings in the message. */
+static void expect_fail_string(const char *json, int expected_r, const char *const *needles)
+{
+	struct config *c = &sentinel;
+	struct config_error err;
+	int r = config_load_string(json, &c, &err);
+	bool ok = r == expected_r && c == &sentinel && err.text[0];
+
+	for (const char *const *n = needles; *n; n++)
+		ok = ok && contains(err.text, *n);
+	/* One line, never more. */
+	ok = ok && !strchr(err.text, '\n');
+	if (!ok)
+		fprintf(stderr, "input %s\n  gave r=%d text \"%s\"\n", json, r, err.text);
+	CHECK(ok);
+	if (c != &sentinel)
+		config_free(c);
+}
+
+#define EXPECT_FAIL(json, ...) \
+	expect_fail_string(json, -EINVAL, (const char *const[]){ "<string>: ", __VA_ARGS__, NULL })
+
+static struct config *load_string_ok(const char *json)
+{
+	struct config *c = NULL;
+	struct config_error err;
+	int r = config_load_string(json, &c, &err);
+
+	if (r < 0)
+		fprintf(stderr, "input %s\n  failed: r=%d \"%s\"\n", json, r, err.text);
+	CHECK_EQ_INT(r, 0);
+	CHECK(r < 0 || c != NULL);
+	return r < 0 ? NULL : c;
+}
+
+static void check_params_equal(const struct policy_params *a, const struct policy_params *b)
+{
+	CHECK_EQ_U64(a->min_bytes, b->min_bytes);
+	CHECK_NEAR(a->psi_some_target_pct, b->psi_some_target_pct, 1e-12);
+	CHECK_NEAR(a->io_psi_some_target_pct, b->io_psi_some_target_pct, 1e-12);
+	CHECK_NEAR(a->probe_min, b->probe_min, 1e-12);
+	CHECK_NEAR(a->probe_growth, b->probe_growth, 1e-12);
+	CHECK_NEAR(a->probe_max, b->probe_max, 1e-12);
+	CHECK_EQ_U64(a->chunk_bytes, b->chunk_bytes);
+	CHECK_EQ_INT(a->swappiness, b->swappiness);
+	CHECK_EQ_U64(a->trigger_stall_us, b->trigger_stall_us);
+	CHECK_EQ_U64(a->trigger_window_us, b->trigger_window_us);
+}
+
+/* ---- size_parse ---------------------------------------------------------------------------- */
+
+static void test_size_parse(void)
+{
+	static const struct {
+		const char *s;
+		uint64_t bytes;
+	} good[] = {
+		{ "0", 0 },
+		{ "1", 1 },
+		{ "4096", 4096 },
+		{ "100B", 100 },
+		{ "1K", 1024 },
+		{ "1k", 1024 },
+		{ "64M", 64 * MiB },
+		{ "64MiB", 64 * MiB },
+		{ "64MB", 64 * MiB },
+		{ "2G", (uint64_t)2 << 30 },
+		{ "1T", (uint64_t)1 << 40 },
+		{ "1.5G", (uint64_t)3 << 29 },
+		{ "0.5K", 512 },
+		{ "0.1K", 102 },                /* 102.4, rounded down */
+		{ "0.001K", 1 },                /* 1.024 */
+		{ "0.0009K", 0 },               /* 0.9216 */
+		{ "1.999999999999999999999M", 2 * MiB - 1 }, /* exact, not a double */
+		{ "2.5", 2 },
+		{ "007M", 7 * MiB },
+		{ "18446744073709551615", UINT64_MAX },
+		{ "16777215T", (uint64_t)16777215 << 40 },
+		{ "16777215.99999999T", ((uint64_t)16777215 << 40) + ((uint64_t)1 << 40) - 10996 },
+	};
+	static const struct {
+		const char *s;
+		int r;
+	} bad[] = {
+		{ "", -EINVAL },      { "-1", -EINVAL },      { "+1", -EINVAL },
+		{ " 1", -EINVAL },    { "1 ", -EINVAL },      { "1.", -EINVAL },
+		{ ".5", -EINVAL },    { "1X", -EINVAL },      { "M", -EINVAL },
+		{ "1MiBB", -EINVAL }, { "1Mi", -EINVAL },     { "1iB", -EINVAL },
+		{ "1..2", -EINVAL },  { "0x10", -EINVAL },    { "1e3", -EINVAL },
+		{ "1P", -EINVAL },    { "1b", -EINVAL },      { "1,5G", -EINVAL },
+		{ "1.000000000000000000000000000000001K", -EINVAL }, /* 33 fraction digits */
+		{ "18446744073709551616", -ERANGE },
+		{ "99999999999999999999999", -ERANGE },
+		{ "16777216T", -ERANGE },
+		{ "99999999999999999999999X", -EINVAL }, /* malformed beats overflow */
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
+		uint64_t v = 12345;
+		int r = size_parse(good[i].s, &v);
+
+		if (r != 0 || v != good[i].bytes)
+			fprintf(stderr, "size_parse(\"%s\") = %d, %" PRIu64 "\n", good[i].s, r, v);
+		CHECK_EQ_INT(r, 0);
+		CHECK_EQ_U64(v, good[i].bytes);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		uint64_t v = 12345;
+		int r = size_parse(bad[i].s, &v);
+
+		if (r != bad[i].r)
+			fprintf(stderr, "size_parse(\"%s\") = %d, expected %d\n", bad[i].s, r, bad[i].r);
+		CHECK_EQ_INT(r, bad[i].r);
+		CHECK_EQ_U64(v, 12345); /* untouched */
+	}
+	CHECK_EQ_INT(size_parse(NULL, &(uint64_t){ 0 }), -EINVAL);
+}
+
+/* ---- defaults and good input --------------------------------------------------------------- */
+
+static void test_builtin_defaults(void)
+{
+	struct policy_params p;
+	_cleanup_(config_freep) struct config *c = NULL;
+
+	policy_params_default(&p);
+	CHECK_EQ_U64(p.min_bytes, 100 * MiB);
+	CHECK_NEAR(p.psi_some_target_pct, 0.1, 1e-12);
+	CHECK_NEAR(p.io_psi_some_target_pct, 1.0, 1e-12);
+	CHECK_NEAR(p.probe_min, 0.01, 1e-12);
+	CHECK_NEAR(p.probe_growth, 2.0, 1e-12);
+	CHECK_NEAR(p.probe_max, 0.2, 1e-12);
+	CHECK_EQ_U64(p.chunk_bytes, 32 * MiB);
+	CHECK_EQ_INT(p.swappiness, SWAPPINESS_UNSET);
+	CHECK_EQ_U64(p.trigger_stall_us, 50000);
+	CHECK_EQ_U64(p.trigger_window_us, 1000000);
+
+	c = load_string_ok("{}");
+	if (!c)
+		return;
+	CHECK(c->path == NULL);
+	CHECK_EQ_U64(c->interval_us, 6 * USEC_PER_SEC);
+	CHECK_EQ_INT(c->log_level, CFG_LOG_INFO);
+	CHECK(c->cgroup_root == NULL);
+	CHECK_STREQ(c->proc_root, "/proc");
+	CHECK_STREQ(c->sys_root, "/sys");
+	CHECK_EQ_U64(c->n_rules, 0);
+	check_params_equal(&c->defaults, &p);
+	CHECK(config_match(c, "") == NULL);
+	CHECK(config_match(c, "system.slice/a.service") == NULL);
+}
+
+static void test_good_full(void)
+{
+	_cleanup_(config_freep) struct config *c = NULL;
+	struct config_error err;
+	struct policy_params d;
+	int r;
+
+	r = config_load_file(FIXTURES "good-full.json", &c, &err);
+	if (r < 0)
+		fprintf(stderr, "good-full.json: %s\n", err.text);
+	CHECK_EQ_INT(r, 0);
+	CHECK_STREQ(err.text, "");
+	if (r < 0)
+		return;
+
+	CHECK_STREQ(c->path, FIXTURES "good-full.json");
+	CHECK_EQ_U64(c->interval_us, 2500000);
+	CHECK_EQ_INT(c->log_level, CFG_LOG_DEBUG);
+	CHECK_STREQ(c->cgroup_root, "/tmp/cgroup");
+	CHECK_STREQ(c->proc_root, "/tmp/proc");
+	CHECK_STREQ(c->sys_root, "/tmp/sys");
+
+	d = (struct policy_params){
+		.min_bytes = 32 * MiB,
+		.psi_some_target_pct = 0.2,
+		.io_psi_some_target_pct = 2,
+		.probe_min = 0.02,
+		.probe_growth = 1.5,
+		.probe_max = 0.25,
+		.chunk_bytes = 16 * MiB,
+		.swappiness = 60,
+		.trigger_stall_us = 100000,
+		.trigger_window_us = 2000000,
+	};
+	check_params_equal(&c->defaults, &d);
+
+	CHECK_EQ_U64(c->n_rules, 4);
+	if (c->n_rules != 4)
+		return;
+
+	/* rules[0]: only a policy; everything else from "defaults" */
+	CHECK_STREQ(c->rules[0].match, "init.scope");
+	CHECK(c->rules[0].policy == policy_find("none"));
+	check_params_equal(&c->rules[0].params, &d);
+
+	/* rules[1]: every parameter, at the edges of its range */
+	CHECK_STREQ(c->rules[1].match, "system.slice/*.service");
+	CHECK(c->rules[1].policy == policy_find("psi"));
+	check_params_equal(&c->rules[1].params, &(struct policy_params){
+		.min_bytes = 0,
+		.psi_some_target_pct = 100,
+		.io_psi_some_target_pct = 0.5,
+		.probe_min = 1,
+		.probe_growth = 16,
+		.probe_max = 1,
+		.chunk_bytes = (uint64_t)1 << 30,
+		.swappiness = SWAPPINESS_MAX,
+		.trigger_stall_us = 10000000,
+		.trigger_window_us = 10000000,
+	});
+
+	/* rules[2]: null swappiness undoes the default; the smallest chunk */
+	CHECK_EQ_INT(c->rules[2].params.swappiness, SWAPPINESS_UNSET);
+	CHECK_EQ_U64(c->rules[2].params.chunk_bytes, 4096);
+	CHECK_EQ_U64(c->rules[2].params.min_bytes, 32 * MiB);
+	CHECK(c->rules[2].policy == policy_find("psi")); /* the default policy */
+
+	/* config_match: the first rule that matches */
+	CHECK(config_match(c, "init.scope") == &c->rules[0]);
+	CHECK(config_match(c, "system.slice/nginx.service") == &c->rules[1]);
+	CHECK(config_match(c, "user.slice/user-1000.slice") == &c->rules[2]);
+	CHECK(config_match(c, "user.slice") == &c->rules[3]);
+	CHECK(config_match(c, "") == &c->rules[3]);
+	CHECK(config_match(c, "system.slice") == &c->rules[3]);
+	CHECK(config_match(NULL, "x") == NULL);
+	CHECK(config_match(c, NULL) == NULL);
+}
+
+static void test_other_good_fixtures(void)
+{
+	_cleanup_(config_freep) struct config *a = NULL;
+	_cleanup_(config_freep) struct config *b = NULL;
+	struct config_error err;
+
+	CHECK_EQ_INT(config_load_file(FIXTURES "good-empty-object.json", &a, &err), 0);
+	CHECK(a && a->n_rules == 0);
+	CHECK_EQ_INT(config_load_file(FIXTURES "good-no-rules.json", &b, &err), 0);
+	CHECK(b && b->n_rules == 0 && b->interval_us == 500000);
+}
+
+static void test_each_key_good(void)
+{
+	static const struct {
+		const char *json;
+		uint64_t interval_us;
+		int log_level;
+	} globals[] = {
+		{ "{\"interval\": 0.5}", 500000, CFG_LOG_INFO },
+		{ "{\"interval\": 3600}", 3600 * USEC_PER_SEC, CFG_LOG_INFO },
+		{ "{\"interval\": 1.0000004}", 1000000, CFG_LOG_INFO },
+		{ "{\"log_level\": \"err\"}", 6 * USEC_PER_SEC, CFG_LOG_ERR },
+		{ "{\"log_level\": \"warning\"}", 6 * USEC_PER_SEC, CFG_LOG_WARNING },
+		{ "{\"log_level\": \"notice\"}", 6 * USEC_PER_SEC, CFG_LOG_NOTICE },
+		{ "{\"log_level\": \"info\"}", 6 * USEC_PER_SEC, CFG_LOG_INFO },
+		{ "{\"log_level\": \"debug\"}", 6 * USEC_PER_SEC, CFG_LOG_DEBUG },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(globals); i++) {
+		_cleanup_(config_freep) struct config *c = load_string_ok(globals[i].json);
+
+		if (!c)
+			continue;
+		CHECK_EQ_U64(c->interval_us, globals[i].interval_us);
+		CHECK_EQ_INT(c->log_level, globals[i].log_level);
+	}
+
+	{
+		_cleanup_(config_freep) struct config *c = load_string_ok(
+			"{\"cgroup_root\": \"/sys/fs/cgroup\", \"proc_root\": \"/p\", \"sys_root\": \"/s\"}");
+		CHECK(c && contains(c->cgroup_root, "/sys/fs/cgroup"));
+		CHECK(c && contains(c->proc_root, "/p") && contains(c->sys_root, "/s"));
+	}
+	{
+		_cleanup_(config_freep) struct config *c = load_string_ok("{\"cgroup_root\": null}");
+		CHECK(c && c->cgroup_root == NULL);
+	}
+
+	/* sizes: integers and strings */
+	{
+		_cleanup_(config_freep) struct config *c = load_string_ok(
+			"{\"defaults\": {\"min_bytes\": 4611686018427387904, \"chunk_bytes\": \"1.5M\"},"
+			" \"rules\": [{\"match\": \"a\", \"min_bytes\": \"0\", \"chunk_bytes\": 4096},"
+			"             {\"match\": \"b\", \"min_bytes\": \"4194304T\", \"chunk_bytes\": \"1024MiB\"}]}");
+		if (c) {
+			CHECK_EQ_U64(c->defaults.min_bytes, (uint64_t)1 << 62);
+			CHECK_EQ_U64(c->defaults.chunk_bytes, 3 * MiB / 2);
+			CHECK_EQ_U64(c->rules[0].params.min_bytes, 0);
+			CHECK_EQ_U64(c->rules[0].params.chunk_bytes, 4096);
+			CHECK_EQ_U64(c->rules[1].params.min_bytes, (uint64_t)1 << 62);
+			CHECK_EQ_U64(c->rules[1].params.chunk_bytes, (uint64_t)1 << 30);
+		}
+	}
+	/* swappiness: 0, 200, "max", null */
+	{
+		_cleanup_(config_freep) struct config *c = load_string_ok(
+			"{\"defaults\": {\"swappiness\": 0}, \"rules\": [{\"match\": \"a\", \"swappiness\": 200},"
+			" {\"match\": \"b\", \"swappiness\": \"max\"}, {\"match\": \"c\", \"swappiness\": null},"
+			" {\"match\": \"d\"}]}");
+		if (c) {
+			CHECK_EQ_INT(c->defaults.swappiness, 0);
+			CHECK_EQ_INT(c->rules[0].params.swappiness, 200);
+			CHECK_EQ_INT(c->rules[1].params.swappiness, SWAPPINESS_MAX);
+			CHECK_EQ_INT(c->rules[2].params.swappiness, SWAPPINESS_UNSET);
+			CHECK_EQ_INT(c->rules[3].params.swappiness, 0);
+		}
+	}
+	/* numbers: integers are numbers too; range edges */
+	{
+		_cleanup_(config_freep) struct config *c = load_string_ok(
+			"{\"defaults\": {\"psi_some_target_pct\": 1, \"io_psi_some_target_pct\": 1e-9,"
+			" \"probe_min\": 1e-9, \"probe_growth\": 1, \"probe_max\": 1e-9,"
+			" \"trigger_stall_us\": 1, \"trigger_window_us\": 500000}}");
+		if (c) {
+			CHECK_NEAR(c->defaults.psi_some_target_pct, 1, 1e-12);
+			CHECK_NEAR(c->defaults.io_psi_some_target_pct, 1e-9, 1e-15);
+			CHECK_NEAR(c->defaults.probe_min, 1e-9, 1e-15);
+			CHECK_NEAR(c->defaults.probe_growth, 1, 1e-12);
+			CHECK_EQ_U64(c->defaults.trigger_stall_us, 1);
+			CHECK_EQ_U64(c->defaults.trigger_window_us, 500000);
+		}
+	}
+	/* match: the root, globs, an empty pattern */
+	{
+		_cleanup_(config_freep) struct config *c = load_string_ok(
+			"{\"rules\": [{\"match\": \"\"}, {\"match\": \"[a-z]*/**\"}]}");
+		if (c) {
+			CHECK(config_match(c, "") == &c->rules[0]);
+			CHECK(config_match(c, "x/y") == &c->rules[1]);
+			CHECK(config_match(c, "x") == NULL);
+		}
+	}
+}
+
+/* ---- overlay ------------------------------------------------------------------------------- */
+
+static void test_overlay(void)
+{
+	struct policy_params builtin;
+	_cleanup_(config_freep) struct config *c = NULL;
+
+	policy_params_default(&builtin);
+	/* "rules" before "defaults" in the file: defaults still apply to every rule. */
+	c = load_string_ok("{\"rules\": ["
+			   "  {\"match\": \"a\", \"probe_max\": 0.5, \"swappiness\": 10},"
+			   "  {\"match\": \"b\"},"
+			   "  {\"match\": \"c\", \"min_bytes\": \"1G\", \"policy\": \"none\"}],"
+			   " \"defaults\": {\"min_bytes\": \"50M\", \"probe_max\": 0.3}}");
+	if (!c)
+		return;
+	/* default overrides built-in; what "defaults" does not set stays built-in */
+	CHECK_EQ_U64(c->defaults.min_bytes, 50 * MiB);
+	CHECK_NEAR(c->defaults.probe_max, 0.3, 1e-12);
+	CHECK_NEAR(c->defaults.probe_min, builtin.probe_min, 1e-12);
+	CHECK_EQ_U64(c->defaults.chunk_bytes, builtin.chunk_bytes);
+
+	/* rule overrides default, inherits the rest */
+	CHECK_NEAR(c->rules[0].params.probe_max, 0.5, 1e-12);
+	CHECK_EQ_INT(c->rules[0].params.swappiness, 10);
+	CHECK_EQ_U64(c->rules[0].params.min_bytes, 50 * MiB);
+	CHECK_NEAR(c->rules[0].params.psi_some_target_pct, builtin.psi_some_target_pct, 1e-12);
+
+	/* a rule with no parameters is exactly "defaults" */
+	check_params_equal(&c->rules[1].params, &c->defaults);
+
+	CHECK_EQ_U64(c->rules[2].params.min_bytes, (uint64_t)1 << 30);
+	CHECK(c->rules[2].policy == policy_find("none"));
+	CHECK(config_match(c, "c") == &c->rules[2]);
+}
+
+/* ---- bad input ----------------------------------------------------------------------------- */
+
+static void test_bad_strings(void)
+{
+	/* the top level */
+	EXPECT_FAIL("[]", "the top level must be an object, not an array");
+	EXPECT_FAIL("{\"intervall\": 6}", "unknown key \"intervall\" (did you mean \"interval\"?)");
+	EXPECT_FAIL("{\"min_bytes\": 6}", "unknown key \"min_bytes\"", "go in \"defaults\" or in a rule");
+	EXPECT_FAIL("{\"zzzzzzzzzz\": 6}", "unknown key \"zzzzzzzzzz\"");
+	EXPECT_FAIL("{\"a\\nb\\\"c\": 6}", "unknown key \"a?b?c\"");
+	EXPECT_FAIL("{\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\": 1}",
+		    "unknown key \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...\"");
+
+	/* globals */
+	EXPECT_FAIL("{\"interval\": \"6\"}", "interval: expected a number of seconds, got a string");
+	EXPECT_FAIL("{\"interval\": 0.4}", "interval: 0.4 is out of range (0.5..3600 seconds)");
+	EXPECT_FAIL("{\"interval\": 3601}", "interval: 3601 is out of range");
+	EXPECT_FAIL("{\"interval\": -1}", "interval: -1 is out of range");
+	EXPECT_FAIL("{\"interval\": null}", "interval: expected a number of seconds, got null");
+	EXPECT_FAIL("{\"log_level\": \"verbose\"}",
+		    "log_level: unknown level \"verbose\" (valid: err, warning, notice, info, debug)");
+	EXPECT_FAIL("{\"log_level\": 7}", "log_level: expected a string, got an integer");
+	EXPECT_FAIL("{\"cgroup_root\": \"sys/fs/cgroup\"}", "cgroup_root: must be an absolute path");
+	EXPECT_FAIL("{\"cgroup_root\": 1}", "cgroup_root: expected an absolute path or null, got an integer");
+	EXPECT_FAIL("{\"proc_root\": null}", "proc_root: expected an absolute path, got null");
+	EXPECT_FAIL("{\"sys_root\": \"\"}", "sys_root: must be an absolute path");
+	EXPECT_FAIL("{\"defaults\": []}", "defaults: expected an object of policy parameters, got an array");
+	EXPECT_FAIL("{\"rules\": {}}", "rules: expected an array of rules, got an object");
+
+	/* defaults */
+	EXPECT_FAIL("{\"defaults\": {\"chunk_size\": 1}}", "defaults: unknown key \"chunk_size\" (did you mean \"chunk_bytes\"?)");
+	EXPECT_FAIL("{\"defaults\": {\"match\": \"a\"}}", "defaults: unknown key \"match\" (only a rule has it)");
+	EXPECT_FAIL("{\"defaults\": {\"interval\": 1}}", "defaults: unknown key \"interval\" (a global setting");
+	EXPECT_FAIL("{\"defaults\": {\"min_bytes\": -1}}", "defaults.min_bytes: -1 is out of range (0..2^62 bytes)");
+	EXPECT_FAIL("{\"defaults\": {\"min_bytes\": 4611686018427387905}}", "defaults.min_bytes: 4611686018427387905 is out of range");
+	EXPECT_FAIL("{\"defaults\": {\"min_bytes\": \"4194305T\"}}", "defaults.min_bytes: \"4194305T\" is out of range");
+	EXPECT_FAIL("{\"defaults\": {\"min_bytes\": \"99999999999999999999\"}}", "defaults.min_bytes: \"99999999999999999999\" is out of range");
+	EXPECT_FAIL("{\"defaults\": {\"min_bytes\": \"\"}}", "defaults.min_bytes: \"\" is not a size");
+	EXPECT_FAIL("{\"defaults\": {\"min_bytes\": \"-1M\"}}", "defaults.min_bytes: \"-1M\" is not a size");
+	EXPECT_FAIL("{\"defaults\": {\"min_bytes\": \"lots\"}}", "defaults.min_bytes: \"lots\" is not a size");
+	EXPECT_FAIL("{\"defaults\": {\"min_bytes\": 1.5}}", "defaults.min_bytes: expected a size", "got a number");
+	EXPECT_FAIL("{\"defaults\": {\"min_bytes\": true}}", "defaults.min_bytes: expected a size", "got a boolean");
+	EXPECT_FAIL("{\"defaults\": {\"chunk_bytes\": 4095}}", "defaults.chunk_bytes: 4095 is out of range (4K..1G)");
+	EXPECT_FAIL("{\"defaults\": {\"chunk_bytes\": \"2K\"}}", "defaults.chunk_bytes: \"2K\" is out of range (4K..1G)");
+	EXPECT_FAIL("{\"defaults\": {\"chunk_bytes\": \"1.0001G\"}}", "defaults.chunk_bytes: \"1.0001G\" is out of range");
+	EXPECT_FAIL("{\"defaults\": {\"chunk_bytes\": 0}}", "defaults.chunk_bytes: 0 is out of range");
+	EXPECT_FAIL("{\"defaults\": {\"psi_some_target_pct\": 0}}", "defaults.psi_some_target_pct: 0 is out of range (0 < x <= 100)");
+	EXPECT_FAIL("{\"defaults\": {\"psi_some_target_pct\": 100.5}}", "defaults.psi_some_target_pct: 100.5 is out of range");
+	EXPECT_FAIL("{\"defaults\": {\"psi_some_target_pct\": \"0.1\"}}", "defaults.psi_some_target_pct: expected a number, got a string");
+	EXPECT_FAIL("{\"defaults\": {\"io_psi_some_target_pct\": -1}}", "defaults.io_psi_some_target_pct: -1 is out of range (0 < x <= 100)");
+	EXPECT_FAIL("{\"defaults\": {\"io_psi_some_target_pct\": {}}}", "defaults.io_psi_some_target_pct: expected a number, got an object");
+	EXPECT_FAIL("{\"defaults\": {\"probe_min\": 0}}", "defaults.probe_min: 0 is out of range (0 < x <= 1)");
+	EXPECT_FAIL("{\"defaults\": {\"probe_min\": 1.01}}", "defaults.probe_min: 1.01 is out of range");
+	EXPECT_FAIL("{\"defaults\": {\"probe_growth\": 0.99}}", "defaults.probe_growth: 0.99 is out of range (1 <= x <= 16)");
+	EXPECT_FAIL("{\"defaults\": {\"probe_growth\": 17}}", "defaults.probe_growth: 17 is out of range");
+	EXPECT_FAIL("{\"defaults\": {\"probe_max\": 0}}", "defaults.probe_max: 0 is out of range (0 < x <= 1)");
+	EXPECT_FAIL("{\"defaults\": {\"probe_max\": 2}}", "defaults.probe_max: 2 is out of range");
+	EXPECT_FAIL("{\"defaults\": {\"probe_max\": 0.005}}", "defaults: probe_max 0.005 is below probe_min 0.01");
+	EXPECT_FAIL("{\"defaults\": {\"swappiness\": 201}}", "defaults.swappiness: 201 is out of range (0..200, \"max\" or null)");
+	EXPECT_FAIL("{\"defaults\": {\"swappiness\": -1}}", "defaults.swappiness: -1 is out of range");
+	EXPECT_FAIL("{\"defaults\": {\"swappiness\": \"min\"}}", "defaults.swappiness: \"min\" is not a swappiness");
+	EXPECT_FAIL("{\"defaults\": {\"swappiness\": 60.5}}", "defaults.swappiness: expected an integer 0..200, \"max\" or null, got a number");
+	EXPECT_FAIL("{\"defaults\": {\"trigger_stall_us\": 0}}", "defaults.trigger_stall_us: 0 is out of range (1..10000000 us");
+	EXPECT_FAIL("{\"defaults\": {\"trigger_stall_us\": -5}}", "defaults.trigger_stall_us: -5 is out of range");
+	EXPECT_FAIL("{\"defaults\": {\"trigger_stall_us\": 50000.0}}", "defaults.trigger_stall_us: expected an integer (microseconds), got a number");
+	EXPECT_FAIL("{\"defaults\": {\"trigger_stall_us\": 1000001}}", "defaults: trigger_stall_us 1000001 exceeds trigger_window_us 1000000");
+	EXPECT_FAIL("{\"defaults\": {\"trigger_window_us\": 499999}}", "defaults.trigger_window_us: 499999 is out of range (500000..10000000 us)");
+	EXPECT_FAIL("{\"defaults\": {\"trigger_window_us\": 10000001}}", "defaults.trigger_window_us: 10000001 is out of range");
+	EXPECT_FAIL("{\"defaults\": {\"trigger_window_us\": \"1s\"}}", "defaults.trigger_window_us: expected an integer (microseconds), got a string");
+
+	/* rules */
+	EXPECT_FAIL("{\"rules\": [1]}", "rules[0]: expected an object, got an integer");
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"a\"}, {}]}", "rules[1]: missing \"match\"");
+	EXPECT_FAIL("{\"rules\": [{\"policy\": \"psi\"}]}", "rules[0]: missing \"match\"");
+	EXPECT_FAIL("{\"rules\": [{\"match\": 5}]}", "rules[0].match: expected a string (a glob on the cgroup path), got an integer");
+	EXPECT_FAIL("{\"rules\": [{\"match\": null}]}", "rules[0].match: expected a string");
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"/system.slice\"}]}", "rules[0].match: must be relative to the cgroup root");
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"system.slice/\"}]}", "rules[0].match: has an empty path component");
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"a//b\"}]}", "rules[0].match: has an empty path component");
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"a\", \"policy\": \"senpai\"}]}", "rules[0].policy: unknown policy \"senpai\" (valid: psi, none)");
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"a\", \"policy\": 1}]}", "rules[0].policy: expected a policy name, got an integer");
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"a\", \"probe_mx\": 0.5}]}", "rules[0]: unknown key \"probe_mx\" (did you mean \"probe_max\"?)");
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"a\", \"mach\": \"b\"}]}", "rules[0]: unknown key \"mach\" (did you mean \"match\"?)");
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"a\", \"policies\": \"psi\"}]}", "rules[0]: unknown key \"policies\" (did you mean \"policy\"?)");
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"a\", \"log_level\": \"debug\"}]}", "rules[0]: unknown key \"log_level\" (a global setting");
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"a\", \"defaults\": {}}]}", "rules[0]: unknown key \"defaults\"");
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"a\"}, {\"match\": \"b\", \"chunk_bytes\": \"2G\"}]}", "rules[1].chunk_bytes: \"2G\" is out of range (4K..1G)");
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"a\", \"probe_min\": 0.5}]}", "rules[0]: probe_max 0.2 is below probe_min 0.5 (with \"defaults\" applied)");
+	EXPECT_FAIL("{\"defaults\": {\"trigger_stall_us\": 800000}, \"rules\": [{\"match\": \"a\", \"trigger_window_us\": 600000}]}",
+		    "rules[0]: trigger_stall_us 800000 exceeds trigger_window_us 600000 (with \"defaults\" applied)");
+	/* a bad value in a rule is found even when the same key is fine in "defaults" */
+	EXPECT_FAIL("{\"defaults\": {\"swappiness\": 10}, \"rules\": [{\"match\": \"a\", \"swappiness\": 300}]}",
+		    "rules[0].swappiness: 300 is out of range");
+	/* a bad "defaults" is reported even with no rules */
+	EXPECT_FAIL("{\"defaults\": {\"probe_growth\": 0}, \"rules\": []}", "defaults.probe_growth: 0 is out of range");
+
+	/* syntax (from jansson) */
+	expect_fail_string("{\"interval\": 6,}", -EINVAL, (const char *const[]){ "<string>:1:16: ", NULL });
+	expect_fail_string("{\"interval\": 6, \"interval\": 7}", -EINVAL,
+			   (const char *const[]){ "<string>:1:", "duplicate object key", NULL });
+	expect_fail_string("", -EINVAL, (const char *const[]){ "<string>:1:0: ", NULL });
+	expect_fail_string("{\"a\": 1e999}", -EINVAL, (const char *const[]){ "<string>:1:", "overflow", NULL });
+	expect_fail_string("{\"interval\": 99999999999999999999}", -EINVAL,
+			   (const char *const[]){ "<string>:1:", "too big integer", NULL });
+
+	/* NULL arguments and a NULL error struct */
+	{
+		struct config *c = &sentinel;
+
+		CHECK_EQ_INT(config_load_string(NULL, &c, NULL), -EINVAL);
+		CHECK_EQ_INT(config_load_string("{\"x\": 1}", &c, NULL), -EINVAL);
+		CHECK_EQ_INT(config_load_file(NULL, &c, NULL), -EINVAL);
+		CHECK_EQ_INT(config_load_file("/nonexistent/reclaimd.json", &c, NULL), -ENOENT);
+		CHECK(c == &sentinel);
+	}
+}
+
+struct file_case {
+	const char *file;
+	int r;
+	const char *text; /* the whole message, after the path */
+	int line, column;
+};
+
+static void test_bad_files(void)
+{
+	static const struct file_case cases[] = {
+		{ "bad-syntax.json", -EINVAL, ":4:48: string or '}' expected near '}'", 4, 48 },
+		{ "bad-duplicate-key.json", -EINVAL, ":4:12: duplicate object key near '\"interval\"'", 4, 12 },
+		{ "bad-empty.json", -EINVAL, ":1:0: '[' or '{' expected near end of file", 1, 0 },
+		{ "bad-trailing-garbage.json", -EINVAL, ":2:1: end of file expected near '{'", 2, 1 },
+		{ "bad-not-object.json", -EINVAL, ": the top level must be an object, not an array", 0, 0 },
+		{ "bad-unknown-top-key.json", -EINVAL,
+		  ": unknown key \"intervall\" (did you mean \"interval\"?)", 0, 0 },
+		{ "bad-unknown-defaults-key.json", -EINVAL,
+		  ": defaults: unknown key \"chunk_size\" (did you mean \"chunk_bytes\"?)", 0, 0 },
+		{ "bad-unknown-rule-key.json", -EINVAL,
+		  ": rules[1]: unknown key \"probe_mx\" (did you mean \"probe_max\"?)", 0, 0 },
+		{ "bad-wrong-type.json", -EINVAL,
+		  ": defaults.probe_min: expected a number, got a string", 0, 0 },
+		{ "bad-out-of-range.json", -EINVAL,
+		  ": rules[1].probe_max: 1.5 is out of range (0 < x <= 1)", 0, 0 },
+		{ "bad-missing-match.json", -EINVAL,
+		  ": rules[1]: missing \"match\" (a glob on the cgroup path, e.g. \"system.slice/*.service\")", 0, 0 },
+		{ "bad-unknown-policy.json", -EINVAL,
+		  ": rules[0].policy: unknown policy \"senpai\" (valid: psi, none)", 0, 0 },
+		{ "bad-probe-order.json", -EINVAL,
+		  ": rules[0]: probe_max 0.05 is below probe_min 0.1 (with \"defaults\" applied)", 0, 0 },
+		{ "does-not-exist.json", -ENOENT, ": cannot read: No such file or directory", 0, 0 },
+		{ "", -EISDIR, ": cannot read: Is a directory", 0, 0 }, /* the fixtures directory */
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char path[256], expected[768];
+		struct config *c = &sentinel;
+		struct config_error err;
+		int r;
+
+		snprintf(path, sizeof(path), FIXTURES "%s", cases[i].file);
+		snprintf(expected, sizeof(expected), "%s%s", path, cases[i].text);
+		r = config_load_file(path, &c, &err);
+		CHECK_EQ_INT(r, cases[i].r);
+		CHECK_STREQ(err.text, expected);
+		CHECK_EQ_INT(err.line, cases[i].line);
+		CHECK_EQ_INT(err.column, cases[i].column);
+		CHECK(c == &sentinel);
+	}
+}
+
+static void test_huge_file(void)
+{
+	char path[] = "/tmp/reclaimd-test-config-XXXXXX";
+	char block[4096];
+	struct config *c = &sentinel;
+	struct config_error err;
+	int fd = mkstemp(path);
+	bool written = fd >= 0;
+
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	memset(block, ' ', sizeof(block));
+	for (int i = 0; i < 300 && written; i++) /* 1.2 MiB of blanks */
+		written = write(fd, block, sizeof(block)) == (ssize_t)sizeof(block);
+	close(fd);
+	CHECK(written);
+	CHECK_EQ_INT(config_load_file(path, &c, &err), -EFBIG);
+	CHECK(contains(err.text, ": cannot read: File too large"));
+	CHECK(c == &sentinel);
+	unlink(path);
+}
+
+/* ---- the shipped configuration -------------------------------------------------------------- */
+
+static void test_shipped_config(void)
+{
+	_cleanup_(config_freep) struct config *c = NULL;
+	struct config_error err;
+	struct policy_params builtin;
+	const struct rule *r;
+	int ret = config_load_file("config/reclaimd.json", &c, &err);
+
+	if (ret < 0)
+		fprintf(stderr, "%s\n", err.text);
+	CHECK_EQ_INT(ret, 0);
+	if (ret < 0)
+		return;
+
+	/* "defaults" there spells out the built-in values */
+	policy_params_default(&builtin);
+	check_params_equal(&c->defaults, &builtin);
+	CHECK_EQ_U64(c->interval_us, 6 * USEC_PER_SEC);
+
+	r = config_match(c, "init.scope");
+	CHECK(r && r->policy == policy_find("none"));
+	r = config_match(c, "system.slice/systemd-journald.service");
+	CHECK(r && r->policy == policy_find("none"));
+	r = config_match(c, "system.slice/nginx.service");
+	CHECK(r && r->policy == policy_find("psi"));
+	r = config_match(c, "system.slice/docker-0123abcd.scope");
+	CHECK(r && r->policy == policy_find("psi") && r->params.min_bytes == 64 * MiB);
+	r = config_match(c, "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1234.slice/"
+			    "cri-containerd-5678.scope");
+	CHECK(r && r->policy == policy_find("psi") && r->params.min_bytes == 64 * MiB);
+	r = config_match(c, "kubepods.slice/kubepods-pod1234.slice/cri-containerd-5678.scope");
+	CHECK(r && r->policy == policy_find("psi"));
+	CHECK(config_match(c, "kubepods.slice/kubepods-besteffort.slice") == NULL);
+	r = config_match(c, "kubepods/burstable/pod1234/5678abcd");
+	CHECK(r && r->policy == policy_find("psi"));
+	r = config_match(c, "user.slice/user-1000.slice/session-2.scope");
+	CHECK(r && r->params.psi_some_target_pct > builtin.psi_some_target_pct);
+	CHECK(config_match(c, "user.slice") == NULL);
+	CHECK(config_match(c, "system.slice") == NULL);
+	CHECK(config_match(c, "") == NULL);
+}
+
+/* ---- printing ------------------------------------------------------------------------------ */
+
+static size_t count(const char *haystack, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = haystack; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+static void test_print(void)
+{
+	_cleanup_(config_freep) struct config *c = NULL;
+	_cleanup_(freep) char *buf = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	CHECK_EQ_INT(config_load_file(FIXTURES "good-full.json", &c, NULL), 0);
+	if (!c)
+		return;
+	f = open_memstream(&buf, &size);
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	config_print(c, f);
+	fclose(f);
+
+	CHECK(contains(buf, "# effective configuration of " FIXTURES "good-full.json\n"));
+	CHECK(contains(buf, "interval                   2.5 s\n"));
+	CHECK(contains(buf, "log_level                  debug\n"));
+	CHECK(contains(buf, "cgroup_root                /tmp/cgroup\n"));
+	CHECK(contains(buf, "\ndefaults\n"));
+	CHECK(contains(buf, "\nrules[0]  match \"init.scope\"  policy none\n"));
+	CHECK(contains(buf, "\nrules[1]  match \"system.slice/*.service\"  policy psi\n"));
+	CHECK(contains(buf, "  min_bytes                33554432 bytes (32 MiB)\n"));
+	CHECK(contains(buf, "  min_bytes                0 bytes\n"));
+	CHECK(contains(buf, "  chunk_bytes              1073741824 bytes (1 GiB)\n"));
+	CHECK(contains(buf, "  swappiness               max\n"));
+	CHECK(contains(buf, "  swappiness               60\n"));
+	CHECK(contains(buf, "  swappiness               unset"));
+	CHECK(contains(buf, "  probe_growth             1.5\n"));
+	CHECK(contains(buf, "  trigger_window_us        2000000 us\n"));
+	/* every parameter in "defaults" and in each of the 4 rules */
+	CHECK_EQ_U64(count(buf, "  min_bytes "), 5);
+	CHECK_EQ_U64(count(buf, "  psi_some_target_pct "), 5);
+	CHECK_EQ_U64(count(buf, "  io_psi_some_target_pct "), 5);
+	CHECK_EQ_U64(count(buf, "  probe_min "), 5);
+	CHECK_EQ_U64(count(buf, "  probe_growth "), 5);
+	CHECK_EQ_U64(count(buf, "  probe_max "), 5);
+	CHECK_EQ_U64(count(buf, "  chunk_bytes "), 5);
+	CHECK_EQ_U64(count(buf, "  swappiness "), 5);
+	CHECK_EQ_U64(count(buf, "  trigger_stall_us "), 5);
+	CHECK_EQ_U64(count(buf, "  trigger_window_us "), 5);
+
+	{
+		_cleanup_(config_freep) struct config *e = load_string_ok("{}");
+		_cleanup_(freep) char *ebuf = NULL;
+
+		if (!e)
+			return;
+		f = open_memstream(&ebuf, &size);
+		if (!f)
+			return;
+		config_print(e, f);
+		fclose(f);
+		CHECK(contains(ebuf, "# effective configuration\n"));
+		CHECK(contains(ebuf, "cgroup_root                (auto"));
+		CHECK(contains(ebuf, "(no rules: no cgroup is managed)"));
+	}
+}
+
+/* ---- the registry -------------------------------------------------------------------------- */
+
+static void test_registry(void)
+{
+	const char *const *names = policy_names();
+	size_t n = 0;
+	struct reclaim_decision d = { .request_bytes = 99 };
+	struct policy_state state = { 0 };
+	struct cgroup_sample cg = { .path = "x" };
+	struct host_sample host;
+
+	memset(&host, 0, sizeof(host));
+	CHECK(names != NULL);
+	for (; names && names[n]; n++) {
+		const struct policy_desc *p = policy_find(names[n]);
+
+		CHECK(p != NULL);
+		CHECK(p && strcmp(p->name, names[n]) == 0);
+		CHECK(p && p->decide != NULL);
+	}
+	CHECK_EQ_U64(n, 2);
+	CHECK(policy_find("psi") != NULL);
+	CHECK(policy_find("none") != NULL);
+	CHECK(policy_find("PSI") == NULL);
+	CHECK(policy_find("") == NULL);
+	CHECK(policy_find(NULL) == NULL);
+
+	policy_find("none")->decide(&sentinel.defaults, &cg, &host, 4096, &state, &d);
+	CHECK_EQ_INT(d.reason, DECISION_EXCLUDED);
+	CHECK_EQ_U64(d.request_bytes, 0);
+
+	for (int i = 0; i < _DECISION_MAX; i++) {
+		const char *s = decision_reason_str((enum decision_reason)i);
+
+		CHECK(s && strcmp(s, "unknown") != 0);
+		for (int j = 0; j < i; j++)
+			CHECK(strcmp(s, decision_reason_str((enum decision_reason)j)) != 0);
+	}
+	CHECK_STREQ(decision_reason_str(DECISION_RECLAIM), "reclaim");
+	CHECK_STREQ(decision_reason_str(DECISION_EXCLUDED), "excluded");
+	CHECK_STREQ(decision_reason_str(_DECISION_MAX), "unknown");
+	CHECK_STREQ(decision_reason_str((enum decision_reason)-1), "unknown");
+}
+
+int main(void)
+{
+	test_size_parse();
+	test_builtin_defaults();
+	test_good_full();
+	test_other_good_fixtures();
+	test_each_key_good();
+	test_overlay();
+	test_bad_strings();
+	test_bad_files();
+	test_huge_file();
+	test_shipped_config();
+	test_print();
+	test_registry();
+	return test_report("test_config");
+}
