@@ -195,7 +195,7 @@ static void job_finished(struct daemon *d, struct reclaim_job *job)
 	if (job->swappiness_rejected && !d->swappiness_warned) {
 		d->swappiness_warned = true;
 		log_event(LOG_WARNING, MSGID_KERNEL_FEATURE, NULL,
-			  "kernel rejects swappiness= in memory.reclaim (needs Linux 6.11+); "
+			  "kernel rejects swappiness= in memory.reclaim (an older kernel; seen accepted on 6.12); "
 			  "reclaiming without it from now on");
 	}
 

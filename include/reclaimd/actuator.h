@@ -7,7 +7,7 @@
  * cgroup-v2.rst "memory.reclaim"): a write of "<bytes> [swappiness=N]" returns the full count on
  * success and has no partial count; -EAGAIN when it gave up making progress; -EINTR when any
  * signal is pending between its internal batches (SA_RESTART does not restart it), which is how a
- * blocked write is interrupted; -EINVAL for an unknown key (swappiness= before 6.11).
+ * blocked write is interrupted; -EINVAL for an unknown key (swappiness= on older kernels).
  *
  * Threading: a job is owned by the submitter until worker_pool_submit(), by the pool until it
  * comes back from worker_pool_drain(). Only `cancel` may be touched in between (through

@@ -7,6 +7,8 @@
  * Unknown keys are ignored (the kernel adds fields over time and never promises an order).
  * Return values: 0 on success; -EBADMSG when the buffer is malformed (a line that cannot be
  * parsed, a number that overflows, a required key missing); -ENODATA when the buffer is empty.
+ * Multi-line files must end with '\n' as the kernel writes them: a last line without one is taken
+ * as truncated (-EBADMSG).
  * On failure *ret is left untouched.
  *
  * Sources of the formats: Documentation/admin-guide/cgroup-v2.rst (memory.*, io.pressure),
@@ -72,6 +74,7 @@ struct memory_events {
 	uint64_t low, high, max, oom, oom_kill, oom_group_kill;
 };
 
+/* Requires low, high, max, oom, oom_kill; oom_group_kill (5.16+) is optional. */
 int memory_events_parse(const char *buf, size_t len, struct memory_events *ret);
 
 /* ---- /proc/meminfo (kB in the file, bytes here) ------------------------------------------- */

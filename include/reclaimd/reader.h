@@ -13,7 +13,8 @@
 
 #include "reclaimd/snapshot.h"
 
-/* pread(fd, buf, size-1, 0); NUL-terminates. Returns 0 and *ret_len, -EFBIG when the content
+/* pread(fd, buf, size-1, 0), continued until EOF (a multi-record seq_file such as /proc/vmstat
+ * hands out about a page per read); NUL-terminates. Returns 0 and *ret_len, -EFBIG when the content
  * filled the buffer, or -errno from pread (ENOENT/ENODEV: the object went away). */
 int pread_whole(int fd, char *buf, size_t size, size_t *ret_len);
 

@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * parse_memcg.c - the cgroup-v2 memory controller's files: single values (memory.current,
+ * memory.max, ...), memory.stat, memory.numa_stat and memory.events. Formats from mm/memcontrol.c
+ * (memory_stat_format, memory_numa_stat_show, __memory_events_show) and
+ * Documentation/admin-guide/cgroup-v2.rst.
+ *
+ * The kernel ends every line with '\n'; a last line without one is taken as truncated.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "reclaimd/parse.h"
+
+/* A "<name> <u64>" key and where its value goes in the result struct. */
+struct u64_field {
+	const char *name;
+	size_t offset;
+	bool required;
+};
+
+#define FIELD(type, member, req) { #member, offsetof(struct type, member), req }
+
+static const struct u64_field memory_stat_fields[] = {
+	FIELD(memory_stat, anon, true),
+	FIELD(memory_stat, file, true),
+	FIELD(memory_stat, kernel, false),
+	FIELD(memory_stat, shmem, false),
+	FIELD(memory_stat, file_mapped, false),
+	FIELD(memory_stat, file_dirty, false),
+	FIELD(memory_stat, file_writeback, false),
+	FIELD(memory_stat, active_anon, false),
+	FIELD(memory_stat, inactive_anon, false),
+	FIELD(memory_stat, active_file, false),
+	FIELD(memory_stat, inactive_file, false),
+	FIELD(memory_stat, unevictable, false),
+	FIELD(memory_stat, swapcached, false),
+	FIELD(memory_stat, zswap, false),
+	FIELD(memory_stat, zswapped, false),
+	FIELD(memory_stat, pgscan, false),
+	FIELD(memory_stat, pgsteal, false),
+	FIELD(memory_stat, pgscan_kswapd, false),
+	FIELD(memory_stat, pgscan_direct, false),
+	FIELD(memory_stat, pgsteal_kswapd, false),
+	FIELD(memory_stat, pgsteal_direct, false),
+	FIELD(memory_stat, pgscan_proactive, false),
+	FIELD(memory_stat, pgsteal_proactive, false),
+	FIELD(memory_stat, pgfault, false),
+	FIELD(memory_stat, pgmajfault, false),
+	FIELD(memory_stat, workingset_refault_anon, false),
+	FIELD(memory_stat, workingset_refault_file, false),
+	FIELD(memory_stat, workingset_activate_anon, false),
+	FIELD(memory_stat, workingset_activate_file, false),
+	FIELD(memory_stat, workingset_restore_anon, false),
+	FIELD(memory_stat, workingset_restore_file, false),
+	FIELD(memory_stat, zswpin, false),
+	FIELD(memory_stat, zswpout, false),
+	FIELD(memory_stat, zswpwb, false),
+	FIELD(memory_stat, pswpin, false),
+	FIELD(memory_stat, pswpout, false),
+};
+
+/* low/high/max/oom since 4.5, oom_kill since 4.13 (all older than memory.reclaim);
+ * oom_group_kill since 5.16. */
+static const struct u64_field memory_events_fields[] = {
+	FIELD(memory_events, low, true),
+	FIELD(memory_events, high, true),
+	FIELD(memory_events, max, true),
+	FIELD(memory_events, oom, true),
+	FIELD(memory_events, oom_kill, true),
+	FIELD(memory_events, oom_group_kill, false),
+};
+
+_Static_assert(ARRAY_SIZE(memory_stat_fields) <= 64, "seen mask is 64 bits");
+_Static_assert(ARRAY_SIZE(memory_events_fields) <= 64, "seen mask is 64 bits");
+
+/* Splits off the line at *pos (without its '\n'). Returns 1, 0 at the end of the buffer, or
+ * -EBADMSG for a last line with no '\n'. */
+static int next_line(const char *buf, size_t len, size_t *pos, const char **ret_line, size_t *ret_n)
+{
+	const char *line = buf + *pos, *nl;
+
+	if (*pos >= len)
+		return 0;
+	nl = memchr(line, '\n', len - *pos);
+	if (!nl)
+		return -EBADMSG;
+	*ret_line = line;
+	*ret_n = (size_t)(nl - line);
+	*pos += *ret_n + 1;
+	return 1;
+}
+
+static bool token_is(const char *s, size_t n, const char *word)
+{
+	return n == strlen(word) && memcmp(s, word, n) == 0;
+}
+
+/* Parses "<name> <u64>\n" lines into the struct at `out` (already zeroed by the caller). Every
+ * line must have that shape; names not in `fields` are ignored. */
+static int u64_fields_parse(const char *buf, size_t len, const struct u64_field *fields,
+			    size_t n_fields, void *out)
+{
+	uint64_t seen = 0;
+	size_t pos = 0, n;
+	const char *line;
+	int r;
+
+	if (len == 0)
+		return -ENODATA;
+
+	while ((r = next_line(buf, len, &pos, &line, &n)) > 0) {
+		const char *sp = memchr(line, ' ', n);
+		uint64_t value;
+
+		if (!sp || sp == line)
+			return -EBADMSG;
+		if (u64_parse(sp + 1, (size_t)(line + n - sp - 1), &value) < 0)
+			return -EBADMSG;
+
+		for (size_t i = 0; i < n_fields; i++) {
+			if (token_is(line, (size_t)(sp - line), fields[i].name)) {
+				*(uint64_t *)((char *)out + fields[i].offset) = value;
+				seen |= UINT64_C(1) << i;
+				break;
+			}
+		}
+	}
+	if (r < 0)
+		return r;
+
+	for (size_t i = 0; i < n_fields; i++)
+		if (fields[i].required && !(seen & (UINT64_C(1) << i)))
+			return -EBADMSG;
+	return 0;
+}
+
+int u64_or_max_parse(const char *buf, size_t len, uint64_t *ret)
+{
+	uint64_t v;
+
+	if (len == 0)
+		return -ENODATA;
+	if (buf[len - 1] == '\n')
+		len--;
+	if (token_is(buf, len, "max")) {
+		*ret = LIMIT_MAX;
+		return 0;
+	}
+	if (u64_parse(buf, len, &v) < 0) /* also rejects a lone "\n" */
+		return -EBADMSG;
+	*ret = v;
+	return 0;
+}
+
+int memory_stat_parse(const char *buf, size_t len, struct memory_stat *ret)
+{
+	struct memory_stat s = {0};
+	int r;
+
+	r = u64_fields_parse(buf, len, memory_stat_fields, ARRAY_SIZE(memory_stat_fields), &s);
+	if (r < 0)
+		return r;
+	*ret = s;
+	return 0;
+}
+
+int memory_events_parse(const char *buf, size_t len, struct memory_events *ret)
+{
+	struct memory_events e = {0};
+	int r;
+
+	r = u64_fields_parse(buf, len, memory_events_fields, ARRAY_SIZE(memory_events_fields), &e);
+	if (r < 0)
+		return r;
+	*ret = e;
+	return 0;
+}
+
+/* One "N<id>=<u64>" token. */
+static int node_value_parse(const char *tok, size_t n, unsigned *ret_node, uint64_t *ret_value)
+{
+	const char *eq = memchr(tok, '=', n);
+	uint64_t node;
+
+	if (n < 3 || tok[0] != 'N' || !eq)
+		return -EBADMSG;
+	if (u64_parse(tok + 1, (size_t)(eq - tok - 1), &node) < 0 || node >= RECLAIMD_MAX_NODES)
+		return -EBADMSG;
+	if (u64_parse(eq + 1, (size_t)(tok + n - eq - 1), ret_value) < 0)
+		return -EBADMSG;
+	*ret_node = (unsigned)node;
+	return 0;
+}
+
+/* Lines "<name> N0=<bytes> N1=<bytes> ...": one token per node with memory, in node order. */
+int numa_stat_parse(const char *buf, size_t len, struct numa_stat *ret)
+{
+	struct numa_stat s = {0};
+	bool have_anon = false, have_file = false;
+	size_t pos = 0, n;
+	const char *line;
+	int r;
+
+	if (len == 0)
+		return -ENODATA;
+
+	while ((r = next_line(buf, len, &pos, &line, &n)) > 0) {
+		const char *sp = memchr(line, ' ', n), *end = line + n;
+		uint64_t *dst = NULL;
+
+		if (!sp || sp == line)
+			return -EBADMSG;
+		if (token_is(line, (size_t)(sp - line), "anon")) {
+			dst = s.anon;
+			have_anon = true;
+		} else if (token_is(line, (size_t)(sp - line), "file")) {
+			dst = s.file;
+			have_file = true;
+		}
+
+		for (const char *tok = sp + 1; tok <= end; ) {
+			const char *next = memchr(tok, ' ', (size_t)(end - tok));
+			size_t tok_n = (size_t)((next ? next : end) - tok);
+			unsigned node;
+			uint64_t value;
+
+			if (node_value_parse(tok, tok_n, &node, &value) < 0)
+				return -EBADMSG;
+			if (dst) {
+				dst[node] = value;
+				s.n_nodes = MAX(s.n_nodes, node + 1);
+			}
+			tok += tok_n + 1;
+		}
+	}
+	if (r < 0)
+		return r;
+	if (!have_anon || !have_file)
+		return -EBADMSG;
+	*ret = s;
+	return 0;
+}

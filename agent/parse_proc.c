@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * parse_proc.c - the host-wide procfs files: /proc/meminfo (fs/proc/meminfo.c, meminfo_proc_show),
+ * /proc/vmstat (mm/vmstat.c, vmstat_text and vmstat_show) and /proc/swaps (mm/swapfile.c,
+ * swap_show). Each takes the whole file in one buffer; see parse.h for the results.
+ *
+ * The kernel ends every line with '\n'; a last line without one is taken as truncated.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "reclaimd/parse.h"
+
+struct u64_field {
+	const char *name;
+	size_t offset;
+	bool required;
+};
+
+/* meminfo names are not C identifiers ("Active(anon)"), so the name is spelled out. */
+#define MEMINFO(name, member, req) { name, offsetof(struct meminfo, member), req }
+#define VMSTAT(member) { #member, offsetof(struct vmstat, member), false }
+
+static const struct u64_field meminfo_fields[] = {
+	MEMINFO("MemTotal", mem_total, true),
+	MEMINFO("MemFree", mem_free, true),
+	MEMINFO("MemAvailable", mem_available, false),
+	MEMINFO("Active(anon)", active_anon, false),
+	MEMINFO("Inactive(anon)", inactive_anon, false),
+	MEMINFO("Active(file)", active_file, false),
+	MEMINFO("Inactive(file)", inactive_file, false),
+	MEMINFO("SwapTotal", swap_total, true),
+	MEMINFO("SwapFree", swap_free, true),
+	MEMINFO("SwapCached", swap_cached, false),
+	MEMINFO("Zswap", zswap, false),
+	MEMINFO("Zswapped", zswapped, false),
+};
+
+/* allocstall_<zone> lines are summed separately (vmstat_parse). */
+static const struct u64_field vmstat_fields[] = {
+	VMSTAT(pgscan_direct),
+	VMSTAT(pgsteal_direct),
+	VMSTAT(pgscan_direct_throttle),
+	VMSTAT(pgscan_kswapd),
+	VMSTAT(pgsteal_kswapd),
+	VMSTAT(pswpin),
+	VMSTAT(pswpout),
+	VMSTAT(zswpin),
+	VMSTAT(zswpout),
+	VMSTAT(zswpwb),
+	VMSTAT(workingset_refault_anon),
+	VMSTAT(workingset_refault_file),
+	VMSTAT(workingset_restore_anon),
+	VMSTAT(workingset_restore_file),
+	VMSTAT(oom_kill),
+};
+
+_Static_assert(ARRAY_SIZE(meminfo_fields) <= 64, "seen mask is 64 bits");
+
+/* Splits off the line at *pos (without its '\n'). Returns 1, 0 at the end of the buffer, or
+ * -EBADMSG for a last line with no '\n'. */
+static int next_line(const char *buf, size_t len, size_t *pos, const char **ret_line, size_t *ret_n)
+{
+	const char *line = buf + *pos, *nl;
+
+	if (*pos >= len)
+		return 0;
+	nl = memchr(line, '\n', len - *pos);
+	if (!nl)
+		return -EBADMSG;
+	*ret_line = line;
+	*ret_n = (size_t)(nl - line);
+	*pos += *ret_n + 1;
+	return 1;
+}
+
+static bool token_is(const char *s, size_t n, const char *word)
+{
+	return n == strlen(word) && memcmp(s, word, n) == 0;
+}
+
+static bool starts_with(const char *s, size_t n, const char *prefix)
+{
+	size_t p = strlen(prefix);
+
+	return n >= p && memcmp(s, prefix, p) == 0;
+}
+
+static const struct u64_field *field_find(const struct u64_field *fields, size_t n_fields,
+					  const char *name, size_t name_n)
+{
+	for (size_t i = 0; i < n_fields; i++)
+		if (token_is(name, name_n, fields[i].name))
+			return &fields[i];
+	return NULL;
+}
+
+static void field_set(void *out, const struct u64_field *f, uint64_t value)
+{
+	*(uint64_t *)((char *)out + f->offset) = value;
+}
+
+/* Lines "<Name>:<spaces><u64>[ kB]": show_val_kb pads the number to 8 columns; HugePages_*
+ * counts have no unit. The fields reclaimd keeps are all in kB. */
+int meminfo_parse(const char *buf, size_t len, struct meminfo *ret)
+{
+	struct meminfo m = {0};
+	uint64_t seen = 0;
+	size_t pos = 0, n;
+	const char *line;
+	int r;
+
+	if (len == 0)
+		return -ENODATA;
+
+	while ((r = next_line(buf, len, &pos, &line, &n)) > 0) {
+		const char *colon = memchr(line, ':', n), *end = line + n, *num, *p;
+		const struct u64_field *f;
+		bool kb = false;
+		uint64_t value;
+
+		if (!colon || colon == line)
+			return -EBADMSG;
+		for (num = colon + 1; num < end && *num == ' '; num++)
+			;
+		for (p = num; p < end && *p != ' '; p++)
+			;
+		if (u64_parse(num, (size_t)(p - num), &value) < 0)
+			return -EBADMSG;
+		if (p < end) {
+			if (!token_is(p, (size_t)(end - p), " kB"))
+				return -EBADMSG;
+			kb = true;
+		}
+
+		f = field_find(meminfo_fields, ARRAY_SIZE(meminfo_fields), line,
+			       (size_t)(colon - line));
+		if (!f)
+			continue;
+		if (!kb || value > UINT64_MAX / 1024)
+			return -EBADMSG;
+		field_set(&m, f, value * 1024);
+		seen |= UINT64_C(1) << (f - meminfo_fields);
+	}
+	if (r < 0)
+		return r;
+
+	for (size_t i = 0; i < ARRAY_SIZE(meminfo_fields); i++)
+		if (meminfo_fields[i].required && !(seen & (UINT64_C(1) << i)))
+			return -EBADMSG;
+	*ret = m;
+	return 0;
+}
+
+/* Lines "<name> <u64>". allocstall_<zone> (one per zone type, 4.9+) are summed, as is the
+ * single "allocstall" of older kernels. */
+int vmstat_parse(const char *buf, size_t len, struct vmstat *ret)
+{
+	struct vmstat v = {0};
+	bool any = false;
+	size_t pos = 0, n;
+	const char *line;
+	int r;
+
+	if (len == 0)
+		return -ENODATA;
+
+	while ((r = next_line(buf, len, &pos, &line, &n)) > 0) {
+		const char *sp = memchr(line, ' ', n);
+		const struct u64_field *f;
+		size_t name_n;
+		uint64_t value;
+
+		if (!sp || sp == line)
+			return -EBADMSG;
+		name_n = (size_t)(sp - line);
+		if (u64_parse(sp + 1, (size_t)(line + n - sp - 1), &value) < 0)
+			return -EBADMSG;
+
+		if (token_is(line, name_n, "allocstall") || starts_with(line, name_n, "allocstall_")) {
+			if (v.allocstall > UINT64_MAX - value)
+				return -EBADMSG;
+			v.allocstall += value;
+			any = true;
+		} else if ((f = field_find(vmstat_fields, ARRAY_SIZE(vmstat_fields), line, name_n))) {
+			field_set(&v, f, value);
+			any = true;
+		}
+	}
+	if (r < 0)
+		return r;
+	if (!any)
+		return -EBADMSG;
+	*ret = v;
+	return 0;
+}
+
+/* ---- /proc/swaps ----------------------------------------------------------------------------
+ * "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n", then per device
+ *   "<path><spaces><partition|file\t>\t<KiB>\t[\t]<KiB>\t[\t]<prio>\n"
+ * The path went through seq_file_path(..., " \t\n\\"), which writes those four bytes as \ooo. */
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* The next blank-separated token in [*p, end), skipping blanks before it. */
+static bool next_token(const char **p, const char *end, const char **ret_tok, size_t *ret_n)
+{
+	const char *s = *p, *e;
+
+	while (s < end && is_blank(*s))
+		s++;
+	for (e = s; e < end && !is_blank(*e); e++)
+		;
+	*ret_tok = s;
+	*ret_n = (size_t)(e - s);
+	*p = e;
+	return e > s;
+}
+
+static int octal_unescape(const char *s, size_t n, char *out, size_t size)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (c == '\\') {
+			unsigned v = 0;
+
+			if (n - i < 4)
+				return -EBADMSG;
+			for (size_t k = 1; k <= 3; k++) {
+				if (s[i + k] < '0' || s[i + k] > '7')
+					return -EBADMSG;
+				v = v * 8 + (unsigned)(s[i + k] - '0');
+			}
+			if (v == 0 || v > 0xff)
+				return -EBADMSG;
+			c = (char)v;
+			i += 3;
+		}
+		if (o + 1 >= size)
+			return -EBADMSG; /* no room for the byte and the NUL */
+		out[o++] = c;
+	}
+	out[o] = '\0';
+	return 0;
+}
+
+static int kib_token_parse(const char *tok, size_t n, uint64_t *ret_bytes)
+{
+	uint64_t kib;
+
+	if (u64_parse(tok, n, &kib) < 0 || kib > UINT64_MAX / 1024)
+		return -EBADMSG;
+	*ret_bytes = kib * 1024;
+	return 0;
+}
+
+static int int_token_parse(const char *tok, size_t n, int *ret)
+{
+	size_t neg = n > 0 && tok[0] == '-' ? 1 : 0;
+	uint64_t v;
+
+	if (u64_parse(tok + neg, n - neg, &v) < 0)
+		return -EBADMSG;
+	if (v > (uint64_t)INT_MAX + neg) /* -2147483648 fits, 2147483648 does not */
+		return -EBADMSG;
+	*ret = neg ? (int)(-(int64_t)v) : (int)v;
+	return 0;
+}
+
+static int swap_line_parse(const char *line, size_t n, struct swap_device *ret)
+{
+	const char *p = line, *end = line + n, *tok;
+	size_t tok_n;
+
+	if (!next_token(&p, end, &tok, &tok_n) || tok != line)
+		return -EBADMSG;
+	if (octal_unescape(tok, tok_n, ret->path, sizeof(ret->path)) < 0)
+		return -EBADMSG;
+
+	if (!next_token(&p, end, &tok, &tok_n))
+		return -EBADMSG;
+	if (token_is(tok, tok_n, "partition"))
+		ret->is_partition = true;
+	else if (token_is(tok, tok_n, "file"))
+		ret->is_partition = false;
+	else
+		return -EBADMSG;
+
+	if (!next_token(&p, end, &tok, &tok_n) || kib_token_parse(tok, tok_n, &ret->size_bytes) < 0)
+		return -EBADMSG;
+	if (!next_token(&p, end, &tok, &tok_n) || kib_token_parse(tok, tok_n, &ret->used_bytes) < 0)
+		return -EBADMSG;
+	if (!next_token(&p, end, &tok, &tok_n) || int_token_parse(tok, tok_n, &ret->priority) < 0)
+		return -EBADMSG;
+	return p == end ? 0 : -EBADMSG; /* nothing, not even a blank, after the priority */
+}
+
+/* Parses every device line; into dst when given, else only checks them. Returns the count. */
+static int swaps_walk(const char *buf, size_t len, struct swaps *dst)
+{
+	struct swap_device scratch;
+	size_t pos = 0, n, count = 0;
+	const char *line;
+	int r;
+
+	r = next_line(buf, len, &pos, &line, &n);
+	if (r < 0)
+		return r;
+	if (r == 0 || !starts_with(line, n, "Filename") || (n > 8 && !is_blank(line[8])))
+		return -EBADMSG;
+
+	while ((r = next_line(buf, len, &pos, &line, &n)) > 0) {
+		if (count == RECLAIMD_MAX_SWAPS)
+			return -EBADMSG;
+		if (swap_line_parse(line, n, dst ? &dst->dev[count] : &scratch) < 0)
+			return -EBADMSG;
+		count++;
+	}
+	if (r < 0)
+		return r;
+	if (dst)
+		dst->n = count;
+	return (int)count;
+}
+
+/* Checked in a first pass so that *ret (132 KiB, too big for a stack copy) is written only by a
+ * second pass that cannot fail. */
+int swaps_parse(const char *buf, size_t len, struct swaps *ret)
+{
+	int r;
+
+	if (len == 0)
+		return -ENODATA;
+	r = swaps_walk(buf, len, NULL);
+	if (r < 0)
+		return r;
+	return swaps_walk(buf, len, ret) < 0 ? -EBADMSG : 0;
+}

@@ -1,0 +1,137 @@
+#!/bin/sh
+# VM tests 6-8 (README "Tests"):
+#  6. a memory pressure spike during a large request halts that cgroup's reclaim within 1 s,
+#     measured in the agent's log from the PSI trigger to the end of the interrupted write;
+#  7. a managed cgroup removed in the middle of a write: the agent keeps running and drops it;
+#  8. --dry-run writes nothing (pgsteal unchanged); --check-config on a bad file exits 2 naming
+#     line and column; SIGHUP with a bad file keeps the old config; SIGTERM exits within 2 s.
+# spike.json asks for everything above the floor in one request (probe 1.0) in 16 MiB chunks (the
+# kernel checks for signals between batches of a quarter of the chunk; software emulation makes a
+# batch slow, so a smaller chunk keeps the halt well inside 1 s), with
+# a PSI target so high that only the trigger can stop it.
+set -eu
+. "$VMTEST_LIB"
+
+MiB=1048576
+cg=$(cg_create test)
+mkdir -p "$cg/big" "$cg/victim" "$cg/dry"
+echo "+memory" >"$cg/cgroup.subtree_control"
+
+# ---- 8a. --check-config ---------------------------------------------------------------------
+printf '{\n  "interval": 2,\n  "rules": [ { "match": "a" } \n' >/tmp/bad.json
+out=$(reclaimd --check-config --config /tmp/bad.json 2>&1) && rc=0 || rc=$?
+echo "check-config on a bad file: rc=$rc: $out"
+if [ "$rc" -eq 2 ] && echo "$out" | grep -q '/tmp/bad.json:[0-9][0-9]*:[0-9][0-9]*:'; then
+	pass check-config-bad "exit 2: $out"
+else
+	fail check-config-bad "rc=$rc: $out"
+fi
+out=$(reclaimd --check-config --config /etc/reclaimd/spike.json 2>&1) && rc=0 || rc=$?
+[ "$rc" -eq 0 ] && pass check-config-good || fail check-config-good "rc=$rc: $out"
+
+# ---- 8b. --dry-run writes nothing -------------------------------------------------------------
+cg_run "$cg/dry" memhog --anon 200M --hot-pct 5 --rate 1000 --duration 600 --ready-file /tmp/dry.ready \
+	>"$RESULTS/memhog-dry.log" 2>&1
+dry_pid=$!
+wait_for_file /tmp/dry.ready 60
+steal0=$(memstat "$cg/dry" pgsteal)
+agent_start /etc/reclaimd/spike.json "$RESULTS/agent-dry.log" --dry-run
+sleep 7
+agent_stop >/dev/null
+steal1=$(memstat "$cg/dry" pgsteal)
+if [ "$steal0" -eq "$steal1" ] && grep -q "CGROUP=test/dry .*RECLAIM_REQUESTED_BYTES=[1-9]" "$RESULTS/agent-dry.log" &&
+	grep -q "would reclaim (dry run)" "$RESULTS/agent-dry.log"; then
+	pass dry-run "pgsteal $steal0 -> $steal1 while the agent decided: $(grep -m1 'would reclaim' "$RESULTS/agent-dry.log" | sed 's/.*: test/test/; s/ |.*//')"
+else
+	fail dry-run "pgsteal $steal0 -> $steal1, or no decision logged"
+fi
+kill "$dry_pid" 2>/dev/null || true
+wait "$dry_pid" 2>/dev/null || true
+
+# ---- 6. pressure spike halts in-flight reclaim within 1 s ---------------------------------------
+cp /etc/reclaimd/spike.json /tmp/live.json
+cg_run "$cg/big" memhog --anon 600M --hot-pct 5 --rate 1000 --duration 600 --ready-file /tmp/big.ready \
+	>"$RESULTS/memhog-big.log" 2>&1
+big_pid=$!
+wait_for_file /tmp/big.ready 90
+agent_start /tmp/live.json "$RESULTS/agent.log"
+# Wait for the big request to be under way, then make the cgroup stall: cap memory.max below its
+# size so that its own allocations go into direct reclaim, and allocate.
+n=0
+until grep -q "CGROUP=test/big .*REASON=reclaim" "$RESULTS/agent.log" 2>/dev/null; do
+	n=$((n + 1)); [ $n -gt 200 ] && break; sleep 0.1
+done
+sleep 0.5
+cur=$(cat "$cg/big/memory.current")
+echo $((cur - 64 * MiB)) >"$cg/big/memory.high"
+cg_run "$cg/big" memhog --anon 256M --hot-pct 100 --rate 0 --duration 8 >"$RESULTS/memhog-spike.log" 2>&1
+spike_pid=$!
+n=0
+until grep -q "CGROUP=test/big .*REASON=cancelled" "$RESULTS/agent.log" 2>/dev/null; do
+	n=$((n + 1)); [ $n -gt 150 ] && break; sleep 0.1
+done
+sleep 1
+halt=$(grep "reclaim halted" "$RESULTS/agent.log" | grep -m1 "test/big" | sed -n 's/.*halted \([0-9.]*\) s after.*/\1/p')
+echo "big: $(grep 'test/big' "$RESULTS/agent.log" | sed 's/ |.*//' | tail -5)"
+if [ -n "$halt" ] && awk -v h="$halt" 'BEGIN { exit !(h < 1.0) }'; then
+	pass spike-halts "reclaim halted ${halt} s after the PSI trigger"
+else
+	fail spike-halts "halt time '${halt}' (need < 1 s)"
+fi
+kill "$spike_pid" "$big_pid" 2>/dev/null || true
+wait "$spike_pid" "$big_pid" 2>/dev/null || true
+echo max >"$cg/big/memory.high"
+
+# ---- 7. cgroup removed mid-write -------------------------------------------------------------------
+# The victim's memory is a 320 MiB tmpfs file it wrote: it stays charged to the cgroup after the
+# writer exits, so the cgroup can be removed (no processes left) while the agent is still writing
+# its memory.reclaim (kernfs makes rmdir wait for the write in progress to return).
+(echo 0 >"$cg/victim/cgroup.procs" && exec dd if=/dev/urandom of=/tmp/victim.dat bs=1M count=320 2>/dev/null)
+# Wait for a request made after the writer finished: it asks for everything above the floor.
+seen=$(grep -c "CGROUP=test/victim .*REASON=reclaim " "$RESULTS/agent.log" || true)
+n=0
+until [ "$(grep -c "CGROUP=test/victim .*REASON=reclaim " "$RESULTS/agent.log" || true)" -gt "$seen" ]; do
+	n=$((n + 1)); [ $n -gt 200 ] && break; sleep 0.1
+done
+sleep 0.2
+t0=$(uptime_s)
+rmdir "$cg/victim" && rm_ok=1 || rm_ok=0
+t1=$(uptime_s)
+echo "victim removed: ok=$rm_ok, rmdir took $(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') s"
+sleep 5
+rm -f /tmp/victim.dat
+victim_lines=$(grep 'test/victim' "$RESULTS/agent.log" | grep -v reclaiming | sed 's/.*: test/test/; s/ |.*//' | tr '\n' ';')
+if [ "$rm_ok" -eq 1 ] && kill -0 "$AGENT_PID" 2>/dev/null &&
+	grep -q "test/victim: cgroup removed, no longer managed" "$RESULTS/agent.log"; then
+	pass cgroup-removed-mid-write "agent alive; $victim_lines"
+else
+	fail cgroup-removed-mid-write "rmdir ok=$rm_ok, agent alive=$(kill -0 "$AGENT_PID" 2>/dev/null && echo y || echo n); $victim_lines"
+fi
+
+# ---- 8c. SIGHUP with a bad file keeps the old config ----------------------------------------------
+mkdir -p "$cg/after"
+cp /tmp/bad.json /tmp/live.json
+kill -HUP "$AGENT_PID"
+sleep 1
+cg_run "$cg/after" memhog --anon 200M --hot-pct 5 --rate 1000 --duration 600 --ready-file /tmp/after.ready \
+	>"$RESULTS/memhog-after.log" 2>&1
+after_pid=$!
+wait_for_file /tmp/after.ready 60
+sleep 6
+if kill -0 "$AGENT_PID" 2>/dev/null && grep -q "configuration not reloaded, keeping the previous one: /tmp/live.json:[0-9]*:[0-9]*" "$RESULTS/agent.log" &&
+	grep -q "test/after: managed by rule \"test/\*\"" "$RESULTS/agent.log"; then
+	pass sighup-bad-config "kept running with the previous rules: $(grep -m1 'not reloaded' "$RESULTS/agent.log" | sed 's/.*: configuration/configuration/; s/ |.*//')"
+else
+	fail sighup-bad-config "agent died or did not keep its rules"
+fi
+
+# ---- 8d. SIGTERM within 2 s while a reclaim is in flight ------------------------------------------
+# Start a fresh large request: a new cgroup gets probe 1.0 at its second tick.
+until grep -q "CGROUP=test/after .*REASON=reclaim" "$RESULTS/agent.log"; do sleep 0.1; done
+stop_s=$(agent_stop)
+if awk -v s="$stop_s" 'BEGIN { exit !(s < 2.0) }'; then
+	pass sigterm-during-reclaim "exited ${stop_s} s after SIGTERM"
+else
+	fail sigterm-during-reclaim "took ${stop_s} s"
+fi
+kill "$after_pid" 2>/dev/null || true
