@@ -71,7 +71,7 @@ int host_reader_open(const char *proc_root, const char *sys_root, struct host_re
 	_cleanup_(closep) int sys_fd = -1;
 	const int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY;
 
-	r = malloc(sizeof(*r));
+	r = calloc(1, sizeof(*r)); /* zeroed: unused swaps.dev[] slots are copied out too */
 	if (!r)
 		return -ENOMEM;
 	r->meminfo_fd = r->vmstat_fd = r->psi_fd = r->swaps_fd = -1;

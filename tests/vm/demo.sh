@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# make demo: boots Debian's Linux 6.12 in qemu, runs two workloads first without and then with
+# reclaimd (shipped config/reclaimd.json), and prints a table per cgroup.
+set -eu
+cd "$(dirname "$0")/../.."
+out=tests/vm/out/demo
+seconds=${DEMO_SECONDS:-60}
+echo "demo: booting the VM; two phases of ${seconds} s (without, then with reclaimd) - about $((2 * seconds + 60)) s" >&2
+tests/vm/run.sh --file config/reclaimd.json:/etc/reclaimd/reclaimd.json --env DEMO_SECONDS="$seconds" \
+	--timeout $((4 * seconds + 300)) tests/vm/scenarios/demo.sh "$out" >"$out.run.log" 2>&1 ||
+	{ echo "demo: the VM run failed; see $out.run.log and $out/console.log" >&2; exit 1; }
+[ -s "$out/demo.tsv" ] || { echo "demo: no results; see $out/scenario.log" >&2; exit 1; }
+bench/print-savings.sh "$out/demo.tsv"
+echo
+echo "agent log: $out/agent.log   workload logs: $out/memhog-*.log"

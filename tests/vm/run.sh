@@ -1,0 +1,340 @@
+#!/bin/bash
+# run.sh - run one scenario script in a qemu VM with Debian's Linux 6.12.
+#
+# Usage: tests/vm/run.sh [options] SCENARIO_SCRIPT OUTDIR
+#
+# Builds an initramfs (busybox, kernel modules, the agent, the workloads, the
+# scenario and guest/init), boots it with two NUMA nodes, zram + disk swap,
+# and collects what the scenario leaves in $RESULTS (/results in the guest)
+# into OUTDIR, together with console.log (serial console), qemu.log (qemu's
+# own messages) and run-info.txt.
+#
+# Options:
+#   --agent PATH        agent binary (default: <repo>/reclaimd if it exists);
+#                       installed as /usr/local/bin/reclaimd with its shared libs
+#   --no-agent          do not include the agent
+#   --with-stress-ng    include stress-ng and its shared libraries
+#   --file SRC:DST      copy SRC (file or directory) to DST in the guest (repeatable)
+#   --env KEY=VALUE     export KEY=VALUE to the scenario (repeatable)
+#   --timeout SEC       kill the VM after SEC seconds (default 600); the scenario
+#                       itself is stopped earlier so that its results survive
+#   --append ARGS       extra kernel command line arguments
+#   --node-mem SIZE     memory per NUMA node, or SIZE0,SIZE1 (default 768M)
+#   --zram-size SIZE    zram swap size, 0 for none (default 512M)
+#   --zram-algo NAME    zram compressor (default lz4)
+#   --swap-size SIZE    swap disk size (default 1G)
+#   --no-disk-swap      do not swapon the swap disk (it is still attached)
+#   --data-size SIZE    ext2 data disk mounted at /data, 0 for none (default 256M)
+#   --results-size SIZE size of the disk that carries results back (default 64M)
+#   --strict            also fail (exit 3) when the scenario exits non-zero or
+#                       OUTDIR/results.txt has a FAIL line
+#   -v, --verbose       also show the serial console on stdout
+#   --keep              keep the work directory (initramfs, disk images)
+#
+# SIZE is a number with an optional K, M or G suffix (powers of 1024).
+#
+# Exit status: 0 when the scenario ran to its end in the guest and the results
+# were extracted (the scenario's own exit code is in OUTDIR/scenario.rc);
+# 1 when the VM or the result transfer failed; 2 on usage errors; 3 see
+# --strict; 124 when the host-side timeout killed the VM.
+#
+# OUTDIR is created if needed. A non-empty OUTDIR is only emptied if an earlier
+# run.sh left its marker file (.vm-run) there; otherwise run.sh refuses.
+set -eu -o pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+
+die() {
+	echo "run.sh: $*" >&2
+	exit 1
+}
+usage() {
+	sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
+	exit 2
+}
+
+# Bytes in SIZE ("512M", "1G", "65536"), or fail.
+size_bytes() {
+	local s=$1 n mult=1
+	case $s in
+	*[kK]) n=${s%?} mult=1024 ;;
+	*[mM]) n=${s%?} mult=$((1024 * 1024)) ;;
+	*[gG]) n=${s%?} mult=$((1024 * 1024 * 1024)) ;;
+	*) n=$s ;;
+	esac
+	case $n in '' | *[!0-9]*) die "bad size '$s'" ;; esac
+	echo $((n * mult))
+}
+
+# Quotes $1 for a POSIX shell (single quotes).
+sq() {
+	printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
+}
+
+agent=$REPO/reclaimd
+agent_explicit=0
+with_stress=0
+files=()
+envs=()
+timeout_s=600
+append=
+node_mem=768M
+zram_size=512M
+zram_algo=lz4
+swap_size=1G
+disk_swap=1
+data_size=256M
+results_size=64M
+strict=0
+verbose=0
+keep=0
+
+while [ $# -gt 0 ]; do
+	opt=$1
+	val=
+	case $opt in
+	--*=*)
+		val=${opt#*=}
+		opt=${opt%%=*}
+		;;
+	--agent | --file | --env | --timeout | --append | --node-mem | --zram-size | \
+		--zram-algo | --swap-size | --data-size | --results-size)
+		[ $# -ge 2 ] || die "$opt needs a value"
+		val=$2
+		shift
+		;;
+	esac
+	shift
+	case $opt in
+	--agent) agent=$val agent_explicit=1 ;;
+	--no-agent) agent= ;;
+	--with-stress-ng) with_stress=1 ;;
+	--file) files+=("$val") ;;
+	--env) envs+=("$val") ;;
+	--timeout) timeout_s=$val ;;
+	--append) append=$val ;;
+	--node-mem) node_mem=$val ;;
+	--zram-size) zram_size=$val ;;
+	--zram-algo) zram_algo=$val ;;
+	--swap-size) swap_size=$val ;;
+	--no-disk-swap) disk_swap=0 ;;
+	--data-size) data_size=$val ;;
+	--results-size) results_size=$val ;;
+	--strict) strict=1 ;;
+	-v | --verbose) verbose=1 ;;
+	--keep) keep=1 ;;
+	-h | --help) usage ;;
+	--) break ;;
+	-*) echo "run.sh: unknown option $opt" >&2 && usage ;;
+	*)
+		set -- "$opt" "$@"
+		break
+		;;
+	esac
+done
+[ $# -eq 2 ] || usage
+scenario=$1
+outdir=$2
+[ -f "$scenario" ] || die "no scenario script $scenario"
+case $timeout_s in '' | *[!0-9]*) die "bad --timeout '$timeout_s'" ;; esac
+
+# Memory per node, in MiB.
+mem0=${node_mem%%,*}
+mem1=${node_mem#*,}
+mem0_mib=$(($(size_bytes "$mem0") / 1048576))
+mem1_mib=$(($(size_bytes "$mem1") / 1048576))
+if [ "$mem0_mib" -lt 128 ] || [ "$mem1_mib" -lt 128 ]; then
+	die "--node-mem: at least 128M per node"
+fi
+size_bytes "$zram_size" >/dev/null
+size_bytes "$swap_size" >/dev/null
+size_bytes "$data_size" >/dev/null
+size_bytes "$results_size" >/dev/null
+
+# The scenario gets most of the time; the rest is for booting and the export.
+if [ "$timeout_s" -gt 60 ]; then
+	scenario_timeout=$((timeout_s - 30))
+else
+	scenario_timeout=$((timeout_s / 2))
+fi
+
+if [ -n "$agent" ] && [ ! -x "$agent" ]; then
+	[ "$agent_explicit" -eq 1 ] && die "agent $agent is not an executable file"
+	echo "run.sh: note: no agent at $agent, running without it" >&2
+	agent=
+fi
+
+# --- Output directory ---------------------------------------------------------
+mkdir -p "$outdir"
+outdir=$(cd "$outdir" && pwd)
+if [ -n "$(ls -A "$outdir")" ]; then
+	[ -f "$outdir/.vm-run" ] || die "$outdir is not empty and was not written by run.sh; refusing to clear it"
+	find "$outdir" -mindepth 1 -delete
+fi
+touch "$outdir/.vm-run"
+
+# --- Kernel, workloads, tools -------------------------------------------------
+kdir=$("$HERE/fetch-kernel.sh" --print-dir)
+make -s -C "$HERE/workloads" >&2
+make -s -C "$HERE/tools" >&2
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/reclaimd-vm.XXXXXX")
+if [ "$keep" -eq 1 ]; then
+	echo "run.sh: work directory $work" >&2
+else
+	trap 'rm -rf "$work"' EXIT
+fi
+
+# --- Initramfs ----------------------------------------------------------------
+root=$work/root
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,usr/local/bin,usr/local/lib,lib/modules,etc,root}
+mkdir -p "$root"/{proc,sys,dev,tmp,run,results}
+
+install -m 0755 /bin/busybox "$root/bin/busybox"
+for applet in $("$root/bin/busybox" --list-full); do
+	[ -e "$root/$applet" ] || ln -s /bin/busybox "$root/$applet"
+done
+
+# copy_elf SRC DST: installs an executable and, for a dynamic one, every shared
+# library ldd names (and the dynamic loader) at the same path in the guest.
+copy_elf() {
+	local src=$1 dst=$2 line lib
+	install -D -m 0755 "$src" "$root$dst"
+	while read -r line; do
+		case $line in
+		*"=> not found"*) die "$src: missing library: $line" ;;
+		*"=> /"*) lib=${line#*=> } ;;
+		/*) lib=$line ;;
+		*) continue ;; # linux-vdso.so.1, "statically linked", ...
+		esac
+		lib=${lib%% (*}
+		[ -e "$root$lib" ] || install -D -m 0755 "$(readlink -f "$lib")" "$root$lib"
+	done < <(ldd "$src" 2>/dev/null || true)
+}
+
+[ -n "$agent" ] && copy_elf "$agent" /usr/local/bin/reclaimd
+[ "$with_stress" -eq 1 ] && copy_elf "$(command -v stress-ng)" /usr/bin/stress-ng
+for exe in "$HERE"/workloads/build/* "$HERE"/tools/build/*; do
+	[ -f "$exe" ] && [ -x "$exe" ] && copy_elf "$exe" "/usr/local/bin/${exe##*/}"
+done
+
+cp "$kdir"/modules/*.ko "$kdir/modules.order" "$root/lib/modules/"
+install -m 0755 "$HERE/guest/init" "$root/init"
+install -m 0644 "$HERE/guest/lib.sh" "$root/usr/local/lib/vmtest.sh"
+install -m 0755 "$scenario" "$root/scenario.sh"
+
+for spec in "${files[@]}"; do
+	src=${spec%%:*}
+	dst=${spec#*:}
+	if [ "$src" = "$spec" ] || [ -z "$src" ]; then
+		die "--file wants SRC:DST, got '$spec'"
+	fi
+	case $dst in /*) ;; *) die "--file: DST must be absolute: '$spec'" ;; esac
+	[ -e "$src" ] || die "--file: no such file $src"
+	mkdir -p "$root$(dirname "$dst")"
+	cp -a "$src" "$root$dst"
+done
+
+printf 'root:x:0:0:root:/root:/bin/sh\n' >"$root/etc/passwd"
+printf 'root:x:0:\n' >"$root/etc/group"
+{
+	echo "ZRAM_SIZE=$(sq "$zram_size")"
+	echo "ZRAM_ALGO=$(sq "$zram_algo")"
+	echo "DISK_SWAP=$disk_swap"
+	[ "$(size_bytes "$data_size")" -gt 0 ] && echo "DATA_DISK=1"
+	echo "SCENARIO_TIMEOUT=$scenario_timeout"
+} >"$root/etc/vm.conf"
+: >"$root/etc/scenario.env"
+for kv in "${envs[@]}"; do
+	key=${kv%%=*}
+	case $key in '' | *[!A-Za-z0-9_]* | [0-9]*) die "--env wants KEY=VALUE, got '$kv'" ;; esac
+	[ "$key" != "$kv" ] || die "--env wants KEY=VALUE, got '$kv'"
+	echo "export $key=$(sq "${kv#*=}")" >>"$root/etc/scenario.env"
+done
+
+(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$work/initramfs.cpio"
+
+# --- Disks --------------------------------------------------------------------
+# vda: swap, vdb: results, vdc: data (the guest finds them by serial number).
+truncate -s "$swap_size" "$work/swap.img"
+truncate -s "$results_size" "$work/results.img"
+drives=()
+add_disk() { # NAME: $work/NAME.img as a virtio disk with serial number NAME
+	drives+=(-drive "file=$work/$1.img,if=none,id=$1,format=raw"
+		-device "virtio-blk-pci,drive=$1,serial=$1")
+}
+add_disk swap
+add_disk results
+if [ "$(size_bytes "$data_size")" -gt 0 ]; then
+	truncate -s "$data_size" "$work/data.img"
+	add_disk data
+fi
+
+# --- Boot ---------------------------------------------------------------------
+cmdline="console=ttyS0 quiet panic=-1${append:+ $append}"
+# shellcheck disable=SC2054 # the commas belong to qemu's option syntax
+qemu=(
+	qemu-system-x86_64
+	-nodefaults -no-user-config -no-reboot
+	-accel tcg,thread=multi -cpu max
+	-smp 2,sockets=2,cores=1,threads=1 -m "$((mem0_mib + mem1_mib))M"
+	-object "memory-backend-ram,id=m0,size=${mem0_mib}M"
+	-object "memory-backend-ram,id=m1,size=${mem1_mib}M"
+	-numa node,nodeid=0,cpus=0,memdev=m0
+	-numa node,nodeid=1,cpus=1,memdev=m1
+	-kernel "$kdir/vmlinux" -initrd "$work/initramfs.cpio" -append "$cmdline"
+	"${drives[@]}"
+	-display none -monitor none -serial stdio
+)
+{
+	echo "scenario=$scenario"
+	echo "kernel=$(sed -n 's/^package=//p' "$kdir/STAMP")"
+	echo "agent=${agent:-none}"
+	echo "timeout_s=$timeout_s scenario_timeout_s=$scenario_timeout"
+	echo "initramfs_bytes=$(stat -c %s "$work/initramfs.cpio")"
+	echo "qemu=${qemu[*]}"
+} >"$outdir/run-info.txt"
+
+echo "run.sh: booting $(basename "$scenario") (console: $outdir/console.log)" >&2
+start=$(date +%s.%N)
+set +e
+if [ "$verbose" -eq 1 ]; then
+	timeout -k 10 "$timeout_s" "${qemu[@]}" </dev/null 2>"$outdir/qemu.log" |
+		tr -d '\r' | tee "$outdir/console.log"
+else
+	timeout -k 10 "$timeout_s" "${qemu[@]}" </dev/null 2>"$outdir/qemu.log" |
+		tr -d '\r' >"$outdir/console.log"
+fi
+qrc=${PIPESTATUS[0]}
+set -e
+elapsed=$(echo "$start $(date +%s.%N)" | awk '{ printf "%.1f", $2 - $1 }')
+echo "vm_wall_s=$elapsed qemu_rc=$qrc" >>"$outdir/run-info.txt"
+
+if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
+	echo "run.sh: TIMEOUT: VM killed after ${timeout_s}s; see $outdir/console.log" >&2
+	exit 124
+fi
+[ "$qrc" -eq 0 ] || die "qemu failed (exit $qrc); see $outdir/qemu.log"
+
+# The guest wrote a tar archive to the start of the results disk; the zeroes
+# after it read as the end of the archive.
+if ! tar -xf "$work/results.img" -C "$outdir" --no-same-owner 2>"$work/tar.err"; then
+	cat "$work/tar.err" >&2
+	die "could not extract results; see $outdir/console.log"
+fi
+[ -f "$outdir/scenario.rc" ] || die "the scenario did not finish (no scenario.rc); see $outdir/console.log"
+src=$(cat "$outdir/scenario.rc")
+msg="run.sh: done in ${elapsed}s, scenario exit code $src"
+[ -f "$outdir/scenario.timeout" ] && msg="$msg (scenario timed out)"
+echo "$msg; results in $outdir" >&2
+if [ "$strict" -eq 1 ]; then
+	if [ "$src" != 0 ]; then
+		exit 3
+	fi
+	if grep -q '^FAIL' "$outdir/results.txt" 2>/dev/null; then
+		grep '^FAIL' "$outdir/results.txt" >&2
+		exit 3
+	fi
+fi
+exit 0

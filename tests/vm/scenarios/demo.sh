@@ -1,0 +1,68 @@
+#!/bin/sh
+# The demo (make demo): two workloads in their own cgroups, run for DEMO_SECONDS first without and
+# then with reclaimd using the shipped example config (config/reclaimd.json, as
+# /etc/reclaimd/reclaimd.json). Each phase starts fresh workloads. Writes $RESULTS/demo.tsv (one
+# row per phase and cgroup) and the agent's log; tests/vm/demo.sh prints the table on the host.
+#   web:   300 MiB anonymous memory, 20 % hot   (system.slice/web.service)
+#   batch: 400 MiB anonymous memory,  5 % hot   (system.slice/batch.service)
+set -eu
+. "$VMTEST_LIB"
+
+SECONDS_RUN=${DEMO_SECONDS:-60}
+RATE=${DEMO_RATE:-0}
+
+some_total() { sed -n 's/^some .*total=\([0-9]*\)$/\1/p' "$1/memory.pressure"; }
+refaults() { echo $(($(memstat "$1" workingset_refault_anon) + $(memstat "$1" workingset_refault_file))); }
+
+printf 'phase\tcgroup\tcurrent_start\tcurrent_end\treclaimed\tswap_end\tzswap_end\tpsi_some_pct\trefaults\tops_per_s\tp99_us\n' \
+	>"$RESULTS/demo.tsv"
+
+run_phase() { # PHASE (without|with)
+	phase=$1
+	mkdir -p "$CGROOT/system.slice"
+	echo "+memory" >"$CGROOT/system.slice/cgroup.subtree_control"
+	for w in web batch; do mkdir -p "$CGROOT/system.slice/$w.service"; done
+	web=$CGROOT/system.slice/web.service
+	batch=$CGROOT/system.slice/batch.service
+	rm -f /tmp/*.ready
+	cg_run "$web" memhog --anon 300M --hot-pct 20 --rate "$RATE" --duration $((SECONDS_RUN + 5)) \
+		--report-interval 10 --ready-file /tmp/web.ready >"$RESULTS/memhog-web-$phase.log" 2>&1
+	web_pid=$!
+	cg_run "$batch" memhog --anon 400M --hot-pct 5 --rate "$RATE" --duration $((SECONDS_RUN + 5)) \
+		--report-interval 10 --ready-file /tmp/batch.ready >"$RESULTS/memhog-batch-$phase.log" 2>&1
+	batch_pid=$!
+	wait_for_file /tmp/web.ready 120
+	wait_for_file /tmp/batch.ready 120
+	for w in web batch; do
+		eval "${w}_cur0=\$(cat \$$w/memory.current) ${w}_psi0=\$(some_total \$$w) ${w}_rf0=\$(refaults \$$w)"
+	done
+	t0=$(uptime_s)
+	[ "$phase" = with ] && agent_start /etc/reclaimd/reclaimd.json "$RESULTS/agent.log"
+	echo "$phase: running for $SECONDS_RUN s"
+	sleep "$SECONDS_RUN"
+	t1=$(uptime_s)
+	for w in web batch; do
+		eval "${w}_cur1=\$(cat \$$w/memory.current) ${w}_psi1=\$(some_total \$$w) ${w}_rf1=\$(refaults \$$w)"
+		eval "${w}_swap=\$(cat \$$w/memory.swap.current) ${w}_zswap=\$(cat \$$w/memory.zswap.current)"
+	done
+	[ "$phase" = with ] && agent_stop >/dev/null
+	wait "$web_pid" "$batch_pid" || true
+	for w in web batch; do
+		eval "cur0=\$${w}_cur0 cur1=\$${w}_cur1 psi0=\$${w}_psi0 psi1=\$${w}_psi1 rf0=\$${w}_rf0 rf1=\$${w}_rf1"
+		eval "swap=\$${w}_swap zswap=\$${w}_zswap"
+		reclaimed=0
+		[ "$phase" = with ] && reclaimed=$(log_sum "$RESULTS/agent.log" "system.slice/$w.service" RECLAIMED_BYTES)
+		psi=$(awk -v a="$psi0" -v b="$psi1" -v t0="$t0" -v t1="$t1" 'BEGIN { printf "%.3f", (b - a) / ((t1 - t0) * 1e6) * 100 }')
+		# The workload's summary over its whole run: ops/s and p99 access latency.
+		sum=$(grep 'memhog summary' "$RESULTS/memhog-$w-$phase.log" | tail -1)
+		ops=$(echo "$sum" | sed -n 's/.*ops_per_s=\([0-9.]*\).*/\1/p')
+		p99=$(echo "$sum" | sed -n 's/.*p99_us=\([0-9.]*\).*/\1/p')
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$phase" "$w" "$cur0" "$cur1" "$reclaimed" \
+			"$swap" "$zswap" "$psi" "$((rf1 - rf0))" "${ops:-0}" "${p99:-0}" >>"$RESULTS/demo.tsv"
+	done
+	rmdir "$web" "$batch"
+}
+
+run_phase without
+run_phase with
+cat "$RESULTS/demo.tsv"

@@ -1,0 +1,627 @@
+// SPDX-License-Identifier: MIT
+/*
+ * memhog - a memory workload with a known hot set, for reclaim tests.
+ *
+ * memhog allocates --anon bytes of anonymous memory and writes every page, so
+ * that all of it is resident and charged to the caller's cgroup. With --file
+ * it also creates a file of the given size and reads it back, which leaves
+ * that much page cache behind (clean once fsync'ed, so it is cheap to drop).
+ * It then creates --ready-file and starts its access loop.
+ *
+ * The first --hot-pct percent of the anonymous pages are the hot set; the rest
+ * is never touched again and is what a proactive reclaimer should take away.
+ * One access reads and then writes one random cache line of one random hot
+ * page. Each access is timed with clock_gettime(CLOCK_MONOTONIC); an access
+ * that hits a page which was swapped out includes the swap-in (a major
+ * fault), so the latency percentiles show what reclaim of hot memory costs.
+ * The file pages are not accessed after setup: they are cold page cache.
+ *
+ * Accesses are paced at --rate per second (0: back to back). When memhog
+ * falls behind by more than a second (a long stall), the backlog is dropped
+ * rather than replayed as a burst; the stall shows in the latency and in a
+ * lower ops_per_s.
+ *
+ * Output (stdout, line buffered), one line per --report-interval:
+ *   memhog t=12.0 ops=... ops_per_s=... p50_us=... p99_us=... p999_us=...
+ *          max_us=... majflt=...
+ * and when the run ends (--duration elapsed, SIGINT or SIGTERM):
+ *   memhog summary ops_per_s=... p99_us=... p50_us=... p999_us=... max_us=...
+ *          ops=... duration_s=... majflt=...
+ * (each on one line). ops and majflt in interval lines are counts in that
+ * interval; majflt is the major fault count from getrusage(2). Percentiles
+ * come from a fixed logarithmic histogram (8 buckets per power of two, so a
+ * reported value is within about 6 % of the true one); memory use does not
+ * grow with the run length.
+ *
+ * Page contents: each 64-byte line holds 16 pseudo-random bytes followed by
+ * a repeated 8-byte word, which lz4 or zstd compress to roughly 2-3x, like
+ * typical heap data. No page is all zeroes (zram and zswap store those
+ * specially, which would make swap look free).
+ *
+ * Transparent huge pages are disabled for the anonymous area (MADV_NOHUGEPAGE)
+ * unless --thp is given, so that the hot set is exactly the pages touched and
+ * reclaim works page by page.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NSEC_PER_SEC 1000000000ULL
+#define CACHE_LINE 64
+#define LINE_WORDS (CACHE_LINE / sizeof(uint64_t))
+/* Words of each cache line filled with random data; the rest repeat one word. */
+#define RANDOM_WORDS 2
+/* Buffer size for writing and reading the --file. */
+#define FILE_CHUNK (1024 * 1024)
+
+struct options {
+	uint64_t anon_bytes;
+	uint64_t file_bytes;
+	const char *file_path;
+	double hot_pct;
+	uint64_t rate;		/* accesses per second, 0 = unlimited */
+	double duration;	/* seconds, 0 = until SIGINT/SIGTERM */
+	double report_interval;	/* seconds */
+	const char *ready_file;
+	uint64_t seed;
+	bool thp;
+	bool keep_file;
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("memhog: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(1);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+/* Sleeps until the CLOCK_MONOTONIC time t_ns; returns early on a signal. */
+static void sleep_until(uint64_t t_ns)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(t_ns / NSEC_PER_SEC),
+		.tv_nsec = (long)(t_ns % NSEC_PER_SEC),
+	};
+
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
+static long major_faults(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return 0;
+	return ru.ru_majflt;
+}
+
+/* splitmix64: small, fast and good enough to pick pages and fill them. */
+static uint64_t rng_next(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* ---------------------------------------------------------------------------
+ * Latency histogram.
+ *
+ * Values below HIST_SUB are counted exactly. Above, each power of two
+ * [2^e, 2^(e+1)) is split into HIST_SUB equal buckets, so a bucket is at most
+ * 1/HIST_SUB of its value wide. 64-bit values need 496 buckets (4 KiB).
+ */
+#define HIST_SUB_BITS 3
+#define HIST_SUB (1U << HIST_SUB_BITS)
+#define HIST_BUCKETS ((64 - HIST_SUB_BITS + 1) * HIST_SUB)
+
+struct histogram {
+	uint64_t count;
+	uint64_t max;
+	uint64_t bucket[HIST_BUCKETS];
+};
+
+static unsigned int hist_index(uint64_t v)
+{
+	if (v < HIST_SUB)
+		return (unsigned int)v;
+	/* e: position of the highest set bit, >= HIST_SUB_BITS here. */
+	unsigned int e = 63U - (unsigned int)__builtin_clzll(v);
+	unsigned int sub = (unsigned int)(v >> (e - HIST_SUB_BITS)) & (HIST_SUB - 1);
+
+	return (e - HIST_SUB_BITS + 1) * HIST_SUB + sub;
+}
+
+/* Lowest value that falls into bucket i, and the bucket's width. */
+static void hist_bucket_range(unsigned int i, uint64_t *low, uint64_t *width)
+{
+	if (i < HIST_SUB) {
+		*low = i;
+		*width = 1;
+		return;
+	}
+	unsigned int e = i / HIST_SUB - 1 + HIST_SUB_BITS;
+	uint64_t sub = i % HIST_SUB;
+
+	*width = 1ULL << (e - HIST_SUB_BITS);
+	*low = (HIST_SUB + sub) * *width;
+}
+
+static void hist_add(struct histogram *h, uint64_t v)
+{
+	h->bucket[hist_index(v)]++;
+	h->count++;
+	if (v > h->max)
+		h->max = v;
+}
+
+static void hist_merge(struct histogram *into, const struct histogram *from)
+{
+	for (unsigned int i = 0; i < HIST_BUCKETS; i++)
+		into->bucket[i] += from->bucket[i];
+	into->count += from->count;
+	if (from->max > into->max)
+		into->max = from->max;
+}
+
+/*
+ * Value at quantile q (0 < q <= 1): the middle of the bucket that holds the
+ * ceil(q * count)-th smallest value, capped at the largest value seen.
+ */
+static uint64_t hist_quantile(const struct histogram *h, double q)
+{
+	if (h->count == 0)
+		return 0;
+	double exact = (double)h->count * q;
+	uint64_t rank = (uint64_t)exact;
+
+	if ((double)rank < exact || rank == 0)
+		rank++;
+	if (rank > h->count)
+		rank = h->count;
+
+	uint64_t seen = 0;
+	for (unsigned int i = 0; i < HIST_BUCKETS; i++) {
+		seen += h->bucket[i];
+		if (seen >= rank) {
+			uint64_t low, width;
+
+			hist_bucket_range(i, &low, &width);
+			uint64_t mid = low + width / 2;
+			return mid < h->max ? mid : h->max;
+		}
+	}
+	return h->max;
+}
+
+static double ns_to_us(uint64_t ns)
+{
+	return (double)ns / 1000.0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Argument parsing.
+ */
+
+/* Parses "123", "64K", "512M", "2G" (also "2GiB", "2GB"); powers of 1024. */
+static bool parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+
+	if (*s == '-' || *s == '\0')
+		return false;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno != 0 || end == s)
+		return false;
+
+	unsigned int shift = 0;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	default: break;
+	}
+	if (shift != 0 && (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0))
+		end += strlen(end);
+	if (*end != '\0')
+		return false;
+	if (shift != 0 && v > (UINT64_MAX >> shift))
+		return false;
+	*out = (uint64_t)v << shift;
+	return true;
+}
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+
+	if (*s == '-' || *s == '\0')
+		return false;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (errno != 0 || end == s || *end != '\0')
+		return false;
+	*out = (uint64_t)v;
+	return true;
+}
+
+static bool parse_double(const char *s, double min, double max, double *out)
+{
+	char *end;
+
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno != 0 || end == s || *end != '\0' || !(v >= min && v <= max))
+		return false;
+	*out = v;
+	return true;
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage: memhog [--anon SIZE] [--file SIZE --file-path PATH] [options]\n"
+	      "  --anon SIZE             anonymous memory to allocate and fill\n"
+	      "  --file SIZE             also create a file of SIZE and read it into page cache\n"
+	      "  --file-path PATH        where to create it (required with --file)\n"
+	      "  --keep-file             do not delete the file at exit\n"
+	      "  --hot-pct N             percent of the anonymous pages accessed (default 100)\n"
+	      "  --rate N                accesses per second, 0 = unlimited (default 0)\n"
+	      "  --duration SEC          run time, 0 = until SIGINT/SIGTERM (default 0)\n"
+	      "  --report-interval SEC   seconds between report lines (default 1)\n"
+	      "  --ready-file PATH       created once memory is set up\n"
+	      "  --seed N                random seed (default 1)\n"
+	      "  --thp                   allow transparent huge pages for the anonymous area\n"
+	      "SIZE takes a K, M, G or T suffix (powers of 1024).\n", f);
+}
+
+static void parse_args(int argc, char **argv, struct options *o)
+{
+	enum { OPT_ANON = 1, OPT_FILE, OPT_FILE_PATH, OPT_KEEP_FILE, OPT_HOT_PCT,
+	       OPT_RATE, OPT_DURATION, OPT_REPORT, OPT_READY, OPT_SEED, OPT_THP,
+	       OPT_HELP };
+	static const struct option longopts[] = {
+		{ "anon", required_argument, NULL, OPT_ANON },
+		{ "file", required_argument, NULL, OPT_FILE },
+		{ "file-path", required_argument, NULL, OPT_FILE_PATH },
+		{ "keep-file", no_argument, NULL, OPT_KEEP_FILE },
+		{ "hot-pct", required_argument, NULL, OPT_HOT_PCT },
+		{ "rate", required_argument, NULL, OPT_RATE },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "report-interval", required_argument, NULL, OPT_REPORT },
+		{ "ready-file", required_argument, NULL, OPT_READY },
+		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "thp", no_argument, NULL, OPT_THP },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+
+	*o = (struct options){
+		.hot_pct = 100.0,
+		.report_interval = 1.0,
+		.seed = 1,
+	};
+
+	int c;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		bool ok = true;
+
+		switch (c) {
+		case OPT_ANON: ok = parse_size(optarg, &o->anon_bytes); break;
+		case OPT_FILE: ok = parse_size(optarg, &o->file_bytes); break;
+		case OPT_FILE_PATH: o->file_path = optarg; break;
+		case OPT_KEEP_FILE: o->keep_file = true; break;
+		case OPT_HOT_PCT: ok = parse_double(optarg, 0.0, 100.0, &o->hot_pct); break;
+		case OPT_RATE: ok = parse_u64(optarg, &o->rate); break;
+		case OPT_DURATION: ok = parse_double(optarg, 0.0, 1e9, &o->duration); break;
+		case OPT_REPORT: ok = parse_double(optarg, 0.01, 1e9, &o->report_interval); break;
+		case OPT_READY: o->ready_file = optarg; break;
+		case OPT_SEED: ok = parse_u64(optarg, &o->seed); break;
+		case OPT_THP: o->thp = true; break;
+		case OPT_HELP: usage(stdout); exit(0);
+		default: usage(stderr); exit(2);
+		}
+		if (!ok) /* the OPT_ values are 1 + the index in longopts */
+			die("bad value '%s' for --%s", optarg, longopts[c - 1].name);
+	}
+	if (optind != argc)
+		die("unexpected argument '%s'", argv[optind]);
+	if (o->anon_bytes == 0 && o->file_bytes == 0)
+		die("nothing to do: give --anon and/or --file");
+	if (o->file_bytes != 0 && o->file_path == NULL)
+		die("--file needs --file-path");
+}
+
+/* ---------------------------------------------------------------------------
+ * Memory setup.
+ */
+
+/*
+ * Fills one page: per cache line RANDOM_WORDS random words, then a word that
+ * depends only on the page number, repeated. The result compresses about
+ * 2-3x and is never all zeroes.
+ */
+static void fill_page(uint64_t *page, size_t page_size, uint64_t page_no,
+		      uint64_t *rng)
+{
+	uint64_t pattern = (page_no * 0x9e3779b97f4a7c15ULL) | 1;
+
+	for (size_t line = 0; line < page_size / CACHE_LINE; line++) {
+		uint64_t *w = page + line * LINE_WORDS;
+		size_t i = 0;
+
+		for (; i < RANDOM_WORDS; i++)
+			w[i] = rng_next(rng);
+		for (; i < LINE_WORDS; i++)
+			w[i] = pattern;
+	}
+}
+
+static unsigned char *setup_anon(const struct options *o, size_t page_size,
+				 uint64_t *rng)
+{
+	size_t len = (size_t)o->anon_bytes;
+	unsigned char *base = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (base == MAP_FAILED)
+		die("mmap %" PRIu64 " bytes: %s", o->anon_bytes, strerror(errno));
+	if (!o->thp && madvise(base, len, MADV_NOHUGEPAGE) != 0)
+		fprintf(stderr, "memhog: madvise(MADV_NOHUGEPAGE): %s\n", strerror(errno));
+
+	for (size_t off = 0; off + page_size <= len; off += page_size)
+		fill_page((uint64_t *)(void *)(base + off), page_size,
+			  off / page_size, rng);
+	return base;
+}
+
+/* Writes the file, makes its pages clean, then reads it all back. */
+static void setup_file(const struct options *o, uint64_t *rng)
+{
+	uint64_t *buf = malloc(FILE_CHUNK);
+	int fd = open(o->file_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (buf == NULL)
+		die("out of memory");
+	if (fd < 0)
+		die("open %s: %s", o->file_path, strerror(errno));
+
+	for (uint64_t done = 0; done < o->file_bytes;) {
+		size_t n = FILE_CHUNK;
+
+		if (o->file_bytes - done < n)
+			n = (size_t)(o->file_bytes - done);
+		for (size_t i = 0; i < FILE_CHUNK / sizeof(uint64_t); i++)
+			buf[i] = rng_next(rng) | 1;
+		ssize_t w = write(fd, buf, n);
+		if (w <= 0)
+			die("write %s: %s", o->file_path,
+			    w < 0 ? strerror(errno) : "short write");
+		done += (uint64_t)w;
+	}
+	if (fsync(fd) != 0)
+		die("fsync %s: %s", o->file_path, strerror(errno));
+
+	for (off_t off = 0; (uint64_t)off < o->file_bytes;) {
+		ssize_t r = pread(fd, buf, FILE_CHUNK, off);
+		if (r < 0)
+			die("read %s: %s", o->file_path, strerror(errno));
+		if (r == 0)
+			break;
+		off += r;
+	}
+	close(fd);
+	free(buf);
+}
+
+/* Creates path atomically (write to a temporary name, then rename). */
+static void write_ready_file(const char *path)
+{
+	char tmp[4096];
+	int n = snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+
+	if (n < 0 || (size_t)n >= sizeof(tmp))
+		die("ready file path too long");
+	FILE *f = fopen(tmp, "w");
+	if (f == NULL)
+		die("create %s: %s", tmp, strerror(errno));
+	fprintf(f, "%ld\n", (long)getpid());
+	if (fclose(f) != 0 || rename(tmp, path) != 0)
+		die("write %s: %s", path, strerror(errno));
+}
+
+/* ---------------------------------------------------------------------------
+ * Access loop.
+ */
+
+/*
+ * One access: read a whole cache line of a random hot page, then write one of
+ * its random words back, changed (and still non-zero). The accesses go through
+ * a volatile pointer so that the compiler keeps every load and the store.
+ */
+static void access_once(unsigned char *base, size_t page_size,
+			    uint64_t hot_pages, uint64_t *rng)
+{
+	uint64_t r = rng_next(rng);
+	uint64_t page = r % hot_pages;
+	size_t line = (size_t)(rng_next(rng) % (page_size / CACHE_LINE));
+	volatile uint64_t *w = (volatile uint64_t *)(void *)
+		(base + (size_t)page * page_size + line * CACHE_LINE);
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < LINE_WORDS; i++)
+		sum += w[i];
+	w[r % RANDOM_WORDS] = (sum ^ r) | 1;
+}
+
+static void print_interval(double t, uint64_t elapsed_ns, const struct histogram *h,
+			   long majflt)
+{
+	double secs = (double)elapsed_ns / (double)NSEC_PER_SEC;
+
+	printf("memhog t=%.1f ops=%" PRIu64 " ops_per_s=%.0f p50_us=%.2f "
+	       "p99_us=%.2f p999_us=%.2f max_us=%.2f majflt=%ld\n",
+	       t, h->count, secs > 0 ? (double)h->count / secs : 0.0,
+	       ns_to_us(hist_quantile(h, 0.50)), ns_to_us(hist_quantile(h, 0.99)),
+	       ns_to_us(hist_quantile(h, 0.999)), ns_to_us(h->max), majflt);
+}
+
+static void print_summary(uint64_t elapsed_ns, const struct histogram *h, long majflt)
+{
+	double secs = (double)elapsed_ns / (double)NSEC_PER_SEC;
+
+	printf("memhog summary ops_per_s=%.0f p99_us=%.2f p50_us=%.2f "
+	       "p999_us=%.2f max_us=%.2f ops=%" PRIu64 " duration_s=%.1f majflt=%ld\n",
+	       secs > 0 ? (double)h->count / secs : 0.0,
+	       ns_to_us(hist_quantile(h, 0.99)), ns_to_us(hist_quantile(h, 0.50)),
+	       ns_to_us(hist_quantile(h, 0.999)), ns_to_us(h->max), h->count,
+	       secs, majflt);
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	static struct histogram interval, total;
+	uint64_t rng;
+
+	parse_args(argc, argv, &o);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	rng = o.seed;
+
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	size_t page_size = (size_t)sysconf(_SC_PAGESIZE);
+	if (o.anon_bytes > SIZE_MAX - page_size)
+		die("--anon too large");
+	uint64_t pages = o.anon_bytes / page_size;
+	uint64_t hot_pages = (uint64_t)((double)pages * o.hot_pct / 100.0);
+	if (hot_pages == 0 && o.hot_pct > 0 && pages > 0)
+		hot_pages = 1;
+
+	printf("memhog start pid=%ld anon_bytes=%" PRIu64 " file_bytes=%" PRIu64
+	       " pages=%" PRIu64 " hot_pages=%" PRIu64 " rate=%" PRIu64
+	       " duration_s=%.1f\n", (long)getpid(), o.anon_bytes, o.file_bytes,
+	       pages, hot_pages, o.rate, o.duration);
+
+	uint64_t setup_start = now_ns();
+	unsigned char *base = NULL;
+	if (o.anon_bytes > 0)
+		base = setup_anon(&o, page_size, &rng);
+	if (o.file_bytes > 0)
+		setup_file(&o, &rng);
+	if (o.ready_file != NULL)
+		write_ready_file(o.ready_file);
+
+	uint64_t start = now_ns();
+	printf("memhog ready setup_s=%.2f\n",
+	       (double)(start - setup_start) / (double)NSEC_PER_SEC);
+
+	uint64_t interval_ns = (uint64_t)(o.report_interval * (double)NSEC_PER_SEC);
+	uint64_t end = o.duration > 0
+		? start + (uint64_t)(o.duration * (double)NSEC_PER_SEC) : UINT64_MAX;
+	uint64_t last_report = start, next_report = start + interval_ns;
+	long majflt_start = major_faults(), majflt_last = majflt_start;
+	/* Pacing: op number sched_ops is due at sched_start + sched_ops / rate. */
+	uint64_t sched_start = start, sched_ops = 0;
+
+	uint64_t now = start;
+
+	while (!stop_requested) {
+		if (now >= next_report) {
+			long mf = major_faults();
+
+			print_interval((double)(now - start) / (double)NSEC_PER_SEC,
+				       now - last_report, &interval, mf - majflt_last);
+			hist_merge(&total, &interval);
+			memset(&interval, 0, sizeof(interval));
+			majflt_last = mf;
+			last_report = now;
+			next_report += interval_ns;
+			if (next_report <= now)
+				next_report = now + interval_ns;
+		}
+		if (now >= end)
+			break;
+		if (hot_pages == 0) {
+			sleep_until(min_u64(next_report, end));
+			now = now_ns();
+			continue;
+		}
+		if (o.rate > 0) {
+			uint64_t due = sched_start +
+				(sched_ops / o.rate) * NSEC_PER_SEC +
+				(sched_ops % o.rate) * NSEC_PER_SEC / o.rate;
+
+			if (now < due) {
+				sleep_until(min_u64(min_u64(due, next_report), end));
+				now = now_ns();
+				continue;
+			}
+			if (now - due > NSEC_PER_SEC) {
+				/* More than 1 s behind: drop the backlog. */
+				sched_start = now;
+				sched_ops = 0;
+			}
+			sched_ops++;
+		}
+
+		uint64_t t0 = now_ns();
+		access_once(base, page_size, hot_pages, &rng);
+		now = now_ns();
+		hist_add(&interval, now - t0);
+	}
+
+	uint64_t stop = now_ns();
+	hist_merge(&total, &interval);
+	print_summary(stop - start, &total, major_faults() - majflt_start);
+
+	if (o.file_bytes > 0 && !o.keep_file)
+		unlink(o.file_path);
+	return 0;
+}
