@@ -218,7 +218,7 @@ static void job_finished(struct daemon *d, struct reclaim_job *job)
 		msgid = MSGID_RECLAIM_CANCELLED;
 		break;
 	case JOB_GONE:
-		prio = LOG_DEBUG;
+		msgid = MSGID_CGROUP_GONE;
 		break;
 	default:
 		break;

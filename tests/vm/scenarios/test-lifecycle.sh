@@ -101,8 +101,10 @@ echo "victim removed: ok=$rm_ok, rmdir took $(awk -v a="$t0" -v b="$t1" 'BEGIN {
 sleep 5
 rm -f /tmp/victim.dat
 victim_lines=$(grep 'test/victim' "$RESULTS/agent.log" | grep -v reclaiming | sed 's/.*: test/test/; s/ |.*//' | tr '\n' ';')
+# The write in flight must have ended because the cgroup went away (or was cancelled by its removal).
 if [ "$rm_ok" -eq 1 ] && kill -0 "$AGENT_PID" 2>/dev/null &&
-	grep -q "test/victim: cgroup removed, no longer managed" "$RESULTS/agent.log"; then
+	grep -q "test/victim: cgroup removed, no longer managed" "$RESULTS/agent.log" &&
+	grep -Eq "test/victim: reclaim (gone|cancelled)" "$RESULTS/agent.log"; then
 	pass cgroup-removed-mid-write "agent alive; $victim_lines"
 else
 	fail cgroup-removed-mid-write "rmdir ok=$rm_ok, agent alive=$(kill -0 "$AGENT_PID" 2>/dev/null && echo y || echo n); $victim_lines"
