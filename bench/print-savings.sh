@@ -29,8 +29,8 @@ END {
 	for (i = 1; i <= n; i++) {
 		k = order[i]
 		saved = cur1["without", k] - cur1["with", k]
-		dops = ops["without", k] > 0 ? 100 * (ops["with", k] - ops["without", k]) / ops["without", k] : 0
+		dops = (ops["without", k] > 0) ? 100 * (ops["with", k] - ops["without", k]) / ops["without", k] : 0
 		printf "%-6s memory saved by reclaimd: %s MiB (%.1f %% of its footprint); ops/s %+.1f %%; p99 %s -> %s us\n", k,
-			mib(saved), cur1["without", k] > 0 ? 100 * saved / cur1["without", k] : 0, dops, p99["without", k], p99["with", k]
+			mib(saved), (cur1["without", k] > 0 ? 100 * saved / cur1["without", k] : 0), dops, p99["without", k], p99["with", k]
 	}
 }' "$tsv"

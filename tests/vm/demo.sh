@@ -4,7 +4,7 @@
 set -eu
 cd "$(dirname "$0")/../.."
 out=tests/vm/out/demo
-seconds=${DEMO_SECONDS:-60}
+seconds=${DEMO_SECONDS:-90}
 echo "demo: booting the VM; two phases of ${seconds} s (without, then with reclaimd) - about $((2 * seconds + 60)) s" >&2
 tests/vm/run.sh --file config/reclaimd.json:/etc/reclaimd/reclaimd.json --env DEMO_SECONDS="$seconds" \
 	--timeout $((4 * seconds + 300)) tests/vm/scenarios/demo.sh "$out" >"$out.run.log" 2>&1 ||
