@@ -4,7 +4,8 @@
 #   make CC=clang             build with clang
 #   make deps                 install the Debian packages everything below needs (root)
 #   make check                unit tests, then the real-kernel VM tests; ends "N passed, N failed"
-#   make check-unit           unit tests only (milliseconds, no VM)
+#   make check-unit           unit tests only (about a second, no VM)
+#   make install              binary, systemd unit and example config (PREFIX=/usr/local)
 #   make demo                 boot the VM and show reclaimd against two workloads
 #   make bench                benchmarks (tables)
 
@@ -36,7 +37,7 @@ MAIN_OBJ  := $(BUILD)/agent/main.o
 TEST_SRCS := $(wildcard tests/unit/test_*.c)
 TESTS     := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 
-.PHONY: all deps check check-unit check-vm demo bench clean FORCE
+.PHONY: all deps check check-unit check-vm demo bench install clean FORCE
 
 all: reclaimd
 
@@ -72,6 +73,19 @@ demo: deps reclaimd
 
 bench: deps reclaimd
 	@bench/run.sh
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+# The binary, the unit, and the example configuration (never overwriting an existing one).
+install: reclaimd
+	install -D -m 0755 reclaimd $(DESTDIR)$(PREFIX)/sbin/reclaimd
+	install -D -m 0644 systemd/reclaimd.service $(DESTDIR)/etc/systemd/system/reclaimd.service
+	install -D -m 0644 README.md $(DESTDIR)/usr/share/doc/reclaimd/README.md
+	@if [ -e $(DESTDIR)/etc/reclaimd/reclaimd.json ]; then \
+		echo "keeping the existing /etc/reclaimd/reclaimd.json"; \
+	else \
+		install -D -m 0644 config/reclaimd.json $(DESTDIR)/etc/reclaimd/reclaimd.json; \
+	fi
 
 clean:
 	rm -rf build reclaimd tests/vm/out

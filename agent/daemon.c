@@ -560,6 +560,20 @@ static void raise_nofile(void)
 	}
 }
 
+/* The root's children have memory.* files only when the root enables +memory for them. */
+static bool root_has_memory_controller(int root_fd)
+{
+	char buf[512];
+	size_t len;
+
+	if (read_at(root_fd, "cgroup.subtree_control", buf, sizeof(buf), &len) < 0)
+		return false;
+	for (char *tok = strtok(buf, " \n"); tok; tok = strtok(NULL, " \n"))
+		if (strcmp(tok, "memory") == 0)
+			return true;
+	return false;
+}
+
 static int daemon_setup(struct daemon *d)
 {
 	_cleanup_(freep) char *found_root = NULL;
@@ -574,12 +588,14 @@ static int daemon_setup(struct daemon *d)
 	if (!root) {
 		r = cgroup_root_find(&found_root);
 		if (r == -EMEDIUMTYPE) {
-			log_error("the memory controller is on a cgroup-v1 hierarchy; reclaimd needs "
+			log_event(LOG_ERR, MSGID_KERNEL_FEATURE, NULL,
+				  "the memory controller is on a cgroup-v1 hierarchy; reclaimd needs "
 				  "cgroup v2 (boot with systemd.unified_cgroup_hierarchy=1)");
 			return r;
 		}
 		if (r < 0) {
-			log_error("no cgroup-v2 hierarchy with the memory controller found (libcgroup); "
+			log_event(LOG_ERR, MSGID_KERNEL_FEATURE, NULL,
+				  "no cgroup-v2 hierarchy with the memory controller found (libcgroup); "
 				  "mount one or pass --cgroup-root");
 			return r;
 		}
@@ -590,6 +606,10 @@ static int daemon_setup(struct daemon *d)
 		log_error("cannot open cgroup root %s: %s", root, strerror(-r));
 		return r;
 	}
+	if (!root_has_memory_controller(d->cgroups.root->dirfd))
+		log_event(LOG_WARNING, MSGID_KERNEL_FEATURE, NULL,
+			  "%s/cgroup.subtree_control does not enable the memory controller: no cgroup "
+			  "below it has memory.* files, so nothing can be managed", root);
 	r = host_reader_open(proc, sys, &d->host);
 	if (r < 0) {
 		log_error("cannot open host memory files under %s: %s", proc, strerror(-r));

@@ -195,7 +195,8 @@ static bool walk(struct cgroup_set *s, struct cgroup_node *cg, const struct conf
 				struct cgroup_node *child;
 
 				off += de->d_reclen;
-				if (de->d_type != DT_DIR || de->d_name[0] == '.')
+				if (de->d_type != DT_DIR || strcmp(de->d_name, ".") == 0 ||
+				    strcmp(de->d_name, "..") == 0)
 					continue;
 				child = cgroup_set_lookup(s, de->d_ino);
 				if (!child || child->parent != cg) {

@@ -4,6 +4,7 @@
 set -eu
 cd "$(dirname "$0")/../.."
 out=tests/vm/out/demo
+mkdir -p tests/vm/out
 seconds=${DEMO_SECONDS:-90}
 echo "demo: booting the VM; two phases of ${seconds} s (without, then with reclaimd) - about $((2 * seconds + 60)) s" >&2
 tests/vm/run.sh --file config/reclaimd.json:/etc/reclaimd/reclaimd.json --env DEMO_SECONDS="$seconds" \

@@ -5,6 +5,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 out=tests/vm/out
+mkdir -p "$out"
 passed=0 failed=0
 
 files=()
