@@ -28,10 +28,10 @@ run_phase() { # PHASE (without|with)
 	web=$CGROOT/system.slice/web.service
 	batch=$CGROOT/system.slice/batch.service
 	rm -f /tmp/*.ready
-	cg_run "$web" memhog --anon 300M --hot-pct 20 --rate "$RATE" --duration $((SECONDS_RUN + 5)) \
+	cg_run "$web" memhog --anon 300M --hot-pct 20 --rate "$RATE" --duration 0 \
 		--report-interval 10 --ready-file /tmp/web.ready >"$RESULTS/memhog-web-$phase.log" 2>&1
 	web_pid=$!
-	cg_run "$batch" memhog --anon 400M --hot-pct 5 --rate "$RATE" --duration $((SECONDS_RUN + 5)) \
+	cg_run "$batch" memhog --anon 400M --hot-pct 5 --rate "$RATE" --duration 0 \
 		--report-interval 10 --ready-file /tmp/batch.ready >"$RESULTS/memhog-batch-$phase.log" 2>&1
 	batch_pid=$!
 	wait_for_file /tmp/web.ready 120
@@ -49,6 +49,9 @@ run_phase() { # PHASE (without|with)
 		eval "${w}_swap=\$(cat \$$w/memory.swap.current) ${w}_zswap=\$(cat \$$w/memory.zswap.current)"
 	done
 	[ "$phase" = with ] && agent_stop >/dev/null
+	# The workloads run until stopped, so both cover the whole phase; SIGTERM makes them print
+	# their summary.
+	kill -TERM "$web_pid" "$batch_pid" 2>/dev/null || true
 	wait "$web_pid" "$batch_pid" || true
 	for w in web batch; do
 		eval "cur0=\$${w}_cur0 cur1=\$${w}_cur1 psi0=\$${w}_psi0 psi1=\$${w}_psi1 rf0=\$${w}_rf0 rf1=\$${w}_rf1"
