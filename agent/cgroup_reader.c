@@ -157,21 +157,22 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 	if (r < 0)
 		return r;
 
+	/* memory.events and numa_stat only inform reports and placement: a malformed one leaves
+	 * zeros, it never keeps a cgroup from being sampled. */
 	r = read_at(cg->dirfd, "memory.events", small, sizeof(small), &len);
-	if (r < 0)
+	if (r == -ENOENT || r == -ENODEV)
 		return r;
-	r = memory_events_parse(small, len, &s.events);
-	if (r < 0)
-		return r;
+	if (r == 0 && memory_events_parse(small, len, &s.events) < 0)
+		memset(&s.events, 0, sizeof(s.events));
 
 	if (!(cg->absent_mask & (1u << OPT_NUMA_STAT))) {
 		r = read_at(cg->dirfd, "memory.numa_stat", big, NUMA_STAT_BUF, &len);
 		if (r == -ENOENT && faccessat(cg->dirfd, "memory.current", F_OK, 0) == 0)
 			cg->absent_mask |= 1u << OPT_NUMA_STAT;
-		else if (r < 0)
+		else if (r == -ENOENT || r == -ENODEV)
 			return r;
-		else if ((r = numa_stat_parse(big, len, &s.numa)) < 0)
-			return r;
+		else if (r == 0 && numa_stat_parse(big, len, &s.numa) < 0)
+			memset(&s.numa, 0, sizeof(s.numa));
 	}
 
 	/* Swap room: own and every ancestor's swap.max - swap.current, and the host's free swap.

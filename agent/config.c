@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -663,9 +664,16 @@ static int read_file(const char *path, char **ret_buf, size_t *ret_len)
 	_cleanup_(freep) char *buf = NULL;
 	size_t len = 0, size = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	struct stat st;
+
+	/* O_NONBLOCK: a FIFO put in place of the file must not block the main loop in open(). */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
 	for (;;) {
 		ssize_t n;
 

@@ -56,6 +56,7 @@ struct daemon {
 	uint64_t total_reclaimed_bytes;
 	uint64_t jobs_submitted, jobs_dropped;
 	bool swappiness_warned;
+	bool no_reclaim_file_warned;
 	usec_t host_warning_us;
 	int exit_status;
 };
@@ -209,6 +210,23 @@ static void job_finished(struct daemon *d, struct reclaim_job *job)
 		f.policy = cg->rule ? cg->rule->policy->name : NULL;
 	}
 
+	if (job->outcome == JOB_GONE && cg && faccessat(cg->dirfd, "memory.current", F_OK, 0) == 0) {
+		/* The cgroup is there but memory.reclaim is not: a kernel before 5.19. */
+		if (!d->no_reclaim_file_warned) {
+			d->no_reclaim_file_warned = true;
+			log_event(LOG_ERR, MSGID_KERNEL_FEATURE, &f,
+				  "%s has no memory.reclaim: this kernel cannot do proactive reclaim "
+				  "(needs Linux 5.19 or later); nothing will be reclaimed", job->cgroup_path);
+		}
+		reclaim_job_free(job);
+		return;
+	}
+	if (job->outcome == JOB_FAILED && cg &&
+	    !log_ratelimit(&cg->last_fail_log_us, now_us(), LOG_REPEAT_US)) {
+		reclaim_job_free(job);
+		return;
+	}
+
 	switch (job->outcome) {
 	case JOB_FAILED:
 		prio = LOG_WARNING;
@@ -353,8 +371,17 @@ static void build_snapshot(struct daemon *d)
 		}
 		d->n_managed++;
 		r = cgroup_read_sample(cg, d->tick, snap->host.meminfo.swap_free, s);
-		if (r == -ENOENT || r == -ENODEV)
+		if ((r == -ENOENT || r == -ENODEV) && faccessat(cg->dirfd, "memory.current", F_OK, 0) < 0)
 			continue; /* went away mid-tick: the next discovery pass drops it */
+		if (r == -ENOENT) {
+			/* Still there, but a file is missing: cgroup.pressure=0 hides memory.pressure. */
+			if (log_ratelimit(&cg->last_read_warning_us, now, LOG_REPEAT_US))
+				log_event(LOG_WARNING, MSGID_READ_FAILED,
+					  &(struct log_fields){ .cgroup = cg->path },
+					  "%s: a memory file it needs is missing (memory.pressure is hidden "
+					  "when cgroup.pressure is 0); skipped", cg->path);
+			continue;
+		}
 		if (r < 0) {
 			if (log_ratelimit(&cg->last_read_warning_us, now, LOG_REPEAT_US))
 				log_event(LOG_WARNING, MSGID_READ_FAILED,
@@ -492,7 +519,9 @@ static int on_tick(sd_event_source *s, uint64_t usec _unused_, void *userdata)
 	struct daemon *d = userdata;
 
 	run_tick(d);
-	if (d->opts->once) {
+	/* --once: decisions need a PSI delta, so the first tick only samples; the second one,
+	 * an interval later, decides and dispatches, and the agent exits when its jobs are done. */
+	if (d->opts->once && d->tick >= 2) {
 		if (worker_pool_pending(d->pool) == 0)
 			sd_event_exit(d->event, 0);
 		return 0;
@@ -516,6 +545,11 @@ static int on_stop_signal(sd_event_source *s _unused_, const struct signalfd_sig
 	return 0;
 }
 
+static bool streq_null(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
 static int on_reload_signal(sd_event_source *s _unused_, const struct signalfd_siginfo *si _unused_,
 			    void *userdata)
 {
@@ -532,9 +566,17 @@ static int on_reload_signal(sd_event_source *s _unused_, const struct signalfd_s
 		sd_notify(false, "READY=1");
 		return 0;
 	}
-	/* Rules are re-matched now, so no cgroup points into the old config afterwards. */
-	CGROUP_SET_FOREACH(&d->cgroups, cg)
+	if (!streq_null(c->cgroup_root, d->config->cgroup_root) ||
+	    !streq_null(c->proc_root, d->config->proc_root) || !streq_null(c->sys_root, d->config->sys_root))
+		log_event(LOG_WARNING, MSGID_CONFIG_LOADED, NULL,
+			  "cgroup_root, proc_root and sys_root take effect only at restart; "
+			  "keeping the ones in use");
+	/* Rules are re-matched now, so no cgroup points into the old config afterwards; PSI
+	 * triggers are re-installed at the next tick with the new stall and window. */
+	CGROUP_SET_FOREACH(&d->cgroups, cg) {
 		cg->rule = NULL;
+		trigger_remove(cg);
+	}
 	d->cgroups.config_generation++;
 	config_free(d->config);
 	d->config = c;
@@ -542,7 +584,8 @@ static int on_reload_signal(sd_event_source *s _unused_, const struct signalfd_s
 	cgroup_set_scan(&d->cgroups, d->config, on_cgroup_gone, d);
 	log_event(LOG_INFO, MSGID_CONFIG_LOADED, NULL, "configuration reloaded from %s (%zu rules)",
 		  d->opts->config_path, c->n_rules);
-	sd_event_source_set_time_relative(d->tick_source, d->config->interval_us);
+	/* The tick keeps its deadline: a burst of SIGHUPs must not postpone it. A new interval
+	 * applies from the next tick on. */
 	sd_notify(false, "READY=1");
 	return 0;
 }

@@ -23,6 +23,9 @@ void log_set_level(int level) { max_level = level; }
 int log_get_level(void) { return max_level; }
 void log_use_stderr(bool on) { use_journal = on ? 0 : -1; }
 
+static bool journal_available(void);
+bool log_to_journal(void) { return journal_available(); }
+
 static bool journal_available(void)
 {
 	if (use_journal < 0)

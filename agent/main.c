@@ -25,7 +25,7 @@ static void usage(FILE *out)
 		"      --check-config    validate the configuration, print the effective policy of\n"
 		"                        every rule, exit 0 (valid) or 2 (invalid)\n"
 		"  -n, --dry-run         decide and log, never write memory.reclaim\n"
-		"      --once            run one tick, wait for its reclaim to finish, exit\n"
+		"      --once            sample, decide one interval later, reclaim, exit\n"
 		"      --cgroup-root DIR cgroup-v2 root (default: found through libcgroup)\n"
 		"      --proc-root DIR   procfs root (default /proc; for tests)\n"
 		"      --sys-root DIR    sysfs root (default /sys; for tests)\n"
@@ -119,9 +119,9 @@ int main(int argc, char **argv)
 	r = config_load_file(o.config_path, &config, &err);
 	if (r < 0) {
 		/* One line naming file, position or key; nothing has been touched yet. */
-		if (check_only)
-			fprintf(stderr, "reclaimd: %s\n", err.text);
-		else
+		/* On the terminal always (the operator is looking there), and to the journal. */
+		fprintf(stderr, "reclaimd: %s\n", err.text);
+		if (!check_only && log_to_journal())
 			log_event(LOG_ERR, MSGID_CONFIG_REJECTED, NULL, "%s", err.text);
 		return 2;
 	}

@@ -39,6 +39,8 @@ static void psi_decide(const struct policy_params *params, const struct cgroup_s
 
 	swappable_anon = MIN(cg->stat.anon, cg->swap_room_bytes);
 	evictable = cg->stat.file + swappable_anon;
+	if (evictable < cg->stat.file) /* absurd counters: saturate, never wrap */
+		evictable = UINT64_MAX;
 	unreclaimable = sub_sat(cg->current_bytes, evictable);
 	floor = MAX(MAX(params->min_bytes, cg->min_bytes), unreclaimable);
 	d.floor_bytes = floor;
@@ -69,9 +71,12 @@ static void psi_decide(const struct policy_params *params, const struct cgroup_s
 	} else {
 		factor = 1.0 - d.psi_some_pct / params->psi_some_target_pct;
 		bytes = (double)d.reclaimable_bytes * d.step * factor;
-		d.request_bytes = (uint64_t)bytes / page_size * page_size;
-		if (d.request_bytes > d.reclaimable_bytes) /* step <= 1, but never trust floats */
+		/* step and factor are <= 1, but rounding can push a product of 2^64 past the range
+		 * of uint64_t: clamp in double before converting. */
+		if (bytes >= (double)d.reclaimable_bytes)
 			d.request_bytes = d.reclaimable_bytes / page_size * page_size;
+		else
+			d.request_bytes = (uint64_t)bytes / page_size * page_size;
 		if (d.request_bytes == 0)
 			d.reason = DECISION_BELOW_PAGE;
 	}

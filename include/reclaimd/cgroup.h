@@ -68,6 +68,7 @@ struct cgroup_node {
 	enum decision_reason last_reason;
 	usec_t last_log_us;
 	usec_t last_read_warning_us;
+	usec_t last_fail_log_us;
 
 	uint64_t total_reclaimed_bytes;
 

@@ -46,6 +46,8 @@ void log_set_level(int level);
 int log_get_level(void);
 /* Force stderr even when the journal socket exists (tests, --once on a terminal). */
 void log_use_stderr(bool on);
+/* True when messages go to journald rather than stderr. */
+bool log_to_journal(void);
 
 void log_event(int priority, const char *message_id, const struct log_fields *f,
 	       const char *fmt, ...) _printf_(4, 5);
