@@ -1,0 +1,22 @@
+#!/bin/bash
+# run.sh - `make bench`: every benchmark, printed as tables. Nothing here asserts timing.
+#
+#   bench/overhead.sh   reclaimd's CPU per tick next to the floor of reading the same files, on a
+#                       fake cgroupfs on the host and on real cgroups in the test VM
+#   bench/savings.sh    (when present) what the reclaim saves
+#
+# Arguments are passed to overhead.sh (e.g. --no-vm, --sizes "1000"); see its header.
+# Runs every benchmark even when one fails; exits non-zero if any failed.
+set -u -o pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+rc=0
+
+echo "== bench/overhead.sh"
+"$HERE/overhead.sh" "$@" || rc=1
+
+if [ -f "$HERE/savings.sh" ]; then
+	echo
+	echo "== bench/savings.sh"
+	bash "$HERE/savings.sh" || rc=1
+fi
+exit "$rc"
