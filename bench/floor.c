@@ -34,8 +34,9 @@
  * pass with its CPU time (getrusage: user + system), then a summary line of key=value pairs.
  *
  * Usage: floor --root DIR --list FILE [--proc-root DIR] [--sys-root DIR] [--passes N]
- *              [--mode open|hot|hot1|used] [--quiet]
+ *              [--mode open|hot|hot1|used|walk] [--quiet]
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -44,6 +45,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -51,7 +53,7 @@
 /* Larger than any file read here (memory.numa_stat with 64 nodes ~32 KiB). */
 static char buf[64 * 1024];
 
-enum mode { MODE_OPEN, MODE_HOT, MODE_HOT1, MODE_USED };
+enum mode { MODE_OPEN, MODE_HOT, MODE_HOT1, MODE_USED, MODE_WALK };
 
 struct item {
 	char *path;
@@ -141,6 +143,38 @@ static void read_item(const struct item *it, enum mode mode)
 		close(fd);
 }
 
+/* MODE_WALK: every directory, listed with getdents64 to its end (the buffer size of discovery.c). */
+static int *dir_fds;
+static size_t n_dir_fds;
+
+static void walk_dirs(void)
+{
+	static char dents[32 * 1024];
+
+	for (size_t i = 0; i < n_dir_fds; i++) {
+		if (lseek(dir_fds[i], 0, SEEK_SET) != 0)
+			continue;
+		while (getdents64(dir_fds[i], dents, sizeof(dents)) > 0)
+			;
+	}
+}
+
+static void add_dir(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0) {
+		n_errors++;
+		return;
+	}
+	dir_fds = realloc(dir_fds, (n_dir_fds + 1) * sizeof(*dir_fds));
+	if (!dir_fds) {
+		fputs("floor: out of memory\n", stderr);
+		exit(1);
+	}
+	dir_fds[n_dir_fds++] = fd;
+}
+
 static uint64_t cpu_us(uint64_t *ret_user, uint64_t *ret_sys)
 {
 	struct rusage ru;
@@ -228,6 +262,8 @@ int main(int argc, char **argv)
 				mode = MODE_HOT1;
 			else if (strcmp(optarg, "used") == 0)
 				mode = MODE_USED;
+			else if (strcmp(optarg, "walk") == 0)
+				mode = MODE_WALK;
 			else
 				return 2;
 			break;
@@ -237,7 +273,7 @@ int main(int argc, char **argv)
 	}
 	if (!root || !list || passes == 0 || optind != argc) {
 		fprintf(stderr, "Usage: floor --root DIR --list FILE [--proc-root DIR] [--sys-root DIR] "
-				"[--passes N] [--mode open|hot|hot1|used] [--quiet]\n");
+				"[--passes N] [--mode open|hot|hot1|used|walk] [--quiet]\n");
 		return 2;
 	}
 
@@ -281,6 +317,16 @@ int main(int argc, char **argv)
 		n_swapdirs = w;
 	}
 
+	if (mode == MODE_WALK) {
+		add_dir(root);
+		for (size_t i = 0; i < n_swapdirs; i++) {
+			snprintf(dir, sizeof(dir), "%s/%s", root, swapdirs[i]);
+			add_dir(dir);
+		}
+		n_cgs = 0; /* no files */
+		goto timed;
+	}
+
 	/* Host files, in the agent's order. */
 	add(proc, "meminfo", true, false, mode);
 	add(proc, "vmstat", true, true, mode);
@@ -309,6 +355,7 @@ int main(int argc, char **argv)
 		add(dir, "memory.swap.current", false, false, mode);
 	}
 
+timed:
 	per_pass = xmalloc(passes * sizeof(*per_pass));
 	per_user = xmalloc(passes * sizeof(*per_user));
 	per_sys = xmalloc(passes * sizeof(*per_sys));
@@ -318,6 +365,8 @@ int main(int argc, char **argv)
 		cpu_us(&u0, &s0);
 		for (size_t i = 0; i < n_items; i++)
 			read_item(&items[i], mode);
+		if (mode == MODE_WALK)
+			walk_dirs();
 		cpu_us(&u1, &s1);
 		per_user[p] = u1 - u0;
 		per_sys[p] = s1 - s0;
@@ -333,7 +382,8 @@ int main(int argc, char **argv)
 	printf("floor mode=%s cgroups=%zu swap_dirs=%zu files_per_pass=%zu bytes_per_pass=%llu passes=%lu "
 	       "median_us=%llu min_us=%llu mean_us=%llu user_mean_us=%llu sys_mean_us=%llu "
 	       "hot_fallback=%zu errors=%llu\n",
-	       mode == MODE_OPEN ? "open" : mode == MODE_HOT ? "hot" : mode == MODE_HOT1 ? "hot1" : "used",
+	       mode == MODE_OPEN ? "open" : mode == MODE_HOT ? "hot" : mode == MODE_HOT1 ? "hot1" :
+	       mode == MODE_USED ? "used" : "walk",
 	       n_cgs, n_swapdirs,
 	       n_items, bytes_read / passes, passes, (unsigned long long)per_pass[passes / 2],
 	       (unsigned long long)per_pass[0], (unsigned long long)(total / passes),

@@ -254,7 +254,7 @@ static void make_cgroup(int rootfd, const char *rel, const struct template *t, b
 		die("%s: %s", rel, strerror(errno));
 	n_dirs_written++;
 
-	/* 8 MiB .. 1 GiB, log-uniform-ish: most cgroups are small. */
+	/* 8 MiB .. 2 GiB, about log-uniform: as many of 10 MiB as of 1 GiB. */
 	v.current = (8ULL << 20) << rnd_range(0, 7);
 	v.current += rnd_range(0, v.current / 4096) * 4096;
 	v.anon = v.current / 100 * 70 / 4096 * 4096;

@@ -10,6 +10,7 @@
 #   --passes P           floor passes per mode (default 20 on the host, 10 in the VM)
 #   --vm-sizes "N ..."   VM part: real cgroups per run (default "500 1000"); the tmpfs
 #                        calibration in the VM uses the largest size that the host part also has
+#   --vm-rounds R        VM part: rounds of (floor, cold run, warm run, floor modes) (default 3)
 #   --no-host            skip the host part
 #   --no-vm              skip the VM part
 #   --out DIR            where raw records, logs and tables go (default bench/out/overhead)
@@ -17,24 +18,27 @@
 # Host part: for each size a fake cgroupfs (bench/gen_cgroupfs: the recorded files of a real 6.12
 # cgroup in every directory, Kubernetes-node shape) on a tmpfs; then
 #   cold  `reclaimd --once --dry-run --cgroup-root T --log-stderr --config C`, R times: the CPU
-#         time up to the end of its only tick (process start, configuration, discovery of a fresh
-#         tree included) and the whole process's user/sys and peak RSS;
+#         time up to the end of its first tick (process start, configuration, discovery of a fresh
+#         tree included), and the whole process's user/sys and peak RSS (--once runs a second
+#         tick an interval later, which decides: the first only samples);
 #   warm  the same without --once, interval 0.5 s, for 1+K ticks, W times: CPU per tick after the
 #         first (bench/tickmeter reads the agent's CPU clock at each sd_notify STATUS=, which the
 #         agent sends at the end of every tick); cross-checked with the rusage difference
-#         between a 1+K-tick run and a --once run;
+#         between a 1+K-tick run and a --once run, per tick more;
 #   floor bench/floor on the same tree, per pass: "open" (open/read/close every file: the floor),
 #         "hot" (the agent's I/O strategy: hot files kept open and pread), "hot1" (hot, without
-#         the read that only confirms EOF) and "used" (hot, only the files the psi policy uses).
+#         the read that only confirms EOF) and "used" (hot, only the files the psi policy uses);
+#         "walk" is what discovery's directory listing alone costs (getdents over every cgroup).
 # The agent is run with the open-files limit of systemd/reclaimd.service (LimitNOFILE=524288):
 # a shell without CAP_SYS_RESOURCE cannot raise its hard limit, and with 20000 (seen on our
 # development hosts) 10,000 cgroups need more fds than that (about 5 per managed cgroup): that
 # size is then measured as a --once run only, and the table says how many cgroups were skipped.
 #
 # VM part: tests/vm/run.sh runs bench/vm-overhead.sh in Debian's 6.12 kernel (software
-# emulation): real cgroups under /sys/fs/cgroup/bench, the same measurements, plus a "live" run
-# (not --dry-run: PSI triggers installed, min_bytes 1T so that nothing is reclaimed) and the same
-# fake tree on the guest's tmpfs to calibrate emulation against the host.
+# emulation, one guest CPU): real cgroups under /sys/fs/cgroup/bench, the same measurements in
+# interleaved rounds (the emulated machine's speed jumps by up to 2x for seconds at a time), plus
+# a "live" run (not --dry-run: PSI triggers installed, min_bytes 1T so that nothing is reclaimed)
+# and the same fake tree on the guest's tmpfs to calibrate emulation against the host.
 #
 # Output: DIR/raw.txt (one "rec" line per measurement), DIR/tables.txt (also printed), logs.
 set -eu -o pipefail
@@ -44,6 +48,7 @@ REPO=$(cd "$HERE/.." && pwd)
 
 sizes="1000 3000 10000"
 vm_sizes="500 1000"
+vm_rounds=3
 runs=5
 ticks=
 warm_runs=3
@@ -65,6 +70,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--sizes) sizes=$2; shift ;;
 	--vm-sizes) vm_sizes=$2; shift ;;
+	--vm-rounds) vm_rounds=$2; shift ;;
 	--runs) runs=$2; shift ;;
 	--ticks) ticks=$2; shift ;;
 	--warm-runs) warm_runs=$2; shift ;;
@@ -129,7 +135,7 @@ EOF
 
 # ---- host part ------------------------------------------------------------------------------
 host_part() {
-	local work mnt n tree list cfg r t cold_u cold_s status emfile warm_n
+	local work mnt n tree list cfg r t cold_u cold_s cold_t status emfile warm_n
 	local k=${ticks:-20} p=${passes:-20}
 
 	# The unit's limit (systemd/reclaimd.service); root may raise the hard limit.
@@ -182,35 +188,38 @@ host_part() {
 			case $status in "$n managed cgroups"*) ;; *) die "n=$n: agent says '$status'" ;; esac
 			echo "rec where=host-tmpfs n=$n kind=agent-cold cpu_us=$(kv "$work/tm" cold_cpu_us)" \
 				"user_us=$(kv "$work/tm" user_us) sys_us=$(kv "$work/tm" sys_us)" \
-				"rss_kib=$(kv "$work/tm" maxrss_kib)" >>"$RAW"
+				"rss_kib=$(kv "$work/tm" maxrss_kib) ticks=$(kv "$work/tm" ticks)" >>"$RAW"
 		done
 		cold_u=$(rec_median host-tmpfs "$n" agent-cold user_us)
 		cold_s=$(rec_median host-tmpfs "$n" agent-cold sys_us)
+		cold_t=$(rec_median host-tmpfs "$n" agent-cold ticks)
 
 		# Warm: 1+K ticks at 0.5 s (not measurable without STATUS messages).
 		[ "$emfile" -gt 0 ] && warm_n=0 || warm_n=$warm_runs
 		for r in $(seq "$warm_n"); do
 			"$TICKMETER" --ticks "$k" -- "$AGENT" --config "$cfg" --dry-run --cgroup-root "$tree" \
 				--log-stderr >"$work/tm" 2>>"$LOG" || die "agent run failed (see $LOG)"
-			awk -v n="$n" -v k="$k" -v cu="$cold_u" -v cs="$cold_s" -F= '
+			awk -v n="$n" -v k="$k" -v cu="$cold_u" -v cs="$cold_s" -v ct="$cold_t" -F= '
 				{ v[$1] = $2 }
 				END {
 					split(v["tick_cpu_us"], t, ",")
 					mn = mx = t[2]
 					for (i = 3; i <= k + 1; i++) { if (t[i] < mn) mn = t[i]; if (t[i] > mx) mx = t[i] }
-					u = (v["user_us"] - cu) / k; s = (v["sys_us"] - cs) / k
-					printf "rec where=host-tmpfs n=%s kind=agent-warm cpu_us=%s rss_kib=%s min_us=%s max_us=%s user_us=%.0f sys_us=%.0f diff_us=%.0f\n",
-						n, v["warm_cpu_us"], v["maxrss_kib"], mn, mx, u, s, u + s
+					# rusage of this run less that of a --once run, per tick more
+					d = v["ticks"] - (ct == "" ? 1 : ct)
+					u = (v["user_us"] - cu) / d; s = (v["sys_us"] - cs) / d
+					printf "rec where=host-tmpfs n=%s kind=agent-warm cpu_us=%s mean_us=%s rss_kib=%s min_us=%s max_us=%s user_us=%.0f sys_us=%.0f diff_us=%.0f\n",
+						n, v["warm_median_us"], v["warm_cpu_us"], v["maxrss_kib"], mn, mx, u, s, u + s
 				}' "$work/tm" >>"$RAW"
 		done
 
-		for mode in open hot hot1 used; do
+		for mode in open hot hot1 used walk; do
 			"$FLOOR" --root "$tree" --list "$list" --passes "$p" --mode "$mode" --quiet >"$work/fl" ||
 				{ echo "host n=$n: floor --mode $mode failed" >&2; continue; }
 			awk -v n="$n" -v mode="$mode" '{
 				for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-				printf "rec where=host-tmpfs n=%s kind=floor-%s cpu_us=%s user_us=%s sys_us=%s files=%s hot_fallback=%s errors=%s\n",
-					n, mode, v["median_us"], v["user_mean_us"], v["sys_mean_us"], v["files_per_pass"], v["hot_fallback"], v["errors"]
+				printf "rec where=host-tmpfs n=%s kind=floor-%s cpu_us=%s min_us=%s user_us=%s sys_us=%s files=%s hot_fallback=%s errors=%s\n",
+					n, mode, v["median_us"], v["min_us"], v["user_mean_us"], v["sys_mean_us"], v["files_per_pass"], v["hot_fallback"], v["errors"]
 			}' "$work/fl" >>"$RAW"
 		done
 		rm -rf "$tree"
@@ -234,8 +243,11 @@ vm_part() {
 		--file "$HERE/build/gen_cgroupfs:/usr/local/bin/gen_cgroupfs"
 		--file "$REPO/tests/fixtures/real-6.12/sys/fs/cgroup:/bench/cgroup-template"
 		--file "$HERE/table.awk:/bench/table.awk"
-		--env "BENCH_SIZES=$vm_sizes" --env "BENCH_TICKS=$k" --env "BENCH_RUNS=$runs"
-		--env "BENCH_WARM_RUNS=$warm_runs" --env "BENCH_PASSES=$p" --env "BENCH_CALIBRATE=$cal"
+		--env "BENCH_SIZES=$vm_sizes" --env "BENCH_TICKS=$k" --env "BENCH_ROUNDS=$vm_rounds"
+		--env "BENCH_PASSES=$p" --env "BENCH_CALIBRATE=$cal"
+		# One guest CPU: a second emulated vCPU competes with the first for the host's CPUs
+		# and makes CPU times noisier still.
+		--append maxcpus=1
 		--timeout 3000
 	)
 	"$REPO/tests/vm/run.sh" "${args[@]}" "$HERE/vm-overhead.sh" "$vmout" >&2 ||

@@ -5,9 +5,11 @@
 # of the same where/n/kind (repeated runs) are reduced to their median, key by key.
 # kind: agent-cold (one --once run: CPU at the end of its only tick, whole-process user/sys,
 #       peak RSS), agent-warm (CPU per tick after the first, peak RSS), agent-live (warm, but
-#       not --dry-run: PSI triggers installed), floor-open / -hot / -hot1 / -used (bench/floor
-#       modes), vm-mem (kernel-side numbers).
+#       not --dry-run: PSI triggers installed), floor-open / -hot / -hot1 / -used / -walk
+#       (bench/floor modes), vm-mem (kernel-side numbers).
 # "title where=W TEXT" lines name a section.
+# Medians are shown; the goal lines also compare the fastest warm tick with the fastest floor pass
+# (min over all runs), which the machine's drift disturbs least.
 # Variables: interval_s (default 6), goal_ratio (1.2), goal_pct (1).
 
 function median(list,    n, a, i, j, t) {
@@ -29,6 +31,18 @@ function get(w, n, k, key) {
 	if (!((w SUBSEP n SUBSEP k SUBSEP key) in vals))
 		return ""
 	return median(vals[w, n, k, key])
+}
+
+# The smallest of the values (the run least disturbed by the machine).
+function getmin(w, n, k, key,    c, a, i, m) {
+	if (!((w SUBSEP n SUBSEP k SUBSEP key) in vals))
+		return ""
+	c = split(vals[w, n, k, key], a, ",")
+	m = a[1] + 0
+	for (i = 2; i <= c; i++)
+		if (a[i] + 0 < m)
+			m = a[i] + 0
+	return m
 }
 
 function ms(us) { return us == "" ? "-" : sprintf("%.1f", us / 1000) }
@@ -111,18 +125,21 @@ END {
 
 		print ""
 		print "Details (medians; CPU in ms per tick or pass):"
-		print "| cgroups | floor open | floor hot | floor hot1 | floor used | cold user/sys | warm user/sys | warm (rusage diff) | warm min..max |"
-		print "|---------|------------|-----------|------------|------------|---------------|---------------|--------------------|---------------|"
+		print "| cgroups | floor open | floor hot | floor hot1 | floor used | listing | once user/sys | warm user/sys | warm (rusage diff) | warm min..max |"
+		print "|         |            |           |            |            | (walk)  | (whole run)   |               |                    | (min: fastest |"
+		print "|         |            |           |            |            |         |               |               |                    |  tick of all) |"
+		print "|---------|------------|-----------|------------|------------|---------|---------------|---------------|--------------------|---------------|"
 		for (j = 1; j <= nn[w]; j++) {
 			n = order_n[w, j]
 			cu = get(w, n, "agent-cold", "user_us"); cs = get(w, n, "agent-cold", "sys_us")
 			wu = get(w, n, "agent-warm", "user_us"); ws = get(w, n, "agent-warm", "sys_us")
-			printf "| %7s | %10s | %9s | %10s | %10s | %13s | %13s | %18s | %13s |\n", n,
+			printf "| %7s | %10s | %9s | %10s | %10s | %7s | %13s | %13s | %18s | %13s |\n", n,
 				ms(get(w, n, "floor-open", "cpu_us")), ms(get(w, n, "floor-hot", "cpu_us")),
 				ms(get(w, n, "floor-hot1", "cpu_us")), ms(get(w, n, "floor-used", "cpu_us")),
+				ms(get(w, n, "floor-walk", "cpu_us")),
 				cu == "" ? "-" : ms(cu) "/" ms(cs), wu == "" ? "-" : ms(wu) "/" ms(ws),
 				ms(get(w, n, "agent-warm", "diff_us")),
-				get(w, n, "agent-warm", "min_us") == "" ? "-" : ms(get(w, n, "agent-warm", "min_us")) ".." ms(get(w, n, "agent-warm", "max_us"))
+				get(w, n, "agent-warm", "min_us") == "" ? "-" : ms(getmin(w, n, "agent-warm", "min_us")) ".." ms(get(w, n, "agent-warm", "max_us"))
 		}
 		for (j = 1; j <= nn[w]; j++) {
 			n = order_n[w, j]
@@ -138,11 +155,11 @@ END {
 					printf "n=%s: floor %s: %s failed opens per pass\n", n, mode, fb
 			}
 			if (get(w, n, "vm-mem", "psimon_threads") != "")
-				printf "n=%s, live mode: %s psimon kthreads, agent cgroup memory.current %.1f MiB (kernel %.1f MiB) vs %.1f MiB (kernel %.1f MiB) in dry run, psimon CPU %.2f ms per tick\n",
-					n, get(w, n, "vm-mem", "psimon_threads"),
+				printf "n=%s, live mode: %s psimon kthreads (KernelStack +%.1f MiB), agent cgroup memory.current %.1f MiB (kernel %.1f MiB) vs %.1f MiB (kernel %.1f MiB) in dry run, psimon CPU %.2f ms per second\n",
+					n, get(w, n, "vm-mem", "psimon_threads"), get(w, n, "vm-mem", "kernel_stack_kib") / 1024,
 					get(w, n, "agent-live", "cg_current") / 1048576, get(w, n, "agent-live", "cg_kernel") / 1048576,
 					get(w, n, "agent-warm", "cg_current") / 1048576, get(w, n, "agent-warm", "cg_kernel") / 1048576,
-					get(w, n, "vm-mem", "psimon_cpu_us") / 1000
+					get(w, n, "vm-mem", "psimon_cpu_ms_per_s")
 		}
 	}
 	# The VM emulates the CPU (no KVM): the same fake tree measured on the host and in the VM
@@ -156,17 +173,21 @@ END {
 			if (hf == "" || vf == "" || ha == "" || va == "")
 				continue
 			sf = vf / hf; sa = va / ha
-			printf "\nEmulation slowdown (same %s-cgroup fake tree on tmpfs, VM / host): floor %.1fx, agent warm tick %.1fx\n", n, sf, sa
-			print "Real kernel (VM kernfs) scaled by it, a rough estimate of native times:"
-			print "| cgroups | agent warm ms/tick | floor ms/pass | % of one core, 6 s |"
-			print "|---------|--------------------|---------------|--------------------|"
+			if (sf > sa) { t = sf; sf = sa; sa = t }
+			printf "\nEmulation slowdown (the same %s-cgroup fake tree on tmpfs, VM / host): floor %.1fx, agent warm tick %.1fx\n", n, vf / hf, va / ha
+			print "Real kernel (VM kernfs) divided by it, a rough range for native times (how much the"
+			print "emulation slows a piece of work depends on its mix of user code and kernel code):"
+			print "| cgroups | agent warm ms/tick | floor ms/pass | agent, % of one core at 6 s |"
+			print "|---------|--------------------|---------------|-----------------------------|"
 			for (jj = 1; jj <= nn["vm-kernfs"]; jj++) {
 				m = order_n["vm-kernfs", jj]
 				a = get("vm-kernfs", m, "agent-warm", "cpu_us"); f = get("vm-kernfs", m, "floor-open", "cpu_us")
 				if (a == "" || f == "")
 					continue
-				printf "| %7s | %18.1f | %13.1f | %16.2f %% |\n", m, a / sa / 1000, f / sf / 1000,
-					a / sa / (interval_s * 1e6) * 100
+				printf "| %7s | %18s | %13s | %27s |\n", m,
+					sprintf("%.0f..%.0f", a / sa / 1000, a / sf / 1000),
+					sprintf("%.0f..%.0f", f / sa / 1000, f / sf / 1000),
+					sprintf("%.2f..%.2f %%", a / sa / (interval_s * 1e6) * 100, a / sf / (interval_s * 1e6) * 100)
 			}
 			break
 		}
@@ -185,6 +206,9 @@ END {
 			if (a / f <= goal_ratio)
 				verdict = "within " goal_ratio "x"
 			printf "  %-11s n=%-6s warm tick / floor = %.2fx (%s)", w, n, a / f, verdict
+			am = getmin(w, n, "agent-warm", "min_us"); fm = getmin(w, n, "floor-open", "min_us")
+			if (am != "" && fm > 0)
+				printf "; fastest tick / fastest pass = %.2fx", am / fm
 			if (n + 0 == 1000) {
 				pct = a / (interval_s * 1e6) * 100
 				verdict = "NOT under " goal_pct " %"

@@ -9,7 +9,8 @@
  * threads, in nanoseconds). So:
  *   cold tick  = CPU time at the first STATUS (exec, dynamic linking, configuration, the first
  *                discovery of a fresh tree, the first reads, the first decisions)
- *   warm ticks = CPU time between the first and the (1+K)th STATUS, divided by K
+ *   warm ticks = CPU time between the first and the (1+K)th STATUS, divided by K (the mean;
+ *                warm_median_us is the median of the K ticks)
  * After K warm ticks (--ticks K) the child gets SIGTERM; without --ticks tickmeter waits for it
  * to exit (--once). The exit's rusage (wait4) gives user and system time of the whole run and
  * the peak RSS.
@@ -58,6 +59,13 @@ static uint64_t mono_us(void)
 static uint64_t tv_us(const struct timeval *tv)
 {
 	return (uint64_t)tv->tv_sec * 1000000 + (uint64_t)tv->tv_usec;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
 }
 
 /* "<key> <value>" from a file of such lines (memory.stat), or the whole file's number. */
@@ -255,7 +263,13 @@ int main(int argc, char **argv)
 	if (ticks > 1) {
 		unsigned long k = (ticks < MAX_TICKS + 1 ? ticks : MAX_TICKS + 1) - 1;
 
+		static uint64_t d[MAX_TICKS];
+
+		for (unsigned long i = 1; i <= k; i++)
+			d[i - 1] = tick_cpu[i] - tick_cpu[i - 1];
+		qsort(d, k, sizeof(*d), cmp_u64);
 		printf("warm_ticks=%lu\nwarm_cpu_us=%" PRIu64 "\n", k, (tick_cpu[k] - tick_cpu[0]) / k);
+		printf("warm_median_us=%" PRIu64 "\n", k % 2 ? d[k / 2] : (d[k / 2 - 1] + d[k / 2]) / 2);
 		printf("tick_cpu_us=");
 		for (unsigned long i = 0; i <= k; i++)
 			printf("%s%" PRIu64, i ? "," : "", i ? tick_cpu[i] - tick_cpu[i - 1] : tick_cpu[0]);

@@ -4,12 +4,13 @@
 #
 # For each size N in $BENCH_SIZES: N managed cgroups under /sys/fs/cgroup/bench in the shape
 # gen_cgroupfs writes (system.slice/svc<i>.service, kubepods.slice/.../pod<j>/ctr<k>.scope,
-# 2-3 per pod), one in ten with a small process (memhog, 2 MiB); then
-#   agent-cold  $BENCH_RUNS x `reclaimd --once --dry-run`
-#   agent-warm  $BENCH_WARM_RUNS x 1+$BENCH_TICKS ticks, --dry-run, interval 0.5 s
+# 2-3 per pod), one in ten with a small process (memhog, 2 MiB, one access a second); then
+#   floor-open  bench/floor, $BENCH_PASSES passes; floor-hot/hot1/used/walk half as many
+# all of it $BENCH_ROUNDS times, interleaved (the emulated machine's speed drifts by tens of %);
+#   agent-cold  `reclaimd --once --dry-run` (CPU up to the end of its first tick)
+#   agent-warm  1+$BENCH_TICKS ticks, --dry-run, interval 0.5 s
 #   agent-live  1 x 1+$BENCH_TICKS ticks without --dry-run: a PSI trigger per cgroup (min_bytes
 #               1T, so nothing is reclaimed); psimon kthreads counted meanwhile
-#   floor-open/hot/hot1  bench/floor, $BENCH_PASSES passes each
 # The agent runs in /sys/fs/cgroup/benchagent, so its memory (including the kernel's buffers
 # for its open files) is that cgroup's. With BENCH_CALIBRATE=N (a size the host part measured),
 # the fake tree of gen_cgroupfs is also measured on the guest's tmpfs, so that the host's and
@@ -20,8 +21,7 @@ set -eu
 
 SIZES=${BENCH_SIZES:-500}
 TICKS=${BENCH_TICKS:-8}
-RUNS=${BENCH_RUNS:-3}
-WARM_RUNS=${BENCH_WARM_RUNS:-2}
+ROUNDS=${BENCH_ROUNDS:-3}
 PASSES=${BENCH_PASSES:-10}
 CALIBRATE=${BENCH_CALIBRATE:-0}
 TEMPLATE=/bench/cgroup-template/fixture
@@ -92,12 +92,12 @@ make_tree() {
 		_left=$((_left - _k))
 		_pod=$((_pod + 1))
 	done
-	# One in ten gets a small process (2 MiB, touched a few times a second).
+	# One in ten gets a small process (2 MiB, one access a second).
 	_i=0
 	HOG_PIDS=
 	while read -r _rel; do
 		if [ $((_i % 10)) -eq 0 ]; then
-			cg_run "$CGROOT/$_rel" memhog --anon 2M --hot-pct 100 --rate 5 --duration 100000 \
+			cg_run "$CGROOT/$_rel" memhog --anon 2M --hot-pct 100 --rate 1 --duration 100000 \
 				--report-interval 100000 >/dev/null 2>&1
 			HOG_PIDS="$HOG_PIDS $!"
 		fi
@@ -119,22 +119,49 @@ remove_tree() {
 	echo "could not remove $B" >&2
 }
 
-# psimon kthreads: "count cpu_ticks" (utime + stime, clock ticks).
+# psimon kthreads (one per cgroup with a PSI trigger): "count cpu_ticks" (utime + stime in
+# clock ticks); one awk over /proc, so that sampling costs little next to what it measures.
 psimon() {
-	_c=0
-	_t=0
-	for _s in /proc/[0-9]*/stat; do
-		read -r _line 2>/dev/null <"$_s" || continue
-		case $_line in *"(psimon)"*) ;; *) continue ;; esac
-		_c=$((_c + 1))
-		# shellcheck disable=SC2086
-		set -- ${_line#*) }
-		_t=$((_t + ${12} + ${13}))
-	done
-	echo "$_c $_t"
+	# (cat: a process may exit between the glob and the read)
+	cat /proc/[0-9]*/stat 2>/dev/null | awk '$2 == "(psimon)" { n++; t += $14 + $15 } END { print n + 0, t + 0 }' 
 }
 
-# measure WHERE N CONFIG LIST ROOT: the agent and the floor on one tree.
+# floor_one WHERE N LIST ROOT MODE PASSES TAG: one bench/floor run, one record.
+floor_one() {
+	floor --root "$4" --list "$3" --passes "$6" --mode "$5" >/tmp/fl
+	cp /tmp/fl "$RESULTS/floor-$1-$2-$5-$7.txt"
+	awk -v w="$1" -v n="$2" -v mode="$5" '$1 == "floor" {
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		printf "rec where=%s n=%s kind=floor-%s cpu_us=%s min_us=%s user_us=%s sys_us=%s files=%s hot_fallback=%s errors=%s\n",
+			w, n, mode, v["median_us"], v["min_us"], v["user_mean_us"], v["sys_mean_us"], v["files_per_pass"], v["hot_fallback"], v["errors"]
+	}' /tmp/fl >>"$RAW"
+}
+
+# agent_rec WHERE N KIND TICKMETER_OUTPUT ONCE_USER_US ONCE_SYS_US ONCE_TICKS: one record of a
+# ticking run; with the rusage of a --once run, also the rusage difference per tick more.
+agent_rec() {
+	awk -v w="$1" -v n="$2" -v kind="$3" -v k="$TICKS" -v cu="$5" -v cs="$6" -v ct="$7" -F= '
+		{ v[$1] = $2 }
+		END {
+			split(v["tick_cpu_us"], t, ",")
+			mn = mx = t[2]
+			for (i = 3; i <= k + 1; i++) { if (t[i] < mn) mn = t[i]; if (t[i] > mx) mx = t[i] }
+			d = v["ticks"] - (ct == "" ? 1 : ct)
+			if (d < 1)
+				d = 1
+			u = (v["user_us"] - cu) / d; s = (v["sys_us"] - cs) / d
+			printf "rec where=%s n=%s kind=%s cpu_us=%s mean_us=%s rss_kib=%s min_us=%s max_us=%s cold_us=%s cg_current=%s cg_kernel=%s",
+				w, n, kind, v["warm_median_us"], v["warm_cpu_us"], v["maxrss_kib"], mn, mx,
+				v["cold_cpu_us"], v["cgroup_current_bytes"], v["cgroup_kernel_bytes"]
+			if (cu != "")
+				printf " user_us=%.0f sys_us=%.0f diff_us=%.0f", u, s, u + s
+			printf "\n"
+		}' "$4" >>"$RAW"
+}
+
+# measure WHERE N CONFIG LIST ROOT: $ROUNDS rounds of floor "open", a cold run, a warm run and
+# the other floor modes, interleaved so that the emulated machine's drift hits agent and floor
+# alike (the tables show medians over all rounds); then one live run.
 measure() {
 	_w=$1
 	_n=$2
@@ -143,8 +170,10 @@ measure() {
 	_root=$5
 	_rootarg=
 	[ "$_root" != "$CGROOT" ] && _rootarg="--cgroup-root $_root"
-	_r=0
-	while [ "$_r" -lt "$RUNS" ]; do
+	_round=0
+	while [ "$_round" -lt "$ROUNDS" ]; do
+		floor_one "$_w" "$_n" "$_list" "$_root" open "$PASSES" "r$_round"
+
 		# shellcheck disable=SC2086
 		tickmeter --cgroup "$AGENT_CG" -- reclaimd --config "$_cfg" --once --dry-run $_rootarg \
 			--log-stderr >/tmp/tm 2>>"$RESULTS/agent-$_w-$_n.log"
@@ -152,84 +181,59 @@ measure() {
 		"$_n managed cgroups"*) ;;
 		*) fail "$_w-$_n-managed" "agent says '$(kv /tmp/tm status)'" ;;
 		esac
+		_cu=$(kv /tmp/tm user_us)
+		_cs=$(kv /tmp/tm sys_us)
 		echo "rec where=$_w n=$_n kind=agent-cold cpu_us=$(kv /tmp/tm cold_cpu_us)" \
-			"user_us=$(kv /tmp/tm user_us) sys_us=$(kv /tmp/tm sys_us) rss_kib=$(kv /tmp/tm maxrss_kib)" >>"$RAW"
-		_r=$((_r + 1))
-	done
-	_cu=$(grep "^rec where=$_w n=$_n kind=agent-cold" "$RAW" | sed 's/.*user_us=\([0-9]*\).*/\1/' | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
-	_cs=$(grep "^rec where=$_w n=$_n kind=agent-cold" "$RAW" | sed 's/.*sys_us=\([0-9]*\).*/\1/' | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+			"user_us=$_cu sys_us=$_cs rss_kib=$(kv /tmp/tm maxrss_kib) ticks=$(kv /tmp/tm ticks)" >>"$RAW"
+		_ct=$(kv /tmp/tm ticks)
 
-	_r=0
-	while [ "$_r" -lt "$WARM_RUNS" ]; do
 		# shellcheck disable=SC2086
 		tickmeter --ticks "$TICKS" --cgroup "$AGENT_CG" -- reclaimd --config "$_cfg" --dry-run \
 			$_rootarg --log-stderr >/tmp/tm 2>>"$RESULTS/agent-$_w-$_n.log"
-		cp /tmp/tm "$RESULTS/tickmeter-$_w-$_n-warm$_r.txt"
-		awk -v w="$_w" -v n="$_n" -v k="$TICKS" -v cu="$_cu" -v cs="$_cs" -v kind=agent-warm -F= '
-			{ v[$1] = $2 }
-			END {
-				split(v["tick_cpu_us"], t, ",")
-				mn = mx = t[2]
-				for (i = 3; i <= k + 1; i++) { if (t[i] < mn) mn = t[i]; if (t[i] > mx) mx = t[i] }
-				u = (v["user_us"] - cu) / k; s = (v["sys_us"] - cs) / k
-				printf "rec where=%s n=%s kind=%s cpu_us=%s rss_kib=%s min_us=%s max_us=%s user_us=%.0f sys_us=%.0f diff_us=%.0f cg_current=%s cg_kernel=%s\n",
-					w, n, kind, v["warm_cpu_us"], v["maxrss_kib"], mn, mx, u, s, u + s,
-					v["cgroup_current_bytes"], v["cgroup_kernel_bytes"]
-			}' /tmp/tm >>"$RAW"
-		_r=$((_r + 1))
+		cp /tmp/tm "$RESULTS/tickmeter-$_w-$_n-warm$_round.txt"
+		agent_rec "$_w" "$_n" agent-warm /tmp/tm "$_cu" "$_cs" "$_ct"
+
+		for _m in hot hot1 used walk; do
+			floor_one "$_w" "$_n" "$_list" "$_root" "$_m" $((PASSES / 2 + 1)) "r$_round"
+		done
+		_round=$((_round + 1))
 	done
 
-	if [ "$_root" = "$CGROOT" ]; then
-		# Live: triggers installed; sample psimon threads while it runs.
-		write_config /tmp/live.json bench/ '"min_bytes": "1T"'
-		(
-			_max=0
-			_maxt=0
-			while :; do
-				set -- $(psimon)
-				[ "$1" -gt "$_max" ] && _max=$1
-				[ "$2" -gt "$_maxt" ] && _maxt=$2
-				echo "$_max $_maxt" >/tmp/psimon.max
-				sleep 0.5
-			done
-		) &
-		_sampler=$!
-		_p0=$(psimon)
-		tickmeter --ticks "$TICKS" --cgroup "$AGENT_CG" -- reclaimd --config /tmp/live.json \
-			--log-stderr >/tmp/tm 2>>"$RESULTS/agent-$_w-$_n-live.log"
-		kill "$_sampler" 2>/dev/null || true
-		wait "$_sampler" 2>/dev/null || true
-		cp /tmp/tm "$RESULTS/tickmeter-$_w-$_n-live.txt"
-		awk -v w="$_w" -v n="$_n" -v k="$TICKS" -v kind=agent-live -F= '
-			{ v[$1] = $2 }
-			END {
-				split(v["tick_cpu_us"], t, ",")
-				mn = mx = t[2]
-				for (i = 3; i <= k + 1; i++) { if (t[i] < mn) mn = t[i]; if (t[i] > mx) mx = t[i] }
-				printf "rec where=%s n=%s kind=%s cpu_us=%s rss_kib=%s min_us=%s max_us=%s cold_us=%s cg_current=%s cg_kernel=%s\n",
-					w, n, kind, v["warm_cpu_us"], v["maxrss_kib"], mn, mx, v["cold_cpu_us"],
-					v["cgroup_current_bytes"], v["cgroup_kernel_bytes"]
-			}' /tmp/tm >>"$RAW"
-		read -r _pmax _ptmax </tmp/psimon.max || { _pmax=0; _ptmax=0; }
-		# psimon CPU: clock ticks (10 ms) over the run, per agent tick.
-		echo "rec where=$_w n=$_n kind=vm-mem psimon_threads=$_pmax" \
-			"psimon_cpu_us=$((_ptmax * 10000 / (TICKS + 1)))" \
-			"live_emfile=$(grep -c 'Too many open files' "$RESULTS/agent-$_w-$_n-live.log" || true)" >>"$RAW"
-		echo "live: psimon before $_p0, max during $_pmax; agent cgroup $(kv /tmp/tm cgroup_current_bytes) bytes"
-	fi
-
-	for _m in open hot hot1 used; do
-		floor --root "$_root" --list "$_list" --passes "$PASSES" --mode "$_m" --quiet >/tmp/fl
-		awk -v w="$_w" -v n="$_n" -v mode="$_m" '{
-			for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-			printf "rec where=%s n=%s kind=floor-%s cpu_us=%s user_us=%s sys_us=%s files=%s hot_fallback=%s errors=%s\n",
-				w, n, mode, v["median_us"], v["user_mean_us"], v["sys_mean_us"], v["files_per_pass"], v["hot_fallback"], v["errors"]
-		}' /tmp/fl >>"$RAW"
+	[ "$_root" = "$CGROOT" ] || return 0
+	# Live: PSI triggers installed (one psimon kthread per cgroup). psimon and the kernel
+	# stacks are sampled once all triggers exist, and again 4 s later.
+	write_config /tmp/live.json bench/ '"min_bytes": "1T"'
+	_p0=$(psimon)
+	_ks0=$(awk '$1 == "KernelStack:" { print $2 }' /proc/meminfo)
+	tickmeter --ticks "$TICKS" --cgroup "$AGENT_CG" -- reclaimd --config /tmp/live.json \
+		--log-stderr >/tmp/tm 2>>"$RESULTS/agent-$_w-$_n-live.log" &
+	_tm=$!
+	_t=0
+	while [ "$(psimon | cut -d' ' -f1)" -lt "$_n" ] && [ "$_t" -lt 120 ]; do
+		sleep 1
+		_t=$((_t + 1))
 	done
+	_pa=$(psimon)
+	_ks1=$(awk '$1 == "KernelStack:" { print $2 }' /proc/meminfo)
+	_ta=$(now)
+	sleep 4
+	_pb=$(psimon)
+	_tb=$(now)
+	wait "$_tm" || true
+	cp /tmp/tm "$RESULTS/tickmeter-$_w-$_n-live.txt"
+	agent_rec "$_w" "$_n" agent-live /tmp/tm "" "" ""
+	# psimon CPU between the two samples, per second (clock ticks of 10 ms).
+	echo "$_pa $_pb $_ta $_tb $_ks0 $_ks1" | awk -v w="$_w" -v n="$_n" \
+		-v em="$(grep -c 'Too many open files' "$RESULTS/agent-$_w-$_n-live.log" || true)" '{
+			dt = $6 - $5
+			printf "rec where=%s n=%s kind=vm-mem psimon_threads=%d psimon_cpu_ms_per_s=%.2f kernel_stack_kib=%d live_emfile=%s\n",
+				w, n, $3, (dt > 0 ? ($4 - $2) * 10 / dt : 0), $8 - $7, em
+		}' >>"$RAW"
+	echo "live: psimon before $_p0, during $_pa / $_pb; KernelStack $_ks0 -> $_ks1 kB"
 }
 
 mkdir -p "$AGENT_CG"
-echo "title where=vm-kernfs VM: real cgroups, Linux $(uname -r), 2 vCPUs under qemu software emulation (slow: compare ratios; absolute times see the calibration below); reclaimd --dry-run unless 'live'" >>"$RAW"
+echo "title where=vm-kernfs VM: real cgroups, Linux $(uname -r), $(grep -c ^processor /proc/cpuinfo) CPU(s) online under qemu software emulation (slow, and noisy: compare ratios; native estimate below); reclaimd --dry-run unless 'live'" >>"$RAW"
 HOG_PIDS=
 for N in $SIZES; do
 	t0=$(now)
