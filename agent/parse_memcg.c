@@ -11,15 +11,9 @@
 #include <string.h>
 
 #include "reclaimd/parse.h"
+#include "parse_util.h"
 
-/* A "<name> <u64>" key and where its value goes in the result struct. */
-struct u64_field {
-	const char *name;
-	size_t offset;
-	bool required;
-};
-
-#define FIELD(type, member, req) { #member, offsetof(struct type, member), req }
+#define FIELD(type, member, req) U64_FIELD(type, member, req)
 
 static const struct u64_field memory_stat_fields[] = {
 	FIELD(memory_stat, anon, true),
@@ -74,37 +68,15 @@ static const struct u64_field memory_events_fields[] = {
 _Static_assert(ARRAY_SIZE(memory_stat_fields) <= 64, "seen mask is 64 bits");
 _Static_assert(ARRAY_SIZE(memory_events_fields) <= 64, "seen mask is 64 bits");
 
-/* Splits off the line at *pos (without its '\n'). Returns 1, 0 at the end of the buffer, or
- * -EBADMSG for a last line with no '\n'. */
-static int next_line(const char *buf, size_t len, size_t *pos, const char **ret_line, size_t *ret_n)
-{
-	const char *line = buf + *pos, *nl;
-
-	if (*pos >= len)
-		return 0;
-	nl = memchr(line, '\n', len - *pos);
-	if (!nl)
-		return -EBADMSG;
-	*ret_line = line;
-	*ret_n = (size_t)(nl - line);
-	*pos += *ret_n + 1;
-	return 1;
-}
-
-static bool token_is(const char *s, size_t n, const char *word)
-{
-	return n == strlen(word) && memcmp(s, word, n) == 0;
-}
-
 /* Parses "<name> <u64>\n" lines into the struct at `out` (already zeroed by the caller). Every
  * line must have that shape; names not in `fields` are ignored. */
 static int u64_fields_parse(const char *buf, size_t len, const struct u64_field *fields,
 			    size_t n_fields, void *out)
 {
 	uint64_t seen = 0;
-	size_t pos = 0, n;
+	size_t pos = 0, n, hint = 0;
 	const char *line;
-	int r;
+	int r, f;
 
 	if (len == 0)
 		return -ENODATA;
@@ -118,12 +90,10 @@ static int u64_fields_parse(const char *buf, size_t len, const struct u64_field 
 		if (u64_parse(sp + 1, (size_t)(line + n - sp - 1), &value) < 0)
 			return -EBADMSG;
 
-		for (size_t i = 0; i < n_fields; i++) {
-			if (token_is(line, (size_t)(sp - line), fields[i].name)) {
-				*(uint64_t *)((char *)out + fields[i].offset) = value;
-				seen |= UINT64_C(1) << i;
-				break;
-			}
+		f = field_find(fields, n_fields, line, (size_t)(sp - line), &hint);
+		if (f >= 0) {
+			field_set(out, &fields[f], value);
+			seen |= UINT64_C(1) << f;
 		}
 	}
 	if (r < 0)

@@ -10,16 +10,11 @@
 #include <string.h>
 
 #include "reclaimd/parse.h"
-
-struct u64_field {
-	const char *name;
-	size_t offset;
-	bool required;
-};
+#include "parse_util.h"
 
 /* meminfo names are not C identifiers ("Active(anon)"), so the name is spelled out. */
-#define MEMINFO(name, member, req) { name, offsetof(struct meminfo, member), req }
-#define VMSTAT(member) { #member, offsetof(struct vmstat, member), false }
+#define MEMINFO(name, member, req) U64_FIELD_NAMED(name, meminfo, member, req)
+#define VMSTAT(member) U64_FIELD(vmstat, member, false)
 
 static const struct u64_field meminfo_fields[] = {
 	MEMINFO("MemTotal", mem_total, true),
@@ -57,56 +52,13 @@ static const struct u64_field vmstat_fields[] = {
 
 _Static_assert(ARRAY_SIZE(meminfo_fields) <= 64, "seen mask is 64 bits");
 
-/* Splits off the line at *pos (without its '\n'). Returns 1, 0 at the end of the buffer, or
- * -EBADMSG for a last line with no '\n'. */
-static int next_line(const char *buf, size_t len, size_t *pos, const char **ret_line, size_t *ret_n)
-{
-	const char *line = buf + *pos, *nl;
-
-	if (*pos >= len)
-		return 0;
-	nl = memchr(line, '\n', len - *pos);
-	if (!nl)
-		return -EBADMSG;
-	*ret_line = line;
-	*ret_n = (size_t)(nl - line);
-	*pos += *ret_n + 1;
-	return 1;
-}
-
-static bool token_is(const char *s, size_t n, const char *word)
-{
-	return n == strlen(word) && memcmp(s, word, n) == 0;
-}
-
-static bool starts_with(const char *s, size_t n, const char *prefix)
-{
-	size_t p = strlen(prefix);
-
-	return n >= p && memcmp(s, prefix, p) == 0;
-}
-
-static const struct u64_field *field_find(const struct u64_field *fields, size_t n_fields,
-					  const char *name, size_t name_n)
-{
-	for (size_t i = 0; i < n_fields; i++)
-		if (token_is(name, name_n, fields[i].name))
-			return &fields[i];
-	return NULL;
-}
-
-static void field_set(void *out, const struct u64_field *f, uint64_t value)
-{
-	*(uint64_t *)((char *)out + f->offset) = value;
-}
-
 /* Lines "<Name>:<spaces><u64>[ kB]": show_val_kb pads the number to 8 columns; HugePages_*
  * counts have no unit. The fields reclaimd keeps are all in kB. */
 int meminfo_parse(const char *buf, size_t len, struct meminfo *ret)
 {
 	struct meminfo m = {0};
 	uint64_t seen = 0;
-	size_t pos = 0, n;
+	size_t pos = 0, n, hint = 0;
 	const char *line;
 	int r;
 
@@ -115,8 +67,8 @@ int meminfo_parse(const char *buf, size_t len, struct meminfo *ret)
 
 	while ((r = next_line(buf, len, &pos, &line, &n)) > 0) {
 		const char *colon = memchr(line, ':', n), *end = line + n, *num, *p;
-		const struct u64_field *f;
 		bool kb = false;
+		int i;
 		uint64_t value;
 
 		if (!colon || colon == line)
@@ -133,14 +85,14 @@ int meminfo_parse(const char *buf, size_t len, struct meminfo *ret)
 			kb = true;
 		}
 
-		f = field_find(meminfo_fields, ARRAY_SIZE(meminfo_fields), line,
-			       (size_t)(colon - line));
-		if (!f)
+		i = field_find(meminfo_fields, ARRAY_SIZE(meminfo_fields), line,
+			       (size_t)(colon - line), &hint);
+		if (i < 0)
 			continue;
 		if (!kb || value > UINT64_MAX / 1024)
 			return -EBADMSG;
-		field_set(&m, f, value * 1024);
-		seen |= UINT64_C(1) << (f - meminfo_fields);
+		field_set(&m, &meminfo_fields[i], value * 1024);
+		seen |= UINT64_C(1) << i;
 	}
 	if (r < 0)
 		return r;
@@ -158,7 +110,7 @@ int vmstat_parse(const char *buf, size_t len, struct vmstat *ret)
 {
 	struct vmstat v = {0};
 	bool any = false;
-	size_t pos = 0, n;
+	size_t pos = 0, n, hint = 0;
 	const char *line;
 	int r;
 
@@ -167,8 +119,8 @@ int vmstat_parse(const char *buf, size_t len, struct vmstat *ret)
 
 	while ((r = next_line(buf, len, &pos, &line, &n)) > 0) {
 		const char *sp = memchr(line, ' ', n);
-		const struct u64_field *f;
 		size_t name_n;
+		int i;
 		uint64_t value;
 
 		if (!sp || sp == line)
@@ -182,8 +134,9 @@ int vmstat_parse(const char *buf, size_t len, struct vmstat *ret)
 				return -EBADMSG;
 			v.allocstall += value;
 			any = true;
-		} else if ((f = field_find(vmstat_fields, ARRAY_SIZE(vmstat_fields), line, name_n))) {
-			field_set(&v, f, value);
+		} else if ((i = field_find(vmstat_fields, ARRAY_SIZE(vmstat_fields), line, name_n,
+					     &hint)) >= 0) {
+			field_set(&v, &vmstat_fields[i], value);
 			any = true;
 		}
 	}

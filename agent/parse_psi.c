@@ -10,11 +10,7 @@
 #include <string.h>
 
 #include "reclaimd/parse.h"
-
-static bool token_is(const char *s, size_t n, const char *word)
-{
-	return n == strlen(word) && memcmp(s, word, n) == 0;
-}
+#include "parse_util.h"
 
 /* "<digits>[.<digits>]" as a double. Digits past the ninth decimal are checked, not used. */
 static int decimal_parse(const char *s, size_t n, double *ret)
