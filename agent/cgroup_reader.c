@@ -2,12 +2,19 @@
 /*
  * cgroup_reader.c - reads one managed cgroup's memory files into a struct cgroup_sample.
  *
- * Files read every tick for every managed cgroup: memory.current, memory.stat, memory.pressure
- * and io.pressure keep their fds open and are re-read with pread() at offset 0 (one syscall each;
- * measured 2.4x cheaper than open/read/close on the 6.12 VM). The remaining files (limits,
- * events, numa_stat, swap/zswap) are opened, read and closed: each open kernfs file keeps a
- * seq_file buffer in the kernel, so holding a dozen per cgroup across thousands of cgroups would
- * cost more kernel memory than the syscalls it saves. Formats: cgroup-v2.rst.
+ * What a tick costs is mostly these reads, so the reader does the least that keeps decisions
+ * exact (bench/overhead measures it):
+ *  - every tick, the files a decision uses: memory.current, memory.stat, memory.pressure and
+ *    io.pressure keep their fds open and are re-read with one pread() at offset 0 (cgroup files
+ *    are single-record seq_files, see pread_single()); memory.min is opened and read; so is
+ *    memory.swap.max of the cgroup and each ancestor, with memory.swap.current only where
+ *    swap.max is a limit (the swap room bounds what anon can be reclaimed);
+ *  - every CGROUP_SLOW_FILES_TICKS ticks (spread over ticks by inode), the files that only
+ *    inform reports and NUMA placement: memory.low/high/max, memory.swap.current,
+ *    memory.zswap.current/max, memory.events and memory.numa_stat.
+ * Only the four hot files stay open: each open kernfs file keeps a seq_file buffer in the kernel
+ * (~17 KiB per cgroup measured for four), charged to reclaimd's own cgroup.
+ * Formats: Documentation/admin-guide/cgroup-v2.rst.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +30,9 @@
 /* Single values, pressure (2 lines < 100 bytes), events (6 short lines). */
 #define SMALL_BUF 512
 
+/* The reader runs on the main thread only: one buffer for the large files. */
+static char big_buf[NUMA_STAT_BUF];
+
 void cgroup_close_files(struct cgroup_node *cg)
 {
 	int *fds[] = { &cg->fd_current, &cg->fd_stat, &cg->fd_pressure, &cg->fd_io_pressure };
@@ -32,18 +42,29 @@ void cgroup_close_files(struct cgroup_node *cg)
 			close(*fds[i]);
 			*fds[i] = -1;
 		}
+	free(cg->slow);
+	cg->slow = NULL;
 }
 
-/* Opens a hot file once, then preads it. */
+/* Opens a hot file once, then preads it. A stale fd (ENODEV after the memory controller was
+ * switched off and on again in the parent) is reopened once. */
 static int read_hot(struct cgroup_node *cg, int *fd, const char *name, char *buf, size_t size,
 		    size_t *ret_len)
 {
-	if (*fd < 0) {
-		*fd = openat(cg->dirfd, name, O_RDONLY | O_CLOEXEC);
-		if (*fd < 0)
-			return -errno;
+	int r;
+
+	for (int attempt = 0;; attempt++) {
+		if (*fd < 0) {
+			*fd = openat(cg->dirfd, name, O_RDONLY | O_CLOEXEC);
+			if (*fd < 0)
+				return -errno;
+		}
+		r = pread_single(*fd, buf, size, ret_len);
+		if (r != -ENODEV || attempt > 0)
+			return r;
+		close(*fd);
+		*fd = -1;
 	}
-	return pread_whole(*fd, buf, size, ret_len);
 }
 
 static int read_u64_at(struct cgroup_node *cg, const char *name, uint64_t *ret)
@@ -52,7 +73,7 @@ static int read_u64_at(struct cgroup_node *cg, const char *name, uint64_t *ret)
 	size_t len;
 	int r;
 
-	r = read_at(cg->dirfd, name, buf, sizeof(buf), &len);
+	r = read_single_at(cg->dirfd, name, buf, sizeof(buf), &len);
 	if (r < 0)
 		return r;
 	return u64_or_max_parse(buf, len, ret);
@@ -77,9 +98,10 @@ static int read_optional_u64(struct cgroup_node *cg, enum cgroup_optional_file w
 	return r;
 }
 
-/* Swap this cgroup's own limit leaves, cached per tick (ancestors are shared by siblings). */
+/* swap.max - swap.current of this cgroup alone, once per tick (siblings share ancestors). */
 static int swap_room_of(struct cgroup_node *cg, unsigned generation, uint64_t *ret)
 {
+	uint64_t current;
 	int r;
 
 	if (cg->swap_read_generation != generation) {
@@ -88,15 +110,56 @@ static int swap_room_of(struct cgroup_node *cg, unsigned generation, uint64_t *r
 		r = read_optional_u64(cg, OPT_SWAP_MAX, "memory.swap.max", LIMIT_MAX, &cg->swap_max_bytes);
 		if (r < 0)
 			return r;
-		r = read_optional_u64(cg, OPT_SWAP_CURRENT, "memory.swap.current", 0,
-				      &cg->swap_current_bytes);
-		if (r < 0)
-			return r;
+		if (cg->swap_max_bytes == LIMIT_MAX) {
+			cg->swap_room_bytes = LIMIT_MAX; /* no limit here: no need for swap.current */
+		} else {
+			r = read_optional_u64(cg, OPT_SWAP_CURRENT, "memory.swap.current", 0, &current);
+			if (r < 0)
+				return r;
+			cg->swap_room_bytes = sub_sat(cg->swap_max_bytes, current);
+		}
 		cg->swap_read_ok = true;
 	}
 	if (!cg->swap_read_ok)
 		return -EIO;
-	*ret = sub_sat(cg->swap_max_bytes, cg->swap_current_bytes);
+	*ret = cg->swap_room_bytes;
+	return 0;
+}
+
+/* The slow files. memory.events and numa_stat only inform reports and placement: a malformed
+ * one leaves zeros, it never keeps a cgroup from being sampled. */
+static int read_slow_files(struct cgroup_node *cg, struct cgroup_slow_files *sf)
+{
+	char small[SMALL_BUF];
+	size_t len;
+	int r;
+
+	if ((r = read_u64_at(cg, "memory.low", &sf->low_bytes)) < 0 ||
+	    (r = read_u64_at(cg, "memory.high", &sf->high_bytes)) < 0 ||
+	    (r = read_u64_at(cg, "memory.max", &sf->max_bytes)) < 0 ||
+	    (r = read_optional_u64(cg, OPT_SWAP_CURRENT, "memory.swap.current", 0,
+				   &sf->swap_current_bytes)) < 0 ||
+	    (r = read_optional_u64(cg, OPT_ZSWAP_CURRENT, "memory.zswap.current", 0,
+				   &sf->zswap_current_bytes)) < 0 ||
+	    (r = read_optional_u64(cg, OPT_ZSWAP_MAX, "memory.zswap.max", LIMIT_MAX,
+				   &sf->zswap_max_bytes)) < 0)
+		return r;
+
+	r = read_single_at(cg->dirfd, "memory.events", small, sizeof(small), &len);
+	if (r == -ENOENT || r == -ENODEV)
+		return r;
+	if (r < 0 || memory_events_parse(small, len, &sf->events) < 0)
+		memset(&sf->events, 0, sizeof(sf->events));
+
+	if (!(cg->absent_mask & (1u << OPT_NUMA_STAT))) {
+		r = read_single_at(cg->dirfd, "memory.numa_stat", big_buf, sizeof(big_buf), &len);
+		if (r == -ENOENT && faccessat(cg->dirfd, "memory.current", F_OK, 0) == 0)
+			cg->absent_mask |= 1u << OPT_NUMA_STAT;
+		else if (r == -ENOENT || r == -ENODEV)
+			return r;
+		else if (r < 0 || numa_stat_parse(big_buf, len, &sf->numa) < 0)
+			memset(&sf->numa, 0, sizeof(sf->numa));
+	}
 	return 0;
 }
 
@@ -104,14 +167,10 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 		       struct cgroup_sample *ret)
 {
 	char small[SMALL_BUF];
-	_cleanup_(freep) char *big = malloc(NUMA_STAT_BUF);
 	struct cgroup_sample s = { .inode = cg->inode, .path = cg->path };
 	uint64_t room;
 	size_t len;
 	int r;
-
-	if (!big)
-		return -ENOMEM;
 
 	r = read_hot(cg, &cg->fd_current, "memory.current", small, sizeof(small), &len);
 	if (r < 0)
@@ -120,10 +179,10 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 	if (r < 0)
 		return r;
 
-	r = read_hot(cg, &cg->fd_stat, "memory.stat", big, STAT_BUF, &len);
+	r = read_hot(cg, &cg->fd_stat, "memory.stat", big_buf, STAT_BUF, &len);
 	if (r < 0)
 		return r;
-	r = memory_stat_parse(big, len, &s.stat);
+	r = memory_stat_parse(big_buf, len, &s.stat);
 	if (r < 0)
 		return r;
 
@@ -144,36 +203,9 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 			return r;
 	}
 
-	if ((r = read_u64_at(cg, "memory.min", &s.min_bytes)) < 0 ||
-	    (r = read_u64_at(cg, "memory.low", &s.low_bytes)) < 0 ||
-	    (r = read_u64_at(cg, "memory.high", &s.high_bytes)) < 0 ||
-	    (r = read_u64_at(cg, "memory.max", &s.max_bytes)) < 0)
-		return r;
-
-	r = read_optional_u64(cg, OPT_ZSWAP_CURRENT, "memory.zswap.current", 0, &s.zswap_current_bytes);
+	r = read_u64_at(cg, "memory.min", &s.min_bytes);
 	if (r < 0)
 		return r;
-	r = read_optional_u64(cg, OPT_ZSWAP_MAX, "memory.zswap.max", LIMIT_MAX, &s.zswap_max_bytes);
-	if (r < 0)
-		return r;
-
-	/* memory.events and numa_stat only inform reports and placement: a malformed one leaves
-	 * zeros, it never keeps a cgroup from being sampled. */
-	r = read_at(cg->dirfd, "memory.events", small, sizeof(small), &len);
-	if (r == -ENOENT || r == -ENODEV)
-		return r;
-	if (r == 0 && memory_events_parse(small, len, &s.events) < 0)
-		memset(&s.events, 0, sizeof(s.events));
-
-	if (!(cg->absent_mask & (1u << OPT_NUMA_STAT))) {
-		r = read_at(cg->dirfd, "memory.numa_stat", big, NUMA_STAT_BUF, &len);
-		if (r == -ENOENT && faccessat(cg->dirfd, "memory.current", F_OK, 0) == 0)
-			cg->absent_mask |= 1u << OPT_NUMA_STAT;
-		else if (r == -ENOENT || r == -ENODEV)
-			return r;
-		else if (r == 0 && numa_stat_parse(big, len, &s.numa) < 0)
-			memset(&s.numa, 0, sizeof(s.numa));
-	}
 
 	/* Swap room: own and every ancestor's swap.max - swap.current, and the host's free swap.
 	 * The root cgroup has no memory.swap.* files and no limit. */
@@ -184,8 +216,29 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 			return r;
 		s.swap_room_bytes = MIN(s.swap_room_bytes, room);
 	}
-	s.swap_current_bytes = cg->swap_current_bytes;
 	s.swap_max_bytes = cg->swap_max_bytes;
+
+	if (!cg->slow) {
+		cg->slow = calloc(1, sizeof(*cg->slow));
+		if (!cg->slow)
+			return -ENOMEM;
+	}
+	/* Spread the slow reads of many cgroups over the ticks. */
+	if (cg->slow->read_generation == 0 ||
+	    (generation + cg->inode) % CGROUP_SLOW_FILES_TICKS == 0) {
+		r = read_slow_files(cg, cg->slow);
+		if (r < 0)
+			return r;
+		cg->slow->read_generation = generation;
+	}
+	s.low_bytes = cg->slow->low_bytes;
+	s.high_bytes = cg->slow->high_bytes;
+	s.max_bytes = cg->slow->max_bytes;
+	s.swap_current_bytes = cg->slow->swap_current_bytes;
+	s.zswap_current_bytes = cg->slow->zswap_current_bytes;
+	s.zswap_max_bytes = cg->slow->zswap_max_bytes;
+	s.events = cg->slow->events;
+	s.numa = cg->slow->numa;
 
 	*ret = s;
 	return 0;

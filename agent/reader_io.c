@@ -48,3 +48,30 @@ int read_at(int dirfd, const char *name, char *buf, size_t size, size_t *ret_len
 		return -errno;
 	return pread_whole(fd, buf, size, ret_len);
 }
+
+int pread_single(int fd, char *buf, size_t size, size_t *ret_len)
+{
+	ssize_t k;
+
+	if (size < 2)
+		return -EINVAL;
+	do
+		k = pread(fd, buf, size - 1, 0);
+	while (k < 0 && errno == EINTR);
+	if (k < 0)
+		return -errno;
+	if ((size_t)k == size - 1)
+		return -EFBIG;
+	buf[k] = '\0';
+	*ret_len = (size_t)k;
+	return 0;
+}
+
+int read_single_at(int dirfd, const char *name, char *buf, size_t size, size_t *ret_len)
+{
+	_cleanup_(closep) int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0)
+		return -errno;
+	return pread_single(fd, buf, size, ret_len);
+}

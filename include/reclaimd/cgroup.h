@@ -41,10 +41,15 @@ struct cgroup_node {
 	int fd_current, fd_stat, fd_pressure, fd_io_pressure;
 	unsigned absent_mask;       /* 1 << enum cgroup_optional_file */
 
-	/* Per-tick cache of this cgroup's swap.max and swap.current (ancestors of managed ones). */
+	/* Per-tick cache of this cgroup's swap room (ancestors are shared by their children). */
 	unsigned swap_read_generation;
 	bool swap_read_ok;
-	uint64_t swap_max_bytes, swap_current_bytes;
+	uint64_t swap_max_bytes, swap_room_bytes;
+
+	/* Files that inform reports and placement but no decision (memory.low/high/max,
+	 * swap.current, zswap.current/max, events, numa_stat): re-read every
+	 * CGROUP_SLOW_FILES_TICKS ticks, carried in between. */
+	struct cgroup_slow_files *slow;  /* allocated once managed; NULL otherwise */
 
 	/* History for deltas. */
 	bool has_prev;
@@ -73,6 +78,17 @@ struct cgroup_node {
 	uint64_t total_reclaimed_bytes;
 
 	struct cgroup_node *hash_next;
+};
+
+/* Ticks between two reads of the slow files: one minute at the default 6 s interval. */
+#define CGROUP_SLOW_FILES_TICKS 10
+
+struct cgroup_slow_files {
+	unsigned read_generation;  /* tick of the last read; 0 = never */
+	uint64_t low_bytes, high_bytes, max_bytes;
+	uint64_t swap_current_bytes, zswap_current_bytes, zswap_max_bytes;
+	struct memory_events events;
+	struct numa_stat numa;
 };
 
 struct cgroup_set {
@@ -116,7 +132,7 @@ struct cgroup_node *cgroup_set_lookup(const struct cgroup_set *s, uint64_t inode
 int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t host_swap_free_bytes,
 		       struct cgroup_sample *ret);
 
-/* Closes the hot fds of a cgroup that stops being managed. */
+/* Closes the hot fds (and drops the slow-file cache) of a cgroup that stops being managed. */
 void cgroup_close_files(struct cgroup_node *cg);
 
 #endif

@@ -21,6 +21,16 @@ int pread_whole(int fd, char *buf, size_t size, size_t *ret_len);
 /* openat(dirfd, name, O_RDONLY|O_CLOEXEC) + pread_whole + close. */
 int read_at(int dirfd, const char *name, char *buf, size_t size, size_t *ret_len);
 
+/* One pread(fd, buf, size-1, 0), NUL-terminated; -EFBIG when it filled the buffer. Only for
+ * files the kernel prints with a single seq_file ->show(), as every cgroup interface file is
+ * (fs/kernfs/file.c kernfs_seq_next() ends after one record; seq_read_iter() grows its buffer
+ * until that record fits): a short read is then the whole file, and the read that would only
+ * confirm EOF is saved. Multi-record files (/proc/vmstat, /proc/swaps) need pread_whole(). */
+int pread_single(int fd, char *buf, size_t size, size_t *ret_len);
+
+/* openat + pread_single + close, for cgroup interface files. */
+int read_single_at(int dirfd, const char *name, char *buf, size_t size, size_t *ret_len);
+
 /* Host-wide files under proc_root and sys_root; hot files keep their fds. */
 struct host_reader;
 

@@ -25,9 +25,13 @@ struct cgroup_sample {
 	uint64_t inode;       /* cgroup directory inode: the cgroup's identity */
 	const char *path;     /* relative to the cgroup root, "" for the root; owned by discovery */
 	uint64_t current_bytes;                    /* memory.current */
-	uint64_t min_bytes, low_bytes, high_bytes, max_bytes; /* LIMIT_MAX for "max" */
+	uint64_t min_bytes;                        /* memory.min, read every tick */
+	/* Read every CGROUP_SLOW_FILES_TICKS ticks (they inform reports and placement, not the
+	 * floor): memory.low/high/max (LIMIT_MAX for "max"), swap.current, zswap.current/max
+	 * (0 / LIMIT_MAX when absent), events and numa_stat below. */
+	uint64_t low_bytes, high_bytes, max_bytes;
 	uint64_t swap_current_bytes, swap_max_bytes;   /* this cgroup's own files */
-	uint64_t zswap_current_bytes, zswap_max_bytes; /* 0 / LIMIT_MAX when absent */
+	uint64_t zswap_current_bytes, zswap_max_bytes;
 	/* Swap this cgroup may still use: min over itself and its ancestors of
 	 * (swap.max - swap.current), and host SwapFree. 0 with no swap. */
 	uint64_t swap_room_bytes;

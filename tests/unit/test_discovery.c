@@ -194,16 +194,37 @@ static void test_identity_by_inode_and_removal(void)
 	CHECK_EQ_INT(r, 0);
 	CHECK_EQ_U64(smp.swap_room_bytes, 524288);
 
+	/* memory.max is a slow file: a change shows at the cgroup's next slow refresh, not before;
+	 * memory.min is read every tick. */
+	put("web", "memory.max", "734003200\n");
+	put("web", "memory.min", "4096\n");
+	{
+		unsigned g = 3, refresh;
+
+		while ((g + cg->inode) % CGROUP_SLOW_FILES_TICKS == 0)
+			g++;
+		r = cgroup_read_sample(cg, g, 1ULL << 40, &smp);
+		CHECK_EQ_INT(r, 0);
+		CHECK_EQ_U64(smp.max_bytes, LIMIT_MAX);
+		CHECK_EQ_U64(smp.min_bytes, 4096);
+		refresh = g;
+		while ((refresh + cg->inode) % CGROUP_SLOW_FILES_TICKS != 0)
+			refresh++;
+		r = cgroup_read_sample(cg, refresh, 1ULL << 40, &smp);
+		CHECK_EQ_INT(r, 0);
+		CHECK_EQ_U64(smp.max_bytes, 734003200);
+	}
+
 	/* Malformed file: an error, not a crash. */
 	put("web", "memory.stat", "anon garbage\n");
-	r = cgroup_read_sample(cg, 3, 0, &smp);
+	r = cgroup_read_sample(cg, 100, 0, &smp);
 	CHECK_EQ_INT(r, -EBADMSG);
 
 	/* Removed between listing and reading: ENOENT, quietly. */
 	rmtree("batch");
 	CHECK((cg = find(&s, "batch")) != NULL);
 	if (cg) {
-		r = cgroup_read_sample(cg, 4, 0, &smp);
+		r = cgroup_read_sample(cg, 101, 0, &smp);
 		CHECK(r == -ENOENT || r == -ENODEV);
 	}
 	cgroup_set_scan(&s, c, on_gone, NULL);
