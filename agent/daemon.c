@@ -38,6 +38,8 @@
 /* Accuracy asked of sd-event for the tick timer. */
 #define TICK_ACCURACY_US (10 * USEC_PER_MSEC)
 
+static rlim_t nofile_limit(void);
+
 struct daemon {
 	const struct daemon_options *opts;
 	struct config *config;
@@ -58,6 +60,8 @@ struct daemon {
 	bool swappiness_warned;
 	bool no_reclaim_file_warned;
 	usec_t host_warning_us;
+	usec_t discovery_warning_us;
+	bool triggers_unavailable;
 	int exit_status;
 };
 
@@ -128,7 +132,7 @@ static void trigger_install(struct daemon *d, struct cgroup_node *cg)
 	struct trigger_ctx *t;
 	int len, r;
 
-	if (cg->trigger_fd >= 0 || d->opts->dry_run)
+	if (cg->trigger_fd >= 0 || d->opts->dry_run || d->triggers_unavailable)
 		return;
 	cg->trigger_fd = openat(cg->dirfd, "memory.pressure", O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (cg->trigger_fd < 0)
@@ -155,6 +159,21 @@ static void trigger_install(struct daemon *d, struct cgroup_node *cg)
 	sd_event_source_set_destroy_callback(cg->trigger_source, trigger_ctx_free);
 	return;
 fail:
+	if (errno == EINVAL || errno == EPERM || errno == EACCES) {
+		/* Not this cgroup's fault: the kernel refuses our triggers (unprivileged triggers
+		 * need a window that is a multiple of 2 s, Linux 6.5+ kernel/sched/psi.c). Stop
+		 * trying; reclaim still stops between chunks on pressure. */
+		int e = errno;
+
+		trigger_remove(cg);
+		d->triggers_unavailable = true;
+		log_event(LOG_WARNING, MSGID_KERNEL_FEATURE, NULL,
+			  "PSI triggers unavailable (%s on %s/memory.pressure): run as root, or set "
+			  "trigger_window_us to a multiple of 2000000 for an unprivileged agent; "
+			  "in-flight reclaim still stops between chunks on pressure",
+			  strerror(e), cg->path);
+		return;
+	}
 	if (errno != ENOENT && errno != ENODEV &&
 	    log_ratelimit(&cg->last_read_warning_us, now_us(), LOG_REPEAT_US))
 		log_event(LOG_WARNING, MSGID_READ_FAILED, &(struct log_fields){ .cgroup = cg->path },
@@ -494,6 +513,19 @@ static void run_tick(struct daemon *d)
 		log_error("cannot list the cgroup hierarchy: %s", strerror(-r));
 		return;
 	}
+	if ((d->cgroups.open_failures || d->cgroups.depth_truncated) &&
+	    log_ratelimit(&d->discovery_warning_us, now_us(), LOG_REPEAT_US)) {
+		if (d->cgroups.open_failures)
+			log_event(LOG_WARNING, MSGID_READ_FAILED, NULL,
+				  "%u cgroups could not be opened (%s) and are not managed; reclaimd keeps "
+				  "about 5 files open per managed cgroup, its open files limit is %llu",
+				  d->cgroups.open_failures, strerror(-d->cgroups.last_open_error),
+				  (unsigned long long)nofile_limit());
+		if (d->cgroups.depth_truncated)
+			log_event(LOG_WARNING, MSGID_READ_FAILED, NULL,
+				  "%u cgroups are deeper than the walk limit; those at the limit are not "
+				  "managed", d->cgroups.depth_truncated);
+	}
 	build_snapshot(d);
 	now = now_us();
 
@@ -577,6 +609,7 @@ static int on_reload_signal(sd_event_source *s _unused_, const struct signalfd_s
 		cg->rule = NULL;
 		trigger_remove(cg);
 	}
+	d->triggers_unavailable = false;
 	d->cgroups.config_generation++;
 	config_free(d->config);
 	d->config = c;
@@ -592,7 +625,14 @@ static int on_reload_signal(sd_event_source *s _unused_, const struct signalfd_s
 
 /* ---- setup ------------------------------------------------------------------------------- */
 
-/* Every managed cgroup keeps a few fds open: ask for the hard limit (systemd gives 512K). */
+static rlim_t nofile_limit(void)
+{
+	struct rlimit rl;
+
+	return getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur : 0;
+}
+
+/* Every managed cgroup keeps about 5 fds open: ask for the hard limit (the unit sets 512K). */
 static void raise_nofile(void)
 {
 	struct rlimit rl;
@@ -601,6 +641,11 @@ static void raise_nofile(void)
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
+	if (nofile_limit() < 65536)
+		log_event(LOG_NOTICE, MSGID_KERNEL_FEATURE, NULL,
+			  "open files limit is %llu: enough for about %llu managed cgroups (raise "
+			  "LimitNOFILE= for more)", (unsigned long long)nofile_limit(),
+			  (unsigned long long)(nofile_limit() / 5));
 }
 
 /* The root's children have memory.* files only when the root enables +memory for them. */
@@ -624,7 +669,6 @@ static int daemon_setup(struct daemon *d)
 	const char *proc = d->opts->proc_root ? d->opts->proc_root : d->config->proc_root;
 	const char *sys = d->opts->sys_root ? d->opts->sys_root : d->config->sys_root;
 	unsigned workers = d->opts->workers ? d->opts->workers : DEFAULT_WORKERS;
-	sigset_t ss;
 	int r;
 
 	raise_nofile();
@@ -660,14 +704,8 @@ static int daemon_setup(struct daemon *d)
 	}
 	d->snap.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 
-	/* sd-event takes these signals through a signalfd; they must be blocked before any worker
-	 * thread exists so that every thread inherits the mask. */
-	sigemptyset(&ss);
-	sigaddset(&ss, SIGTERM);
-	sigaddset(&ss, SIGINT);
-	sigaddset(&ss, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &ss, NULL);
-
+	/* sd-event takes SIGTERM/SIGINT/SIGHUP through a signalfd; daemon_run() blocked them
+	 * before any worker thread exists, so every thread inherits the mask. */
 	r = worker_pool_new(workers, POOL_QUEUE_LEN, -1, &d->pool);
 	if (r < 0) {
 		log_error("cannot start reclaim workers: %s", strerror(-r));
@@ -724,6 +762,16 @@ int daemon_run(const struct daemon_options *o, struct config *config)
 {
 	struct daemon d = { .opts = o, .config = config };
 	int r;
+
+	sigset_t ss;
+
+	/* Block the signals sd-event handles before anything else: one that arrives during start
+	 * waits for the loop instead of killing the process with its default action. */
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGTERM);
+	sigaddset(&ss, SIGINT);
+	sigaddset(&ss, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &ss, NULL);
 
 	log_set_level(config->log_level);
 	r = daemon_setup(&d);

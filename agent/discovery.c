@@ -188,7 +188,10 @@ static bool walk(struct cgroup_set *s, struct cgroup_node *cg, const struct conf
 	if (!cg->has_memory && cg->parent)
 		cg->has_memory = faccessat(cg->dirfd, "memory.current", F_OK, 0) == 0;
 
-	if (depth < MAX_WALK_DEPTH && lseek(cg->dirfd, 0, SEEK_SET) == 0) {
+	cg->walk_truncated = depth >= MAX_WALK_DEPTH;
+	if (cg->walk_truncated)
+		s->depth_truncated++;
+	else if (lseek(cg->dirfd, 0, SEEK_SET) == 0) {
 		while ((n = getdents64(cg->dirfd, buf, sizeof(buf))) > 0) {
 			for (ssize_t off = 0; off < n;) {
 				struct linux_dirent64 *de = (struct linux_dirent64 *)(buf + off);
@@ -208,8 +211,14 @@ static bool walk(struct cgroup_set *s, struct cgroup_node *cg, const struct conf
 						continue;
 					fd = openat(cg->dirfd, de->d_name,
 						    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-					if (fd < 0) /* removed between listing and open */
+					if (fd < 0) {
+						/* ENOENT: removed between listing and open. */
+						if (errno != ENOENT && errno != ENODEV) {
+							s->open_failures++;
+							s->last_open_error = -errno;
+						}
 						continue;
+					}
 					if (asprintf(&path, "%s%s%s", cg->path, *cg->path ? "/" : "",
 						     de->d_name) < 0) {
 						close(fd);
@@ -230,7 +239,8 @@ static bool walk(struct cgroup_set *s, struct cgroup_node *cg, const struct conf
 
 	cg->has_matching_descendant = subtree_match;
 	cg->managed = cg->rule && cg->rule->policy && strcmp(cg->rule->policy->name, "none") != 0 &&
-		      cg->has_memory && !subtree_match && cg->parent;
+		      cg->has_memory && !subtree_match && cg->parent &&
+		      !cg->walk_truncated; /* unknown descendants: maybe not a leaf */
 	if (!cg->managed)
 		cgroup_close_files(cg);
 	return subtree_match || cg->rule;
@@ -241,6 +251,9 @@ int cgroup_set_scan(struct cgroup_set *s, const struct config *c, cgroup_gone_fn
 	struct cgroup_node *dead = NULL;
 
 	s->generation++;
+	s->open_failures = 0;
+	s->last_open_error = 0;
+	s->depth_truncated = 0;
 	walk(s, s->root, c, 0);
 
 	/* Collect first, then free: the iteration must not see half-removed entries. */

@@ -35,6 +35,7 @@ struct cgroup_node {
 	const struct rule *rule;    /* first matching rule or NULL */
 	bool has_memory;            /* memory controller enabled (memory.current exists) */
 	bool has_matching_descendant;
+	bool walk_truncated;        /* at the depth limit: its children were not listed */
 	bool managed;
 
 	/* Hot files, kept open once managed (re-read with pread at offset 0). */
@@ -96,6 +97,11 @@ struct cgroup_set {
 	size_t n_buckets, n;
 	struct cgroup_node *root;
 	unsigned generation;          /* discovery pass counter */
+	/* What the last pass could not do (the caller logs it): cgroups it could not open for a
+	 * reason other than being gone (EMFILE above all) and cgroups below the depth limit. */
+	unsigned open_failures;
+	int last_open_error;          /* -errno */
+	unsigned depth_truncated;
 	unsigned config_generation;   /* bumped on config reload: rules are re-matched */
 };
 

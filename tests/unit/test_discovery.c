@@ -9,6 +9,7 @@
 #include <ftw.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "reclaimd/cgroup.h"
@@ -265,6 +266,59 @@ static void test_grouping_when_child_excluded(void)
 	rmtree("app");
 }
 
+static void test_open_failures_are_counted(void)
+{
+	_cleanup_(config_freep) struct config *c = load("{\"rules\": [{\"match\": \"many/*\"}]}");
+	struct rlimit old_rl, rl;
+	struct cgroup_set s;
+	char rel[64];
+
+	mkcg("many", true, 10);
+	for (int i = 0; i < 40; i++) {
+		snprintf(rel, sizeof(rel), "many/c%d", i);
+		mkcg(rel, true, 200);
+	}
+	CHECK_EQ_INT(cgroup_set_init(&s, root), 0);
+	/* Leave room for a handful of directory fds only: the rest fail with EMFILE, which must
+	 * be counted, not mistaken for cgroups that went away. */
+	getrlimit(RLIMIT_NOFILE, &old_rl);
+	rl = old_rl;
+	rl.rlim_cur = 24;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	setrlimit(RLIMIT_NOFILE, &old_rl);
+	CHECK(s.open_failures > 0);
+	CHECK_EQ_INT(s.last_open_error, -EMFILE);
+	/* With the limit back, the next pass finds them all. */
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	CHECK_EQ_U64(s.open_failures, 0);
+	CHECK_EQ_U64(n_managed(&s), 40);
+	cgroup_set_done(&s);
+	rmtree("many");
+}
+
+static void test_depth_limit(void)
+{
+	_cleanup_(config_freep) struct config *c = load("{\"rules\": [{\"match\": \"**\"}]}");
+	struct cgroup_set s;
+	char rel[1024] = "deep";
+	size_t managed;
+
+	mkcg(rel, true, 200);
+	for (int i = 0; i < 140; i++) {
+		strcat(rel, "/d");
+		mkcg(rel, true, 200);
+	}
+	CHECK_EQ_INT(cgroup_set_init(&s, root), 0);
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	managed = n_managed(&s);
+	/* The cgroup at the limit has unlisted children: it is not taken for a leaf. */
+	CHECK_EQ_U64(managed, 0);
+	CHECK_EQ_U64(s.depth_truncated, 1);
+	cgroup_set_done(&s);
+	rmtree("deep");
+}
+
 static void test_missing_root(void)
 {
 	struct cgroup_set s;
@@ -282,6 +336,8 @@ int main(void)
 	test_matching_and_deepest_rule();
 	test_identity_by_inode_and_removal();
 	test_grouping_when_child_excluded();
+	test_open_failures_are_counted();
+	test_depth_limit();
 	test_missing_root();
 	rmdir(root);
 	return test_report("discovery");
