@@ -6,10 +6,12 @@
  *
  * The file set mirrors agent/cgroup_reader.c and agent/host_reader.c:
  *   per managed cgroup   memory.current memory.stat memory.pressure io.pressure memory.min
- *                        memory.low memory.high memory.max memory.zswap.current
- *                        memory.zswap.max memory.events memory.numa_stat
+ *   per managed cgroup, every 10th tick (the agent's CGROUP_SLOW_FILES_TICKS, spread over
+ *   ticks; here every 10th cgroup in each pass, the same amount per tick)
+ *                        memory.low memory.high memory.max memory.swap.current
+ *                        memory.zswap.current memory.zswap.max memory.events memory.numa_stat
  *   per cgroup that is managed or an ancestor of one (not the root), once per tick
- *                        memory.swap.max memory.swap.current
+ *                        memory.swap.max, and memory.swap.current where swap.max is a limit
  *   host                 <proc>/meminfo vmstat pressure/memory swaps;
  *                        <sys>/kernel/debug/zswap/{9 counters} and
  *                        <sys>/module/zswap/parameters/{5 parameters}, when the directory exists
@@ -25,6 +27,8 @@
  *   used  "hot", but only the cgroup files the psi policy uses (memory.current, memory.stat,
  *         memory.pressure, io.pressure, memory.min, the swap files); not read: memory.low,
  *         memory.high, memory.max, memory.zswap.*, memory.events, memory.numa_stat
+ *   all   "open" on every file of every cgroup every pass, swap.current included (what the
+ *         agent read per tick before the slow files moved to every 10th tick)
  * Hot files are kept open only up to the open-files limit less 64; the others are read as in
  * "open" and counted in the summary (hot_fallback). Failed opens other than ENOENT are counted
  * as errors.
@@ -53,7 +57,10 @@
 /* Larger than any file read here (memory.numa_stat with 64 nodes ~32 KiB). */
 static char buf[64 * 1024];
 
-enum mode { MODE_OPEN, MODE_HOT, MODE_HOT1, MODE_USED, MODE_WALK };
+enum mode { MODE_OPEN, MODE_HOT, MODE_HOT1, MODE_USED, MODE_WALK, MODE_ALL };
+
+/* agent/cgroup_reader.c CGROUP_SLOW_FILES_TICKS */
+#define SLOW_EVERY 10
 
 struct item {
 	char *path;
@@ -115,6 +122,22 @@ static bool is_dir(const char *path)
 
 /* One file, the simplest way. Errors (a file absent on this kernel) count as read. */
 static unsigned long long bytes_read;
+
+/* Setup, not timed: does dir/memory.swap.max hold a limit rather than "max"? */
+static bool swap_limited(const char *dir)
+{
+	char path[8192 + 32], buf[64] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/memory.swap.max", dir);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	return strncmp(buf, "max", 3) != 0 && buf[0] != '\0';
+}
 
 static void read_item(const struct item *it, enum mode mode)
 {
@@ -237,6 +260,7 @@ int main(int argc, char **argv)
 	};
 	const char *root = NULL, *list = NULL, *proc = "/proc", *sys = "/sys";
 	enum mode mode = MODE_OPEN;
+	bool all = false;
 	unsigned long passes = 10;
 	bool quiet = false;
 	char **cgs = NULL, **swapdirs = NULL, line[4096], dir[8192];
@@ -264,6 +288,8 @@ int main(int argc, char **argv)
 				mode = MODE_USED;
 			else if (strcmp(optarg, "walk") == 0)
 				mode = MODE_WALK;
+			else if (strcmp(optarg, "all") == 0)
+				mode = MODE_ALL;
 			else
 				return 2;
 			break;
@@ -273,7 +299,7 @@ int main(int argc, char **argv)
 	}
 	if (!root || !list || passes == 0 || optind != argc) {
 		fprintf(stderr, "Usage: floor --root DIR --list FILE [--proc-root DIR] [--sys-root DIR] "
-				"[--passes N] [--mode open|hot|hot1|used|walk] [--quiet]\n");
+				"[--passes N] [--mode open|hot|hot1|used|walk|all] [--quiet]\n");
 		return 2;
 	}
 
@@ -327,6 +353,11 @@ int main(int argc, char **argv)
 		goto timed;
 	}
 
+	/* "all" is "open" over the whole file set. */
+	all = mode == MODE_ALL;
+	if (all)
+		mode = MODE_OPEN;
+
 	/* Host files, in the agent's order. */
 	add(proc, "meminfo", true, false, mode);
 	add(proc, "vmstat", true, true, mode);
@@ -345,14 +376,20 @@ int main(int argc, char **argv)
 		snprintf(dir, sizeof(dir), "%s/%s", root, cgs[i]);
 		for (size_t j = 0; j < sizeof(cgroup_hot) / sizeof(*cgroup_hot); j++)
 			add(dir, cgroup_hot[j], true, false, mode);
-		for (size_t j = 0; j < sizeof(cgroup_cold) / sizeof(*cgroup_cold); j++)
-			if (mode != MODE_USED || j == 0) /* memory.min */
+		for (size_t j = 0; j < sizeof(cgroup_cold) / sizeof(*cgroup_cold); j++) {
+			bool slow = j > 0; /* all but memory.min */
+
+			if (!slow || all || (mode != MODE_USED && i % SLOW_EVERY == 0))
 				add(dir, cgroup_cold[j], false, false, mode);
+		}
+		if (mode != MODE_USED && !all && i % SLOW_EVERY == 0)
+			add(dir, "memory.swap.current", false, false, mode);
 	}
 	for (size_t i = 0; i < n_swapdirs; i++) {
 		snprintf(dir, sizeof(dir), "%s/%s", root, swapdirs[i]);
 		add(dir, "memory.swap.max", false, false, mode);
-		add(dir, "memory.swap.current", false, false, mode);
+		if (all || swap_limited(dir))
+			add(dir, "memory.swap.current", false, false, mode);
 	}
 
 timed:
@@ -382,8 +419,8 @@ timed:
 	printf("floor mode=%s cgroups=%zu swap_dirs=%zu files_per_pass=%zu bytes_per_pass=%llu passes=%lu "
 	       "median_us=%llu min_us=%llu mean_us=%llu user_mean_us=%llu sys_mean_us=%llu "
 	       "hot_fallback=%zu errors=%llu\n",
-	       mode == MODE_OPEN ? "open" : mode == MODE_HOT ? "hot" : mode == MODE_HOT1 ? "hot1" :
-	       mode == MODE_USED ? "used" : "walk",
+	       all ? "all" : mode == MODE_OPEN ? "open" : mode == MODE_HOT ? "hot" : mode == MODE_HOT1 ? "hot1" :
+	       mode == MODE_USED ? "used" : mode == MODE_ALL ? "all" : "walk",
 	       n_cgs, n_swapdirs,
 	       n_items, bytes_read / passes, passes, (unsigned long long)per_pass[passes / 2],
 	       (unsigned long long)per_pass[0], (unsigned long long)(total / passes),
