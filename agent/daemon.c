@@ -390,8 +390,12 @@ static void build_snapshot(struct daemon *d)
 		}
 		d->n_managed++;
 		r = cgroup_read_sample(cg, d->tick, snap->host.meminfo.swap_free, s);
-		if ((r == -ENOENT || r == -ENODEV) && faccessat(cg->dirfd, "memory.current", F_OK, 0) < 0)
-			continue; /* went away mid-tick: the next discovery pass drops it */
+		if ((r == -ENOENT || r == -ENODEV) && faccessat(cg->dirfd, "memory.current", F_OK, 0) < 0) {
+			/* Went away mid-tick (the next discovery pass drops it), or its parent turned
+			 * the memory controller off: discovery checks again until it is back. */
+			cg->has_memory = false;
+			continue;
+		}
 		if (r == -ENOENT) {
 			/* Still there, but a file is missing: cgroup.pressure=0 hides memory.pressure. */
 			if (log_ratelimit(&cg->last_read_warning_us, now, LOG_REPEAT_US))
