@@ -743,7 +743,20 @@ static int daemon_setup(struct daemon *d)
 
 static void daemon_teardown(struct daemon *d)
 {
-	/* Cancels and interrupts in-flight writes, then joins the workers. */
+	/* Cancel and interrupt in-flight writes, join the workers, and say what each of those
+	 * writes had done. */
+	if (d->pool) {
+		struct reclaim_job *job;
+
+		worker_pool_stop(d->pool);
+		job = worker_pool_drain(d->pool);
+		while (job) {
+			struct reclaim_job *next = job->next;
+
+			job_finished(d, job);
+			job = next;
+		}
+	}
 	worker_pool_free(d->pool);
 	d->pool = NULL;
 	if (d->cgroups.buckets)

@@ -170,7 +170,8 @@ void reclaim_job_run(struct reclaim_job *job)
 	reclaim_fd = openat(job->cgroup_dirfd, "memory.reclaim", O_WRONLY | O_CLOEXEC);
 	if (reclaim_fd < 0) {
 		r = -errno;
-		job->outcome = (r == -ENOENT || r == -ENODEV) ? JOB_GONE : JOB_FAILED;
+		job->outcome = (r == -ENOENT || r == -ENODEV) ? JOB_GONE :
+			       (r == -EINTR && atomic_load(&job->cancel)) ? JOB_CANCELLED : JOB_FAILED;
 		job->error = r;
 		goto out;
 	}

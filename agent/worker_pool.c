@@ -249,13 +249,13 @@ unsigned worker_pool_pending(struct worker_pool *p)
 	return n;
 }
 
-void worker_pool_free(struct worker_pool *p)
+void worker_pool_stop(struct worker_pool *p)
 {
-	struct reclaim_job *job;
-
-	if (!p)
-		return;
 	pthread_mutex_lock(&p->lock);
+	if (p->stopping && p->n_threads == 0) {
+		pthread_mutex_unlock(&p->lock);
+		return;
+	}
 	p->stopping = true;
 	for (unsigned i = 0; i < p->count; i++)
 		atomic_store(&p->queue[(p->head + i) % p->queue_len]->cancel, true);
@@ -284,7 +284,16 @@ void worker_pool_free(struct worker_pool *p)
 	}
 	for (unsigned i = 0; i < p->n_threads; i++)
 		pthread_join(p->threads[i], NULL);
+	p->n_threads = 0;
+}
 
+void worker_pool_free(struct worker_pool *p)
+{
+	struct reclaim_job *job;
+
+	if (!p)
+		return;
+	worker_pool_stop(p);
 	for (unsigned i = 0; i < p->count; i++)
 		reclaim_job_free(p->queue[(p->head + i) % p->queue_len]);
 	while ((job = p->done_head)) {

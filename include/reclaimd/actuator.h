@@ -100,7 +100,11 @@ struct reclaim_job *worker_pool_drain(struct worker_pool *p);
 /* Queued + running jobs. */
 unsigned worker_pool_pending(struct worker_pool *p);
 
-/* Cancels everything, joins the threads, frees unfinished jobs. NULL is fine. */
+/* Cancels everything and joins the threads; jobs that were running are left on the finished
+ * list for worker_pool_drain(), queued ones are not run. Idempotent. */
+void worker_pool_stop(struct worker_pool *p);
+
+/* worker_pool_stop(), then frees every job still held (queued or finished). NULL is fine. */
 void worker_pool_free(struct worker_pool *p);
 
 #endif
