@@ -673,7 +673,7 @@ static int read_file(const char *path, char **ret_buf, size_t *ret_len)
 	if (fstat(fd, &st) < 0)
 		return -errno;
 	if (!S_ISREG(st.st_mode))
-		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+		return S_ISDIR(st.st_mode) ? -EISDIR : -EBADFD;
 	for (;;) {
 		ssize_t n;
 
@@ -718,8 +718,9 @@ int config_load_file(const char *path, struct config **ret, struct config_error 
 	r = read_file(path, &buf, &len);
 	if (r < 0) {
 		if (err)
-			snprintf(err->text, sizeof(err->text), "%s: cannot read: %s", path, strerror(-r));
-		return r;
+			snprintf(err->text, sizeof(err->text), "%s: cannot read: %s", path,
+				 r == -EBADFD ? "not a regular file" : strerror(-r));
+		return r == -EBADFD ? -EINVAL : r;
 	}
 	return config_load_buffer(buf, len, path, ret, err);
 }

@@ -61,6 +61,10 @@ struct daemon {
 	bool no_reclaim_file_warned;
 	usec_t host_warning_us;
 	usec_t discovery_warning_us;
+	usec_t emfile_warning_us;
+	/* The roots in use, and the configuration values they came from (reload compares). */
+	char *proc_root, *sys_root;
+	char *start_cgroup_root_cfg, *start_proc_root_cfg, *start_sys_root_cfg;
 	bool triggers_unavailable;
 	int exit_status;
 };
@@ -361,6 +365,7 @@ static void build_snapshot(struct daemon *d)
 {
 	struct snapshot *snap = &d->snap;
 	usec_t now = now_us();
+	unsigned n_emfile = 0;
 	int r;
 
 	snap->timestamp_us = now;
@@ -371,7 +376,7 @@ static void build_snapshot(struct daemon *d)
 		memset(&snap->host, 0, sizeof(snap->host));
 		if (log_ratelimit(&d->host_warning_us, now, LOG_REPEAT_US))
 			log_event(LOG_WARNING, MSGID_READ_FAILED, NULL,
-				  "cannot read host memory files under %s: %s", d->opts->proc_root,
+				  "cannot read host memory files under %s or %s: %s", d->proc_root, d->sys_root,
 				  strerror(-r));
 	}
 
@@ -405,6 +410,10 @@ static void build_snapshot(struct daemon *d)
 					  "when cgroup.pressure is 0); skipped", cg->path);
 			continue;
 		}
+		if (r == -EMFILE || r == -ENFILE) {
+			n_emfile++; /* one line for all of them, below */
+			continue;
+		}
 		if (r < 0) {
 			if (log_ratelimit(&cg->last_read_warning_us, now, LOG_REPEAT_US))
 				log_event(LOG_WARNING, MSGID_READ_FAILED,
@@ -422,6 +431,12 @@ static void build_snapshot(struct daemon *d)
 		fold_history(cg, now, s);
 		d->snap_nodes[snap->n_cgroups++] = cg;
 	}
+	if (n_emfile && log_ratelimit(&d->emfile_warning_us, now, LOG_REPEAT_US))
+		log_event(LOG_WARNING, MSGID_READ_FAILED, NULL,
+			  "%u managed cgroups skipped this tick: out of file descriptors (open files "
+			  "limit %llu for %zu known cgroups; reclaimd keeps a directory fd per cgroup and "
+			  "4 more per managed one): raise LimitNOFILE=", n_emfile,
+			  (unsigned long long)nofile_limit(), d->cgroups.n);
 }
 
 static void log_decision(struct cgroup_node *cg, const struct reclaim_decision *dec, usec_t now,
@@ -527,8 +542,8 @@ static void run_tick(struct daemon *d)
 				  (unsigned long long)nofile_limit());
 		if (d->cgroups.depth_truncated)
 			log_event(LOG_WARNING, MSGID_READ_FAILED, NULL,
-				  "%u cgroups are deeper than the walk limit; those at the limit are not "
-				  "managed", d->cgroups.depth_truncated);
+				  "%u cgroups sit at the walk's depth limit: their descendants are not "
+				  "listed and they are not managed", d->cgroups.depth_truncated);
 	}
 	build_snapshot(d);
 	now = now_us();
@@ -544,7 +559,8 @@ static void run_tick(struct daemon *d)
 		cg->rule->policy->decide(&cg->rule->params, s, &d->snap.host, d->snap.page_size,
 					 &cg->policy_state, &dec);
 		log_decision(cg, &dec, now, d->opts->dry_run);
-		if (dec.request_bytes > 0 && !d->opts->dry_run)
+		/* A kernel without memory.reclaim was reported once; asking again is pointless. */
+		if (dec.request_bytes > 0 && !d->opts->dry_run && !d->no_reclaim_file_warned)
 			dispatch(d, cg, &dec);
 	}
 	notify_status(d);
@@ -602,8 +618,10 @@ static int on_reload_signal(sd_event_source *s _unused_, const struct signalfd_s
 		sd_notify(false, "READY=1");
 		return 0;
 	}
-	if (!streq_null(c->cgroup_root, d->config->cgroup_root) ||
-	    !streq_null(c->proc_root, d->config->proc_root) || !streq_null(c->sys_root, d->config->sys_root))
+	/* Roots given on the command line win over the file; the others were read at start. */
+	if ((!d->opts->cgroup_root && !streq_null(c->cgroup_root, d->start_cgroup_root_cfg)) ||
+	    (!d->opts->proc_root && !streq_null(c->proc_root, d->start_proc_root_cfg)) ||
+	    (!d->opts->sys_root && !streq_null(c->sys_root, d->start_sys_root_cfg)))
 		log_event(LOG_WARNING, MSGID_CONFIG_LOADED, NULL,
 			  "cgroup_root, proc_root and sys_root take effect only at restart; "
 			  "keeping the ones in use");
@@ -676,6 +694,11 @@ static int daemon_setup(struct daemon *d)
 	int r;
 
 	raise_nofile();
+	if ((d->config->cgroup_root && !(d->start_cgroup_root_cfg = strdup(d->config->cgroup_root))) ||
+	    (d->config->proc_root && !(d->start_proc_root_cfg = strdup(d->config->proc_root))) ||
+	    (d->config->sys_root && !(d->start_sys_root_cfg = strdup(d->config->sys_root))) ||
+	    !(d->proc_root = strdup(proc)) || !(d->sys_root = strdup(sys)))
+		return -ENOMEM;
 	if (!root) {
 		r = cgroup_root_find(&found_root);
 		if (r == -EMEDIUMTYPE) {
@@ -772,6 +795,11 @@ static void daemon_teardown(struct daemon *d)
 	host_reader_free(d->host);
 	free(d->snap.cgroups);
 	free(d->snap_nodes);
+	free(d->proc_root);
+	free(d->sys_root);
+	free(d->start_cgroup_root_cfg);
+	free(d->start_proc_root_cfg);
+	free(d->start_sys_root_cfg);
 	config_free(d->config);
 }
 
