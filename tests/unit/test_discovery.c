@@ -319,6 +319,32 @@ static void test_depth_limit(void)
 	rmtree("deep");
 }
 
+static void test_leaf_gains_a_child(void)
+{
+	/* Leaves are not listed (link count 2): a child created later must still be found,
+	 * because the new subdirectory raises the parent's link count. */
+	_cleanup_(config_freep) struct config *c = load("{\"rules\": [{\"match\": \"grow/**\"}]}");
+	struct cgroup_set s;
+	struct cgroup_node *cg;
+
+	mkcg("grow", true, 10);
+	mkcg("grow/a", true, 300);
+	CHECK_EQ_INT(cgroup_set_init(&s, root), 0);
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	CHECK((cg = find(&s, "grow/a")) && cg->managed);
+	mkcg("grow/a/b", true, 300);
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	CHECK((cg = find(&s, "grow/a/b")) && cg->managed);
+	CHECK((cg = find(&s, "grow/a")) && !cg->managed);
+	rmtree("grow/a/b");
+	gone_count = 0;
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	CHECK_EQ_U64(gone_count, 1);
+	CHECK((cg = find(&s, "grow/a")) && cg->managed);
+	cgroup_set_done(&s);
+	rmtree("grow");
+}
+
 static void test_missing_root(void)
 {
 	struct cgroup_set s;
@@ -337,6 +363,7 @@ int main(void)
 	test_identity_by_inode_and_removal();
 	test_grouping_when_child_excluded();
 	test_open_failures_are_counted();
+	test_leaf_gains_a_child();
 	test_depth_limit();
 	test_missing_root();
 	rmdir(root);

@@ -17,6 +17,20 @@ cg=$(cg_create test)
 mkdir -p "$cg/big" "$cg/victim" "$cg/dry"
 echo "+memory" >"$cg/cgroup.subtree_control"
 
+# ---- discovery skips listing leaves: kernfs must count subdirectories in the link count ----
+mkdir -p "$cg/leaf"
+n0=$(stat -c %h "$cg/leaf")
+mkdir "$cg/leaf/child"
+n1=$(stat -c %h "$cg/leaf")
+rmdir "$cg/leaf/child"
+n2=$(stat -c %h "$cg/leaf")
+rmdir "$cg/leaf"
+if [ "$n0" -eq 2 ] && [ "$n1" -eq 3 ] && [ "$n2" -eq 2 ]; then
+	pass kernfs-link-count "a cgroup directory's link count is 2 + its children ($n0 -> $n1 -> $n2)"
+else
+	fail kernfs-link-count "link counts $n0 -> $n1 -> $n2 (discovery relies on 2 meaning no children)"
+fi
+
 # ---- 8a. --check-config ---------------------------------------------------------------------
 printf '{\n  "interval": 2,\n  "rules": [ { "match": "a" } \n' >/tmp/bad.json
 out=$(reclaimd --check-config --config /tmp/bad.json 2>&1) && rc=0 || rc=$?
