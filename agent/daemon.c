@@ -120,7 +120,7 @@ static int on_trigger_event(sd_event_source *s _unused_, int fd _unused_, uint32
 		log_event(LOG_NOTICE, MSGID_RECLAIM_CANCELLED, &f,
 			  "%s: memory pressure spike (PSI trigger), cancelling in-flight reclaim",
 			  cg->path);
-	} else if (log_ratelimit(&cg->last_read_warning_us, cg->trigger_fired_us, LOG_REPEAT_US)) {
+	} else if (log_ratelimit(&cg->last_trigger_log_us, cg->trigger_fired_us, LOG_REPEAT_US)) {
 		log_event(LOG_INFO, MSGID_PSI_TRIGGER, &f,
 			  "%s: memory pressure spike (PSI trigger), no reclaim in flight", cg->path);
 	}

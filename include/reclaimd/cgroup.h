@@ -75,6 +75,7 @@ struct cgroup_node {
 	usec_t last_log_us;
 	usec_t last_read_warning_us;
 	usec_t last_fail_log_us;
+	usec_t last_trigger_log_us;
 
 	uint64_t total_reclaimed_bytes;
 
