@@ -175,7 +175,10 @@ host_part() {
 			"$TICKMETER" -- "$AGENT" --config "$cfg" --once --dry-run --cgroup-root "$tree" \
 				--log-stderr >"$work/tm" 2>"$work/err" || die "agent run failed (see $work/err)"
 			cat "$work/err" >>"$LOG"
-			emfile=$(grep -c "Too many open files" "$work/err" || true)
+			# The agent reports skipped cgroups in one line per minute ("N managed cgroups
+			# skipped this tick: out of file descriptors"); older builds logged one per cgroup.
+			emfile=$(sed -n 's/.* \([0-9][0-9]*\) managed cgroups skipped this tick: out of file descriptors.*/\1/p' "$work/err" | head -n 1)
+			[ -n "$emfile" ] || emfile=$(grep -c "Too many open files" "$work/err" || true)
 			status=$(kv "$work/tm" status)
 			if [ "$emfile" -gt 0 ]; then
 				# Out of fds: no STATUS (sd_notify needs a socket), so no tick boundary.
