@@ -33,6 +33,14 @@
 /* The reader runs on the main thread only: one buffer for the large files. */
 static char big_buf[NUMA_STAT_BUF];
 
+/* Hot fds kept open now, and how many may be (set by the agent from its open files limit). */
+static size_t hot_fds_open, hot_fds_budget = SIZE_MAX;
+
+void cgroup_reader_set_hot_fd_budget(size_t budget)
+{
+	hot_fds_budget = budget;
+}
+
 void cgroup_close_files(struct cgroup_node *cg)
 {
 	int *fds[] = { &cg->fd_current, &cg->fd_stat, &cg->fd_pressure, &cg->fd_io_pressure };
@@ -41,13 +49,16 @@ void cgroup_close_files(struct cgroup_node *cg)
 		if (*fds[i] >= 0) {
 			close(*fds[i]);
 			*fds[i] = -1;
+			hot_fds_open--;
 		}
 	free(cg->slow);
 	cg->slow = NULL;
 }
 
-/* Opens a hot file once, then preads it. A stale fd (ENODEV after the memory controller was
- * switched off and on again in the parent) is reopened once. */
+/* Opens a hot file once, then preads it. Past the fd budget it is opened, read and closed
+ * each time instead (slower, but no cgroup goes unread for want of descriptors). A stale fd
+ * (ENODEV after the memory controller was switched off and on again in the parent) is reopened
+ * once. */
 static int read_hot(struct cgroup_node *cg, int *fd, const char *name, char *buf, size_t size,
 		    size_t *ret_len)
 {
@@ -55,15 +66,19 @@ static int read_hot(struct cgroup_node *cg, int *fd, const char *name, char *buf
 
 	for (int attempt = 0;; attempt++) {
 		if (*fd < 0) {
+			if (hot_fds_open >= hot_fds_budget)
+				return read_single_at(cg->dirfd, name, buf, size, ret_len);
 			*fd = openat(cg->dirfd, name, O_RDONLY | O_CLOEXEC);
 			if (*fd < 0)
 				return -errno;
+			hot_fds_open++;
 		}
 		r = pread_single(*fd, buf, size, ret_len);
 		if (r != -ENODEV || attempt > 0)
 			return r;
 		close(*fd);
 		*fd = -1;
+		hot_fds_open--;
 	}
 }
 

@@ -35,6 +35,8 @@
 /* Queue of jobs waiting for a worker; one job per cgroup at most, so this bounds a backlog. */
 #define POOL_QUEUE_LEN 4096
 #define DEFAULT_WORKERS 4
+/* Descriptors kept free for jobs (one dup each), sockets and transient opens. */
+#define FD_RESERVE 256
 /* Accuracy asked of sd-event for the tick timer. */
 #define TICK_ACCURACY_US (10 * USEC_PER_MSEC)
 
@@ -544,6 +546,13 @@ static void run_tick(struct daemon *d)
 			log_event(LOG_WARNING, MSGID_READ_FAILED, NULL,
 				  "%u cgroups sit at the walk's depth limit: their descendants are not "
 				  "listed and they are not managed", d->cgroups.depth_truncated);
+	}
+	/* Keep hot files open only with descriptors to spare: one directory fd per known cgroup,
+	 * one PSI trigger per managed one, and a reserve for jobs, sockets and transient opens. */
+	{
+		size_t need = d->cgroups.n + d->n_managed + FD_RESERVE, limit = (size_t)nofile_limit();
+
+		cgroup_reader_set_hot_fd_budget(limit > need ? limit - need : 0);
 	}
 	build_snapshot(d);
 	now = now_us();

@@ -139,6 +139,10 @@ struct cgroup_node *cgroup_set_lookup(const struct cgroup_set *s, uint64_t inode
 int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t host_swap_free_bytes,
 		       struct cgroup_sample *ret);
 
+/* At most `budget` hot fds are kept open across all cgroups; past it, hot files are opened, read
+ * and closed on each read. Default: no limit. */
+void cgroup_reader_set_hot_fd_budget(size_t budget);
+
 /* Closes the hot fds (and drops the slow-file cache) of a cgroup that stops being managed. */
 void cgroup_close_files(struct cgroup_node *cg);
 

@@ -188,6 +188,19 @@ static void test_identity_by_inode_and_removal(void)
 	CHECK_EQ_U64(smp.swap_room_bytes, 1ULL << 40); /* swap.max is max: host bound */
 	CHECK_STREQ(smp.path, "web");
 
+	/* Past the hot-fd budget, files are read without keeping them open. */
+	cgroup_close_files(cg);
+	cgroup_reader_set_hot_fd_budget(0);
+	r = cgroup_read_sample(cg, 1, 1ULL << 40, &smp);
+	CHECK_EQ_INT(r, 0);
+	CHECK_EQ_U64(smp.current_bytes, 300ULL << 20);
+	CHECK_EQ_INT(cg->fd_current, -1);
+	CHECK_EQ_INT(cg->fd_stat, -1);
+	cgroup_reader_set_hot_fd_budget(SIZE_MAX);
+	r = cgroup_read_sample(cg, 1, 1ULL << 40, &smp);
+	CHECK_EQ_INT(r, 0);
+	CHECK(cg->fd_current >= 0);
+
 	/* A swap.max on the cgroup bounds the room. */
 	put("web", "memory.swap.max", "1048576\n");
 	put("web", "memory.swap.current", "524288\n");
