@@ -283,10 +283,9 @@ static void job_finished(struct daemon *d, struct reclaim_job *job)
 	reclaim_job_free(job);
 }
 
-static int on_pool_event(sd_event_source *s _unused_, int fd _unused_, uint32_t revents _unused_,
-			 void *userdata)
+/* Folds in and logs every job the pool has finished. */
+static void drain_finished_jobs(struct daemon *d)
 {
-	struct daemon *d = userdata;
 	struct reclaim_job *job = worker_pool_drain(d->pool);
 
 	while (job) {
@@ -295,6 +294,14 @@ static int on_pool_event(sd_event_source *s _unused_, int fd _unused_, uint32_t 
 		job_finished(d, job);
 		job = next;
 	}
+}
+
+static int on_pool_event(sd_event_source *s _unused_, int fd _unused_, uint32_t revents _unused_,
+			 void *userdata)
+{
+	struct daemon *d = userdata;
+
+	drain_finished_jobs(d);
 	notify_status(d);
 	if (d->opts->once && worker_pool_pending(d->pool) == 0)
 		sd_event_exit(d->event, 0);
@@ -685,7 +692,7 @@ static bool root_has_memory_controller(int root_fd)
 	char buf[512];
 	size_t len;
 
-	if (read_at(root_fd, "cgroup.subtree_control", buf, sizeof(buf), &len) < 0)
+	if (read_single_at(root_fd, "cgroup.subtree_control", buf, sizeof(buf), &len) < 0)
 		return false;
 	for (char *tok = strtok(buf, " \n"); tok; tok = strtok(NULL, " \n"))
 		if (strcmp(tok, "memory") == 0)
@@ -778,16 +785,8 @@ static void daemon_teardown(struct daemon *d)
 	/* Cancel and interrupt in-flight writes, join the workers, and say what each of those
 	 * writes had done. */
 	if (d->pool) {
-		struct reclaim_job *job;
-
 		worker_pool_stop(d->pool);
-		job = worker_pool_drain(d->pool);
-		while (job) {
-			struct reclaim_job *next = job->next;
-
-			job_finished(d, job);
-			job = next;
-		}
+		drain_finished_jobs(d);
 	}
 	worker_pool_free(d->pool);
 	d->pool = NULL;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * reader_io.c - reading a whole virtual file (procfs, sysfs, cgroupfs, debugfs) into a caller's
- * buffer. Everything reclaimd reads from the kernel goes through pread_whole().
+ * buffer. Everything reclaimd reads from the kernel goes through pread_file().
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -9,12 +9,13 @@
 #include "reclaimd/reader.h"
 
 /*
- * Reads from offset 0 until EOF. One pread usually does it, but a seq_file that shows one record
- * per line (/proc/vmstat, /proc/swaps) hands out at most one page per read (fs/seq_file.c,
- * seq_read_iter), so the loop continues at the offset reached; single-record files (meminfo,
- * memory.stat, pressure) answer the follow-up read with 0 without regenerating anything.
+ * Reads from offset 0 until EOF, or once when `single`. One pread usually does it, but a seq_file
+ * that shows one record per line (/proc/vmstat, /proc/swaps) hands out at most one page per read
+ * (fs/seq_file.c, seq_read_iter), so the loop continues at the offset reached; single-record
+ * files (every cgroup file, see pread_single() in reader.h) are whole after one read, and the
+ * read that would only confirm EOF is skipped.
  */
-int pread_whole(int fd, char *buf, size_t size, size_t *ret_len)
+static int pread_file(int fd, char *buf, size_t size, size_t *ret_len, bool single)
 {
 	size_t n = 0;
 
@@ -29,49 +30,43 @@ int pread_whole(int fd, char *buf, size_t size, size_t *ret_len)
 				continue;
 			return -errno;
 		}
-		if (k == 0)
-			break;
 		n += (size_t)k;
 		if (n == size - 1)
 			return -EFBIG;
+		if (k == 0 || single)
+			break;
 	}
 	buf[n] = '\0';
 	*ret_len = n;
 	return 0;
 }
 
-int read_at(int dirfd, const char *name, char *buf, size_t size, size_t *ret_len)
+static int read_file_at(int dirfd, const char *name, char *buf, size_t size, size_t *ret_len,
+			bool single)
 {
 	_cleanup_(closep) int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 
 	if (fd < 0)
 		return -errno;
-	return pread_whole(fd, buf, size, ret_len);
+	return pread_file(fd, buf, size, ret_len, single);
+}
+
+int pread_whole(int fd, char *buf, size_t size, size_t *ret_len)
+{
+	return pread_file(fd, buf, size, ret_len, false);
 }
 
 int pread_single(int fd, char *buf, size_t size, size_t *ret_len)
 {
-	ssize_t k;
+	return pread_file(fd, buf, size, ret_len, true);
+}
 
-	if (size < 2)
-		return -EINVAL;
-	do
-		k = pread(fd, buf, size - 1, 0);
-	while (k < 0 && errno == EINTR);
-	if (k < 0)
-		return -errno;
-	if ((size_t)k == size - 1)
-		return -EFBIG;
-	buf[k] = '\0';
-	*ret_len = (size_t)k;
-	return 0;
+int read_at(int dirfd, const char *name, char *buf, size_t size, size_t *ret_len)
+{
+	return read_file_at(dirfd, name, buf, size, ret_len, false);
 }
 
 int read_single_at(int dirfd, const char *name, char *buf, size_t size, size_t *ret_len)
 {
-	_cleanup_(closep) int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-
-	if (fd < 0)
-		return -errno;
-	return pread_single(fd, buf, size, ret_len);
+	return read_file_at(dirfd, name, buf, size, ret_len, true);
 }

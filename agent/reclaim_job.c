@@ -88,13 +88,13 @@ static int measure(int dirfd, uint64_t *ret_current, uint64_t *ret_pgsteal)
 	size_t len;
 	int r;
 
-	r = read_at(dirfd, "memory.current", buf, sizeof(buf), &len);
+	r = read_single_at(dirfd, "memory.current", buf, sizeof(buf), &len);
 	if (r < 0)
 		return r;
 	r = u64_or_max_parse(buf, len, &current);
 	if (r < 0)
 		return r;
-	r = read_at(dirfd, "memory.stat", buf, sizeof(buf), &len);
+	r = read_single_at(dirfd, "memory.stat", buf, sizeof(buf), &len);
 	if (r < 0)
 		return r;
 	r = memory_stat_parse(buf, len, &st);
@@ -112,7 +112,7 @@ static int read_some_total(int fd, usec_t *ret)
 	size_t len;
 	int r;
 
-	r = pread_whole(fd, buf, sizeof(buf), &len);
+	r = pread_single(fd, buf, sizeof(buf), &len);
 	if (r < 0)
 		return r;
 	r = psi_parse(buf, len, &psi);
