@@ -98,7 +98,8 @@ void policy_params_default(struct policy_params *ret)
 }
 
 static const char *const global_keys[] = {
-	"interval", "log_level", "cgroup_root", "proc_root", "sys_root", "defaults", "rules", NULL,
+	"interval", "log_level", "cgroup_root", "proc_root", "sys_root", "mglru_aging", "defaults",
+	"rules", NULL,
 };
 static const char *const rule_keys[] = { "match", "policy", NULL };
 
@@ -571,6 +572,7 @@ static int config_build(struct loader *l, const json_t *root, const char *path, 
 		return fail_oom(l);
 	c->interval_us = INTERVAL_DEFAULT_US;
 	c->log_level = CFG_LOG_INFO;
+	c->mglru_aging = true;
 	c->path = path ? strdup(path) : NULL;
 	c->proc_root = strdup("/proc");
 	c->sys_root = strdup("/sys");
@@ -590,7 +592,10 @@ static int config_build(struct loader *l, const json_t *root, const char *path, 
 			r = parse_root(l, key, v, false, &c->proc_root);
 		else if (strcmp(key, "sys_root") == 0)
 			r = parse_root(l, key, v, false, &c->sys_root);
-		else if (strcmp(key, "defaults") == 0)
+		else if (strcmp(key, "mglru_aging") == 0) {
+			r = json_is_boolean(v) ? 0 : fail_type(l, key, "true or false", v);
+			c->mglru_aging = json_is_true(v);
+		} else if (strcmp(key, "defaults") == 0)
 			defaults = v, r = 0;
 		else if (strcmp(key, "rules") == 0)
 			rules = v, r = 0;
@@ -816,6 +821,7 @@ void config_print(const struct config *c, FILE *out)
 		c->cgroup_root ? c->cgroup_root : "(auto: the cgroup-v2 mount, through libcgroup)");
 	fprintf(out, "proc_root                  %s\n", c->proc_root);
 	fprintf(out, "sys_root                   %s\n", c->sys_root);
+	fprintf(out, "mglru_aging                %s\n", c->mglru_aging ? "true" : "false");
 	fputs("\ndefaults\n", out);
 	print_params(out, &c->defaults);
 	for (size_t i = 0; i < c->n_rules; i++) {

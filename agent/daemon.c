@@ -26,6 +26,7 @@
 #include "reclaimd/cgroup.h"
 #include "reclaimd/daemon.h"
 #include "reclaimd/log.h"
+#include "reclaimd/mglru.h"
 #include "reclaimd/reader.h"
 
 /* Same condition logged again for the same cgroup at most this often. */
@@ -33,7 +34,7 @@
 /* After a cancel, re-signal a worker still inside memory.reclaim this often. */
 #define KICK_INTERVAL_US (100 * USEC_PER_MSEC)
 /* Queue of jobs waiting for a worker; one job per cgroup at most, so this bounds a backlog. */
-#define POOL_QUEUE_LEN 4096
+#define POOL_QUEUE_LEN 65536
 #define DEFAULT_WORKERS 4
 /* Descriptors kept free for jobs (one dup each), sockets and transient opens. */
 #define FD_RESERVE 256
@@ -50,6 +51,9 @@ struct daemon {
 	struct cgroup_set cgroups;
 	struct host_reader *host;
 	struct worker_pool *pool;
+	struct mglru *mglru;             /* NULL: no aging (mglru_aging false, no MGLRU, dry run) */
+	usec_t mglru_warning_us;
+	uint64_t lruvecs_aged;
 
 	struct snapshot snap;
 	struct cgroup_node **snap_nodes; /* snap.cgroups[i] belongs to snap_nodes[i] */
@@ -217,6 +221,7 @@ static void job_finished(struct daemon *d, struct reclaim_job *job)
 	};
 	int prio = LOG_INFO;
 	const char *msgid = MSGID_RECLAIM_DONE;
+	char aged[96];
 
 	if (job->swappiness_rejected && !d->swappiness_warned) {
 		d->swappiness_warned = true;
@@ -233,6 +238,17 @@ static void job_finished(struct daemon *d, struct reclaim_job *job)
 		cg->pending_partial |= job->outcome != JOB_DONE;
 		cg->total_reclaimed_bytes += job->reclaimed_bytes;
 		f.policy = cg->rule ? cg->rule->policy->name : NULL;
+	}
+
+	d->lruvecs_aged += job->lruvecs_aged;
+	if (job->aging_error && log_ratelimit(&d->mglru_warning_us, now_us(), LOG_REPEAT_US))
+		log_event(LOG_WARNING, MSGID_KERNEL_FEATURE, &f,
+			  "%s: MGLRU aging through lru_gen failed: %s", job->cgroup_path,
+			  strerror(-job->aging_error));
+	if (job->request_bytes == 0) {
+		/* Aging only: nothing to report per tick. */
+		reclaim_job_free(job);
+		return;
 	}
 
 	if (job->outcome == JOB_GONE && cg && faccessat(cg->dirfd, "memory.current", F_OK, 0) == 0) {
@@ -272,13 +288,17 @@ static void job_finished(struct daemon *d, struct reclaim_job *job)
 			  "%s: reclaim halted %.3f s after the PSI trigger fired", job->cgroup_path,
 			  (double)(job->finished_us - cg->trigger_fired_us) / (double)USEC_PER_SEC);
 	f.reason = job_outcome_str(job->outcome);
+	aged[0] = '\0';
+	if (job->lruvecs_aged)
+		snprintf(aged, sizeof(aged), " (MGLRU aging of %u lruvecs first: %.3f s)",
+			 job->lruvecs_aged, (double)job->aging_us / (double)USEC_PER_SEC);
 	log_event(prio, msgid, &f,
 		  "%s: reclaim %s: requested %" PRIu64 " KiB, written %" PRIu64 " KiB in %u chunks, "
-		  "reclaimed %" PRIu64 " KiB, memory.current -%" PRIu64 " KiB, %.3f s%s%s",
+		  "reclaimed %" PRIu64 " KiB, memory.current -%" PRIu64 " KiB, %.3f s%s%s%s",
 		  job->cgroup_path, job_outcome_str(job->outcome), job->request_bytes >> 10,
 		  job->written_bytes >> 10, job->chunks, job->reclaimed_bytes >> 10,
 		  job->current_drop_bytes >> 10,
-		  (double)(job->finished_us - job->started_us) / (double)USEC_PER_SEC,
+		  (double)(job->finished_us - job->started_us) / (double)USEC_PER_SEC, aged,
 		  job->error ? ": " : "", job->error ? strerror(-job->error) : "");
 	reclaim_job_free(job);
 }
@@ -500,19 +520,28 @@ static void log_decision(struct cgroup_node *cg, const struct reclaim_decision *
 	}
 }
 
-static void dispatch(struct daemon *d, struct cgroup_node *cg, const struct reclaim_decision *dec)
+/* Submits this tick's job for cg: MGLRU aging when the tick built commands for it, then the
+ * reclaim the policy asked for (request_bytes may be 0: aging only). */
+static void dispatch(struct daemon *d, struct cgroup_node *cg, uint64_t request_bytes)
 {
 	const struct policy_params *pp = &cg->rule->params;
+	bool age = d->mglru && cg->age_tick == d->tick && cg->age_len > 0;
 	struct reclaim_job *job;
 	int r;
 
+	if (request_bytes == 0 && !age)
+		return;
 	r = reclaim_job_new(cg->dirfd, cg->path, cg->inode, &job);
 	if (r < 0) {
 		log_event(LOG_WARNING, MSGID_RECLAIM_FAILED, &(struct log_fields){ .cgroup = cg->path },
 			  "%s: cannot create reclaim job: %s", cg->path, strerror(-r));
 		return;
 	}
-	job->request_bytes = dec->request_bytes;
+	if (age) {
+		job->lru_gen_cmds = strndup(cg->age_cmds, cg->age_len);
+		job->lru_gen_fd = mglru_fd(d->mglru);
+	}
+	job->request_bytes = request_bytes;
 	job->chunk_bytes = pp->chunk_bytes;
 	job->swappiness = pp->swappiness;
 	job->psi_some_target_pct = pp->psi_some_target_pct;
@@ -526,8 +555,120 @@ static void dispatch(struct daemon *d, struct cgroup_node *cg, const struct recl
 		reclaim_job_free(job);
 		return;
 	}
-	d->jobs_submitted++;
+	if (request_bytes > 0)
+		d->jobs_submitted++;
 	cg->job = job;
+}
+
+/* ---- MGLRU aging (mglru.h) ----------------------------------------------------------------- */
+
+static int cmp_node_path(const void *a, const void *b)
+{
+	return strcmp((*(struct cgroup_node *const *)a)->path, (*(struct cgroup_node *const *)b)->path);
+}
+
+struct age_ctx {
+	struct daemon *d;
+	struct cgroup_node **by_path; /* managed cgroups of this tick, sorted by path */
+	size_t n;
+};
+
+static int on_lruvec(const struct lru_gen_lruvec *v, void *userdata)
+{
+	struct age_ctx *a = userdata;
+	struct cgroup_node *cg = NULL;
+	size_t lo = 0, hi = a->n;
+	/* lru_gen prints "/" + our relative path ("/" alone for the root, whose path is ""). */
+	const char *p = v->path + 1;
+	size_t pn = v->path_len - 1;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const char *mp = a->by_path[mid]->path;
+		int c = strncmp(mp, p, pn);
+
+		if (c == 0 && mp[pn] != '\0')
+			c = 1;
+		if (c == 0) {
+			cg = a->by_path[mid];
+			break;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!cg || cg->job)
+		return 0;
+	if (cg->age_tick != a->d->tick) {
+		cg->age_tick = a->d->tick;
+		cg->age_len = 0;
+	}
+	for (;;) {
+		if (cg->age_size - cg->age_len >= 64 &&
+		    lru_gen_format_age(cg->age_cmds, cg->age_size, &cg->age_len, v->memcg_id, v->node,
+				       v->max_seq) == 0)
+			return 0;
+		size_t size = MAX(cg->age_size * 2, (size_t)256);
+		char *b = realloc(cg->age_cmds, size);
+
+		if (!b)
+			return 0; /* this lruvec is not aged this tick */
+		cg->age_cmds = b;
+		cg->age_size = size;
+	}
+}
+
+/* Reads lru_gen once and gives every managed cgroup without a job in flight the commands that
+ * age its lruvecs; dispatch() hands them to the cgroup's job. */
+static void build_age_commands(struct daemon *d)
+{
+	_cleanup_(freep) struct cgroup_node **by_path = NULL;
+	struct age_ctx a = { .d = d, .n = d->snap.n_cgroups };
+	int r;
+
+	if (!d->mglru || a.n == 0)
+		return;
+	by_path = malloc(a.n * sizeof(*by_path));
+	if (!by_path)
+		return;
+	memcpy(by_path, d->snap_nodes, a.n * sizeof(*by_path));
+	qsort(by_path, a.n, sizeof(*by_path), cmp_node_path);
+	a.by_path = by_path;
+	r = mglru_read(d->mglru, on_lruvec, &a);
+	if (r < 0 && log_ratelimit(&d->mglru_warning_us, now_us(), LOG_REPEAT_US))
+		log_event(LOG_WARNING, MSGID_READ_FAILED, NULL,
+			  "cannot read %s/kernel/debug/lru_gen: %s; MGLRU aging skipped this tick",
+			  d->sys_root, strerror(-r));
+}
+
+/* Opens lru_gen when the configuration asks for aging and the kernel can do it; says once what
+ * is used. */
+static void mglru_setup(struct daemon *d)
+{
+	int r;
+
+	if (!d->config->mglru_aging || d->opts->dry_run) {
+		mglru_free(d->mglru);
+		d->mglru = NULL;
+		return;
+	}
+	if (d->mglru)
+		return;
+	r = mglru_open(d->sys_root, &d->mglru);
+	if (r == 0)
+		log_event(LOG_INFO, MSGID_KERNEL_FEATURE, NULL,
+			  "MGLRU aging: each managed memcg is aged once per tick through "
+			  "%s/kernel/debug/lru_gen, so memory.reclaim evicts pages idle for two intervals",
+			  d->sys_root);
+	else
+		log_event(LOG_NOTICE, MSGID_KERNEL_FEATURE, NULL,
+			  "MGLRU aging off (%s): %s; memory.reclaim relies on the kernel's own aging",
+			  strerror(-r),
+			  r == -EOPNOTSUPP ? "MGLRU is switched off in /sys/kernel/mm/lru_gen/enabled" :
+			  r == -ENOENT ? "no MGLRU in this kernel, or debugfs is not mounted at "
+					 "/sys/kernel/debug" :
+			  "lru_gen cannot be opened (reclaimd must run as root)");
 }
 
 static void run_tick(struct daemon *d)
@@ -562,6 +703,7 @@ static void run_tick(struct daemon *d)
 		cgroup_reader_set_hot_fd_budget(limit > need ? limit - need : 0);
 	}
 	build_snapshot(d);
+	build_age_commands(d);
 	now = now_us();
 
 	for (size_t i = 0; i < d->snap.n_cgroups; i++) {
@@ -576,8 +718,8 @@ static void run_tick(struct daemon *d)
 					 &cg->policy_state, &dec);
 		log_decision(cg, &dec, now, d->opts->dry_run);
 		/* A kernel without memory.reclaim was reported once; asking again is pointless. */
-		if (dec.request_bytes > 0 && !d->opts->dry_run && !d->no_reclaim_file_warned)
-			dispatch(d, cg, &dec);
+		if (!d->opts->dry_run)
+			dispatch(d, cg, d->no_reclaim_file_warned ? 0 : dec.request_bytes);
 	}
 	notify_status(d);
 }
@@ -652,6 +794,7 @@ static int on_reload_signal(sd_event_source *s _unused_, const struct signalfd_s
 	config_free(d->config);
 	d->config = c;
 	log_set_level(c->log_level);
+	mglru_setup(d);
 	cgroup_set_scan(&d->cgroups, d->config, on_cgroup_gone, d);
 	log_event(LOG_INFO, MSGID_CONFIG_LOADED, NULL, "configuration reloaded from %s (%zu rules)",
 		  d->opts->config_path, c->n_rules);
@@ -746,6 +889,7 @@ static int daemon_setup(struct daemon *d)
 		return r;
 	}
 	d->snap.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
+	mglru_setup(d);
 
 	/* sd-event takes SIGTERM/SIGINT/SIGHUP through a signalfd; daemon_run() blocked them
 	 * before any worker thread exists, so every thread inherits the mask. */
@@ -801,6 +945,7 @@ static void daemon_teardown(struct daemon *d)
 	sd_event_source_disable_unref(d->pool_source);
 	sd_event_unref(d->event);
 	host_reader_free(d->host);
+	mglru_free(d->mglru);
 	free(d->snap.cgroups);
 	free(d->snap_nodes);
 	free(d->proc_root);

@@ -82,6 +82,7 @@ static void cgroup_node_free(struct cgroup_node *cg)
 	if (cg->dirfd >= 0)
 		close(cg->dirfd);
 	free(cg->path);
+	free(cg->age_cmds);
 	free(cg);
 }
 

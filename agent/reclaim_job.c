@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "reclaimd/actuator.h"
+#include "reclaimd/mglru.h"
 #include "reclaimd/config.h"
 #include "reclaimd/parse.h"
 #include "reclaimd/reader.h"
@@ -62,6 +63,7 @@ int reclaim_job_new(int cgroup_dirfd, const char *path, uint64_t inode, struct r
 		return -ENOMEM;
 	}
 	job->cgroup_inode = inode;
+	job->lru_gen_fd = -1;
 	job->swappiness = SWAPPINESS_UNSET;
 	job->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	atomic_init(&job->cancel, false);
@@ -76,6 +78,7 @@ void reclaim_job_free(struct reclaim_job *job)
 	if (job->cgroup_dirfd >= 0)
 		close(job->cgroup_dirfd);
 	free(job->cgroup_path);
+	free(job->lru_gen_cmds);
 	free(job);
 }
 
@@ -166,6 +169,13 @@ void reclaim_job_run(struct reclaim_job *job)
 
 	job->started_us = now_us();
 	job->outcome = JOB_DONE;
+
+	if (job->lru_gen_cmds && job->lru_gen_fd >= 0) {
+		job->lruvecs_aged = lru_gen_run(job->lru_gen_fd, job->lru_gen_cmds, &job->aging_error);
+		job->aging_us = now_us() - job->started_us;
+	}
+	if (job->request_bytes == 0)
+		goto out;
 
 	reclaim_fd = openat(job->cgroup_dirfd, "memory.reclaim", O_WRONLY | O_CLOEXEC);
 	if (reclaim_fd < 0) {

@@ -44,6 +44,11 @@ struct reclaim_job {
 	int swappiness;              /* SWAPPINESS_UNSET, 0..200, SWAPPINESS_MAX */
 	double psi_some_target_pct;  /* stop when stall since start exceeds this */
 	uint64_t page_size;
+	/* MGLRU aging done before the reclaim (see mglru.h): '\n'-terminated "+ id node seq"
+	 * commands written to lru_gen_fd (borrowed, shared). NULL: no aging. A job may only age
+	 * (request_bytes 0). */
+	char *lru_gen_cmds;          /* owned */
+	int lru_gen_fd;
 
 	/* Control. */
 	atomic_bool cancel;
@@ -56,6 +61,9 @@ struct reclaim_job {
 	uint64_t current_drop_bytes; /* memory.current before - after, 0 if it grew */
 	unsigned chunks;
 	bool swappiness_rejected;    /* kernel answered EINVAL to swappiness=; retried without */
+	unsigned lruvecs_aged;       /* aging commands the kernel accepted */
+	int aging_error;             /* first unexpected -errno of an aging write, or 0 */
+	usec_t aging_us;             /* time spent aging (page table walks), microseconds */
 	usec_t queued_us, started_us, finished_us;
 
 	/* Pool bookkeeping. */
@@ -68,7 +76,8 @@ struct reclaim_job {
 int reclaim_job_new(int cgroup_dirfd, const char *path, uint64_t inode, struct reclaim_job **ret);
 void reclaim_job_free(struct reclaim_job *job);
 
-/* Runs a job in the calling thread (what a worker does). Exposed for tests. */
+/* Runs a job in the calling thread (what a worker does): the aging commands first, then the
+ * memory.reclaim chunks. Exposed for tests. */
 void reclaim_job_run(struct reclaim_job *job);
 
 /* Cleared when a kernel rejected swappiness=; later jobs then leave it out. */

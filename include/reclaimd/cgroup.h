@@ -79,6 +79,11 @@ struct cgroup_node {
 
 	uint64_t total_reclaimed_bytes;
 
+	/* MGLRU aging commands for this tick's job (mglru.h), built from lru_gen. */
+	char *age_cmds;
+	size_t age_len, age_size;
+	unsigned age_tick;          /* tick age_cmds was built for */
+
 	struct cgroup_node *hash_next;
 };
 

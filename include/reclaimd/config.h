@@ -46,6 +46,7 @@ struct config {
 	char *cgroup_root;   /* NULL = find the cgroup-v2 mount through libcgroup */
 	char *proc_root;     /* "/proc" */
 	char *sys_root;      /* "/sys" */
+	bool mglru_aging;    /* age managed memcgs' MGLRU once per tick (mglru.h); true */
 	struct policy_params defaults;
 	struct rule *rules;
 	size_t n_rules;

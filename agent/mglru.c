@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * mglru.c - the lru_gen debugfs file: parsing its histogram and writing aging commands
+ * (see mglru.h for why and for the kernel interface).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "parse_util.h"
+#include "reclaimd/mglru.h"
+#include "reclaimd/reader.h"
+
+/* ---- parsing ----------------------------------------------------------------------------- */
+
+/* Next space-separated token of line[*pos..n). */
+static bool next_token(const char *line, size_t n, size_t *pos, const char **tok, size_t *tok_n)
+{
+	size_t i = *pos;
+
+	while (i < n && line[i] == ' ')
+		i++;
+	if (i == n)
+		return false;
+	*tok = line + i;
+	while (i < n && line[i] != ' ')
+		i++;
+	*tok_n = (size_t)(line + i - *tok);
+	*pos = i;
+	return true;
+}
+
+static bool token_u64(const char *t, size_t n, uint64_t *ret)
+{
+	uint64_t v = 0;
+
+	if (n == 0 || n > 20)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (t[i] < '0' || t[i] > '9')
+			return false;
+		if (v > (UINT64_MAX - (uint64_t)(t[i] - '0')) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(t[i] - '0');
+	}
+	*ret = v;
+	return true;
+}
+
+int lru_gen_parse(const char *buf, size_t len, lru_gen_fn fn, void *userdata)
+{
+	struct lru_gen_lruvec v = { 0 };
+	bool in_memcg = false, in_node = false;
+	size_t pos = 0;
+	const char *line;
+	size_t n;
+	int r;
+
+	/* Reports the lruvec collected so far, if it has generations. */
+#define FLUSH()                                                          \
+	do {                                                             \
+		if (in_node && v.n_gens > 0 && v.memcg_id != 0) {        \
+			r = fn(&v, userdata);                            \
+			if (r != 0)                                      \
+				return r;                                \
+		}                                                        \
+		in_node = false;                                         \
+	} while (0)
+
+	while ((r = next_line(buf, len, &pos, &line, &n)) > 0) {
+		const char *t;
+		size_t tn, lp = 0;
+		uint64_t x;
+
+		if (!next_token(line, n, &lp, &t, &tn))
+			continue; /* blank line */
+		if (token_is(t, tn, "memcg")) {
+			FLUSH();
+			if (!next_token(line, n, &lp, &t, &tn) || !token_u64(t, tn, &x) || x > 65535)
+				return -EBADMSG;
+			v.memcg_id = (unsigned)x;
+			/* The path is the rest of the line after one space (it may hold spaces). */
+			while (lp < n && line[lp] == ' ')
+				lp++;
+			if (lp == n || line[lp] != '/')
+				return -EBADMSG;
+			v.path = line + lp;
+			v.path_len = n - lp;
+			while (v.path_len > 1 && v.path[v.path_len - 1] == ' ')
+				v.path_len--;
+			in_memcg = true;
+		} else if (token_is(t, tn, "node")) {
+			FLUSH();
+			if (!in_memcg || !next_token(line, n, &lp, &t, &tn) || !token_u64(t, tn, &x) ||
+			    x > INT32_MAX)
+				return -EBADMSG;
+			v.node = (int)x;
+			v.n_gens = 0;
+			in_node = true;
+		} else {
+			uint64_t seq, age, anon, file;
+
+			if (!in_node || !token_u64(t, tn, &seq) ||
+			    !next_token(line, n, &lp, &t, &tn) || !token_u64(t, tn, &age) ||
+			    !next_token(line, n, &lp, &t, &tn) || !token_u64(t, tn, &anon) ||
+			    !next_token(line, n, &lp, &t, &tn) || !token_u64(t, tn, &file) ||
+			    v.n_gens >= LRU_GEN_MAX_LINES ||
+			    (v.n_gens > 0 && seq <= v.max_seq))
+				return -EBADMSG;
+			if (v.n_gens == 0) {
+				v.min_seq = seq;
+				v.oldest_age_ms = age;
+			}
+			v.max_seq = seq;
+			v.anon_pages[v.n_gens] = anon;
+			v.file_pages[v.n_gens] = file;
+			v.n_gens++;
+		}
+	}
+	if (r < 0)
+		return r;
+	FLUSH();
+#undef FLUSH
+	return 0;
+}
+
+int lru_gen_format_age(char *buf, size_t size, size_t *len, unsigned memcg_id, int node,
+		       uint64_t max_seq)
+{
+	int n;
+
+	if (*len >= size)
+		return -ENOBUFS;
+	n = snprintf(buf + *len, size - *len, "+ %u %d %" PRIu64 "\n", memcg_id, node, max_seq);
+	if (n < 0 || (size_t)n >= size - *len) {
+		buf[*len] = '\0';
+		return -ENOBUFS;
+	}
+	*len += (size_t)n;
+	return 0;
+}
+
+unsigned lru_gen_run(int fd, const char *cmds, int *ret_error)
+{
+	unsigned ok = 0;
+
+	*ret_error = 0;
+	while (*cmds) {
+		const char *end = strchr(cmds, '\n');
+		size_t n = end ? (size_t)(end - cmds) + 1 : strlen(cmds);
+
+		/* lru_gen_seq_write() ignores the offset; pwrite keeps the shared fd's position
+		 * out of it. */
+		if (pwrite(fd, cmds, n, 0) >= 0)
+			ok++;
+		else if (errno != EINVAL && errno != EEXIST && *ret_error == 0)
+			*ret_error = -errno;
+		cmds += n;
+	}
+	return ok;
+}
+
+/* ---- the debugfs file -------------------------------------------------------------------- */
+
+struct mglru {
+	int fd;
+	char *buf;
+	size_t size;
+};
+
+int mglru_open(const char *sys_root, struct mglru **ret)
+{
+	char path[PATH_MAX], enabled[64];
+	_cleanup_(closep) int dfd = -1;
+	struct mglru *m;
+	unsigned long mask;
+	size_t len;
+	char *end;
+	int r;
+
+	snprintf(path, sizeof(path), "%s/kernel/mm/lru_gen", sys_root);
+	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	r = read_at(dfd, "enabled", enabled, sizeof(enabled), &len);
+	if (r < 0)
+		return r;
+	errno = 0;
+	mask = strtoul(enabled, &end, 0);
+	if (errno || end == enabled)
+		return -EBADMSG;
+	if (!(mask & 0x1))
+		return -EOPNOTSUPP;
+
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	snprintf(path, sizeof(path), "%s/kernel/debug/lru_gen", sys_root);
+	m->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (m->fd < 0) {
+		r = -errno;
+		free(m);
+		return r;
+	}
+	m->size = 64 * 1024;
+	m->buf = malloc(m->size);
+	if (!m->buf) {
+		mglru_free(m);
+		return -ENOMEM;
+	}
+	*ret = m;
+	return 0;
+}
+
+void mglru_free(struct mglru *m)
+{
+	if (!m)
+		return;
+	if (m->fd >= 0)
+		close(m->fd);
+	free(m->buf);
+	free(m);
+}
+
+int mglru_fd(const struct mglru *m)
+{
+	return m->fd;
+}
+
+/* The file holds about 200 bytes per memcg and node; 64 MiB is 300,000 of them. */
+#define LRU_GEN_MAX_BUF (64u << 20)
+
+int mglru_read(struct mglru *m, lru_gen_fn fn, void *userdata)
+{
+	size_t len;
+	int r;
+
+	for (;;) {
+		r = pread_whole(m->fd, m->buf, m->size, &len);
+		if (r != -EFBIG)
+			break;
+		if (m->size >= LRU_GEN_MAX_BUF)
+			return -EFBIG;
+		char *b = realloc(m->buf, m->size * 2);
+		if (!b)
+			return -ENOMEM;
+		m->buf = b;
+		m->size *= 2;
+	}
+	if (r < 0)
+		return r;
+	return lru_gen_parse(m->buf, len, fn, userdata);
+}

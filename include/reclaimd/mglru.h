@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * mglru.h - time-based aging of the multi-gen LRU (MGLRU) of managed memcgs.
+ *
+ * Why: with MGLRU (on by default since the kernels that carry it, Debian's 6.12 included) the
+ * kernel creates a new generation only when reclaim runs out of old ones, and it decides what is
+ * "young" from the accessed bits it finds at that moment. A memory.reclaim write on a memcg whose
+ * pages all sit in the two youngest generations makes the kernel age it twice within
+ * milliseconds, and a page touched once a second is then as old as one never touched again: the
+ * write evicts hot and cold pages alike, the workload refaults, and the PSI law backs off
+ * (measured in `make demo`: 4x more hot pages evicted than random choice would, PSI some 0.3 %
+ * per 3 MiB step). Aging every managed memcg once per tick gives generations a time meaning: the
+ * oldest generation then holds pages not accessed for at least two intervals, and that is what
+ * memory.reclaim evicts (same demo: 273 MiB taken from the cold cgroup at PSI some 0.002 %).
+ *
+ * Kernel interface (Documentation/admin-guide/mm/multigen_lru.rst "Working set estimation";
+ * mm/vmscan.c lru_gen_seq_show(), lru_gen_seq_write(), run_aging()):
+ *   - /sys/kernel/mm/lru_gen/enabled: a hex mask, bit 0x0001 = MGLRU on.
+ *   - reading /sys/kernel/debug/lru_gen (debugfs, root only) prints, per memcg and node:
+ *       memcg  <memcg_id> <cgroup path from the root, "/" for the root>
+ *        node  <node_id>
+ *          <seq> <age_ms> <anon_pages> <file_pages>     one line per generation, oldest first
+ *     A memcg that is being removed prints id 0 (its id is already released); it cannot be
+ *     addressed and is skipped.
+ *   - writing "+ <memcg_id> <node_id> <max_seq>" ages that lruvec: it walks the page tables of
+ *     the memcg's processes, moves pages whose accessed bit is set to a new youngest generation
+ *     and clears the bit. <max_seq> must be the current one: a smaller value is a no-op (someone
+ *     aged it meanwhile), a larger one -EINVAL; an unknown memcg or node is -EINVAL. Since 6.15
+ *     a lruvec that cannot take another generation answers -EEXIST.
+ */
+#ifndef RECLAIMD_MGLRU_H
+#define RECLAIMD_MGLRU_H
+
+#include "reclaimd/common.h"
+
+/* MAX_NR_GENS is 4 in include/linux/mmzone.h; the reader accepts a few more lines per lruvec. */
+#define LRU_GEN_MAX_LINES 8
+
+/* One memcg on one node, as lru_gen prints it. `path` points into the parsed buffer (not
+ * NUL-terminated: path_len bytes); it starts with '/'. */
+struct lru_gen_lruvec {
+	unsigned memcg_id;          /* 1..65535; 0 never reaches the callback */
+	const char *path;
+	size_t path_len;
+	int node;
+	unsigned n_gens;            /* generation lines, oldest first */
+	uint64_t min_seq, max_seq;  /* seq of the first and the last line */
+	uint64_t oldest_age_ms;     /* age of the oldest generation, milliseconds */
+	uint64_t anon_pages[LRU_GEN_MAX_LINES], file_pages[LRU_GEN_MAX_LINES]; /* pages, per gen */
+};
+
+/* Called once per lruvec that has at least one generation line. A non-zero return stops the
+ * parse and is returned by lru_gen_parse(). */
+typedef int (*lru_gen_fn)(const struct lru_gen_lruvec *v, void *userdata);
+
+/* Parses the output of /sys/kernel/debug/lru_gen (the short form, not lru_gen_full). Returns 0,
+ * the callback's non-zero value, or -EBADMSG for a malformed or truncated buffer (nothing after
+ * the bad line is reported; lruvecs before it already were). */
+int lru_gen_parse(const char *buf, size_t len, lru_gen_fn fn, void *userdata);
+
+/* The lru_gen debugfs file of a host, kept open. */
+struct mglru;
+
+/* Checks sys_root/kernel/mm/lru_gen/enabled (bit 0x1) and opens sys_root/kernel/debug/lru_gen
+ * read-write. Returns 0, -EOPNOTSUPP when MGLRU is built in but switched off, -ENOENT when the
+ * kernel has no MGLRU or debugfs is not mounted, or -errno from open (-EACCES: not root). */
+int mglru_open(const char *sys_root, struct mglru **ret);
+void mglru_free(struct mglru *m);
+
+/* Reads the whole file (its size grows with the number of memcgs; the buffer grows with it) and
+ * parses it. Returns what lru_gen_parse() returns, or -errno from pread / -ENOMEM. */
+int mglru_read(struct mglru *m, lru_gen_fn fn, void *userdata);
+
+/* The fd for aging writes; safe to share between threads (each write is one command). */
+int mglru_fd(const struct mglru *m);
+
+/* Appends "+ <memcg_id> <node> <max_seq>\n" to buf[*len..size). Returns 0, or -ENOBUFS when it
+ * does not fit (nothing appended). */
+int lru_gen_format_age(char *buf, size_t size, size_t *len, unsigned memcg_id, int node,
+		       uint64_t max_seq);
+
+/* Writes each '\n'-terminated command of cmds to fd with its own pwrite (one failing command
+ * must not keep the others from running). Returns the number of commands the kernel accepted;
+ * *ret_error gets the first -errno other than the benign ones, or 0. Benign: -EINVAL (the memcg
+ * or the node went away since the read) and -EEXIST (the lruvec already has its maximum number
+ * of generations). */
+unsigned lru_gen_run(int fd, const char *cmds, int *ret_error);
+
+#endif
