@@ -893,7 +893,7 @@ static int daemon_setup(struct daemon *d)
 
 	/* sd-event takes SIGTERM/SIGINT/SIGHUP through a signalfd; daemon_run() blocked them
 	 * before any worker thread exists, so every thread inherits the mask. */
-	r = worker_pool_new(workers, POOL_QUEUE_LEN, -1, &d->pool);
+	r = worker_pool_new(workers, POOL_QUEUE_LEN, -1, NULL, &d->pool);
 	if (r < 0) {
 		log_error("cannot start reclaim workers: %s", strerror(-r));
 		return r;

@@ -202,6 +202,11 @@ void reclaim_job_run(struct reclaim_job *job)
 		chunk = chunk / job->page_size * job->page_size;
 		if (chunk == 0)
 			break;
+		/* The pool's rate limit; may wait, and says false when cancelled meanwhile. */
+		if (job->throttle && !job->throttle(job, chunk)) {
+			job->outcome = JOB_CANCELLED;
+			break;
+		}
 
 		r = write_chunk(job, reclaim_fd, chunk);
 		if (r == -EINTR) {

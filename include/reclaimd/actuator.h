@@ -17,6 +17,7 @@
 #define RECLAIMD_ACTUATOR_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 
 #include "reclaimd/common.h"
@@ -67,6 +68,11 @@ struct reclaim_job {
 	usec_t queued_us, started_us, finished_us;
 
 	/* Pool bookkeeping. */
+	/* Called by reclaim_job_run() before each chunk with its size in bytes; returns false when
+	 * the job was cancelled while waiting (the job then ends JOB_CANCELLED). Set by the pool to
+	 * its rate limit; NULL (a job run outside a pool): no limit. */
+	bool (*throttle)(struct reclaim_job *job, uint64_t chunk_bytes);
+	void *throttle_userdata;
 	struct reclaim_job *next;
 	pthread_t worker;
 	bool running;                /* under the pool mutex */
@@ -85,9 +91,54 @@ extern atomic_bool reclaim_swappiness_supported;
 
 struct worker_pool;
 
-/* Starts n_workers threads (node -1: any CPU) with a FIFO of at most queue_len jobs.
- * Returns 0 or -errno (pthread_create's error, -ENOMEM). */
-int worker_pool_new(unsigned n_workers, unsigned queue_len, int node, struct worker_pool **ret);
+/* Starts n_workers threads with a FIFO of at most queue_len jobs. `node` is only for logs (-1:
+ * none). `cpus` (copied), when not NULL, is the only set of CPUs the workers may run on (one pool
+ * per NUMA node: the node's CPUs); NULL: no pinning. Only one worker runs jobs at first: see
+ * worker_pool_set_allowed(). Returns 0 or -errno (-EINVAL for an empty set, pthread_create's
+ * error, e.g. -EINVAL for a set with no online CPU, -ENOMEM). */
+int worker_pool_new(unsigned n_workers, unsigned queue_len, int node, const cpu_set_t *cpus,
+		    struct worker_pool **ret);
+
+/* Re-pins every worker to `cpus` (CPU hotplug: the node's remaining CPUs), running jobs
+ * included. Returns 0, -EINVAL for an empty set (the caller dissolves the pool instead),
+ * -ESHUTDOWN once the pool is stopping, or pthread_setaffinity_np's error; on an error the
+ * workers may be left partly re-pinned. */
+int worker_pool_set_cpus(struct worker_pool *p, const cpu_set_t *cpus);
+
+/* How many workers may run jobs at once, clamped to [1, n_workers]; the others wait without
+ * taking a job. Lowering it never interrupts a running job: it takes effect as jobs finish.
+ * A new pool starts at 1. */
+void worker_pool_set_allowed(struct worker_pool *p, unsigned allowed);
+
+/* Limits the bytes per second that all of the pool's jobs together ask memory.reclaim for
+ * (0: unlimited, the default). A token bucket holding at most one second's worth, or one chunk
+ * when a chunk is larger; a job takes a chunk's worth before writing it and waits for it when the
+ * bucket is short. A waiting job stays cancellable: worker_pool_cancel() and worker_pool_stop()
+ * wake it at once. Changing the rate wakes waiting jobs to re-evaluate. */
+void worker_pool_set_rate_limit(struct worker_pool *p, uint64_t bytes_per_sec);
+
+struct worker_pool_stats {
+	int node;
+	unsigned n_workers, allowed;
+	unsigned busy;                   /* jobs being run (including those waiting for tokens) */
+	unsigned queued;                 /* jobs waiting for a worker */
+	unsigned throttled;              /* running jobs waiting for tokens now */
+	uint64_t jobs_done;              /* jobs finished, any outcome (cancelled ones included) */
+	uint64_t bytes_reclaimed;        /* sum of reclaimed_bytes of finished jobs */
+	uint64_t jobs_dropped;           /* submits refused with -EAGAIN (queue full) */
+	uint64_t rate_limit_bytes_per_sec; /* 0: unlimited */
+	uint64_t throttle_waits;         /* chunks that had to wait for tokens */
+	uint64_t tokens_taken_bytes;     /* bytes granted by the bucket while a limit was set */
+};
+
+/* A consistent copy of the pool's counters, taken under its mutex. */
+void worker_pool_get_stats(struct worker_pool *p, struct worker_pool_stats *ret);
+
+/* For tests only; call before submitting. `run` replaces reclaim_job_run() as what a worker does
+ * with a job (NULL restores it); `clock` replaces now_us() as the token bucket's clock (NULL
+ * restores it; waits are still bounded by real time, and a change of rate re-evaluates them). */
+void worker_pool_set_test_hooks(struct worker_pool *p, void (*run)(struct reclaim_job *job),
+				usec_t (*clock)(void));
 
 /* Queues a job. -EAGAIN when the queue is full (the job stays the caller's), -ESHUTDOWN while
  * the pool is stopping. Never blocks on a running write. */

@@ -5,9 +5,16 @@
  * "cgroup" is a directory whose memory.reclaim is a FIFO with no reader, so opening it blocks
  * until the cancel signal interrupts it (EINTR), the way a long memory.reclaim write is
  * interrupted on a real kernel (that case is tested in the VM: tests/vm/scenarios).
+ *
+ * Pinning and adaptive concurrency use a fake job function (worker_pool_set_test_hooks()) that
+ * records its worker's CPU set and how many jobs run at once, then blocks until released. The
+ * rate limit runs real jobs against a directory whose memory.reclaim is a regular file, with the
+ * bucket on an injected clock, so its accounting is asserted exactly and nothing waits on time.
+ * Every wait here is a liveness bound (seconds for what takes milliseconds), never a threshold.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -56,7 +63,7 @@ static void test_cancel_blocked_job(void)
 	usec_t t0;
 	unsigned n;
 
-	CHECK_EQ_INT(worker_pool_new(1, 2, -1, &p), 0);
+	CHECK_EQ_INT(worker_pool_new(1, 2, -1, NULL, &p), 0);
 	if (!p)
 		return;
 	a = new_job(1);
@@ -86,7 +93,7 @@ static void test_bounded_queue_and_shutdown(void)
 	struct reclaim_job *running, *queued, *extra;
 	usec_t t0;
 
-	CHECK_EQ_INT(worker_pool_new(1, 1, -1, &p), 0);
+	CHECK_EQ_INT(worker_pool_new(1, 1, -1, NULL, &p), 0);
 	if (!p)
 		return;
 	running = new_job(1);
@@ -100,6 +107,15 @@ static void test_bounded_queue_and_shutdown(void)
 	CHECK_EQ_INT(worker_pool_submit(p, extra), -EAGAIN);
 	CHECK(now_us() - t0 < 10000);
 	CHECK_EQ_U64(worker_pool_pending(p), 2);
+	{
+		struct worker_pool_stats st;
+
+		worker_pool_get_stats(p, &st);
+		CHECK_EQ_U64(st.jobs_dropped, 1);
+		CHECK_EQ_U64(st.busy, 1);
+		CHECK_EQ_U64(st.queued, 1);
+		CHECK_EQ_U64(st.jobs_done, 0);
+	}
 
 	/* Stopping interrupts the blocked job and joins; the running job comes back, the queued
 	 * one never runs. */
@@ -117,6 +133,15 @@ static void test_bounded_queue_and_shutdown(void)
 		}
 	}
 	CHECK_EQ_INT(worker_pool_submit(p, extra), -ESHUTDOWN);
+	{
+		struct worker_pool_stats st;
+
+		/* -ESHUTDOWN is not a drop; the interrupted job counts as finished. */
+		worker_pool_get_stats(p, &st);
+		CHECK_EQ_U64(st.jobs_dropped, 1);
+		CHECK_EQ_U64(st.jobs_done, 1);
+		CHECK_EQ_U64(st.busy, 0);
+	}
 	reclaim_job_free(extra);
 	worker_pool_free(p); /* frees `queued` */
 }
@@ -131,7 +156,7 @@ static void test_missing_file_is_gone(void)
 	snprintf(empty, sizeof(empty), "%s/empty", dir);
 	mkdir(empty, 0755);
 	empty_fd = open(empty, O_RDONLY | O_DIRECTORY);
-	CHECK_EQ_INT(worker_pool_new(2, 4, -1, &p), 0);
+	CHECK_EQ_INT(worker_pool_new(2, 4, -1, NULL, &p), 0);
 	CHECK_EQ_INT(reclaim_job_new(empty_fd, "empty", 9, &j), 0);
 	if (!p || !j)
 		return;
@@ -144,6 +169,421 @@ static void test_missing_file_is_gone(void)
 	worker_pool_free(p);
 	close(empty_fd);
 	rmdir(empty);
+}
+
+/* The fake job: indexed by cgroup_inode (< FAKE_MAX_JOBS), all state under fake_lock. */
+#define FAKE_MAX_JOBS 16
+static pthread_mutex_t fake_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t fake_cond = PTHREAD_COND_INITIALIZER;
+static unsigned fake_started, fake_finished, fake_running, fake_max_running, fake_releases;
+static uint64_t fake_order[FAKE_MAX_JOBS]; /* inodes in the order the jobs started */
+static cpu_set_t fake_cpus[FAKE_MAX_JOBS];
+static int fake_cpus_r[FAKE_MAX_JOBS];
+static pthread_t fake_thread[FAKE_MAX_JOBS];
+
+static void fake_reset(void)
+{
+	pthread_mutex_lock(&fake_lock);
+	fake_started = fake_finished = fake_running = fake_max_running = fake_releases = 0;
+	memset(fake_order, 0, sizeof(fake_order));
+	memset(fake_cpus_r, 0, sizeof(fake_cpus_r));
+	pthread_mutex_unlock(&fake_lock);
+}
+
+static void fake_run(struct reclaim_job *job)
+{
+	uint64_t i = job->cgroup_inode % FAKE_MAX_JOBS;
+	cpu_set_t set;
+	int r;
+
+	CPU_ZERO(&set);
+	r = pthread_getaffinity_np(pthread_self(), sizeof(set), &set);
+	pthread_mutex_lock(&fake_lock);
+	fake_cpus[i] = set;
+	fake_cpus_r[i] = r;
+	fake_thread[i] = pthread_self();
+	if (fake_started < FAKE_MAX_JOBS)
+		fake_order[fake_started] = job->cgroup_inode;
+	fake_started++;
+	fake_running++;
+	fake_max_running = MAX(fake_max_running, fake_running);
+	pthread_cond_broadcast(&fake_cond);
+	while (fake_releases == 0)
+		pthread_cond_wait(&fake_cond, &fake_lock);
+	fake_releases--;
+	fake_running--;
+	fake_finished++;
+	pthread_mutex_unlock(&fake_lock);
+	job->outcome = JOB_DONE;
+	job->reclaimed_bytes = job->cgroup_inode << 12;
+}
+
+static void fake_release(unsigned n)
+{
+	pthread_mutex_lock(&fake_lock);
+	fake_releases += n;
+	pthread_cond_broadcast(&fake_cond);
+	pthread_mutex_unlock(&fake_lock);
+}
+
+static unsigned fake_get(const unsigned *counter)
+{
+	unsigned v;
+
+	pthread_mutex_lock(&fake_lock);
+	v = *counter;
+	pthread_mutex_unlock(&fake_lock);
+	return v;
+}
+
+/* Waits (at most 5 s) until *counter reaches want; returns its value. */
+static unsigned fake_wait(const unsigned *counter, unsigned want)
+{
+	usec_t end = now_us() + 5 * USEC_PER_SEC;
+	unsigned v;
+
+	while ((v = fake_get(counter)) < want && now_us() < end)
+		usleep(1000);
+	return v;
+}
+
+/* Drains `n` jobs and frees them; returns how many came back. */
+static unsigned drain_free(struct worker_pool *p, unsigned n)
+{
+	struct reclaim_job *got[FAKE_MAX_JOBS];
+	unsigned k = drain_wait(p, got, n, 5 * USEC_PER_SEC);
+
+	for (unsigned i = 0; i < k; i++)
+		reclaim_job_free(got[i]);
+	return k;
+}
+
+static void test_pinning(void)
+{
+	cpu_set_t mine, cpu0, cpu1, empty, now;
+	struct worker_pool *p = NULL;
+	struct worker_pool_stats st;
+	pthread_t t1, t2;
+
+	CPU_ZERO(&mine);
+	if (sched_getaffinity(0, sizeof(mine), &mine) < 0 || !CPU_ISSET(0, &mine) ||
+	    !CPU_ISSET(1, &mine)) {
+		fprintf(stderr, "test_pinning: skipped, CPUs 0 and 1 are not both available\n");
+		return;
+	}
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	CPU_ZERO(&cpu1);
+	CPU_SET(1, &cpu1);
+	CPU_ZERO(&empty);
+
+	CHECK_EQ_INT(worker_pool_new(2, 4, 0, &empty, &p), -EINVAL);
+	CHECK(p == NULL);
+	CHECK_EQ_INT(worker_pool_new(2, 4, 0, &cpu0, &p), 0);
+	if (!p)
+		return;
+	worker_pool_get_stats(p, &st);
+	CHECK_EQ_INT(st.node, 0);
+	worker_pool_set_test_hooks(p, fake_run, NULL);
+	worker_pool_set_allowed(p, 2);
+
+	/* Two blocking jobs at once: one on each worker, each sees its own thread's CPU set. */
+	fake_reset();
+	CHECK_EQ_INT(worker_pool_submit(p, new_job(1)), 0);
+	CHECK_EQ_INT(worker_pool_submit(p, new_job(2)), 0);
+	CHECK_EQ_U64(fake_wait(&fake_started, 2), 2);
+	pthread_mutex_lock(&fake_lock);
+	CHECK_EQ_INT(fake_cpus_r[1], 0);
+	CHECK_EQ_INT(fake_cpus_r[2], 0);
+	CHECK(CPU_EQUAL(&fake_cpus[1], &cpu0));
+	CHECK(CPU_EQUAL(&fake_cpus[2], &cpu0));
+	t1 = fake_thread[1];
+	t2 = fake_thread[2];
+	pthread_mutex_unlock(&fake_lock);
+	CHECK(!pthread_equal(t1, t2));
+
+	/* Hotplug: re-pin to CPU 1; the busy workers move too (read from outside while blocked). */
+	CHECK_EQ_INT(worker_pool_set_cpus(p, &cpu1), 0);
+	CHECK_EQ_INT(pthread_getaffinity_np(t1, sizeof(now), &now), 0);
+	CHECK(CPU_EQUAL(&now, &cpu1));
+	CHECK_EQ_INT(pthread_getaffinity_np(t2, sizeof(now), &now), 0);
+	CHECK(CPU_EQUAL(&now, &cpu1));
+	fake_release(2);
+	CHECK_EQ_U64(drain_free(p, 2), 2);
+
+	/* And the next jobs, seen from inside, run on CPU 1 only. */
+	fake_reset();
+	CHECK_EQ_INT(worker_pool_submit(p, new_job(3)), 0);
+	CHECK_EQ_INT(worker_pool_submit(p, new_job(4)), 0);
+	CHECK_EQ_U64(fake_wait(&fake_started, 2), 2);
+	pthread_mutex_lock(&fake_lock);
+	CHECK(CPU_EQUAL(&fake_cpus[3], &cpu1));
+	CHECK(CPU_EQUAL(&fake_cpus[4], &cpu1));
+	pthread_mutex_unlock(&fake_lock);
+
+	/* No CPU left: refused, the caller dissolves the pool; the pinning is unchanged. */
+	CHECK_EQ_INT(worker_pool_set_cpus(p, &empty), -EINVAL);
+	CHECK_EQ_INT(worker_pool_set_cpus(p, NULL), -EINVAL);
+	CHECK_EQ_INT(pthread_getaffinity_np(t1, sizeof(now), &now), 0);
+	CHECK(CPU_EQUAL(&now, &cpu1));
+	fake_release(2);
+	CHECK_EQ_U64(drain_free(p, 2), 2);
+	worker_pool_stop(p);
+	CHECK_EQ_INT(worker_pool_set_cpus(p, &cpu0), -ESHUTDOWN);
+	worker_pool_free(p);
+
+	/* NULL: no pinning, the workers keep the process's CPUs. */
+	p = NULL;
+	CHECK_EQ_INT(worker_pool_new(1, 1, -1, NULL, &p), 0);
+	if (!p)
+		return;
+	worker_pool_set_test_hooks(p, fake_run, NULL);
+	fake_reset();
+	CHECK_EQ_INT(worker_pool_submit(p, new_job(5)), 0);
+	CHECK_EQ_U64(fake_wait(&fake_started, 1), 1);
+	pthread_mutex_lock(&fake_lock);
+	CHECK(CPU_EQUAL(&fake_cpus[5], &mine));
+	pthread_mutex_unlock(&fake_lock);
+	fake_release(1);
+	CHECK_EQ_U64(drain_free(p, 1), 1);
+	worker_pool_free(p);
+}
+
+static void test_allowed(void)
+{
+	struct worker_pool *p = NULL;
+	struct worker_pool_stats st;
+
+	CHECK_EQ_INT(worker_pool_new(2, 8, -1, NULL, &p), 0);
+	if (!p)
+		return;
+	worker_pool_set_test_hooks(p, fake_run, NULL);
+	worker_pool_get_stats(p, &st);
+	CHECK_EQ_U64(st.n_workers, 2);
+	CHECK_EQ_U64(st.allowed, 1); /* until the agent has seen the node idle */
+
+	/* allowed = 1 with two workers: three jobs run one at a time, in FIFO order. */
+	fake_reset();
+	for (uint64_t i = 1; i <= 3; i++)
+		CHECK_EQ_INT(worker_pool_submit(p, new_job(i)), 0);
+	CHECK_EQ_U64(fake_wait(&fake_started, 1), 1);
+	usleep(50000); /* room for a wrongly woken second worker to start one */
+	CHECK_EQ_U64(fake_get(&fake_started), 1);
+	worker_pool_get_stats(p, &st);
+	CHECK_EQ_U64(st.busy, 1);
+	CHECK_EQ_U64(st.queued, 2);
+	CHECK_EQ_U64(worker_pool_pending(p), 3);
+	for (unsigned k = 1; k <= 3; k++) {
+		fake_release(1);
+		CHECK_EQ_U64(fake_wait(&fake_finished, k), k);
+		if (k < 3)
+			CHECK_EQ_U64(fake_wait(&fake_started, k + 1), k + 1);
+	}
+	CHECK_EQ_U64(drain_free(p, 3), 3);
+	pthread_mutex_lock(&fake_lock);
+	CHECK_EQ_U64(fake_max_running, 1);
+	CHECK_EQ_U64(fake_order[0], 1);
+	CHECK_EQ_U64(fake_order[1], 2);
+	CHECK_EQ_U64(fake_order[2], 3);
+	pthread_mutex_unlock(&fake_lock);
+	worker_pool_get_stats(p, &st);
+	CHECK_EQ_U64(st.jobs_done, 3);
+	CHECK_EQ_U64(st.bytes_reclaimed, (1 + 2 + 3) << 12);
+	CHECK_EQ_U64(st.busy, 0);
+	CHECK_EQ_U64(st.queued, 0);
+
+	/* Raising it lets a queued job start beside one that is still blocked. */
+	fake_reset();
+	CHECK_EQ_INT(worker_pool_submit(p, new_job(4)), 0);
+	CHECK_EQ_INT(worker_pool_submit(p, new_job(5)), 0);
+	CHECK_EQ_U64(fake_wait(&fake_started, 1), 1);
+	worker_pool_set_allowed(p, 2);
+	CHECK_EQ_U64(fake_wait(&fake_started, 2), 2);
+	CHECK_EQ_U64(fake_get(&fake_running), 2);
+	CHECK_EQ_U64(fake_get(&fake_finished), 0);
+	worker_pool_get_stats(p, &st);
+	CHECK_EQ_U64(st.allowed, 2);
+	CHECK_EQ_U64(st.busy, 2);
+
+	/* Lowering it interrupts neither; a new job starts only once both have finished. */
+	worker_pool_set_allowed(p, 1);
+	CHECK_EQ_INT(worker_pool_submit(p, new_job(6)), 0);
+	usleep(50000);
+	CHECK_EQ_U64(fake_get(&fake_running), 2);
+	CHECK_EQ_U64(fake_get(&fake_started), 2);
+	fake_release(1);
+	CHECK_EQ_U64(fake_wait(&fake_finished, 1), 1);
+	usleep(50000);
+	CHECK_EQ_U64(fake_get(&fake_started), 2);
+	fake_release(1);
+	CHECK_EQ_U64(fake_wait(&fake_started, 3), 3);
+	fake_release(1);
+	CHECK_EQ_U64(drain_free(p, 3), 3);
+	pthread_mutex_lock(&fake_lock);
+	CHECK_EQ_U64(fake_max_running, 2);
+	CHECK_EQ_U64(fake_order[2], 6);
+	pthread_mutex_unlock(&fake_lock);
+
+	/* Clamped to [1, n_workers]. */
+	worker_pool_set_allowed(p, 0);
+	worker_pool_get_stats(p, &st);
+	CHECK_EQ_U64(st.allowed, 1);
+	worker_pool_set_allowed(p, 99);
+	worker_pool_get_stats(p, &st);
+	CHECK_EQ_U64(st.allowed, 2);
+	CHECK_EQ_U64(st.jobs_done, 6);
+	CHECK_EQ_U64(st.bytes_reclaimed, (1 + 2 + 3 + 4 + 5 + 6) << 12);
+	CHECK_EQ_U64(st.jobs_dropped, 0);
+	worker_pool_free(p);
+}
+
+/* The token bucket's clock, moved by the test only. */
+static _Atomic usec_t fake_now_us = 1000 * USEC_PER_SEC;
+
+static usec_t fake_clock(void)
+{
+	return atomic_load(&fake_now_us);
+}
+
+static char plain_dir[256];
+static int plain_dirfd = -1;
+
+/* A job against plain_dir, whose memory.reclaim is a regular file: every write succeeds. */
+static struct reclaim_job *new_plain_job(uint64_t inode, uint64_t request, uint64_t chunk)
+{
+	struct reclaim_job *job = NULL;
+
+	if (reclaim_job_new(plain_dirfd, "plain", inode, &job) < 0)
+		return NULL;
+	job->request_bytes = request;
+	job->chunk_bytes = chunk;
+	job->psi_some_target_pct = 100;
+	return job;
+}
+
+/* Waits (at most 5 s) until `throttle_waits` reaches want and a job is waiting for tokens. */
+static void wait_throttled(struct worker_pool *p, uint64_t want, struct worker_pool_stats *ret)
+{
+	usec_t end = now_us() + 5 * USEC_PER_SEC;
+
+	do {
+		worker_pool_get_stats(p, ret);
+		if (ret->throttle_waits >= want && ret->throttled == 1)
+			return;
+		usleep(1000);
+	} while (now_us() < end);
+}
+
+static void test_rate_limit(void)
+{
+	const uint64_t MiB = 1 << 20;
+	struct worker_pool *p = NULL;
+	struct worker_pool_stats st;
+	struct reclaim_job *job, *got[1];
+	struct stat sb;
+
+	CHECK_EQ_INT(worker_pool_new(1, 4, -1, NULL, &p), 0);
+	if (!p)
+		return;
+	worker_pool_set_test_hooks(p, NULL, fake_clock);
+	worker_pool_set_rate_limit(p, MiB);
+	worker_pool_get_stats(p, &st);
+	CHECK_EQ_U64(st.rate_limit_bytes_per_sec, MiB);
+
+	/* 1 MiB/s, 4 chunks of 1 MiB: the full bucket pays for the first, each later one waits for
+	 * a second of (injected) time, and half a second is not enough. */
+	job = new_plain_job(1, 4 * MiB, MiB);
+	CHECK_EQ_INT(worker_pool_submit(p, job), 0);
+	for (uint64_t k = 1; k <= 3; k++) {
+		wait_throttled(p, k, &st);
+		CHECK_EQ_U64(st.throttle_waits, k);
+		CHECK_EQ_U64(st.throttled, 1);
+		CHECK_EQ_U64(st.tokens_taken_bytes, k * MiB);
+
+		atomic_fetch_add(&fake_now_us, USEC_PER_SEC / 2);
+		worker_pool_set_rate_limit(p, MiB); /* same rate: waiting jobs re-evaluate */
+		usleep(20000);
+		worker_pool_get_stats(p, &st);
+		CHECK_EQ_U64(st.throttle_waits, k);
+		CHECK_EQ_U64(st.tokens_taken_bytes, k * MiB);
+
+		atomic_fetch_add(&fake_now_us, USEC_PER_SEC / 2);
+		worker_pool_set_rate_limit(p, MiB);
+	}
+	CHECK_EQ_U64(drain_wait(p, got, 1, 5 * USEC_PER_SEC), 1);
+	CHECK(got[0] == job);
+	CHECK_EQ_INT(job->outcome, JOB_DONE);
+	CHECK_EQ_U64(job->written_bytes, 4 * MiB);
+	CHECK_EQ_U64(job->chunks, 4);
+	worker_pool_get_stats(p, &st);
+	CHECK_EQ_U64(st.throttle_waits, 3);
+	CHECK_EQ_U64(st.throttled, 0);
+	CHECK_EQ_U64(st.tokens_taken_bytes, 4 * MiB);
+	CHECK_EQ_U64(st.jobs_done, 1);
+	/* Four writes of "1048576" reached the file. */
+	CHECK_EQ_INT(fstatat(plain_dirfd, "memory.reclaim", &sb, 0), 0);
+	CHECK_EQ_U64(sb.st_size, 4 * strlen("1048576"));
+	reclaim_job_free(job);
+
+	/* Lifting the limit releases a waiting job; unlimited jobs take no tokens. */
+	job = new_plain_job(2, 2 * MiB, MiB);
+	CHECK_EQ_INT(worker_pool_submit(p, job), 0);
+	wait_throttled(p, 4, &st);
+	CHECK_EQ_U64(st.throttled, 1);
+	worker_pool_set_rate_limit(p, 0);
+	CHECK_EQ_U64(drain_wait(p, got, 1, 5 * USEC_PER_SEC), 1);
+	CHECK_EQ_INT(job->outcome, JOB_DONE);
+	CHECK_EQ_U64(job->written_bytes, 2 * MiB);
+	worker_pool_get_stats(p, &st);
+	CHECK_EQ_U64(st.throttle_waits, 4);
+	CHECK_EQ_U64(st.tokens_taken_bytes, 4 * MiB);
+	CHECK_EQ_U64(st.rate_limit_bytes_per_sec, 0);
+	reclaim_job_free(job);
+	worker_pool_free(p);
+}
+
+static void test_cancel_waiting_for_tokens(void)
+{
+	const uint64_t MiB = 1 << 20;
+	struct worker_pool *p = NULL;
+	struct worker_pool_stats st;
+	struct reclaim_job *a, *b, *got[1];
+
+	CHECK_EQ_INT(worker_pool_new(1, 4, -1, NULL, &p), 0);
+	if (!p)
+		return;
+	/* The injected clock never moves: only a cancel can end the wait. At 64 KiB/s a 1 MiB
+	 * chunk would also wait about 15 s of real time before even re-checking. */
+	worker_pool_set_test_hooks(p, NULL, fake_clock);
+	worker_pool_set_rate_limit(p, 64 << 10);
+	a = new_plain_job(1, 2 * MiB, MiB);
+	CHECK_EQ_INT(worker_pool_submit(p, a), 0);
+	wait_throttled(p, 1, &st);
+	CHECK_EQ_U64(st.throttled, 1);
+	worker_pool_cancel(p, a);
+	CHECK_EQ_U64(drain_wait(p, got, 1, 5 * USEC_PER_SEC), 1);
+	CHECK(got[0] == a);
+	CHECK_EQ_INT(a->outcome, JOB_CANCELLED);
+	CHECK_EQ_U64(a->written_bytes, 0);
+	CHECK_EQ_U64(a->chunks, 0);
+	worker_pool_get_stats(p, &st);
+	CHECK_EQ_U64(st.throttled, 0);
+	CHECK_EQ_U64(st.throttle_waits, 1);
+	CHECK_EQ_U64(st.tokens_taken_bytes, 0);
+	reclaim_job_free(a);
+
+	/* Stopping the pool wakes a waiting job too. */
+	b = new_plain_job(2, 2 * MiB, MiB);
+	CHECK_EQ_INT(worker_pool_submit(p, b), 0);
+	wait_throttled(p, 2, &st);
+	CHECK_EQ_U64(st.throttled, 1);
+	worker_pool_stop(p);
+	b = worker_pool_drain(p);
+	CHECK(b != NULL);
+	if (b)
+		CHECK_EQ_INT(b->outcome, JOB_CANCELLED);
+	reclaim_job_free(b);
+	worker_pool_free(p);
 }
 
 int main(void)
@@ -161,11 +601,29 @@ int main(void)
 		return 1;
 	}
 	dirfd_ = open(dir, O_RDONLY | O_DIRECTORY);
+	snprintf(plain_dir, sizeof(plain_dir), "/tmp/reclaimd-test-pool-plain.XXXXXX");
+	if (!mkdtemp(plain_dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	plain_dirfd = open(plain_dir, O_RDONLY | O_DIRECTORY);
+	close(openat(plain_dirfd, "memory.reclaim", O_WRONLY | O_CREAT | O_TRUNC, 0600));
+
 	test_cancel_blocked_job();
 	test_bounded_queue_and_shutdown();
 	test_missing_file_is_gone();
+	test_pinning();
+	test_allowed();
+	test_rate_limit();
+	unlinkat(plain_dirfd, "memory.reclaim", 0);
+	close(openat(plain_dirfd, "memory.reclaim", O_WRONLY | O_CREAT | O_TRUNC, 0600));
+	test_cancel_waiting_for_tokens();
+
 	close(dirfd_);
 	unlink(fifo);
 	rmdir(dir);
+	unlinkat(plain_dirfd, "memory.reclaim", 0);
+	close(plain_dirfd);
+	rmdir(plain_dir);
 	return test_report("worker_pool");
 }
