@@ -4,7 +4,7 @@
  *
  * Per cgroup and interval (the law, also in README "Policy psi"):
  *   p        = memory PSI "some" stall over the interval, percent  (delta of total=, not avg10)
- *   floor    = max(min_bytes, memory.min, unreclaimable)
+ *   floor    = max(min_bytes, memory.min, unreclaimable)   (cgroup_floor_bytes, policies/floor.c)
  *   unreclaimable = memory.current - (file + min(anon, swap room))
  *   request  = (memory.current - floor) * step * max(0, 1 - p / target), rounded down to pages
  *   request  = 0 while io PSI "some" over the interval exceeds io_psi_some_target_pct
@@ -29,7 +29,6 @@ static void psi_decide(const struct policy_params *params, const struct cgroup_s
 		       struct policy_state *state, struct reclaim_decision *ret)
 {
 	struct reclaim_decision d = { .reason = DECISION_RECLAIM };
-	uint64_t swappable_anon, evictable, unreclaimable, floor;
 	double factor, bytes;
 
 	if (!state->initialised) {
@@ -37,14 +36,8 @@ static void psi_decide(const struct policy_params *params, const struct cgroup_s
 		state->initialised = true;
 	}
 
-	swappable_anon = MIN(cg->stat.anon, cg->swap_room_bytes);
-	evictable = cg->stat.file + swappable_anon;
-	if (evictable < cg->stat.file) /* absurd counters: saturate, never wrap */
-		evictable = UINT64_MAX;
-	unreclaimable = sub_sat(cg->current_bytes, evictable);
-	floor = MAX(MAX(params->min_bytes, cg->min_bytes), unreclaimable);
-	d.floor_bytes = floor;
-	d.reclaimable_bytes = sub_sat(cg->current_bytes, floor);
+	d.floor_bytes = cgroup_floor_bytes(params, cg);
+	d.reclaimable_bytes = sub_sat(cg->current_bytes, d.floor_bytes);
 
 	if (!cg->has_prev || cg->elapsed_us == 0) {
 		d.reason = DECISION_NO_HISTORY;

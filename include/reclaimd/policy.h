@@ -51,6 +51,12 @@ struct policy_desc {
 		       struct reclaim_decision *ret);
 };
 
+/* The floor every policy respects: memory.current is never reclaimed below
+ *   max(params->min_bytes, memory.min, memory.current - (file + min(anon, swap room)))
+ * i.e. the configured floor, the cgroup's own protection, and what cannot be evicted (anon
+ * without swap room to go to). Bytes; pure, never fails; saturates on absurd counters. */
+uint64_t cgroup_floor_bytes(const struct policy_params *params, const struct cgroup_sample *cg);
+
 /* Registry lookup by name ("psi", "none"); NULL when unknown. */
 const struct policy_desc *policy_find(const char *name);
 /* NULL-terminated list of all names, for error messages. */

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * headroom.h - the "headroom" policy: keep free memory on every NUMA node a little above the
+ * kernel's high watermark, so allocations neither wake kswapd nor stall in direct reclaim, by
+ * reclaiming from the coldest, most expendable managed cgroups first.
+ *
+ * Unlike the per-cgroup policies of policy.h it decides for the whole host at once: nodes in,
+ * a list of (cgroup, node, bytes) reclaim requests out. It is pure: no I/O, no clocks, no
+ * logging, no allocation. Inputs are /proc/zoneinfo summed per node (zoneinfo.h) and one
+ * candidate per managed cgroup, built with headroom_candidate_from_sample().
+ *
+ * Per node n with managed memory (sizes in bytes; the zoneinfo counts are pages * page_size):
+ *   goal      = params.goal_bytes, or params.goal_pct % of the node's managed memory
+ *   target    = high + goal            high: sum of the zones' high watermarks (zoneinfo.h;
+ *                                      mm/page_alloc.c __setup_per_zone_wmarks; by default
+ *                                      about 0.1 % of memory above min, see watermark_scale_factor
+ *                                      in Documentation/admin-guide/sysctl/vm.rst)
+ *   deficit   = target - free, rounded up to whole pages, when free < target; else 0
+ * Candidates are taken in order: reclaim_priority descending, then memory PSI some ascending
+ * (colder first), then inactive share descending, then cgroup_index ascending (deterministic).
+ * Skipped: a cgroup with a job in flight, one with less than a page above its floor. Each
+ * candidate gets at most one request per call (one job in flight per cgroup), on one node:
+ *   request   = min(bytes on that node, memory.current - floor, remaining deficit of the node),
+ *               rounded down to pages; nothing when that is 0
+ * Node choice for a cgroup with memory on several deficit nodes: the node where its request is
+ * largest, i.e. where it covers the most deficit (ties: larger remaining deficit, then lower node
+ * id). This maximises what one job per cgroup covers; a node no candidate can serve keeps its
+ * deficit as "uncovered", for the kernel's per-node reclaim (6.17+) or for the next call.
+ *
+ * memory.reclaim is not node-targeted (kernel-interfaces.md): the kernel walks the zonelist from
+ * the writing CPU's node, so the agent should write each request from a thread running on a CPU
+ * of request.node. Requests may exceed policy_params.chunk_bytes; the job splits them as usual.
+ */
+#ifndef RECLAIMD_HEADROOM_H
+#define RECLAIMD_HEADROOM_H
+
+#include "reclaimd/policy.h"
+#include "reclaimd/zoneinfo.h"
+
+#define HEADROOM_GOAL_PCT_DEFAULT 2.0
+#define HEADROOM_PRIORITY_MIN     0
+#define HEADROOM_PRIORITY_DEFAULT 50
+#define HEADROOM_PRIORITY_MAX     100
+
+struct headroom_params {
+	uint64_t goal_bytes; /* headroom above the high watermark on every node; 0 = use goal_pct */
+	double goal_pct;     /* percent of the node's managed memory, 0 < x <= 100; 2.0 */
+};
+
+/* goal_bytes 0, goal_pct 2.0. */
+void headroom_params_default(struct headroom_params *ret);
+/* 0, or -EINVAL when goal_bytes is 0 and goal_pct is not in (0, 100]. */
+int headroom_params_check(const struct headroom_params *params);
+
+/* One managed cgroup as the policy sees it. */
+struct headroom_candidate {
+	size_t cgroup_index;   /* the caller's handle (e.g. index into snapshot.cgroups), echoed back */
+	int priority;          /* reclaim_priority, 0..100 (clamped), higher reclaimed first; 50 */
+	double psi_some_pct;   /* recent memory PSI some, percent; lower = colder = reclaimed first */
+	double inactive_share; /* (inactive_anon + inactive_file) / (anon + file), 0..1 */
+	bool in_flight;        /* a reclaim job already runs for this cgroup: skipped */
+	uint64_t current_bytes; /* memory.current */
+	uint64_t floor_bytes;   /* cgroup_floor_bytes(): never reclaimed below */
+	unsigned n_nodes;       /* node_bytes[i] valid for i < n_nodes */
+	uint64_t node_bytes[RECLAIMD_MAX_NODES]; /* reclaimable memory on node i, bytes */
+};
+
+/* Fills a candidate from this tick's sample:
+ *   floor_bytes    = cgroup_floor_bytes(params, cg)
+ *   node_bytes[i]  = numa file[i] + min(numa anon[i], swap room)   (anon without swap room to go
+ *                    to cannot be reclaimed, the same rule as the floor)
+ *   psi_some_pct   = memory PSI some delta / elapsed, percent; 100 without history (first
+ *                    sample: unknown is taken as hot, reclaimed last within its priority)
+ *   inactive_share = from memory.stat; 0 when anon + file is 0
+ * priority is clamped into 0..100. Never fails. */
+void headroom_candidate_from_sample(const struct policy_params *params,
+				    const struct cgroup_sample *cg, size_t cgroup_index,
+				    int priority, bool in_flight, struct headroom_candidate *ret);
+
+struct headroom_request {
+	size_t cgroup_index; /* from the candidate */
+	unsigned node;       /* the node whose deficit this covers */
+	uint64_t bytes;      /* > 0, a multiple of page_size */
+};
+
+struct headroom_node_plan {
+	bool considered;          /* present in zoneinfo with managed memory; else all 0 */
+	uint64_t free_bytes, high_bytes, managed_bytes; /* from zoneinfo, bytes */
+	uint64_t goal_bytes;      /* headroom wanted above high */
+	uint64_t deficit_bytes;   /* high + goal - free, page-rounded up; 0 = at or above goal */
+	uint64_t requested_bytes; /* sum of this call's requests for the node (<= deficit) */
+	uint64_t uncovered_bytes; /* deficit - requested: what no managed cgroup could cover */
+};
+
+struct headroom_nodes {
+	unsigned n_nodes; /* = zi->n_nodes */
+	struct headroom_node_plan node[RECLAIMD_MAX_NODES];
+};
+
+/* The goal of one node, bytes: params->goal_bytes, or goal_pct % of managed_bytes. */
+uint64_t headroom_goal_bytes(const struct headroom_params *params, uint64_t managed_bytes);
+
+/* Plans this call's requests. `cands` is reordered in place (sorted as above). At most one request
+ * per candidate is written to ret_requests, which must have room for n_cands; *ret_nodes gets the
+ * per-node arithmetic. Returns the number of requests (0 when every node is at or above its goal),
+ * or -EINVAL for invalid params, a page_size that is not a power of two, or n_cands > INT_MAX
+ * (then nothing is written and cands is not reordered). */
+int headroom_plan(const struct headroom_params *params, const struct zoneinfo *zi,
+		  uint64_t page_size, struct headroom_candidate *cands, size_t n_cands,
+		  struct headroom_request *ret_requests, struct headroom_nodes *ret_nodes);
+
+/* Whether a node is within twice its headroom: free < high + 2 * goal. The agent switches to a
+ * 250 ms zoneinfo check while this holds for any node. False for a node absent or without managed
+ * memory. params must pass headroom_params_check(). */
+bool headroom_node_near_goal(const struct headroom_params *params, const struct zoneinfo_node *zn,
+			     uint64_t page_size);
+/* Any node of zi near its goal. */
+bool headroom_any_node_near_goal(const struct headroom_params *params, const struct zoneinfo *zi,
+				 uint64_t page_size);
+
+#endif

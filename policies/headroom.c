@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * headroom.c - the headroom policy (headroom.h): per NUMA node, the deficit of free memory below
+ * high watermark + goal, covered by one request per cgroup taken from the most expendable and
+ * coldest managed cgroups first, never below a cgroup's floor (cgroup_floor_bytes, floor.c).
+ * Pure: no I/O, no clocks, no logging, no allocation (candidates are sorted in place).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+
+#include "reclaimd/headroom.h"
+
+static uint64_t mul_sat(uint64_t a, uint64_t b)
+{
+	if (a != 0 && b > UINT64_MAX / a)
+		return UINT64_MAX;
+	return a * b;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static uint64_t round_down(uint64_t v, uint64_t page_size)
+{
+	return v / page_size * page_size;
+}
+
+static uint64_t round_up(uint64_t v, uint64_t page_size)
+{
+	uint64_t down = round_down(v, page_size);
+
+	return down == v ? v : add_sat(down, page_size) / page_size * page_size;
+}
+
+void headroom_params_default(struct headroom_params *ret)
+{
+	*ret = (struct headroom_params){ .goal_bytes = 0, .goal_pct = HEADROOM_GOAL_PCT_DEFAULT };
+}
+
+int headroom_params_check(const struct headroom_params *params)
+{
+	if (params->goal_bytes > 0)
+		return 0;
+	/* Written so that NaN fails too. */
+	if (!(params->goal_pct > 0.0 && params->goal_pct <= 100.0))
+		return -EINVAL;
+	return 0;
+}
+
+uint64_t headroom_goal_bytes(const struct headroom_params *params, uint64_t managed_bytes)
+{
+	double bytes;
+
+	if (params->goal_bytes > 0)
+		return params->goal_bytes;
+	bytes = (double)managed_bytes * params->goal_pct / 100.0;
+	if (!(bytes > 0.0))
+		return 0;
+	if (bytes >= (double)managed_bytes) /* goal_pct 100, or rounding near 2^64 */
+		return managed_bytes;
+	return (uint64_t)bytes;
+}
+
+void headroom_candidate_from_sample(const struct policy_params *params,
+				    const struct cgroup_sample *cg, size_t cgroup_index,
+				    int priority, bool in_flight, struct headroom_candidate *ret)
+{
+	struct headroom_candidate c = {
+		.cgroup_index = cgroup_index,
+		.priority = MIN(MAX(priority, HEADROOM_PRIORITY_MIN), HEADROOM_PRIORITY_MAX),
+		.in_flight = in_flight,
+		.current_bytes = cg->current_bytes,
+		.floor_bytes = cgroup_floor_bytes(params, cg),
+		.n_nodes = MIN(cg->numa.n_nodes, (unsigned)RECLAIMD_MAX_NODES),
+	};
+	uint64_t lru = add_sat(cg->stat.anon, cg->stat.file);
+	uint64_t inactive = add_sat(cg->stat.inactive_anon, cg->stat.inactive_file);
+
+	if (cg->has_prev && cg->elapsed_us > 0)
+		c.psi_some_pct = 100.0 * (double)cg->mem_some_delta_us / (double)cg->elapsed_us;
+	else
+		c.psi_some_pct = 100.0;
+	c.inactive_share = lru == 0 ? 0.0 : MIN(1.0, (double)inactive / (double)lru);
+
+	for (unsigned i = 0; i < c.n_nodes; i++)
+		c.node_bytes[i] = add_sat(cg->numa.file[i], MIN(cg->numa.anon[i], cg->swap_room_bytes));
+	*ret = c;
+}
+
+/* NaN sorts as the worst value: PSI as hottest, inactive share as 0. */
+static double psi_key(double v)
+{
+	return isnan(v) ? INFINITY : v;
+}
+
+static double inactive_key(double v)
+{
+	return isnan(v) ? 0.0 : v;
+}
+
+static int candidate_cmp(const void *pa, const void *pb)
+{
+	const struct headroom_candidate *a = pa, *b = pb;
+	double pa_psi = psi_key(a->psi_some_pct), pb_psi = psi_key(b->psi_some_pct);
+	double a_in = inactive_key(a->inactive_share), b_in = inactive_key(b->inactive_share);
+
+	if (a->priority != b->priority)
+		return a->priority > b->priority ? -1 : 1;
+	if (pa_psi != pb_psi)
+		return pa_psi < pb_psi ? -1 : 1;
+	if (a_in != b_in)
+		return a_in > b_in ? -1 : 1;
+	if (a->cgroup_index != b->cgroup_index)
+		return a->cgroup_index < b->cgroup_index ? -1 : 1;
+	return 0;
+}
+
+static void node_arith(const struct headroom_params *params, const struct zoneinfo_node *zn,
+		       uint64_t page_size, struct headroom_node_plan *ret)
+{
+	struct headroom_node_plan np = {0};
+	uint64_t target;
+
+	if (zn->present && zn->managed_pages > 0) {
+		np.considered = true;
+		np.free_bytes = mul_sat(zn->free_pages, page_size);
+		np.high_bytes = mul_sat(zn->high_pages, page_size);
+		np.managed_bytes = mul_sat(zn->managed_pages, page_size);
+		np.goal_bytes = headroom_goal_bytes(params, np.managed_bytes);
+		target = add_sat(np.high_bytes, np.goal_bytes);
+		np.deficit_bytes = round_up(sub_sat(target, np.free_bytes), page_size);
+		np.uncovered_bytes = np.deficit_bytes;
+	}
+	*ret = np;
+}
+
+/* The node this candidate serves best and how much: the largest request, ties to the larger
+ * remaining deficit, then the lower node id. Returns false when it can serve none. */
+static bool best_node(const struct headroom_candidate *c, const struct headroom_nodes *nodes,
+		      uint64_t page_size, unsigned *ret_node, uint64_t *ret_bytes)
+{
+	uint64_t reclaimable = sub_sat(c->current_bytes, c->floor_bytes);
+	uint64_t best_bytes = 0, best_deficit = 0;
+	unsigned best = 0, n = MIN(c->n_nodes, nodes->n_nodes);
+
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t remaining = nodes->node[i].uncovered_bytes, bytes;
+
+		if (remaining == 0)
+			continue;
+		bytes = round_down(MIN(MIN(c->node_bytes[i], reclaimable), remaining), page_size);
+		if (bytes > best_bytes || (bytes == best_bytes && bytes > 0 && remaining > best_deficit)) {
+			best = i;
+			best_bytes = bytes;
+			best_deficit = remaining;
+		}
+	}
+	if (best_bytes == 0)
+		return false;
+	*ret_node = best;
+	*ret_bytes = best_bytes;
+	return true;
+}
+
+int headroom_plan(const struct headroom_params *params, const struct zoneinfo *zi,
+		  uint64_t page_size, struct headroom_candidate *cands, size_t n_cands,
+		  struct headroom_request *ret_requests, struct headroom_nodes *ret_nodes)
+{
+	struct headroom_nodes nodes = { .n_nodes = MIN(zi->n_nodes, (unsigned)RECLAIMD_MAX_NODES) };
+	uint64_t total_uncovered = 0;
+	size_t n_req = 0;
+
+	if (headroom_params_check(params) < 0 || page_size == 0 || (page_size & (page_size - 1)) ||
+	    n_cands > INT_MAX)
+		return -EINVAL;
+
+	for (unsigned i = 0; i < nodes.n_nodes; i++) {
+		node_arith(params, &zi->node[i], page_size, &nodes.node[i]);
+		total_uncovered = add_sat(total_uncovered, nodes.node[i].uncovered_bytes);
+	}
+
+	if (total_uncovered > 0 && n_cands > 0) {
+		qsort(cands, n_cands, sizeof(cands[0]), candidate_cmp);
+		for (size_t k = 0; k < n_cands && total_uncovered > 0; k++) {
+			const struct headroom_candidate *c = &cands[k];
+			unsigned node;
+			uint64_t bytes;
+
+			if (c->in_flight || !best_node(c, &nodes, page_size, &node, &bytes))
+				continue;
+			ret_requests[n_req++] = (struct headroom_request){
+				.cgroup_index = c->cgroup_index, .node = node, .bytes = bytes,
+			};
+			nodes.node[node].requested_bytes += bytes;
+			nodes.node[node].uncovered_bytes -= bytes;
+			total_uncovered -= MIN(total_uncovered, bytes);
+		}
+	}
+
+	*ret_nodes = nodes;
+	return (int)n_req;
+}
+
+bool headroom_node_near_goal(const struct headroom_params *params, const struct zoneinfo_node *zn,
+			     uint64_t page_size)
+{
+	uint64_t goal;
+
+	if (!zn->present || zn->managed_pages == 0)
+		return false;
+	goal = headroom_goal_bytes(params, mul_sat(zn->managed_pages, page_size));
+	return mul_sat(zn->free_pages, page_size) <
+	       add_sat(mul_sat(zn->high_pages, page_size), mul_sat(goal, 2));
+}
+
+bool headroom_any_node_near_goal(const struct headroom_params *params, const struct zoneinfo *zi,
+				 uint64_t page_size)
+{
+	for (unsigned i = 0; i < zi->n_nodes && i < RECLAIMD_MAX_NODES; i++)
+		if (headroom_node_near_goal(params, &zi->node[i], page_size))
+			return true;
+	return false;
+}

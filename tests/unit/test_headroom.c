@@ -1,0 +1,694 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_headroom.c - /proc/zoneinfo parsing (zoneinfo.h) on the recorded 6.12 file and hostile
+ * buffers, and the headroom policy (headroom.h) on nodes and candidates built in memory:
+ * deficits, victim order, floors, skipped cgroups, uncovered remainders, two nodes, page rounding.
+ *
+ * Parser inputs are handed over in heap blocks of exactly `len` bytes (AddressSanitizer catches
+ * any read past the end). Fixtures under $RECLAIMD_FIXTURES, by default tests/fixtures.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+
+#include "reclaimd/headroom.h"
+#include "reclaimd/reader.h"
+#include "reclaimd/zoneinfo.h"
+#include "test.h"
+
+#define KiB 1024ULL
+#define MiB (1024ULL * 1024)
+#define PAGE 4096ULL
+
+static char fixture_buf[1024 * 1024];
+
+static size_t load(const char *rel)
+{
+	const char *dir = getenv("RECLAIMD_FIXTURES");
+	char path[PATH_MAX];
+	size_t len = 0;
+	int r;
+
+	snprintf(path, sizeof(path), "%s/%s", dir ? dir : "tests/fixtures", rel);
+	r = read_at(AT_FDCWD, path, fixture_buf, sizeof(fixture_buf), &len);
+	if (r < 0) {
+		fprintf(stderr, "cannot read fixture %s: %s\n", path, strerror(-r));
+		exit(2);
+	}
+	return len;
+}
+
+/* zoneinfo_parse on an exact-size heap copy. */
+static int parse_n(const char *s, size_t n, struct zoneinfo *ret)
+{
+	char *buf = malloc(n ? n : 1);
+	int r;
+
+	memcpy(buf, s, n);
+	r = zoneinfo_parse(buf, n, ret);
+	free(buf);
+	return r;
+}
+
+static int parse_s(const char *s, struct zoneinfo *ret)
+{
+	return parse_n(s, strlen(s), ret);
+}
+
+/* Fails with err and leaves *ret byte-for-byte as it was. */
+static void check_fails_untouched(const char *s, size_t n, int err, int line)
+{
+	static struct zoneinfo zi, pattern;
+	int r;
+
+	memset(&zi, 0xa5, sizeof(zi));
+	memset(&pattern, 0xa5, sizeof(pattern));
+	r = parse_n(s, n, &zi);
+	if (r != err || memcmp(&zi, &pattern, sizeof(zi)) != 0)
+		fprintf(stderr, "  (input of line %d, %zu bytes: r=%d)\n", line, n, r);
+	CHECK_EQ_INT(r, err);
+	CHECK(memcmp(&zi, &pattern, sizeof(zi)) == 0);
+}
+#define BAD(lit) check_fails_untouched(lit, strlen(lit), -EBADMSG, __LINE__)
+
+/* A minimal, well-formed zone block as the kernel prints it. */
+#define ZONE(node, name, free, min, low, high, managed)                                  \
+	"Node " #node ", zone " name "\n"                                                \
+	"  pages free     " #free "\n"                                                   \
+	"        boost    0\n"                                                           \
+	"        min      " #min "\n"                                                    \
+	"        low      " #low "\n"                                                    \
+	"        high     " #high "\n"                                                   \
+	"        promo    0\n"                                                           \
+	"        spanned  " #managed "\n"                                                 \
+	"        present  " #managed "\n"                                                 \
+	"        managed  " #managed "\n"                                                 \
+	"        cma      0\n"                                                           \
+	"        protection: (0, 0, 0, 0, 0)\n"
+
+/* ---- zoneinfo ------------------------------------------------------------------------------ */
+
+static void test_zoneinfo_real_612(void)
+{
+	size_t len = load("real-6.12/proc/zoneinfo");
+	struct zoneinfo zi;
+
+	CHECK_EQ_INT(parse_n(fixture_buf, len, &zi), 0);
+	CHECK_EQ_U64(zi.n_nodes, 2);
+	/* Expected sums computed with awk over zones with managed > 0:
+	 * node 0 = DMA + DMA32 (Normal, Movable, Device have managed 0; the empty Movable zone shows
+	 * min/low/high 32, which must not be added), node 1 = DMA32 only. */
+	CHECK(zi.node[0].present);
+	CHECK_EQ_U64(zi.node[0].n_zones, 2);
+	CHECK_EQ_U64(zi.node[0].free_pages, 3776 + 142054);
+	CHECK_EQ_U64(zi.node[0].free_pages, 145830);
+	CHECK_EQ_U64(zi.node[0].min_pages, 8264);
+	CHECK_EQ_U64(zi.node[0].low_pages, 10329);
+	CHECK_EQ_U64(zi.node[0].high_pages, 260 + 12134);
+	CHECK_EQ_U64(zi.node[0].managed_pages, 183613);
+	CHECK(zi.node[1].present);
+	CHECK_EQ_U64(zi.node[1].n_zones, 1);
+	CHECK_EQ_U64(zi.node[1].free_pages, 168305);
+	CHECK_EQ_U64(zi.node[1].min_pages, 8631);
+	CHECK_EQ_U64(zi.node[1].low_pages, 10788);
+	CHECK_EQ_U64(zi.node[1].high_pages, 12945);
+	CHECK_EQ_U64(zi.node[1].managed_pages, 193372);
+	CHECK(!zi.node[2].present);
+}
+
+/* Cut the real file at every byte: never a crash or a read past the end; a cut inside a line is
+ * always -EBADMSG; a cut at a line boundary inside a zone's watermark block too. */
+static void test_zoneinfo_truncated(void)
+{
+	size_t len = load("real-6.12/proc/zoneinfo");
+	static char copy[1024 * 1024];
+	unsigned bad_mid_line = 0, mid_lines = 0;
+	struct zoneinfo zi;
+	const char *cut;
+
+	memcpy(copy, fixture_buf, len);
+	for (size_t n = 0; n < len; n++) {
+		int r = parse_n(copy, n, &zi);
+
+		CHECK(r == 0 || r == -EBADMSG || r == -ENODATA);
+		if (n > 0 && copy[n - 1] != '\n') {
+			mid_lines++;
+			bad_mid_line += r == -EBADMSG;
+		}
+	}
+	CHECK(mid_lines > 0);
+	CHECK_EQ_U64(bad_mid_line, mid_lines);
+	CHECK_EQ_INT(parse_n(copy, 0, &zi), -ENODATA);
+
+	/* Whole lines, but the file ends after node 1's DMA32 "high" or "managed". */
+	cut = strstr(copy, "        high     12945\n");
+	CHECK(cut != NULL);
+	if (cut)
+		check_fails_untouched(copy, (size_t)(cut - copy) + strlen("        high     12945\n"),
+				      -EBADMSG, __LINE__);
+	cut = strstr(copy, "        managed  193372\n");
+	CHECK(cut != NULL);
+	if (cut)
+		check_fails_untouched(copy, (size_t)(cut - copy) + strlen("        managed  193372\n"),
+				      -EBADMSG, __LINE__);
+	/* Ends right after a zone header. */
+	cut = strstr(copy, "Node 1, zone   Normal\n");
+	CHECK(cut != NULL);
+	if (cut)
+		check_fails_untouched(copy, (size_t)(cut - copy) + strlen("Node 1, zone   Normal\n"),
+				      -EBADMSG, __LINE__);
+}
+
+static void test_zoneinfo_minimal_and_ignored_lines(void)
+{
+	struct zoneinfo zi;
+
+	/* Per-node stats (even a "nr_free_pages" there), zone counters, pagesets with "high:" are
+	 * ignored; only the zone block counts. */
+	CHECK_EQ_INT(parse_s("Node 3, zone   Normal\n"
+			     "  per-node stats\n"
+			     "      nr_free_pages 999999\n"
+			     "      nr_inactive_anon 5\n"
+			     "  pages free     100\n"
+			     "        min      1\n"
+			     "        low      2\n"
+			     "        high     3\n"
+			     "        managed  1000\n"
+			     "        protection: (0, 0)\n"
+			     "      nr_free_pages 100\n"
+			     "  pagesets\n"
+			     "    cpu: 0\n"
+			     "              count: 7\n"
+			     "              high:  99999\n"
+			     "              batch: 63\n"
+			     "  vm stats threshold: 16\n"
+			     "  node_unreclaimable:  0\n"
+			     "  start_pfn:           4096\n",
+			     &zi),
+		     0);
+	CHECK_EQ_U64(zi.n_nodes, 4);
+	CHECK(!zi.node[0].present);
+	CHECK(zi.node[3].present);
+	CHECK_EQ_U64(zi.node[3].free_pages, 100);
+	CHECK_EQ_U64(zi.node[3].min_pages, 1);
+	CHECK_EQ_U64(zi.node[3].low_pages, 2);
+	CHECK_EQ_U64(zi.node[3].high_pages, 3);
+	CHECK_EQ_U64(zi.node[3].managed_pages, 1000);
+
+	/* A node whose only zone has managed 0: present, nothing summed. */
+	CHECK_EQ_INT(parse_s(ZONE(0, " Movable", 0, 32, 32, 32, 0), &zi), 0);
+	CHECK(zi.node[0].present);
+	CHECK_EQ_U64(zi.node[0].n_zones, 0);
+	CHECK_EQ_U64(zi.node[0].high_pages, 0);
+
+	/* Largest node id accepted. */
+	CHECK_EQ_INT(parse_s(ZONE(63, "  Normal", 1, 1, 1, 1, 1), &zi), 0);
+	CHECK_EQ_U64(zi.n_nodes, 64);
+}
+
+static void test_zoneinfo_malformed(void)
+{
+	static char big[64 * 1024];
+
+	BAD("garbage\n");
+	BAD("\n");
+	BAD("  pages free     100\n"); /* before any header */
+	BAD(ZONE(0, "     DMA", 1, 1, 1, 1, 1) "junk at column 0\n");
+	BAD(ZONE(0, "     DMA", 1, 1, 1, 1, 1) "\n");
+	BAD(ZONE(64, "  Normal", 1, 1, 1, 1, 1)); /* node id >= RECLAIMD_MAX_NODES */
+	BAD(ZONE(99999999999999999999999, "  Normal", 1, 1, 1, 1, 1));
+	BAD("Node x, zone DMA\n  pages free 1\n");
+	BAD("Node 0 zone DMA\n");
+	BAD("Node 0, zone \n");
+	BAD("Node 0, zone DMA extra\n");
+	/* Absurd numbers: overflowing u64, and above ZONEINFO_MAX_PAGES (2^46). */
+	BAD(ZONE(0, "  Normal", 99999999999999999999999, 1, 1, 1, 1));
+	BAD(ZONE(0, "  Normal", 1, 1, 1, 70368744177665, 1));
+	BAD(ZONE(0, "  Normal", 1, 1, 1, 1, 18446744073709551615));
+	CHECK_EQ_U64(ZONEINFO_MAX_PAGES, 70368744177664ULL);
+	/* A node sum above the limit: two zones of 2^45 + 1 free pages each. */
+	BAD(ZONE(0, "     DMA", 35184372088833, 1, 1, 1, 1) ZONE(0, "  Normal", 35184372088833, 1, 1, 1, 1));
+	/* Bad values and shapes inside the watermark block. */
+	BAD(ZONE(0, "  Normal", -1, 1, 1, 1, 1));
+	BAD(ZONE(0, "  Normal", 12abc, 1, 1, 1, 1));
+	BAD(ZONE(0, "  Normal", 1 2, 1, 1, 1, 1));
+	BAD("Node 0, zone Normal\n  pages free     1\n        min      1\n        min      1\n"
+	    "        low      1\n        high     1\n        managed  1\n        protection: (0)\n");
+	BAD("Node 0, zone Normal\n  pages free     1\n        boost    lots\n        min      1\n"
+	    "        low      1\n        high     1\n        managed  1\n        protection: (0)\n");
+	BAD("Node 0, zone Normal\n  pages free     1\n        min\n"
+	    "        low      1\n        high     1\n        managed  1\n        protection: (0)\n");
+	/* Required keys missing (low), protection missing, pages free twice. */
+	BAD("Node 0, zone Normal\n  pages free     1\n        min      1\n"
+	    "        high     1\n        managed  1\n        protection: (0)\n");
+	BAD("Node 0, zone Normal\n  pages free     1\n        min      1\n        low      1\n"
+	    "        high     1\n        managed  1\n");
+	BAD(ZONE(0, "  Normal", 1, 1, 1, 1, 1) "  pages free     1\n");
+	/* Last line without '\n'. */
+	BAD("Node 0, zone Normal\n  pages free     1");
+	/* 64 KiB of junk. */
+	for (size_t i = 0; i < sizeof(big); i++)
+		big[i] = (char)(i * 7 + 13);
+	check_fails_untouched(big, sizeof(big), -EBADMSG, __LINE__);
+	check_fails_untouched("", 0, -ENODATA, __LINE__);
+}
+
+/* ---- headroom policy ---------------------------------------------------------------------- */
+
+static void set_node(struct zoneinfo *zi, unsigned node, uint64_t free_b, uint64_t high_b,
+		     uint64_t managed_b)
+{
+	zi->node[node] = (struct zoneinfo_node){
+		.present = true,
+		.n_zones = 1,
+		.free_pages = free_b / PAGE,
+		.min_pages = high_b / PAGE / 2,
+		.low_pages = high_b / PAGE * 3 / 4,
+		.high_pages = high_b / PAGE,
+		.managed_pages = managed_b / PAGE,
+	};
+	if (node + 1 > zi->n_nodes)
+		zi->n_nodes = node + 1;
+}
+
+static struct headroom_candidate cand(size_t index, int prio, double psi, double inactive,
+				      uint64_t current, uint64_t floor)
+{
+	struct headroom_candidate c = {
+		.cgroup_index = index,
+		.priority = prio,
+		.psi_some_pct = psi,
+		.inactive_share = inactive,
+		.current_bytes = current,
+		.floor_bytes = floor,
+		.n_nodes = 2,
+	};
+	return c;
+}
+
+static struct headroom_params goal(uint64_t bytes)
+{
+	struct headroom_params p;
+
+	headroom_params_default(&p);
+	p.goal_bytes = bytes;
+	return p;
+}
+
+static void test_defaults_and_goal(void)
+{
+	struct headroom_params p;
+
+	headroom_params_default(&p);
+	CHECK_EQ_U64(p.goal_bytes, 0);
+	CHECK_NEAR(p.goal_pct, 2.0, 1e-12);
+	CHECK_EQ_INT(headroom_params_check(&p), 0);
+	CHECK_EQ_U64(headroom_goal_bytes(&p, 1000 * MiB), 20 * MiB);
+	p.goal_bytes = 64 * MiB;
+	CHECK_EQ_U64(headroom_goal_bytes(&p, 1000 * MiB), 64 * MiB);
+	p.goal_bytes = 0;
+	p.goal_pct = 0.0;
+	CHECK_EQ_INT(headroom_params_check(&p), -EINVAL);
+	p.goal_pct = 100.5;
+	CHECK_EQ_INT(headroom_params_check(&p), -EINVAL);
+	p.goal_pct = NAN;
+	CHECK_EQ_INT(headroom_params_check(&p), -EINVAL);
+	p.goal_pct = 100.0;
+	CHECK_EQ_U64(headroom_goal_bytes(&p, UINT64_MAX), UINT64_MAX);
+}
+
+static void test_invalid_arguments(void)
+{
+	struct headroom_params p = goal(0);
+	struct zoneinfo zi = {0};
+	struct headroom_nodes nodes;
+	struct headroom_request req[1];
+
+	set_node(&zi, 0, 10 * MiB, 16 * MiB, 1000 * MiB);
+	p.goal_pct = -1;
+	CHECK_EQ_INT(headroom_plan(&p, &zi, PAGE, NULL, 0, req, &nodes), -EINVAL);
+	p = goal(0);
+	CHECK_EQ_INT(headroom_plan(&p, &zi, 0, NULL, 0, req, &nodes), -EINVAL);
+	CHECK_EQ_INT(headroom_plan(&p, &zi, 3000, NULL, 0, req, &nodes), -EINVAL);
+}
+
+/* Node 0: high 16 MiB, goal 64 MiB, free 40 MiB: deficit 40 MiB; default 2 % goal too. */
+static void test_deficit(void)
+{
+	struct headroom_params p = goal(64 * MiB);
+	struct zoneinfo zi = {0};
+	struct headroom_nodes nodes;
+	struct headroom_request req[1];
+
+	set_node(&zi, 0, 40 * MiB, 16 * MiB, 1000 * MiB);
+	CHECK_EQ_INT(headroom_plan(&p, &zi, PAGE, NULL, 0, req, &nodes), 0);
+	CHECK_EQ_U64(nodes.n_nodes, 1);
+	CHECK(nodes.node[0].considered);
+	CHECK_EQ_U64(nodes.node[0].free_bytes, 40 * MiB);
+	CHECK_EQ_U64(nodes.node[0].high_bytes, 16 * MiB);
+	CHECK_EQ_U64(nodes.node[0].managed_bytes, 1000 * MiB);
+	CHECK_EQ_U64(nodes.node[0].goal_bytes, 64 * MiB);
+	CHECK_EQ_U64(nodes.node[0].deficit_bytes, 40 * MiB);
+	CHECK_EQ_U64(nodes.node[0].uncovered_bytes, 40 * MiB); /* no candidates */
+	CHECK_EQ_U64(nodes.node[0].requested_bytes, 0);
+
+	/* Default goal: 2 % of 1000 MiB = 20 MiB; free 30 MiB, high 16: deficit 6 MiB. */
+	headroom_params_default(&p);
+	set_node(&zi, 0, 30 * MiB, 16 * MiB, 1000 * MiB);
+	CHECK_EQ_INT(headroom_plan(&p, &zi, PAGE, NULL, 0, req, &nodes), 0);
+	CHECK_EQ_U64(nodes.node[0].goal_bytes, 20 * MiB);
+	CHECK_EQ_U64(nodes.node[0].deficit_bytes, 6 * MiB);
+
+	/* Real fixture, default goal: node 0 high 12394 pages + 2 % of 183613 pages, free 145830:
+	 * well above its goal, no deficit. */
+	{
+		size_t len = load("real-6.12/proc/zoneinfo");
+
+		CHECK_EQ_INT(parse_n(fixture_buf, len, &zi), 0);
+		CHECK_EQ_INT(headroom_plan(&p, &zi, PAGE, NULL, 0, req, &nodes), 0);
+		CHECK_EQ_U64(nodes.n_nodes, 2);
+		CHECK_EQ_U64(nodes.node[0].deficit_bytes, 0);
+		CHECK_EQ_U64(nodes.node[1].deficit_bytes, 0);
+		CHECK(!headroom_any_node_near_goal(&p, &zi, PAGE));
+	}
+}
+
+static void test_above_goal_no_requests(void)
+{
+	struct headroom_params p = goal(64 * MiB);
+	struct zoneinfo zi = {0};
+	struct headroom_nodes nodes;
+	struct headroom_candidate c[1] = { cand(0, 100, 0, 1, 1000 * MiB, 0) };
+	struct headroom_request req[1];
+
+	c[0].node_bytes[0] = 1000 * MiB;
+	set_node(&zi, 0, 80 * MiB, 16 * MiB, 1000 * MiB); /* free == high + goal: at the goal */
+	CHECK_EQ_INT(headroom_plan(&p, &zi, PAGE, c, 1, req, &nodes), 0);
+	CHECK_EQ_U64(nodes.node[0].deficit_bytes, 0);
+	CHECK_EQ_U64(nodes.node[0].uncovered_bytes, 0);
+	set_node(&zi, 0, 500 * MiB, 16 * MiB, 1000 * MiB);
+	CHECK_EQ_INT(headroom_plan(&p, &zi, PAGE, c, 1, req, &nodes), 0);
+}
+
+/* Deficit 40 MiB on node 0; five candidates that could each give 10 MiB. Order: priority
+ * descending, then PSI ascending, then inactive share descending. */
+static void test_victim_order(void)
+{
+	struct headroom_params p = goal(64 * MiB);
+	struct zoneinfo zi = {0};
+	struct headroom_nodes nodes;
+	struct headroom_candidate c[5] = {
+		cand(0, 50, 0.50, 0.9, 500 * MiB, 100 * MiB), /* 4th: calm-ish, prio 50 */
+		cand(1, 80, 5.00, 0.1, 500 * MiB, 100 * MiB), /* 1st: highest priority, hot anyway */
+		cand(2, 50, 0.00, 0.2, 500 * MiB, 100 * MiB), /* 3rd: prio 50, PSI 0, less inactive */
+		cand(3, 20, 0.00, 1.0, 500 * MiB, 100 * MiB), /* never: low priority, deficit covered */
+		cand(4, 50, 0.00, 0.7, 500 * MiB, 100 * MiB), /* 2nd: prio 50, PSI 0, more inactive */
+	};
+	struct headroom_request req[5];
+	int n;
+
+	for (size_t i = 0; i < 5; i++)
+		c[i].node_bytes[0] = 10 * MiB;
+	set_node(&zi, 0, 40 * MiB, 16 * MiB, 1000 * MiB);
+	n = headroom_plan(&p, &zi, PAGE, c, 5, req, &nodes);
+	CHECK_EQ_INT(n, 4);
+	CHECK_EQ_U64(req[0].cgroup_index, 1);
+	CHECK_EQ_U64(req[1].cgroup_index, 4);
+	CHECK_EQ_U64(req[2].cgroup_index, 2);
+	CHECK_EQ_U64(req[3].cgroup_index, 0);
+	for (int i = 0; i < n; i++) {
+		CHECK_EQ_U64(req[i].node, 0);
+		CHECK_EQ_U64(req[i].bytes, 10 * MiB);
+	}
+	CHECK_EQ_U64(nodes.node[0].requested_bytes, 40 * MiB);
+	CHECK_EQ_U64(nodes.node[0].uncovered_bytes, 0);
+	/* Sorted in place. */
+	CHECK_EQ_U64(c[0].cgroup_index, 1);
+	CHECK_EQ_U64(c[4].cgroup_index, 3);
+
+	/* The last request stops at the remaining deficit: 35 MiB -> 10, 10, 10, 5. */
+	set_node(&zi, 0, 45 * MiB, 16 * MiB, 1000 * MiB);
+	n = headroom_plan(&p, &zi, PAGE, c, 5, req, &nodes);
+	CHECK_EQ_INT(n, 4);
+	CHECK_EQ_U64(req[3].cgroup_index, 0);
+	CHECK_EQ_U64(req[3].bytes, 5 * MiB);
+
+	/* NaN PSI sorts as hottest, out-of-range priority is the caller's business but still sorts. */
+	{
+		struct headroom_candidate d[2] = { cand(7, 50, NAN, 1.0, 500 * MiB, 0),
+						   cand(8, 50, 99.0, 0.0, 500 * MiB, 0) };
+
+		d[0].node_bytes[0] = d[1].node_bytes[0] = 5 * MiB;
+		n = headroom_plan(&p, &zi, PAGE, d, 2, req, &nodes);
+		CHECK_EQ_INT(n, 2);
+		CHECK_EQ_U64(req[0].cgroup_index, 8);
+		CHECK_EQ_U64(req[1].cgroup_index, 7);
+	}
+}
+
+/* Never below the floor: the request is at most memory.current - floor, even when the node holds
+ * more and the deficit is larger; a cgroup at its floor gets nothing. */
+static void test_floors_respected(void)
+{
+	struct headroom_params p = goal(64 * MiB);
+	struct zoneinfo zi = {0};
+	struct headroom_nodes nodes;
+	struct headroom_candidate c[2] = {
+		cand(0, 100, 0, 1, 500 * MiB, 493 * MiB), /* 7 MiB above its floor */
+		cand(1, 100, 0, 1, 300 * MiB, 300 * MiB), /* at its floor */
+	};
+	struct headroom_request req[2];
+	int n;
+
+	c[0].node_bytes[0] = 400 * MiB;
+	c[1].node_bytes[0] = 300 * MiB;
+	set_node(&zi, 0, 40 * MiB, 16 * MiB, 1000 * MiB);
+	n = headroom_plan(&p, &zi, PAGE, c, 2, req, &nodes);
+	CHECK_EQ_INT(n, 1);
+	CHECK_EQ_U64(req[0].cgroup_index, 0);
+	CHECK_EQ_U64(req[0].bytes, 7 * MiB);
+	CHECK_EQ_U64(nodes.node[0].uncovered_bytes, 33 * MiB);
+
+	/* From a real sample: floor = cgroup_floor_bytes (here 100 MiB min_bytes vs memory.min 450). */
+	{
+		struct policy_params pp;
+		struct cgroup_sample s = {
+			.path = "a", .current_bytes = 460 * MiB, .min_bytes = 450 * MiB,
+			.swap_room_bytes = 1024 * MiB, .has_prev = true, .elapsed_us = 6 * USEC_PER_SEC,
+			.mem_some_delta_us = 6000,
+		};
+		struct headroom_candidate d;
+
+		policy_params_default(&pp);
+		s.stat.anon = 300 * MiB;
+		s.stat.file = 160 * MiB;
+		s.stat.inactive_anon = 100 * MiB;
+		s.stat.inactive_file = 130 * MiB;
+		s.numa.n_nodes = 2;
+		s.numa.anon[0] = 200 * MiB;
+		s.numa.file[0] = 60 * MiB;
+		s.numa.anon[1] = 100 * MiB;
+		s.numa.file[1] = 100 * MiB;
+		headroom_candidate_from_sample(&pp, &s, 9, 50, false, &d);
+		CHECK_EQ_U64(d.floor_bytes, cgroup_floor_bytes(&pp, &s));
+		CHECK_EQ_U64(d.floor_bytes, 450 * MiB);
+		CHECK_EQ_U64(d.node_bytes[0], 260 * MiB);
+		CHECK_EQ_U64(d.node_bytes[1], 200 * MiB);
+		CHECK_NEAR(d.psi_some_pct, 0.1, 1e-9);
+		CHECK_NEAR(d.inactive_share, 0.5, 1e-9);
+		CHECK_EQ_INT(d.priority, 50);
+		n = headroom_plan(&p, &zi, PAGE, &d, 1, req, &nodes);
+		CHECK_EQ_INT(n, 1);
+		CHECK_EQ_U64(req[0].cgroup_index, 9);
+		CHECK_EQ_U64(req[0].bytes, 10 * MiB);
+		CHECK(s.current_bytes - req[0].bytes >= cgroup_floor_bytes(&pp, &s));
+
+		/* Without swap room, anon is neither above the floor nor counted on a node. */
+		s.swap_room_bytes = 0;
+		s.min_bytes = 0;
+		headroom_candidate_from_sample(&pp, &s, 9, 500, true, &d);
+		CHECK_EQ_U64(d.floor_bytes, 300 * MiB);
+		CHECK_EQ_U64(d.node_bytes[0], 60 * MiB);
+		CHECK_EQ_INT(d.priority, 100); /* clamped */
+		CHECK(d.in_flight);
+		s.has_prev = false;
+		headroom_candidate_from_sample(&pp, &s, 9, -5, false, &d);
+		CHECK_NEAR(d.psi_some_pct, 100.0, 1e-12);
+		CHECK_EQ_INT(d.priority, 0);
+	}
+}
+
+static void test_in_flight_and_no_memory_on_node_skipped(void)
+{
+	struct headroom_params p = goal(64 * MiB);
+	struct zoneinfo zi = {0};
+	struct headroom_nodes nodes;
+	struct headroom_candidate c[4] = {
+		cand(0, 100, 0, 1, 500 * MiB, 0), /* in flight */
+		cand(1, 90, 0, 1, 500 * MiB, 0),  /* memory only on node 1 */
+		cand(2, 80, 0, 1, 500 * MiB, 0),  /* less than a page on node 0 */
+		cand(3, 10, 9, 0, 500 * MiB, 0),  /* the only one left */
+	};
+	struct headroom_request req[4];
+	int n;
+
+	c[0].in_flight = true;
+	c[0].node_bytes[0] = 400 * MiB;
+	c[1].node_bytes[1] = 400 * MiB;
+	c[2].node_bytes[0] = PAGE - 1;
+	c[3].node_bytes[0] = 3 * MiB;
+	c[3].n_nodes = 1;
+	set_node(&zi, 0, 40 * MiB, 16 * MiB, 1000 * MiB);
+	set_node(&zi, 1, 900 * MiB, 16 * MiB, 1000 * MiB); /* above its goal */
+	n = headroom_plan(&p, &zi, PAGE, c, 4, req, &nodes);
+	CHECK_EQ_INT(n, 1);
+	CHECK_EQ_U64(req[0].cgroup_index, 3);
+	CHECK_EQ_U64(req[0].node, 0);
+	CHECK_EQ_U64(req[0].bytes, 3 * MiB);
+	/* What nobody could cover stays for the kernel's node reclaim or the next call. */
+	CHECK_EQ_U64(nodes.node[0].deficit_bytes, 40 * MiB);
+	CHECK_EQ_U64(nodes.node[0].requested_bytes, 3 * MiB);
+	CHECK_EQ_U64(nodes.node[0].uncovered_bytes, 37 * MiB);
+	CHECK_EQ_U64(nodes.node[1].deficit_bytes, 0);
+	CHECK_EQ_U64(nodes.node[1].uncovered_bytes, 0);
+}
+
+/* Node 0 deficit 40 MiB, node 1 deficit 20 MiB (free 60 MiB). A has 30 MiB on node 0 and 20 on
+ * node 1: it goes to node 0, where it covers more. B (next) has memory on both: node 0 has 10 MiB
+ * left, node 1 20 MiB: B takes node 1's 20. C covers node 0's last 10. */
+static void test_two_nodes_in_deficit(void)
+{
+	struct headroom_params p = goal(64 * MiB);
+	struct zoneinfo zi = {0};
+	struct headroom_nodes nodes;
+	struct headroom_candidate c[4] = {
+		cand(0, 90, 0, 1, 1000 * MiB, 0), /* A */
+		cand(1, 80, 0, 1, 1000 * MiB, 0), /* B */
+		cand(2, 70, 0, 1, 1000 * MiB, 0), /* C */
+		cand(3, 60, 0, 1, 1000 * MiB, 0), /* D: nothing left to cover */
+	};
+	struct headroom_request req[4];
+	int n;
+
+	c[0].node_bytes[0] = 30 * MiB;
+	c[0].node_bytes[1] = 20 * MiB;
+	c[1].node_bytes[0] = 100 * MiB;
+	c[1].node_bytes[1] = 100 * MiB;
+	c[2].node_bytes[0] = 100 * MiB;
+	c[3].node_bytes[0] = 100 * MiB;
+	c[3].node_bytes[1] = 100 * MiB;
+	set_node(&zi, 0, 40 * MiB, 16 * MiB, 1000 * MiB);
+	set_node(&zi, 1, 60 * MiB, 16 * MiB, 1000 * MiB);
+	CHECK(headroom_node_near_goal(&p, &zi.node[0], PAGE));
+	n = headroom_plan(&p, &zi, PAGE, c, 4, req, &nodes);
+	CHECK_EQ_INT(n, 3);
+	CHECK_EQ_U64(req[0].cgroup_index, 0);
+	CHECK_EQ_U64(req[0].node, 0);
+	CHECK_EQ_U64(req[0].bytes, 30 * MiB);
+	CHECK_EQ_U64(req[1].cgroup_index, 1);
+	CHECK_EQ_U64(req[1].node, 1);
+	CHECK_EQ_U64(req[1].bytes, 20 * MiB);
+	CHECK_EQ_U64(req[2].cgroup_index, 2);
+	CHECK_EQ_U64(req[2].node, 0);
+	CHECK_EQ_U64(req[2].bytes, 10 * MiB);
+	CHECK_EQ_U64(nodes.node[0].uncovered_bytes, 0);
+	CHECK_EQ_U64(nodes.node[1].uncovered_bytes, 0);
+
+	/* Equal cover on both nodes: the larger deficit wins. */
+	{
+		struct headroom_candidate d[1] = { cand(5, 50, 0, 0, 1000 * MiB, 0) };
+
+		d[0].node_bytes[0] = 5 * MiB;
+		d[0].node_bytes[1] = 5 * MiB;
+		set_node(&zi, 0, 70 * MiB, 16 * MiB, 1000 * MiB); /* deficit 10 */
+		set_node(&zi, 1, 50 * MiB, 16 * MiB, 1000 * MiB); /* deficit 30 */
+		n = headroom_plan(&p, &zi, PAGE, d, 1, req, &nodes);
+		CHECK_EQ_INT(n, 1);
+		CHECK_EQ_U64(req[0].node, 1);
+	}
+}
+
+static void test_page_rounding(void)
+{
+	struct headroom_params p = goal(64 * MiB + 1); /* deficit not a page multiple */
+	struct zoneinfo zi = {0};
+	struct headroom_nodes nodes;
+	struct headroom_candidate c[2] = {
+		cand(0, 90, 0, 1, 1000 * MiB, 1000 * MiB - 3 * PAGE - 100), /* 3 pages + 100 bytes */
+		cand(1, 80, 0, 1, 1000 * MiB, 0),
+	};
+	struct headroom_request req[2];
+	int n;
+
+	c[0].node_bytes[0] = 100 * MiB;
+	c[1].node_bytes[0] = 2 * PAGE + 5; /* 2 pages on the node */
+	set_node(&zi, 0, 80 * MiB - 5 * PAGE, 16 * MiB, 1000 * MiB);
+	n = headroom_plan(&p, &zi, PAGE, c, 2, req, &nodes);
+	/* deficit = 5 pages + 1 byte, rounded up to 6 pages. */
+	CHECK_EQ_U64(nodes.node[0].deficit_bytes, 6 * PAGE);
+	CHECK_EQ_INT(n, 2);
+	CHECK_EQ_U64(req[0].bytes, 3 * PAGE);
+	CHECK_EQ_U64(req[1].bytes, 2 * PAGE);
+	for (int i = 0; i < n; i++)
+		CHECK_EQ_U64(req[i].bytes % PAGE, 0);
+	CHECK_EQ_U64(nodes.node[0].uncovered_bytes, PAGE);
+
+	/* 64 KiB pages. */
+	set_node(&zi, 0, 0, 0, 0);
+	zi.node[0] = (struct zoneinfo_node){ .present = true, .n_zones = 1, .free_pages = 0,
+					     .high_pages = 1, .managed_pages = 16384 };
+	p = goal(100 * KiB);
+	c[0] = cand(0, 90, 0, 1, 1000 * MiB, 0);
+	c[0].node_bytes[0] = 1000 * MiB;
+	n = headroom_plan(&p, &zi, 65536, c, 1, req, &nodes);
+	CHECK_EQ_U64(nodes.node[0].deficit_bytes, 3 * 65536); /* 64 + 100 KiB -> 3 pages */
+	CHECK_EQ_INT(n, 1);
+	CHECK_EQ_U64(req[0].bytes, 3 * 65536);
+}
+
+static void test_near_goal(void)
+{
+	struct headroom_params p = goal(64 * MiB);
+	struct zoneinfo zi = {0};
+
+	/* high 16 + 2 * 64 = 144 MiB */
+	set_node(&zi, 0, 143 * MiB, 16 * MiB, 1000 * MiB);
+	CHECK(headroom_node_near_goal(&p, &zi.node[0], PAGE));
+	set_node(&zi, 0, 144 * MiB, 16 * MiB, 1000 * MiB);
+	CHECK(!headroom_node_near_goal(&p, &zi.node[0], PAGE));
+	CHECK(!headroom_any_node_near_goal(&p, &zi, PAGE));
+	set_node(&zi, 2, 100 * MiB, 16 * MiB, 1000 * MiB); /* node 1 absent, node 2 near */
+	CHECK(!headroom_node_near_goal(&p, &zi.node[1], PAGE));
+	CHECK(headroom_any_node_near_goal(&p, &zi, PAGE));
+	/* A node without managed memory is never near (nor in deficit). */
+	zi.node[2].managed_pages = 0;
+	CHECK(!headroom_any_node_near_goal(&p, &zi, PAGE));
+	{
+		struct headroom_nodes nodes;
+		struct headroom_request req[1];
+
+		CHECK_EQ_INT(headroom_plan(&p, &zi, PAGE, NULL, 0, req, &nodes), 0);
+		CHECK(!nodes.node[2].considered);
+		CHECK_EQ_U64(nodes.node[2].deficit_bytes, 0);
+	}
+}
+
+int main(void)
+{
+	test_zoneinfo_real_612();
+	test_zoneinfo_truncated();
+	test_zoneinfo_minimal_and_ignored_lines();
+	test_zoneinfo_malformed();
+	test_defaults_and_goal();
+	test_invalid_arguments();
+	test_deficit();
+	test_above_goal_no_requests();
+	test_victim_order();
+	test_floors_respected();
+	test_in_flight_and_no_memory_on_node_skipped();
+	test_two_nodes_in_deficit();
+	test_page_rounding();
+	test_near_goal();
+	return test_report("test_headroom");
+}
