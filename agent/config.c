@@ -23,6 +23,7 @@
 #include <jansson.h>
 
 #include "reclaimd/config.h"
+#include "reclaimd/topology.h"
 #include "reclaimd/parse.h"
 #include "reclaimd/policy.h"
 
@@ -44,6 +45,7 @@ enum param_kind {
 	PARAM_NUMBER,     /* double: any JSON number */
 	PARAM_USEC,       /* usec_t: JSON integer */
 	PARAM_SWAPPINESS, /* int: 0..200, "max" or null */
+	PARAM_INT,        /* int: JSON integer in umin..umax */
 };
 
 struct param_desc {
@@ -74,6 +76,8 @@ static const struct param_desc param_table[] = {
 	{ "chunk_bytes", PARAM_SIZE, FIELD(chunk_bytes), .umin = PAGE_BYTES, .umax = GiB,
 	  .range = "4K..1G" },
 	{ "swappiness", PARAM_SWAPPINESS, FIELD(swappiness), .range = "0..200, \"max\" or null" },
+	{ "reclaim_priority", PARAM_INT, FIELD(reclaim_priority), .umin = 0, .umax = 100,
+	  .range = "0..100" },
 	/* The kernel's PSI trigger limits: window 500 ms..10 s, stall > 0 and <= window. */
 	{ "trigger_stall_us", PARAM_USEC, FIELD(trigger_stall_us), .umin = 1,
 	  .umax = 10 * USEC_PER_SEC, .range = "1..10000000 us, and <= trigger_window_us" },
@@ -92,14 +96,15 @@ void policy_params_default(struct policy_params *ret)
 		.probe_max = 0.2,
 		.chunk_bytes = 32 * MiB,
 		.swappiness = SWAPPINESS_UNSET,
+		.reclaim_priority = 50,
 		.trigger_stall_us = 50 * USEC_PER_MSEC,
 		.trigger_window_us = USEC_PER_SEC,
 	};
 }
 
 static const char *const global_keys[] = {
-	"interval", "log_level", "cgroup_root", "proc_root", "sys_root", "mglru_aging", "defaults",
-	"rules", NULL,
+	"interval", "log_level", "cgroup_root", "proc_root", "sys_root", "mglru_aging",
+	"max_workers_per_node", "max_reclaim_rate_per_node", "headroom", "defaults", "rules", NULL,
 };
 static const char *const rule_keys[] = { "match", "policy", NULL };
 
@@ -315,6 +320,18 @@ static int parse_param(struct loader *l, const char *where, const struct param_d
 		return 0;
 	}
 
+	case PARAM_INT: {
+		json_int_t i;
+
+		if (!json_is_integer(v))
+			return fail_type(l, where, "an integer", v);
+		i = json_integer_value(v);
+		if (i < 0 || (uint64_t)i < d->umin || (uint64_t)i > d->umax)
+			return fail(l, where, "%lld is out of range (%s)", (long long)i, d->range);
+		*(int *)field = (int)i;
+		return 0;
+	}
+
 	case PARAM_USEC: {
 		json_int_t i;
 
@@ -398,6 +415,61 @@ static int parse_interval(struct loader *l, const json_t *v, usec_t *ret)
 		return fail(l, "interval", "%g is out of range (0.5..3600 seconds)", s);
 	*ret = (usec_t)llround(s * (double)USEC_PER_SEC);
 	return 0;
+}
+
+static const struct param_desc rate_desc = {
+	"max_reclaim_rate_per_node", PARAM_SIZE, 0, .umin = 0, .umax = (uint64_t)1 << 50,
+	.range = "0 (no limit) ..2^50 bytes per second",
+};
+
+static int parse_max_workers(struct loader *l, const json_t *v, unsigned *ret)
+{
+	json_int_t i;
+
+	if (!json_is_integer(v))
+		return fail_type(l, "max_workers_per_node", "an integer", v);
+	i = json_integer_value(v);
+	if (i < 1 || i > CONFIG_MAX_WORKERS_PER_NODE)
+		return fail(l, "max_workers_per_node",
+			    "%lld is out of range (1..%d; it must also not exceed a node's CPU count)",
+			    (long long)i, CONFIG_MAX_WORKERS_PER_NODE);
+	*ret = (unsigned)i;
+	return 0;
+}
+
+/* "2%" (of each node's memory), a size (64M, bytes), or false (policy off). */
+static int parse_headroom(struct loader *l, const json_t *v, struct config *c)
+{
+	static const struct param_desc desc = {
+		"headroom", PARAM_SIZE, 0, .umin = 0, .umax = (uint64_t)1 << 50,
+		.range = "0..2^50 bytes",
+	};
+
+	if (json_is_false(v)) {
+		c->headroom_enabled = false;
+		return 0;
+	}
+	if (json_is_string(v)) {
+		const char *s = json_string_value(v);
+		size_t n = strlen(s);
+
+		if (n > 1 && s[n - 1] == '%') {
+			char *end;
+			double pct = strtod(s, &end);
+
+			if (end != s + n - 1 || !(pct >= 0 && pct <= 50))
+				return fail(l, "headroom", "\"%s\" is not a percentage in 0%%..50%%", s);
+			c->headroom_enabled = true;
+			c->headroom_pct = pct;
+			c->headroom_bytes = 0;
+			return 0;
+		}
+	}
+	if (!json_is_string(v) && !json_is_integer(v))
+		return fail_type(l, "headroom", "a percentage like \"2%\", a size like \"64M\", or false", v);
+	c->headroom_enabled = true;
+	c->headroom_pct = 0;
+	return parse_size_value(l, "headroom", &desc, v, &c->headroom_bytes);
 }
 
 static int parse_log_level(struct loader *l, const json_t *v, int *ret)
@@ -573,6 +645,8 @@ static int config_build(struct loader *l, const json_t *root, const char *path, 
 	c->interval_us = INTERVAL_DEFAULT_US;
 	c->log_level = CFG_LOG_INFO;
 	c->mglru_aging = true;
+	c->headroom_enabled = true;
+	c->headroom_pct = 2.0;
 	c->path = path ? strdup(path) : NULL;
 	c->proc_root = strdup("/proc");
 	c->sys_root = strdup("/sys");
@@ -592,6 +666,12 @@ static int config_build(struct loader *l, const json_t *root, const char *path, 
 			r = parse_root(l, key, v, false, &c->proc_root);
 		else if (strcmp(key, "sys_root") == 0)
 			r = parse_root(l, key, v, false, &c->sys_root);
+		else if (strcmp(key, "max_workers_per_node") == 0)
+			r = parse_max_workers(l, v, &c->max_workers_per_node);
+		else if (strcmp(key, "max_reclaim_rate_per_node") == 0)
+			r = parse_size_value(l, key, &rate_desc, v, &c->max_reclaim_rate_per_node);
+		else if (strcmp(key, "headroom") == 0)
+			r = parse_headroom(l, v, c);
 		else if (strcmp(key, "mglru_aging") == 0) {
 			r = json_is_boolean(v) ? 0 : fail_type(l, key, "true or false", v);
 			c->mglru_aging = json_is_true(v);
@@ -788,6 +868,9 @@ static void print_params(FILE *out, const struct policy_params *p)
 		case PARAM_USEC:
 			fprintf(out, "%" PRIu64 " us", *(const usec_t *)field);
 			break;
+		case PARAM_INT:
+			fprintf(out, "%d", *(const int *)field);
+			break;
 		case PARAM_SWAPPINESS: {
 			int s = *(const int *)field;
 
@@ -822,6 +905,24 @@ void config_print(const struct config *c, FILE *out)
 	fprintf(out, "proc_root                  %s\n", c->proc_root);
 	fprintf(out, "sys_root                   %s\n", c->sys_root);
 	fprintf(out, "mglru_aging                %s\n", c->mglru_aging ? "true" : "false");
+	if (c->max_workers_per_node)
+		fprintf(out, "max_workers_per_node       %u\n", c->max_workers_per_node);
+	else
+		fputs("max_workers_per_node       (auto: min(4, the node's CPUs))\n", out);
+	fputs("max_reclaim_rate_per_node  ", out);
+	if (c->max_reclaim_rate_per_node) {
+		print_size(out, c->max_reclaim_rate_per_node);
+		fputs("/s\n", out);
+	} else {
+		fputs("unlimited\n", out);
+	}
+	fputs("headroom                   ", out);
+	if (!c->headroom_enabled)
+		fputs("false (policy off)\n", out);
+	else if (c->headroom_bytes)
+		print_size(out, c->headroom_bytes), fputs(" above each node's high watermark\n", out);
+	else
+		fprintf(out, "%g%% of each node's memory above its high watermark\n", c->headroom_pct);
 	fputs("\ndefaults\n", out);
 	print_params(out, &c->defaults);
 	for (size_t i = 0; i < c->n_rules; i++) {
@@ -835,4 +936,24 @@ void config_print(const struct config *c, FILE *out)
 	else
 		fputs("\n(the first rule that matches decides; a cgroup matching none is not managed)\n",
 		      out);
+}
+
+int config_check_topology(const struct config *c, const struct numa_topology *t,
+			  struct config_error *err)
+{
+	if (!c->max_workers_per_node)
+		return 0;
+	for (unsigned i = 0; i < t->n_nodes; i++) {
+		const struct numa_node_info *n = &t->node[i];
+
+		if (!n->present || n->n_cpus == 0 || c->max_workers_per_node <= n->n_cpus)
+			continue;
+		snprintf(err->text, sizeof(err->text),
+			 "%s: max_workers_per_node: %u is more than node %d's %u CPUs (workers are "
+			 "pinned to their node's CPUs; remove the key for min(4, CPUs) per node)",
+			 c->path ? c->path : "(config)", c->max_workers_per_node, n->id, n->n_cpus);
+		err->line = err->column = 0;
+		return -EINVAL;
+	}
+	return 0;
 }

@@ -25,9 +25,12 @@
 
 #include "reclaimd/cgroup.h"
 #include "reclaimd/daemon.h"
+#include "reclaimd/headroom.h"
 #include "reclaimd/log.h"
 #include "reclaimd/mglru.h"
 #include "reclaimd/reader.h"
+#include "reclaimd/topology.h"
+#include "reclaimd/zoneinfo.h"
 
 /* Same condition logged again for the same cgroup at most this often. */
 #define LOG_REPEAT_US (60 * USEC_PER_SEC)
@@ -35,7 +38,13 @@
 #define KICK_INTERVAL_US (100 * USEC_PER_MSEC)
 /* Queue of jobs waiting for a worker; one job per cgroup at most, so this bounds a backlog. */
 #define POOL_QUEUE_LEN 65536
-#define DEFAULT_WORKERS 4
+/* Idle cores per node are sampled this often (the adaptive worker count). */
+#define IDLE_SAMPLE_US USEC_PER_SEC
+/* While a node is within twice its headroom, /proc/zoneinfo is checked this often. */
+#define HEADROOM_FAST_US (250 * USEC_PER_MSEC)
+/* Host PSI trigger that wakes the headroom check: 50 ms of memory stall in 1 s. */
+#define HOST_TRIGGER_STALL_US (50 * USEC_PER_MSEC)
+#define HOST_TRIGGER_WINDOW_US USEC_PER_SEC
 /* Descriptors kept free for jobs (one dup each), sockets and transient opens. */
 #define FD_RESERVE 256
 /* Accuracy asked of sd-event for the tick timer. */
@@ -43,14 +52,57 @@
 
 static rlim_t nofile_limit(void);
 
+struct daemon;
+static bool headroom_check(struct daemon *d);
+static void headroom_schedule(struct daemon *d, bool near);
+static void report_direct_reclaim(struct daemon *d);
+
+/* The reclaim workers of one NUMA node (pinned to its CPUs). */
+struct node_pool {
+	struct daemon *d;
+	int node;
+	struct worker_pool *pool;      /* NULL for a node without CPUs: the nearest node serves it */
+	sd_event_source *event_source; /* the pool's eventfd */
+	unsigned max_workers, allowed;
+	uint64_t bytes_reclaimed;
+	usec_t headroom_log_us;
+};
+
 struct daemon {
 	const struct daemon_options *opts;
 	struct config *config;
 	sd_event *event;
-	sd_event_source *tick_source, *kick_source, *pool_source;
+	sd_event_source *tick_source, *kick_source;
 	struct cgroup_set cgroups;
 	struct host_reader *host;
-	struct worker_pool *pool;
+	struct numa_topology *topo;
+	struct node_pool nodes[RECLAIMD_MAX_NODES];
+	int default_node;                /* lowest node with CPUs: jobs with no placement go there */
+
+	/* Idle cores per node from /proc/stat, once a second. */
+	sd_event_source *idle_source;
+	int proc_stat_fd;
+	char *stat_buf;
+	size_t stat_buf_size;
+	struct cpu_times *cpu_prev, *cpu_cur;
+	bool have_cpu_prev;
+	struct idle_tracker idle;
+	usec_t stat_warning_us;
+
+	/* Policy headroom (headroom.h). */
+	int zoneinfo_fd;
+	char *zoneinfo_buf;
+	size_t zoneinfo_buf_size;
+	sd_event_source *headroom_source, *host_trigger_source;
+	int host_trigger_fd;
+	usec_t zoneinfo_warning_us;
+	struct headroom_candidate *cands;
+	struct headroom_request *requests;
+	size_t cands_capacity;
+	struct vmstat prev_vmstat;
+	bool have_prev_vmstat;
+	uint64_t headroom_requested_bytes;
+
 	struct mglru *mglru;             /* NULL: no aging (mglru_aging false, no MGLRU, dry run) */
 	usec_t mglru_warning_us;
 	uint64_t lruvecs_aged;
@@ -75,10 +127,38 @@ struct daemon {
 	int exit_status;
 };
 
+#define FOREACH_POOL(d, np)                                                        \
+	for (struct node_pool *np = (d)->nodes; np < (d)->nodes + RECLAIMD_MAX_NODES; np++) \
+		if (np->pool)
+
+static unsigned jobs_pending(struct daemon *d)
+{
+	unsigned n = 0;
+
+	FOREACH_POOL(d, np)
+		n += worker_pool_pending(np->pool);
+	return n;
+}
+
 static void notify_status(struct daemon *d)
 {
-	sd_notifyf(false, "STATUS=%zu managed cgroups, %" PRIu64 " MiB reclaimed, %u jobs in flight",
-		   d->n_managed, d->total_reclaimed_bytes >> 20, worker_pool_pending(d->pool));
+	char nodes[256] = "";
+	size_t off = 0;
+
+	/* Per node: allowed/maximum workers, busy, queued. */
+	FOREACH_POOL(d, np) {
+		struct worker_pool_stats st;
+		int n;
+
+		worker_pool_get_stats(np->pool, &st);
+		n = snprintf(nodes + off, sizeof(nodes) - off, "; node %d: %u/%u workers, %u busy, %u queued",
+			     np->node, st.allowed, st.n_workers, st.busy, st.queued);
+		if (n < 0 || (size_t)n >= sizeof(nodes) - off)
+			break;
+		off += (size_t)n;
+	}
+	sd_notifyf(false, "STATUS=%zu managed cgroups, %" PRIu64 " MiB reclaimed, %u jobs in flight%s",
+		   d->n_managed, d->total_reclaimed_bytes >> 20, jobs_pending(d), nodes);
 }
 
 /* ---- PSI triggers ---------------------------------------------------------------------- */
@@ -96,7 +176,7 @@ static void cancel_job(struct daemon *d, struct cgroup_node *cg)
 {
 	if (!cg->job)
 		return;
-	worker_pool_cancel(d->pool, cg->job);
+	worker_pool_cancel(cg->job_pool, cg->job);
 	sd_event_source_set_enabled(d->kick_source, SD_EVENT_ON);
 }
 
@@ -194,13 +274,11 @@ fail:
 
 /* ---- discovery callbacks ----------------------------------------------------------------- */
 
-static void on_cgroup_gone(struct cgroup_node *cg, void *userdata)
+static void on_cgroup_gone(struct cgroup_node *cg, void *userdata _unused_)
 {
-	struct daemon *d = userdata;
-
 	if (cg->job) {
 		/* The job stays the pool's; its result finds no cgroup and is dropped. */
-		worker_pool_cancel(d->pool, cg->job);
+		worker_pool_cancel(cg->job_pool, cg->job);
 		cg->job = NULL;
 	}
 	trigger_remove(cg);
@@ -211,11 +289,12 @@ static void on_cgroup_gone(struct cgroup_node *cg, void *userdata)
 
 /* ---- finished jobs --------------------------------------------------------------------- */
 
-static void job_finished(struct daemon *d, struct reclaim_job *job)
+static void job_finished(struct daemon *d, struct node_pool *np, struct reclaim_job *job)
 {
 	struct cgroup_node *cg = cgroup_set_lookup(&d->cgroups, job->cgroup_inode);
 	struct log_fields f = {
 		.cgroup = job->cgroup_path,
+		.has_node = true, .node = np->node,
 		.has_requested = true, .requested_bytes = job->request_bytes,
 		.has_reclaimed = true, .reclaimed_bytes = job->reclaimed_bytes,
 	};
@@ -231,6 +310,7 @@ static void job_finished(struct daemon *d, struct reclaim_job *job)
 	}
 
 	d->total_reclaimed_bytes += job->reclaimed_bytes;
+	np->bytes_reclaimed += job->reclaimed_bytes;
 	if (cg && cg->job == job) {
 		cg->job = NULL;
 		cg->pending_reclaimed_bytes += job->reclaimed_bytes;
@@ -293,9 +373,9 @@ static void job_finished(struct daemon *d, struct reclaim_job *job)
 		snprintf(aged, sizeof(aged), " (MGLRU aging of %u lruvecs first: %.3f s)",
 			 job->lruvecs_aged, (double)job->aging_us / (double)USEC_PER_SEC);
 	log_event(prio, msgid, &f,
-		  "%s: reclaim %s: requested %" PRIu64 " KiB, written %" PRIu64 " KiB in %u chunks, "
-		  "reclaimed %" PRIu64 " KiB, memory.current -%" PRIu64 " KiB, %.3f s%s%s%s",
-		  job->cgroup_path, job_outcome_str(job->outcome), job->request_bytes >> 10,
+		  "%s: reclaim %s on node %d: requested %" PRIu64 " KiB, written %" PRIu64 " KiB in %u "
+		  "chunks, reclaimed %" PRIu64 " KiB, memory.current -%" PRIu64 " KiB, %.3f s%s%s%s",
+		  job->cgroup_path, job_outcome_str(job->outcome), np->node, job->request_bytes >> 10,
 		  job->written_bytes >> 10, job->chunks, job->reclaimed_bytes >> 10,
 		  job->current_drop_bytes >> 10,
 		  (double)(job->finished_us - job->started_us) / (double)USEC_PER_SEC, aged,
@@ -303,15 +383,15 @@ static void job_finished(struct daemon *d, struct reclaim_job *job)
 	reclaim_job_free(job);
 }
 
-/* Folds in and logs every job the pool has finished. */
-static void drain_finished_jobs(struct daemon *d)
+/* Folds in and logs every job a node's pool has finished. */
+static void drain_finished_jobs(struct daemon *d, struct node_pool *np)
 {
-	struct reclaim_job *job = worker_pool_drain(d->pool);
+	struct reclaim_job *job = worker_pool_drain(np->pool);
 
 	while (job) {
 		struct reclaim_job *next = job->next;
 
-		job_finished(d, job);
+		job_finished(d, np, job);
 		job = next;
 	}
 }
@@ -319,11 +399,12 @@ static void drain_finished_jobs(struct daemon *d)
 static int on_pool_event(sd_event_source *s _unused_, int fd _unused_, uint32_t revents _unused_,
 			 void *userdata)
 {
-	struct daemon *d = userdata;
+	struct node_pool *np = userdata;
+	struct daemon *d = np->d;
 
-	drain_finished_jobs(d);
+	drain_finished_jobs(d, np);
 	notify_status(d);
-	if (d->opts->once && worker_pool_pending(d->pool) == 0)
+	if (d->opts->once && jobs_pending(d) == 0)
 		sd_event_exit(d->event, 0);
 	return 0;
 }
@@ -331,8 +412,11 @@ static int on_pool_event(sd_event_source *s _unused_, int fd _unused_, uint32_t 
 static int on_kick(sd_event_source *s, uint64_t usec _unused_, void *userdata)
 {
 	struct daemon *d = userdata;
+	unsigned running = 0;
 
-	if (worker_pool_kick(d->pool) > 0) {
+	FOREACH_POOL(d, np)
+		running += worker_pool_kick(np->pool);
+	if (running > 0) {
 		sd_event_source_set_time_relative(s, KICK_INTERVAL_US);
 		sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 	} else {
@@ -520,17 +604,32 @@ static void log_decision(struct cgroup_node *cg, const struct reclaim_decision *
 	}
 }
 
+/* The pool that serves memory on mem_node (-1: unknown): that node's, or the nearest node with
+ * CPUs (topology_cpu_node()), or the default node. */
+static struct node_pool *pool_for_node(struct daemon *d, int mem_node)
+{
+	int n = mem_node >= 0 ? topology_cpu_node(d->topo, mem_node) : -1;
+
+	if (n < 0 || n >= RECLAIMD_MAX_NODES || !d->nodes[n].pool)
+		n = d->default_node;
+	return &d->nodes[n];
+}
+
 /* Submits this tick's job for cg: MGLRU aging when the tick built commands for it, then the
- * reclaim the policy asked for (request_bytes may be 0: aging only). */
-static void dispatch(struct daemon *d, struct cgroup_node *cg, uint64_t request_bytes)
+ * reclaim asked for (request_bytes may be 0: aging only), on the workers of mem_node (-1: the
+ * node holding most of the cgroup's memory, from memory.numa_stat). */
+static void dispatch(struct daemon *d, struct cgroup_node *cg, const struct cgroup_sample *s,
+		     uint64_t request_bytes, int mem_node)
 {
 	const struct policy_params *pp = &cg->rule->params;
 	bool age = d->mglru && cg->age_tick == d->tick && cg->age_len > 0;
+	struct node_pool *np;
 	struct reclaim_job *job;
 	int r;
 
 	if (request_bytes == 0 && !age)
 		return;
+	np = pool_for_node(d, mem_node >= 0 ? mem_node : placement_node(&s->numa, d->topo));
 	r = reclaim_job_new(cg->dirfd, cg->path, cg->inode, &job);
 	if (r < 0) {
 		log_event(LOG_WARNING, MSGID_RECLAIM_FAILED, &(struct log_fields){ .cgroup = cg->path },
@@ -540,13 +639,14 @@ static void dispatch(struct daemon *d, struct cgroup_node *cg, uint64_t request_
 	if (age) {
 		job->lru_gen_cmds = strndup(cg->age_cmds, cg->age_len);
 		job->lru_gen_fd = mglru_fd(d->mglru);
+		cg->age_len = 0; /* once per tick, even if headroom dispatches again */
 	}
 	job->request_bytes = request_bytes;
 	job->chunk_bytes = pp->chunk_bytes;
 	job->swappiness = pp->swappiness;
 	job->psi_some_target_pct = pp->psi_some_target_pct;
 	job->page_size = d->snap.page_size;
-	r = worker_pool_submit(d->pool, job);
+	r = worker_pool_submit(np->pool, job);
 	if (r < 0) {
 		d->jobs_dropped++;
 		log_event(LOG_WARNING, MSGID_RECLAIM_FAILED, &(struct log_fields){ .cgroup = cg->path },
@@ -558,6 +658,8 @@ static void dispatch(struct daemon *d, struct cgroup_node *cg, uint64_t request_
 	if (request_bytes > 0)
 		d->jobs_submitted++;
 	cg->job = job;
+	cg->job_pool = np->pool;
+	cg->job_node = np->node;
 }
 
 /* ---- MGLRU aging (mglru.h) ----------------------------------------------------------------- */
@@ -719,8 +821,10 @@ static void run_tick(struct daemon *d)
 		log_decision(cg, &dec, now, d->opts->dry_run);
 		/* A kernel without memory.reclaim was reported once; asking again is pointless. */
 		if (!d->opts->dry_run)
-			dispatch(d, cg, d->no_reclaim_file_warned ? 0 : dec.request_bytes);
+			dispatch(d, cg, s, d->no_reclaim_file_warned ? 0 : dec.request_bytes, -1);
 	}
+	report_direct_reclaim(d);
+	headroom_schedule(d, headroom_check(d));
 	notify_status(d);
 }
 
@@ -732,7 +836,7 @@ static int on_tick(sd_event_source *s, uint64_t usec _unused_, void *userdata)
 	/* --once: decisions need a PSI delta, so the first tick only samples; the second one,
 	 * an interval later, decides and dispatches, and the agent exits when its jobs are done. */
 	if (d->opts->once && d->tick >= 2) {
-		if (worker_pool_pending(d->pool) == 0)
+		if (jobs_pending(d) == 0)
 			sd_event_exit(d->event, 0);
 		return 0;
 	}
@@ -791,6 +895,8 @@ static int on_reload_signal(sd_event_source *s _unused_, const struct signalfd_s
 	}
 	d->triggers_unavailable = false;
 	d->cgroups.config_generation++;
+	/* The rescan below may free cgroups the last snapshot points to. */
+	d->snap.n_cgroups = 0;
 	config_free(d->config);
 	d->config = c;
 	log_set_level(c->log_level);
@@ -802,6 +908,362 @@ static int on_reload_signal(sd_event_source *s _unused_, const struct signalfd_s
 	 * applies from the next tick on. */
 	sd_notify(false, "READY=1");
 	return 0;
+}
+
+/* ---- NUMA worker pools -------------------------------------------------------------------- */
+
+static void format_cpulist(const cpu_set_t *set, char *buf, size_t size)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t c = 0; c < CPU_SETSIZE; c++) {
+		size_t e = c;
+		int n;
+
+		if (!CPU_ISSET(c, set))
+			continue;
+		while (e + 1 < CPU_SETSIZE && CPU_ISSET(e + 1, set))
+			e++;
+		n = e > c ? snprintf(buf + off, size - off, "%s%zu-%zu", off ? "," : "", c, e)
+			  : snprintf(buf + off, size - off, "%s%zu", off ? "," : "", c);
+		if (n < 0 || (size_t)n >= size - off)
+			return;
+		off += (size_t)n;
+		c = e;
+	}
+}
+
+static unsigned pools_count(struct daemon *d)
+{
+	unsigned n = 0;
+
+	FOREACH_POOL(d, np)
+		n++;
+	return n;
+}
+
+/* One pool per node with CPUs, pinned to them, starting with one allowed worker until the idle
+ * samples say more are affordable. */
+static int pools_start(struct daemon *d)
+{
+	unsigned cap = d->opts->workers ? d->opts->workers : d->config->max_workers_per_node;
+
+	for (unsigned i = 0; i < d->topo->n_nodes && i < RECLAIMD_MAX_NODES; i++) {
+		const struct numa_node_info *n = &d->topo->node[i];
+		struct node_pool *np = &d->nodes[i];
+		char cpus[256];
+		int r;
+
+		np->d = d;
+		np->node = (int)i;
+		if (!n->present || n->n_cpus == 0)
+			continue;
+		np->max_workers = cap ? cap : default_max_workers(n->n_cpus);
+		r = worker_pool_new(np->max_workers, POOL_QUEUE_LEN, (int)i, &n->cpus, &np->pool);
+		if (r < 0)
+			return r;
+		np->allowed = 1;
+		worker_pool_set_allowed(np->pool, 1);
+		worker_pool_set_rate_limit(np->pool, d->config->max_reclaim_rate_per_node);
+		r = sd_event_add_io(d->event, &np->event_source, worker_pool_event_fd(np->pool),
+				    EPOLLIN, on_pool_event, np);
+		if (r < 0)
+			return r;
+		if (d->default_node < 0)
+			d->default_node = (int)i;
+		format_cpulist(&n->cpus, cpus, sizeof(cpus));
+		log_event(LOG_INFO, MSGID_NODE_WORKERS, &(struct log_fields){ .has_node = true, .node = (int)i },
+			  "node %u: %u reclaim workers pinned to CPUs %s", i, np->max_workers, cpus);
+	}
+	for (unsigned i = 0; i < d->topo->n_nodes && i < RECLAIMD_MAX_NODES; i++)
+		if (d->topo->node[i].present && d->topo->node[i].n_cpus == 0)
+			log_event(LOG_INFO, MSGID_NODE_WORKERS,
+				  &(struct log_fields){ .has_node = true, .node = (int)i },
+				  "node %u has no CPUs: its memory is reclaimed by node %d's workers", i,
+				  topology_cpu_node(d->topo, (int)i));
+	return d->default_node >= 0 ? 0 : -ENOENT;
+}
+
+static void update_allowed_workers(struct daemon *d)
+{
+	FOREACH_POOL(d, np) {
+		double avg = idle_tracker_avg(&d->idle, np->node);
+		unsigned a = node_allowed_workers(avg, d->topo->node[np->node].n_cpus, np->max_workers);
+
+		if (a == np->allowed)
+			continue;
+		np->allowed = a;
+		worker_pool_set_allowed(np->pool, a);
+		log_event(LOG_INFO, MSGID_NODE_WORKERS,
+			  &(struct log_fields){ .has_node = true, .node = np->node,
+						.has_allowed_workers = true, .allowed_workers = a },
+			  "node %d: %u of %u workers allowed (%.2f idle cores, average of the last %u s)",
+			  np->node, a, np->max_workers, avg, d->idle.n_samples);
+	}
+}
+
+/* Once a second: per-CPU idle time from /proc/stat into the idle-core average per node. */
+static int on_idle_sample(sd_event_source *s, uint64_t usec _unused_, void *userdata)
+{
+	struct daemon *d = userdata;
+	size_t len;
+	int r;
+
+	r = pread_whole(d->proc_stat_fd, d->stat_buf, d->stat_buf_size, &len);
+	if (r == -EFBIG && d->stat_buf_size < (16u << 20)) {
+		char *b = realloc(d->stat_buf, d->stat_buf_size * 2);
+
+		if (b) {
+			d->stat_buf = b;
+			d->stat_buf_size *= 2;
+		}
+	}
+	if (r == 0)
+		r = cpu_times_parse(d->stat_buf, len, d->cpu_cur);
+	if (r < 0) {
+		if (log_ratelimit(&d->stat_warning_us, now_us(), LOG_REPEAT_US))
+			log_event(LOG_WARNING, MSGID_READ_FAILED, NULL,
+				  "%s/stat: %s; idle sample skipped", d->proc_root, strerror(-r));
+	} else {
+		struct cpu_times *t = d->cpu_prev;
+
+		if (d->have_cpu_prev) {
+			idle_tracker_add(&d->idle, d->topo, d->cpu_prev, d->cpu_cur);
+			update_allowed_workers(d);
+		}
+		d->cpu_prev = d->cpu_cur;
+		d->cpu_cur = t;
+		d->have_cpu_prev = true;
+	}
+	sd_event_source_set_time_relative(s, IDLE_SAMPLE_US);
+	sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+	return 0;
+}
+
+static int idle_sampler_start(struct daemon *d)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/stat", d->proc_root);
+	d->cpu_prev = malloc(sizeof(*d->cpu_prev));
+	d->cpu_cur = malloc(sizeof(*d->cpu_cur));
+	d->stat_buf_size = 64 * 1024;
+	d->stat_buf = malloc(d->stat_buf_size);
+	if (!d->cpu_prev || !d->cpu_cur || !d->stat_buf)
+		return -ENOMEM;
+	d->proc_stat_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (d->proc_stat_fd < 0) {
+		/* Not fatal: every node keeps one worker. */
+		log_event(LOG_WARNING, MSGID_READ_FAILED, NULL,
+			  "cannot open %s: %s; one reclaim worker per node", path, strerror(errno));
+		return 0;
+	}
+	return sd_event_add_time_relative(d->event, &d->idle_source, CLOCK_MONOTONIC, 0,
+					  TICK_ACCURACY_US, on_idle_sample, d);
+}
+
+/* ---- policy headroom and direct reclaim -------------------------------------------------- */
+
+/* Reads /proc/zoneinfo, plans reclaim for nodes below their goal and dispatches it to those
+ * nodes' workers. Returns true while some node is within twice its headroom (check faster). */
+static bool headroom_check(struct daemon *d)
+{
+	struct headroom_params hp = { .goal_bytes = d->config->headroom_bytes,
+				      .goal_pct = d->config->headroom_pct };
+	struct headroom_nodes plan;
+	struct zoneinfo zi;
+	size_t len, nc = 0;
+	int r, n;
+
+	if (!d->config->headroom_enabled || d->zoneinfo_fd < 0)
+		return false;
+	for (;;) {
+		r = pread_whole(d->zoneinfo_fd, d->zoneinfo_buf, d->zoneinfo_buf_size, &len);
+		if (r != -EFBIG || d->zoneinfo_buf_size >= (64u << 20))
+			break;
+		char *b = realloc(d->zoneinfo_buf, d->zoneinfo_buf_size * 2);
+
+		if (!b)
+			break;
+		d->zoneinfo_buf = b;
+		d->zoneinfo_buf_size *= 2;
+	}
+	if (r == 0)
+		r = zoneinfo_parse(d->zoneinfo_buf, len, &zi);
+	if (r < 0) {
+		if (log_ratelimit(&d->zoneinfo_warning_us, now_us(), LOG_REPEAT_US))
+			log_event(LOG_WARNING, MSGID_READ_FAILED, NULL,
+				  "%s/zoneinfo: %s; headroom check skipped", d->proc_root, strerror(-r));
+		return false;
+	}
+	if (d->snap.n_cgroups > d->cands_capacity) {
+		struct headroom_candidate *c = realloc(d->cands, d->snap.n_cgroups * sizeof(*c));
+		struct headroom_request *q;
+
+		if (!c)
+			return false;
+		d->cands = c;
+		q = realloc(d->requests, d->snap.n_cgroups * sizeof(*q));
+		if (!q)
+			return false;
+		d->requests = q;
+		d->cands_capacity = d->snap.n_cgroups;
+	}
+	for (size_t i = 0; i < d->snap.n_cgroups; i++) {
+		struct cgroup_node *cg = d->snap_nodes[i];
+
+		if (!cg->rule || strcmp(cg->rule->policy->name, "none") == 0)
+			continue;
+		headroom_candidate_from_sample(&cg->rule->params, &d->snap.cgroups[i], i,
+					       cg->rule->params.reclaim_priority, cg->job != NULL,
+					       &d->cands[nc++]);
+	}
+	n = headroom_plan(&hp, &zi, d->snap.page_size, d->cands, nc, d->requests, &plan);
+	if (n < 0)
+		return false;
+	for (unsigned node = 0; node < plan.n_nodes; node++) {
+		const struct headroom_node_plan *p = &plan.node[node];
+		unsigned users = 0;
+
+		if (!p->considered || p->deficit_bytes == 0)
+			continue;
+		for (int i = 0; i < n; i++)
+			users += d->requests[i].node == node;
+		if (!log_ratelimit(&d->nodes[node].headroom_log_us, now_us(), 5 * USEC_PER_SEC))
+			continue;
+		log_event(LOG_NOTICE, MSGID_HEADROOM,
+			  &(struct log_fields){ .has_node = true, .node = (int)node, .reason = "headroom",
+						.has_requested = true, .requested_bytes = p->requested_bytes },
+			  "node %u: free %" PRIu64 " KiB is below the goal of %" PRIu64 " KiB (high "
+			  "watermark + headroom): reclaiming %" PRIu64 " KiB from %u cgroups%s",
+			  node, p->free_bytes >> 10, (p->high_bytes + p->goal_bytes) >> 10,
+			  p->requested_bytes >> 10, users,
+			  p->uncovered_bytes ? "; the rest no managed cgroup can give" : "");
+	}
+	for (int i = 0; i < n && !d->opts->dry_run; i++) {
+		const struct headroom_request *q = &d->requests[i];
+		struct cgroup_node *cg = d->snap_nodes[q->cgroup_index];
+
+		if (cg->job)
+			continue;
+		d->headroom_requested_bytes += q->bytes;
+		dispatch(d, cg, &d->snap.cgroups[q->cgroup_index], q->bytes, (int)q->node);
+	}
+	return headroom_any_node_near_goal(&hp, &zi, d->snap.page_size);
+}
+
+static void headroom_schedule(struct daemon *d, bool near)
+{
+	if (!d->headroom_source)
+		return;
+	if (near) {
+		sd_event_source_set_time_relative(d->headroom_source, HEADROOM_FAST_US);
+		sd_event_source_set_enabled(d->headroom_source, SD_EVENT_ONESHOT);
+	} else {
+		sd_event_source_set_enabled(d->headroom_source, SD_EVENT_OFF);
+	}
+}
+
+static int on_headroom_timer(sd_event_source *s _unused_, uint64_t usec _unused_, void *userdata)
+{
+	struct daemon *d = userdata;
+
+	headroom_schedule(d, headroom_check(d));
+	return 0;
+}
+
+static int on_host_trigger(sd_event_source *s _unused_, int fd _unused_, uint32_t revents _unused_,
+			   void *userdata)
+{
+	struct daemon *d = userdata;
+
+	headroom_schedule(d, headroom_check(d));
+	return 0;
+}
+
+static int headroom_start(struct daemon *d)
+{
+	char path[PATH_MAX], spec[64];
+	int r, len;
+
+	snprintf(path, sizeof(path), "%s/zoneinfo", d->proc_root);
+	d->zoneinfo_buf_size = 256 * 1024;
+	d->zoneinfo_buf = malloc(d->zoneinfo_buf_size);
+	if (!d->zoneinfo_buf)
+		return -ENOMEM;
+	d->zoneinfo_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (d->zoneinfo_fd < 0) {
+		log_event(LOG_WARNING, MSGID_READ_FAILED, NULL,
+			  "cannot open %s: %s; policy headroom off", path, strerror(errno));
+		return 0;
+	}
+	r = sd_event_add_time_relative(d->event, &d->headroom_source, CLOCK_MONOTONIC,
+				       HEADROOM_FAST_US, 10 * USEC_PER_MSEC, on_headroom_timer, d);
+	if (r < 0)
+		return r;
+	sd_event_source_set_enabled(d->headroom_source, SD_EVENT_OFF);
+
+	/* A host-wide PSI trigger wakes the check as soon as anything stalls on memory. */
+	if (d->opts->dry_run)
+		return 0;
+	snprintf(path, sizeof(path), "%s/pressure/memory", d->proc_root);
+	d->host_trigger_fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	len = snprintf(spec, sizeof(spec), "some %llu %llu", (unsigned long long)HOST_TRIGGER_STALL_US,
+		       (unsigned long long)HOST_TRIGGER_WINDOW_US);
+	if (d->host_trigger_fd < 0 || write(d->host_trigger_fd, spec, (size_t)len + 1) < 0 ||
+	    sd_event_add_io(d->event, &d->host_trigger_source, d->host_trigger_fd, EPOLLPRI,
+			    on_host_trigger, d) < 0) {
+		log_event(LOG_NOTICE, MSGID_KERNEL_FEATURE, NULL,
+			  "no PSI trigger on %s (%s): the headroom check runs each tick, and every "
+			  "250 ms near the goal", path, strerror(errno));
+		if (d->host_trigger_fd >= 0)
+			close(d->host_trigger_fd);
+		d->host_trigger_fd = -1;
+	}
+	return 0;
+}
+
+/* Direct reclaim on the host since the last tick (/proc/vmstat), and memory.events high/max of
+ * managed cgroups since their last read: what the headroom policy exists to prevent. */
+static void report_direct_reclaim(struct daemon *d)
+{
+	const struct vmstat *v = &d->snap.host.vmstat;
+
+	if (d->snap.host.meminfo.mem_total == 0) {
+		d->have_prev_vmstat = false; /* the host files could not be read */
+		return;
+	}
+	if (d->have_prev_vmstat) {
+		uint64_t stalls = sub_sat(v->allocstall, d->prev_vmstat.allocstall);
+		uint64_t scanned = sub_sat(v->pgscan_direct, d->prev_vmstat.pgscan_direct);
+		uint64_t stolen = sub_sat(v->pgsteal_direct, d->prev_vmstat.pgsteal_direct);
+
+		if (stalls || scanned)
+			log_event(LOG_INFO, MSGID_DIRECT_RECLAIM,
+				  &(struct log_fields){ .has_direct_reclaim = true, .allocstall = stalls,
+							.pgscan_direct = scanned },
+				  "direct reclaim since the last tick: %" PRIu64 " allocstalls, %" PRIu64
+				  " pages scanned, %" PRIu64 " stolen", stalls, scanned, stolen);
+	}
+	d->prev_vmstat = *v;
+	d->have_prev_vmstat = true;
+
+	for (size_t i = 0; i < d->snap.n_cgroups; i++) {
+		struct cgroup_node *cg = d->snap_nodes[i];
+		const struct memory_events *e = &d->snap.cgroups[i].events;
+
+		if (cg->events_seen && (e->high > cg->prev_events_high || e->max > cg->prev_events_max))
+			log_event(LOG_NOTICE, MSGID_DIRECT_RECLAIM,
+				  &(struct log_fields){ .cgroup = cg->path },
+				  "%s: memory.events high +%" PRIu64 ", max +%" PRIu64 " since the last "
+				  "read (allocations throttled or reclaimed at the cgroup's limit)",
+				  cg->path, sub_sat(e->high, cg->prev_events_high),
+				  sub_sat(e->max, cg->prev_events_max));
+		cg->prev_events_high = e->high;
+		cg->prev_events_max = e->max;
+		cg->events_seen = true;
+	}
 }
 
 /* ---- setup ------------------------------------------------------------------------------- */
@@ -849,7 +1311,7 @@ static int daemon_setup(struct daemon *d)
 	const char *root = d->opts->cgroup_root ? d->opts->cgroup_root : d->config->cgroup_root;
 	const char *proc = d->opts->proc_root ? d->opts->proc_root : d->config->proc_root;
 	const char *sys = d->opts->sys_root ? d->opts->sys_root : d->config->sys_root;
-	unsigned workers = d->opts->workers ? d->opts->workers : DEFAULT_WORKERS;
+	struct config_error err = { 0 };
 	int r;
 
 	raise_nofile();
@@ -891,22 +1353,38 @@ static int daemon_setup(struct daemon *d)
 	d->snap.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	mglru_setup(d);
 
-	/* sd-event takes SIGTERM/SIGINT/SIGHUP through a signalfd; daemon_run() blocked them
-	 * before any worker thread exists, so every thread inherits the mask. */
-	r = worker_pool_new(workers, POOL_QUEUE_LEN, -1, NULL, &d->pool);
+	d->topo = calloc(1, sizeof(*d->topo));
+	if (!d->topo)
+		return -ENOMEM;
+	r = topology_read(d->topo);
 	if (r < 0) {
-		log_error("cannot start reclaim workers: %s", strerror(-r));
+		log_error("cannot read the NUMA topology (libnuma): %s", strerror(-r));
 		return r;
+	}
+	if (!d->opts->workers && config_check_topology(d->config, d->topo, &err) < 0) {
+		log_event(LOG_ERR, MSGID_CONFIG_REJECTED, NULL, "%s", err.text);
+		return -EINVAL;
 	}
 
 	r = sd_event_default(&d->event);
 	if (r < 0)
 		return r;
+	/* sd-event takes SIGTERM/SIGINT/SIGHUP through a signalfd; daemon_run() blocked them
+	 * before any worker thread exists, so every thread inherits the mask. */
+	r = pools_start(d);
+	if (r < 0) {
+		log_error("cannot start reclaim workers: %s", strerror(-r));
+		return r;
+	}
+	r = idle_sampler_start(d);
+	if (r < 0)
+		return r;
+	r = headroom_start(d);
+	if (r < 0)
+		return r;
 	if ((r = sd_event_add_signal(d->event, NULL, SIGTERM, on_stop_signal, d)) < 0 ||
 	    (r = sd_event_add_signal(d->event, NULL, SIGINT, on_stop_signal, d)) < 0 ||
 	    (r = sd_event_add_signal(d->event, NULL, SIGHUP, on_reload_signal, d)) < 0 ||
-	    (r = sd_event_add_io(d->event, &d->pool_source, worker_pool_event_fd(d->pool), EPOLLIN,
-				 on_pool_event, d)) < 0 ||
 	    (r = sd_event_add_time_relative(d->event, &d->tick_source, CLOCK_MONOTONIC, 0,
 					    TICK_ACCURACY_US, on_tick, d)) < 0 ||
 	    (r = sd_event_add_time_relative(d->event, &d->kick_source, CLOCK_MONOTONIC,
@@ -918,8 +1396,9 @@ static int daemon_setup(struct daemon *d)
 	/* Pings the service manager's watchdog at half of WATCHDOG_USEC when it asks for it. */
 	sd_event_set_watchdog(d->event, true);
 	log_event(LOG_INFO, MSGID_STARTED, NULL,
-		  "started: cgroup root %s, interval %.1f s, %zu rules, %u workers%s", root,
-		  (double)d->config->interval_us / (double)USEC_PER_SEC, d->config->n_rules, workers,
+		  "started: cgroup root %s, interval %.1f s, %zu rules, %u NUMA nodes with workers%s",
+		  root, (double)d->config->interval_us / (double)USEC_PER_SEC, d->config->n_rules,
+		  pools_count(d),
 		  d->opts->dry_run ? ", dry run (nothing is written)" : "");
 	return 0;
 }
@@ -928,12 +1407,29 @@ static void daemon_teardown(struct daemon *d)
 {
 	/* Cancel and interrupt in-flight writes, join the workers, and say what each of those
 	 * writes had done. */
-	if (d->pool) {
-		worker_pool_stop(d->pool);
-		drain_finished_jobs(d);
+	FOREACH_POOL(d, np) {
+		worker_pool_stop(np->pool);
+		drain_finished_jobs(d, np);
+		worker_pool_free(np->pool);
+		np->pool = NULL;
+		np->event_source = sd_event_source_disable_unref(np->event_source);
 	}
-	worker_pool_free(d->pool);
-	d->pool = NULL;
+	sd_event_source_disable_unref(d->idle_source);
+	sd_event_source_disable_unref(d->headroom_source);
+	sd_event_source_disable_unref(d->host_trigger_source);
+	if (d->host_trigger_fd >= 0)
+		close(d->host_trigger_fd);
+	if (d->proc_stat_fd >= 0)
+		close(d->proc_stat_fd);
+	if (d->zoneinfo_fd >= 0)
+		close(d->zoneinfo_fd);
+	free(d->stat_buf);
+	free(d->zoneinfo_buf);
+	free(d->cpu_prev);
+	free(d->cpu_cur);
+	free(d->cands);
+	free(d->requests);
+	free(d->topo);
 	if (d->cgroups.buckets)
 		CGROUP_SET_FOREACH(&d->cgroups, cg) {
 			cg->job = NULL;
@@ -942,7 +1438,6 @@ static void daemon_teardown(struct daemon *d)
 	cgroup_set_done(&d->cgroups);
 	sd_event_source_disable_unref(d->tick_source);
 	sd_event_source_disable_unref(d->kick_source);
-	sd_event_source_disable_unref(d->pool_source);
 	sd_event_unref(d->event);
 	host_reader_free(d->host);
 	mglru_free(d->mglru);
@@ -958,7 +1453,8 @@ static void daemon_teardown(struct daemon *d)
 
 int daemon_run(const struct daemon_options *o, struct config *config)
 {
-	struct daemon d = { .opts = o, .config = config };
+	struct daemon d = { .opts = o, .config = config, .proc_stat_fd = -1, .zoneinfo_fd = -1,
+			    .host_trigger_fd = -1, .default_node = -1 };
 	int r;
 
 	sigset_t ss;

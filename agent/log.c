@@ -40,7 +40,7 @@ static const char *prio_name(int p)
 	return p >= 0 && p < (int)ARRAY_SIZE(names) ? names[p] : "?";
 }
 
-#define N_FIELDS 10
+#define N_FIELDS 16
 #define FIELD_LEN 256
 
 static void add_field(struct iovec *iov, char (*store)[FIELD_LEN], size_t *n, const char *fmt,
@@ -101,6 +101,14 @@ void log_event(int priority, const char *message_id, const struct log_fields *f,
 			add_field(iov, store, &n, "RECLAIMED_BYTES=%" PRIu64, f->reclaimed_bytes);
 		if (f && f->has_psi)
 			add_field(iov, store, &n, "PSI_SOME_PCT=%.4f", f->psi_some_pct);
+		if (f && f->has_node)
+			add_field(iov, store, &n, "NODE=%d", f->node);
+		if (f && f->has_allowed_workers)
+			add_field(iov, store, &n, "ALLOWED_WORKERS=%u", f->allowed_workers);
+		if (f && f->has_direct_reclaim) {
+			add_field(iov, store, &n, "ALLOCSTALL=%" PRIu64, f->allocstall);
+			add_field(iov, store, &n, "PGSCAN_DIRECT=%" PRIu64, f->pgscan_direct);
+		}
 		if (sd_journal_sendv(iov, (int)n) >= 0)
 			return;
 		/* journald went away: fall through to stderr for this message. */
@@ -133,6 +141,13 @@ void log_event(int priority, const char *message_id, const struct log_fields *f,
 			APPEND(" RECLAIMED_BYTES=%" PRIu64, f->reclaimed_bytes);
 		if (f && f->has_psi)
 			APPEND(" PSI_SOME_PCT=%.4f", f->psi_some_pct);
+		if (f && f->has_node)
+			APPEND(" NODE=%d", f->node);
+		if (f && f->has_allowed_workers)
+			APPEND(" ALLOWED_WORKERS=%u", f->allowed_workers);
+		if (f && f->has_direct_reclaim)
+			APPEND(" ALLOCSTALL=%" PRIu64 " PGSCAN_DIRECT=%" PRIu64, f->allocstall,
+			       f->pgscan_direct);
 #undef APPEND
 		fprintf(stderr, "[%llu.%06llu] reclaimd[%s]: %s%s%s\n",
 			(unsigned long long)(t / USEC_PER_SEC), (unsigned long long)(t % USEC_PER_SEC),

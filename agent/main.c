@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "reclaimd/daemon.h"
+#include "reclaimd/topology.h"
 #include "reclaimd/log.h"
 
 #ifndef RECLAIMD_VERSION
@@ -29,7 +30,8 @@ static void usage(FILE *out)
 		"      --cgroup-root DIR cgroup-v2 root (default: found through libcgroup)\n"
 		"      --proc-root DIR   procfs root (default /proc; for tests)\n"
 		"      --sys-root DIR    sysfs root (default /sys; for tests)\n"
-		"      --workers N       reclaim worker threads (default 4)\n"
+		"      --workers N       reclaim worker threads per NUMA node (overrides\n"
+		"                        max_workers_per_node; default min(4, the node's CPUs))\n"
 		"      --log-stderr      log plain lines to stderr even under journald\n"
 		"  -h, --help            this text\n"
 		"      --version         print the version\n");
@@ -126,6 +128,16 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (check_only) {
+		struct numa_topology *topo = malloc(sizeof(*topo));
+
+		/* What depends on this host (CPUs per node) is checked here too. */
+		if (topo && topology_read(topo) == 0 && config_check_topology(config, topo, &err) < 0) {
+			fprintf(stderr, "reclaimd: %s\n", err.text);
+			free(topo);
+			config_free(config);
+			return 2;
+		}
+		free(topo);
 		config_print(config, stdout);
 		config_free(config);
 		return 0;

@@ -19,6 +19,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <time.h>
@@ -165,6 +166,17 @@ static void *worker_main(void *userdata)
 	sigset_t ss;
 
 	free(arg);
+	{
+		/* "reclaimd-n<node>-w<slot>" in /proc/<pid>/task/<tid>/comm (15 characters at most). */
+		char name[32];
+
+		if (p->node >= 0)
+			snprintf(name, sizeof(name), "reclaimd-n%d-w%u", p->node % 100, slot % 100);
+		else
+			snprintf(name, sizeof(name), "reclaimd-w%u", slot % 1000);
+		name[15] = '\0'; /* TASK_COMM_LEN: longer names are refused */
+		pthread_setname_np(pthread_self(), name);
+	}
 	/* The main thread blocks the signals sd-event handles; this thread only takes SIGUSR1. */
 	sigfillset(&ss);
 	pthread_sigmask(SIG_BLOCK, &ss, NULL);

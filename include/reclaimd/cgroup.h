@@ -62,6 +62,8 @@ struct cgroup_node {
 
 	/* Reclaim in flight (at most one job per cgroup) and results not yet folded in. */
 	struct reclaim_job *job;
+	struct worker_pool *job_pool;   /* the pool `job` was submitted to */
+	int job_node;                   /* that pool's NUMA node */
 	uint64_t pending_reclaimed_bytes, pending_requested_bytes;
 	bool pending_partial;
 
@@ -78,6 +80,10 @@ struct cgroup_node {
 	usec_t last_trigger_log_us;
 
 	uint64_t total_reclaimed_bytes;
+
+	/* memory.events high/max at the last report. */
+	bool events_seen;
+	uint64_t prev_events_high, prev_events_max;
 
 	/* MGLRU aging commands for this tick's job (mglru.h), built from lru_gen. */
 	char *age_cmds;

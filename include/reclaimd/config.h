@@ -27,6 +27,7 @@ struct policy_params {
 	double probe_max;              /* step cap; 0.2 */
 	uint64_t chunk_bytes;          /* largest single memory.reclaim write; 32 MiB */
 	int swappiness;                /* SWAPPINESS_UNSET, 0..200 or SWAPPINESS_MAX */
+	int reclaim_priority;          /* headroom policy: 0..100, higher reclaimed first; 50 */
 	usec_t trigger_stall_us;       /* PSI trigger "some <stall> <window>" that halts reclaim */
 	usec_t trigger_window_us;      /*   defaults 50000 us in 1000000 us */
 };
@@ -47,6 +48,14 @@ struct config {
 	char *proc_root;     /* "/proc" */
 	char *sys_root;      /* "/sys" */
 	bool mglru_aging;    /* age managed memcgs' MGLRU once per tick (mglru.h); true */
+	unsigned max_workers_per_node;     /* 0 = auto, min(4, node CPUs); checked against the
+					    * topology by config_check_topology() */
+	uint64_t max_reclaim_rate_per_node; /* bytes per second per node; 0 = unlimited */
+	/* Policy headroom (headroom.h): keep each node's free memory above its high watermark
+	 * plus headroom_bytes, or headroom_pct % of the node's memory when headroom_bytes is 0. */
+	bool headroom_enabled;             /* true */
+	uint64_t headroom_bytes;           /* 0 */
+	double headroom_pct;               /* 2.0 */
 	struct policy_params defaults;
 	struct rule *rules;
 	size_t n_rules;
@@ -59,6 +68,9 @@ struct config_error {
 	char text[512];
 	int line, column; /* 0 when not known */
 };
+
+/* Largest max_workers_per_node the loader accepts. */
+#define CONFIG_MAX_WORKERS_PER_NODE 64
 
 /* Built-in defaults for every key (what an empty "{}" file gives). */
 void policy_params_default(struct policy_params *ret);
@@ -76,6 +88,12 @@ const struct rule *config_match(const struct config *c, const char *relpath);
 /* Glob on slash-separated paths: '*' and '?' stay inside one component, '**' as a whole
  * component spans zero or more components, '[...]' classes as in fnmatch(3). */
 bool glob_match(const char *pattern, const char *path);
+
+struct numa_topology;
+/* Checks what depends on the host: max_workers_per_node must not exceed the CPU count of any
+ * node that has CPUs. Returns 0, or -EINVAL with `err` naming the key and the node. */
+int config_check_topology(const struct config *c, const struct numa_topology *t,
+			  struct config_error *err);
 
 /* Human-readable effective configuration (every rule with every parameter), for --check-config. */
 void config_print(const struct config *c, FILE *out);

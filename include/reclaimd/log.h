@@ -29,6 +29,9 @@
 #define MSGID_READ_FAILED        "0c4e2a58d2b94f0c9a6b0b1f4d2e7a0c"
 #define MSGID_KERNEL_FEATURE     "0c4e2a58d2b94f0c9a6b0b1f4d2e7a0d"
 #define MSGID_RECLAIM_FAILED     "0c4e2a58d2b94f0c9a6b0b1f4d2e7a0e"
+#define MSGID_NODE_WORKERS       "0c4e2a58d2b94f0c9a6b0b1f4d2e7a0f"
+#define MSGID_HEADROOM           "0c4e2a58d2b94f0c9a6b0b1f4d2e7a10"
+#define MSGID_DIRECT_RECLAIM     "0c4e2a58d2b94f0c9a6b0b1f4d2e7a11"
 
 /* Optional structured fields; NULL strings and has_* false are left out. */
 struct log_fields {
@@ -39,6 +42,10 @@ struct log_fields {
 	uint64_t requested_bytes;
 	uint64_t reclaimed_bytes;
 	double psi_some_pct;
+	bool has_node, has_allowed_workers, has_direct_reclaim;
+	int node;                       /* NODE= */
+	unsigned allowed_workers;       /* ALLOWED_WORKERS= */
+	uint64_t allocstall, pgscan_direct; /* ALLOCSTALL=, PGSCAN_DIRECT= (deltas) */
 };
 
 /* Messages with priority numerically above `level` (syslog LOG_*) are dropped. */
