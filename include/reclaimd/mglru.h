@@ -79,7 +79,7 @@ int mglru_fd(const struct mglru *m);
 int lru_gen_format_age(char *buf, size_t size, size_t *len, unsigned memcg_id, int node,
 		       uint64_t max_seq);
 
-/* Writes each '\n'-terminated command of cmds to fd with its own pwrite (one failing command
+/* Writes each '\n'-terminated command of cmds to fd with its own write() (one failing command
  * must not keep the others from running). Returns the number of commands the kernel accepted;
  * *ret_error gets the first -errno other than the benign ones, or 0. Benign: -EINVAL (the memcg
  * or the node went away since the read) and -EEXIST (the lruvec already has its maximum number
