@@ -2,6 +2,14 @@
 # The VM tests: each scenario in tests/vm/scenarios/test-*.sh boots Debian's Linux 6.12 in qemu
 # with the agent, runs, and reports PASS/FAIL lines. Prints them and ends with
 # "vm: N passed, N failed". A scenario that does not complete counts as one failure.
+#
+# Usage: tests/vm/run-tests.sh [NAME...]   (NAME: test-numa or numa; default: every test-*.sh)
+#
+# A scenario asks for a different VM with one header comment line (among its first 30 lines)
+#   # vm-options: --cpus-per-node 2 --node-mem 512M
+# whose words are passed to tests/vm/run.sh after the defaults (--timeout 600 and every
+# tests/vm/configs/*.json as /etc/reclaimd/<name>.json), so they can override them (e.g.
+# --timeout 900). Words are split on blanks; no quoting.
 set -u
 cd "$(dirname "$0")/../.."
 out=tests/vm/out
@@ -11,10 +19,25 @@ passed=0 failed=0
 files=()
 for f in tests/vm/configs/*.json; do files+=(--file "$f:/etc/reclaimd/$(basename "$f")"); done
 
-for scenario in tests/vm/scenarios/test-*.sh; do
+scenarios=()
+if [ $# -eq 0 ]; then
+	scenarios=(tests/vm/scenarios/test-*.sh)
+else
+	for n in "$@"; do
+		n=${n##*/}
+		n=${n%.sh}
+		n=test-${n#test-}
+		[ -f "tests/vm/scenarios/$n.sh" ] || { echo "run-tests.sh: no scenario tests/vm/scenarios/$n.sh" >&2; exit 2; }
+		scenarios+=("tests/vm/scenarios/$n.sh")
+	done
+fi
+
+for scenario in "${scenarios[@]}"; do
 	name=$(basename "$scenario" .sh)
-	echo "== $name"
-	if ! tests/vm/run.sh "${files[@]}" --timeout 600 "$scenario" "$out/$name" >"$out/$name.run.log" 2>&1; then
+	# shellcheck disable=SC2207 # word splitting is the point
+	vm_opts=($(head -n 30 "$scenario" | sed -n 's/^# vm-options:[[:space:]]*//p' | head -n 1))
+	echo "== $name${vm_opts[*]:+ (${vm_opts[*]})}"
+	if ! tests/vm/run.sh "${files[@]}" --timeout 600 "${vm_opts[@]}" "$scenario" "$out/$name" >"$out/$name.run.log" 2>&1; then
 		echo "FAIL $name: the VM run did not complete (see $out/$name.run.log, $out/$name/console.log)"
 		failed=$((failed + 1))
 		continue

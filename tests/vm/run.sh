@@ -4,7 +4,8 @@
 # Usage: tests/vm/run.sh [options] SCENARIO_SCRIPT OUTDIR
 #
 # Builds an initramfs (busybox, kernel modules, the agent, the workloads, the
-# scenario and guest/init), boots it with two NUMA nodes, zram + disk swap,
+# scenario and guest/init), boots it with two NUMA nodes (one vCPU each unless
+# --cpus-per-node says otherwise), zram + disk swap,
 # and collects what the scenario leaves in $RESULTS (/results in the guest)
 # into OUTDIR, together with console.log (serial console), qemu.log (qemu's
 # own messages) and run-info.txt.
@@ -20,6 +21,8 @@
 #                       itself is stopped earlier so that its results survive
 #   --append ARGS       extra kernel command line arguments
 #   --node-mem SIZE     memory per NUMA node, or SIZE0,SIZE1 (default 768M)
+#   --cpus-per-node N   vCPUs per NUMA node (default 1): -smp 2*N, node 0 has
+#                       CPUs 0..N-1, node 1 CPUs N..2N-1 (one socket per node)
 #   --zram-size SIZE    zram swap size, 0 for none (default 512M)
 #   --zram-algo NAME    zram compressor (default lz4)
 #   --swap-size SIZE    swap disk size (default 1G)
@@ -80,6 +83,7 @@ envs=()
 timeout_s=600
 append=
 node_mem=768M
+cpus_per_node=1
 zram_size=512M
 zram_algo=lz4
 swap_size=1G
@@ -99,7 +103,7 @@ while [ $# -gt 0 ]; do
 		opt=${opt%%=*}
 		;;
 	--agent | --file | --env | --timeout | --append | --node-mem | --zram-size | \
-		--zram-algo | --swap-size | --data-size | --results-size)
+		--zram-algo | --swap-size | --data-size | --results-size | --cpus-per-node)
 		[ $# -ge 2 ] || die "$opt needs a value"
 		val=$2
 		shift
@@ -115,6 +119,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout_s=$val ;;
 	--append) append=$val ;;
 	--node-mem) node_mem=$val ;;
+	--cpus-per-node) cpus_per_node=$val ;;
 	--zram-size) zram_size=$val ;;
 	--zram-algo) zram_algo=$val ;;
 	--swap-size) swap_size=$val ;;
@@ -138,6 +143,14 @@ scenario=$1
 outdir=$2
 [ -f "$scenario" ] || die "no scenario script $scenario"
 case $timeout_s in '' | *[!0-9]*) die "bad --timeout '$timeout_s'" ;; esac
+case $cpus_per_node in '' | *[!0-9]* | 0*) die "bad --cpus-per-node '$cpus_per_node' (1..8)" ;; esac
+[ "$cpus_per_node" -le 8 ] || die "bad --cpus-per-node '$cpus_per_node' (1..8)"
+
+# CPU list of NUMA node $1 in qemu's -numa syntax ("0", "2-3").
+node_cpus() {
+	local first=$(($1 * cpus_per_node)) last=$((($1 + 1) * cpus_per_node - 1))
+	if [ "$first" -eq "$last" ]; then echo "$first"; else echo "$first-$last"; fi
+}
 
 # Memory per node, in MiB.
 mem0=${node_mem%%,*}
@@ -278,11 +291,11 @@ qemu=(
 	qemu-system-x86_64
 	-nodefaults -no-user-config -no-reboot
 	-accel tcg,thread=multi -cpu max
-	-smp 2,sockets=2,cores=1,threads=1 -m "$((mem0_mib + mem1_mib))M"
+	-smp "$((2 * cpus_per_node)),sockets=2,cores=$cpus_per_node,threads=1" -m "$((mem0_mib + mem1_mib))M"
 	-object "memory-backend-ram,id=m0,size=${mem0_mib}M"
 	-object "memory-backend-ram,id=m1,size=${mem1_mib}M"
-	-numa node,nodeid=0,cpus=0,memdev=m0
-	-numa node,nodeid=1,cpus=1,memdev=m1
+	-numa "node,nodeid=0,cpus=$(node_cpus 0),memdev=m0"
+	-numa "node,nodeid=1,cpus=$(node_cpus 1),memdev=m1"
 	-kernel "$kdir/vmlinux" -initrd "$work/initramfs.cpio" -append "$cmdline"
 	"${drives[@]}"
 	-display none -monitor none -serial stdio

@@ -104,3 +104,89 @@ sampler() {
 		sleep "$3"
 	done) &
 }
+
+# ---- agent log fields and NUMA helpers ------------------------------------
+# Agent stderr lines look like
+#   [123.456789] reclaimd[info]: MESSAGE | KEY=value KEY=value ...
+
+# log_select LOG KEY=VALUE...: prints the lines of LOG whose fields (after " | ") include every
+# KEY=VALUE given, exactly.
+log_select() {
+	_log=$1
+	shift
+	awk -v want="$*" '
+		BEGIN { nw = split(want, w, " ") }
+		{
+			i = index($0, " | ")
+			if (!i) next
+			n = split(substr($0, i + 3), f, " ")
+			delete have
+			for (j = 1; j <= n; j++) have[f[j]] = 1
+			for (j = 1; j <= nw; j++) if (!(w[j] in have)) next
+			print
+		}' "$_log"
+}
+
+# log_field KEY: reads agent log lines on stdin, prints the value of field KEY of each (an empty
+# line when a line does not have it).
+log_field() {
+	awk -v k="$1" '{
+		v = ""
+		i = index($0, " | ")
+		if (i) {
+			n = split(substr($0, i + 3), f, " ")
+			for (j = 1; j <= n; j++) if (index(f[j], k "=") == 1) { v = substr(f[j], length(k) + 2); break }
+		}
+		print v
+	}'
+}
+
+# log_message: reads agent log lines on stdin, prints their MESSAGE (between "reclaimd[level]: "
+# and " | ").
+log_message() {
+	sed 's/^.*reclaimd\[[a-z]*\]: //; s/ | .*$//'
+}
+
+# log_time: reads agent log lines on stdin, prints their timestamps (seconds since boot).
+log_time() {
+	sed -n 's/^\[\([0-9.]*\)\].*/\1/p'
+}
+
+# node_cpulist N: the CPUs of NUMA node N as the kernel lists them ("2-3").
+node_cpulist() {
+	cat "/sys/devices/system/node/node$1/cpulist"
+}
+
+# cpulist_expand LIST: "0-2,5" -> "0 1 2 5".
+cpulist_expand() {
+	echo "$1" | tr ',' '\n' | awk -F- 'NF { lo = $1; hi = (NF > 1) ? $2 : $1; for (c = lo; c <= hi; c++) printf "%s%d", (out++ ? " " : ""), c } END { print "" }'
+}
+
+# vmstat_sum KEY...: the sum of the /proc/vmstat counters named (a trailing * matches a prefix:
+# vmstat_sum 'allocstall_*').
+vmstat_sum() {
+	awk -v keys="$*" '
+		BEGIN { n = split(keys, k, " ") }
+		{
+			for (i = 1; i <= n; i++) {
+				p = k[i]
+				if ((substr(p, length(p)) == "*" && index($1, substr(p, 1, length(p) - 1)) == 1) || $1 == p) { s += $2; break }
+			}
+		}
+		END { printf "%d\n", s }' /proc/vmstat
+}
+
+# idle_cores_since STAT_FILE CPUS...: idle cores among CPUS between the /proc/stat copy in
+# STAT_FILE and now: sum over the CPUs of d(idle + iowait) / d(total), as the agent computes it.
+idle_cores_since() {
+	_f=$1
+	shift
+	grep '^cpu[0-9]' /proc/stat | awk -v cpus="$*" '
+		BEGIN { n = split(cpus, c, " "); for (i = 1; i <= n; i++) want["cpu" c[i]] = 1 }
+		FNR == NR { if ($1 in want) { t = 0; for (i = 2; i <= 11; i++) t += $i; t0[$1] = t; i0[$1] = $5 + $6 } next }
+		($1 in want) && ($1 in t0) {
+			t = 0; for (i = 2; i <= 11; i++) t += $i
+			if (t > t0[$1]) s += ($5 + $6 - i0[$1]) / (t - t0[$1])
+		}
+		END { printf "%.2f\n", s }' "$_f" -
+}

@@ -38,6 +38,11 @@
  * typical heap data. No page is all zeroes (zram and zswap store those
  * specially, which would make swap look free).
  *
+ * With --node N every page memhog allocates (anonymous, page cache, its own
+ * stack and heap) comes from NUMA node N only: set_mempolicy(2) MPOL_BIND,
+ * called through syscall(2) so that no libnuma is needed. When the node is
+ * full the kernel reclaims on that node rather than falling back to another.
+ *
  * Transparent huge pages are disabled for the anonymous area (MADV_NOHUGEPAGE)
  * unless --thp is given, so that the hot set is exactly the pages touched and
  * reclaim works page by page.
@@ -56,6 +61,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -79,7 +85,11 @@ struct options {
 	uint64_t seed;
 	bool thp;
 	bool keep_file;
+	int node;		/* --node, -1 = no memory policy */
 };
+
+/* include/uapi/linux/mempolicy.h */
+#define MEMHOG_MPOL_BIND 2
 
 static volatile sig_atomic_t stop_requested;
 
@@ -310,6 +320,7 @@ static void usage(FILE *f)
 	      "  --ready-file PATH       created once memory is set up\n"
 	      "  --seed N                random seed (default 1)\n"
 	      "  --thp                   allow transparent huge pages for the anonymous area\n"
+	      "  --node N                allocate only from NUMA node N (set_mempolicy MPOL_BIND)\n"
 	      "SIZE takes a K, M, G or T suffix (powers of 1024).\n", f);
 }
 
@@ -317,7 +328,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 {
 	enum { OPT_ANON = 1, OPT_FILE, OPT_FILE_PATH, OPT_KEEP_FILE, OPT_HOT_PCT,
 	       OPT_RATE, OPT_DURATION, OPT_REPORT, OPT_READY, OPT_SEED, OPT_THP,
-	       OPT_HELP };
+	       OPT_NODE, OPT_HELP };
 	static const struct option longopts[] = {
 		{ "anon", required_argument, NULL, OPT_ANON },
 		{ "file", required_argument, NULL, OPT_FILE },
@@ -330,6 +341,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "ready-file", required_argument, NULL, OPT_READY },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "thp", no_argument, NULL, OPT_THP },
+		{ "node", required_argument, NULL, OPT_NODE },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -338,6 +350,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		.hot_pct = 100.0,
 		.report_interval = 1.0,
 		.seed = 1,
+		.node = -1,
 	};
 
 	int c;
@@ -356,6 +369,13 @@ static void parse_args(int argc, char **argv, struct options *o)
 		case OPT_READY: o->ready_file = optarg; break;
 		case OPT_SEED: ok = parse_u64(optarg, &o->seed); break;
 		case OPT_THP: o->thp = true; break;
+		case OPT_NODE: {
+			uint64_t n;
+
+			ok = parse_u64(optarg, &n) && n < 64;
+			o->node = (int)n;
+			break;
+		}
 		case OPT_HELP: usage(stdout); exit(0);
 		default: usage(stderr); exit(2);
 		}
@@ -373,6 +393,17 @@ static void parse_args(int argc, char **argv, struct options *o)
 /* ---------------------------------------------------------------------------
  * Memory setup.
  */
+
+/* set_mempolicy(MPOL_BIND, {node}): every later allocation of this process from node only. */
+static void bind_to_node(int node)
+{
+	unsigned long mask = 1UL << node;
+
+	/* maxnode: the kernel reads maxnode - 1 bits (mm/mempolicy.c get_nodes). */
+	if (syscall(SYS_set_mempolicy, MEMHOG_MPOL_BIND, &mask,
+		    (unsigned long)(sizeof(mask) * 8)) != 0)
+		die("set_mempolicy(MPOL_BIND, node %d): %s", node, strerror(errno));
+}
 
 /*
  * Fills one page: per cache line RANDOM_WORDS random words, then a word that
@@ -546,9 +577,11 @@ int main(int argc, char **argv)
 
 	printf("memhog start pid=%ld anon_bytes=%" PRIu64 " file_bytes=%" PRIu64
 	       " pages=%" PRIu64 " hot_pages=%" PRIu64 " rate=%" PRIu64
-	       " duration_s=%.1f\n", (long)getpid(), o.anon_bytes, o.file_bytes,
-	       pages, hot_pages, o.rate, o.duration);
+	       " duration_s=%.1f node=%d\n", (long)getpid(), o.anon_bytes, o.file_bytes,
+	       pages, hot_pages, o.rate, o.duration, o.node);
 
+	if (o.node >= 0)
+		bind_to_node(o.node);
 	uint64_t setup_start = now_ns();
 	unsigned char *base = NULL;
 	if (o.anon_bytes > 0)
