@@ -4,14 +4,19 @@
  * hotplug), idle cores per node from two /proc/stat samples with a ten-sample rolling average,
  * the per-node worker count derived from it, and the node a cgroup's reclaim runs on.
  *
- * Only topology_read() does I/O. The rest are pure functions of structs, tested on topologies
+ * Only topology_read() (libnuma) and topology_read_sysfs() (the same sysfs files, re-read on each
+ * call to notice hotplug) do I/O. The rest are pure functions of structs, tested on topologies
  * built by hand (tests/unit/test_topology.c). See topology.h for the contract of each.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <numa.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "reclaimd/reader.h"
 #include "reclaimd/topology.h"
 
 _Static_assert(RECLAIMD_MAX_CPUS <= CPU_SETSIZE, "every tracked CPU fits a cpu_set_t");
@@ -96,6 +101,262 @@ int topology_read(struct numa_topology *ret)
 		return r;
 	for (unsigned i = 0; i < t->n_nodes; i++)
 		any_cpu |= t->node[i].present && t->node[i].n_cpus > 0;
+	if (!any_cpu)
+		return -ENOENT;
+	memcpy(ret, t, sizeof(*t));
+	return 0;
+}
+
+/* ---- sysfs ----------------------------------------------------------------------------------- */
+
+/* Decimal digits at buf[*pos..len) into *ret, saturating at UINT64_MAX (the callers only compare
+ * against small limits). Returns false when there is no digit. */
+static bool parse_decimal(const char *buf, size_t len, size_t *pos, uint64_t *ret)
+{
+	size_t i = *pos;
+	uint64_t v = 0;
+
+	for (; i < len && buf[i] >= '0' && buf[i] <= '9'; i++) {
+		unsigned d = (unsigned)(buf[i] - '0');
+
+		v = v > (UINT64_MAX - d) / 10 ? UINT64_MAX : v * 10 + d;
+	}
+	if (i == *pos)
+		return false;
+	*pos = i;
+	*ret = v;
+	return true;
+}
+
+/* cpulist_parse(); with drop_high, CPUs >= CPU_SETSIZE are left out instead of failing (what
+ * topology_read() does with libnuma's wider masks). */
+static int cpulist_parse_impl(const char *buf, size_t len, cpu_set_t *ret, bool drop_high)
+{
+	cpu_set_t set;
+	size_t pos = 0;
+
+	CPU_ZERO(&set);
+	/* Rule: at most one '\n', and only as the last byte. */
+	if (len > 0 && buf[len - 1] == '\n')
+		len--;
+	/* Rule: empty (after that '\n') is the empty set. */
+	while (pos < len) {
+		uint64_t lo, hi;
+
+		/* Rule: a group after the first follows exactly one ','. */
+		if (pos > 0 && (buf[pos++] != ',' || pos == len))
+			return -EBADMSG;
+		/* Rule: a group is "N" or "N-M", decimal digits only (no sign, space, or 0x). */
+		if (!parse_decimal(buf, len, &pos, &lo))
+			return -EBADMSG;
+		hi = lo;
+		if (pos < len && buf[pos] == '-') {
+			pos++;
+			if (!parse_decimal(buf, len, &pos, &hi))
+				return -EBADMSG; /* "1-" or "1--2" */
+		}
+		/* Rule: a group ends at ',' or the end ("1x", "1 ", "1\n2", NUL bytes fail here). */
+		if (pos < len && buf[pos] != ',')
+			return -EBADMSG;
+		/* Rule: a range does not go backwards ("3-1"). */
+		if (lo > hi)
+			return -EBADMSG;
+		if (hi >= CPU_SETSIZE) {
+			if (!drop_high)
+				return -E2BIG;
+			hi = CPU_SETSIZE - 1;
+		}
+		for (uint64_t c = lo; c <= hi; c++)
+			CPU_SET((size_t)c, &set);
+	}
+	*ret = set;
+	return 0;
+}
+
+int cpulist_parse(const char *buf, size_t len, cpu_set_t *ret)
+{
+	return cpulist_parse_impl(buf, len, ret, false);
+}
+
+/*
+ * One distance row: an entry per online node, in ascending node id order, into
+ * distance[<that id>]. The kernel prints "%s%d" with " " before every entry whose NODE ID is not
+ * 0 (drivers/base/node.c node_read_distance), then "\n".
+ * Rules: entries are decimal numbers (the kernel's int is never negative for a valid SLIT) no
+ * larger than INT_MAX; exactly one space between two entries; one space before the first entry
+ * allowed (node 0 offline) but not required; exactly as many entries as online nodes; the row
+ * ends in '\n' and nothing follows it.
+ */
+static int distance_row_parse(const char *buf, size_t len, const cpu_set_t *online,
+			      unsigned distance[RECLAIMD_MAX_NODES])
+{
+	unsigned d[RECLAIMD_MAX_NODES];
+	size_t pos = 0;
+	unsigned n = 0;
+
+	if (len == 0 || buf[len - 1] != '\n')
+		return -EBADMSG;
+	len--;
+	if (len > 0 && buf[0] == ' ')
+		pos++;
+	for (int j = 0; j < RECLAIMD_MAX_NODES; j++) {
+		uint64_t v;
+
+		if (!CPU_ISSET((size_t)j, online))
+			continue;
+		if (n > 0 && (pos >= len || buf[pos++] != ' '))
+			return -EBADMSG; /* too few entries, or not one space between them */
+		if (!parse_decimal(buf, len, &pos, &v) || v > INT_MAX)
+			return -EBADMSG;
+		d[j] = (unsigned)v;
+		n++;
+	}
+	if (n == 0 || pos != len)
+		return -EBADMSG; /* too many entries, or something after the last one */
+	for (int j = 0; j < RECLAIMD_MAX_NODES; j++)
+		if (CPU_ISSET((size_t)j, online))
+			distance[j] = d[j];
+	return 0;
+}
+
+/*
+ * node<N>/meminfo: the line "Node <N> MemTotal:<spaces><kB> kB" (drivers/base/node.c
+ * node_read_meminfo prints "Node %d MemTotal:       %8lu kB\n" first).
+ * Rules: that line exists, with this node's id; one or more spaces before a decimal number, then
+ * " kB" and the end of the line; the byte count fits 64 bits. Other lines are not looked at.
+ */
+static int node_meminfo_parse(const char *buf, size_t len, unsigned node, uint64_t *ret_bytes)
+{
+	char prefix[64];
+	size_t prefix_n = (size_t)snprintf(prefix, sizeof(prefix), "Node %u MemTotal:", node);
+
+	for (size_t pos = 0; pos < len;) {
+		const char *nl = memchr(buf + pos, '\n', len - pos);
+		size_t end = nl ? (size_t)(nl - buf) : len, p;
+		uint64_t kb;
+
+		if (end - pos < prefix_n || memcmp(buf + pos, prefix, prefix_n) != 0) {
+			pos = end + 1;
+			continue;
+		}
+		p = pos + prefix_n;
+		if (p >= end || buf[p] != ' ')
+			return -EBADMSG;
+		while (p < end && buf[p] == ' ')
+			p++;
+		if (!parse_decimal(buf, end, &p, &kb) || end - p != 3 || memcmp(buf + p, " kB", 3) != 0)
+			return -EBADMSG;
+		if (kb > UINT64_MAX / 1024)
+			return -EBADMSG;
+		*ret_bytes = kb * 1024;
+		return 0;
+	}
+	return -EBADMSG;
+}
+
+/* Large enough for a cpulist of 8192 CPUs (CPULIST_FILE_MAX_BYTES: NR_CPUS * 7 / 2). */
+#define SYSFS_BUF_SIZE (64 * 1024)
+
+/* Reads dirfd/name into buf (NUL-terminated, *ret_len bytes). */
+static int read_sysfs(int dirfd, const char *name, char *buf, size_t *ret_len)
+{
+	return read_at(dirfd, name, buf, SYSFS_BUF_SIZE, ret_len);
+}
+
+static int node_read_sysfs(int node_dir, unsigned i, const cpu_set_t *cpu_online,
+			   const cpu_set_t *online, char *buf, struct numa_node_info *n)
+{
+	char name[64];
+	cpu_set_t cpus;
+	size_t len;
+	int r;
+
+	snprintf(name, sizeof(name), "node%u/cpulist", i);
+	r = read_sysfs(node_dir, name, buf, &len);
+	if (r < 0)
+		return r;
+	r = cpulist_parse_impl(buf, len, &cpus, true);
+	if (r < 0)
+		return r;
+	CPU_AND(&n->cpus, &cpus, cpu_online);
+
+	snprintf(name, sizeof(name), "node%u/distance", i);
+	r = read_sysfs(node_dir, name, buf, &len);
+	if (r < 0)
+		return r;
+	r = distance_row_parse(buf, len, online, n->distance);
+	if (r < 0)
+		return r;
+
+	snprintf(name, sizeof(name), "node%u/meminfo", i);
+	r = read_sysfs(node_dir, name, buf, &len);
+	if (r < 0)
+		return r;
+	r = node_meminfo_parse(buf, len, i, &n->mem_total_bytes);
+	if (r < 0)
+		return r;
+	node_init(n, (int)i);
+	return 0;
+}
+
+int topology_read_sysfs(const char *sys_root, struct numa_topology *ret)
+{
+	_cleanup_(freep) struct numa_topology *t = calloc(1, sizeof(*t));
+	_cleanup_(freep) char *buf = malloc(SYSFS_BUF_SIZE);
+	_cleanup_(closep) int node_dir = -1;
+	_cleanup_(closep) int cpu_dir = -1;
+	cpu_set_t online, cpu_online;
+	char path[PATH_MAX];
+	bool any_cpu = false;
+	size_t len;
+	int r, k;
+
+	if (!t || !buf)
+		return -ENOMEM;
+
+	k = snprintf(path, sizeof(path), "%s/devices/system/node", sys_root);
+	if (k < 0 || (size_t)k >= sizeof(path))
+		return -ENAMETOOLONG;
+	node_dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (node_dir < 0)
+		return -errno;
+	k = snprintf(path, sizeof(path), "%s/devices/system/cpu", sys_root);
+	if (k < 0 || (size_t)k >= sizeof(path))
+		return -ENAMETOOLONG;
+	cpu_dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cpu_dir < 0)
+		return -errno;
+
+	r = read_sysfs(cpu_dir, "online", buf, &len);
+	if (r < 0)
+		return r;
+	r = cpulist_parse_impl(buf, len, &cpu_online, true);
+	if (r < 0)
+		return r;
+
+	r = read_sysfs(node_dir, "online", buf, &len);
+	if (r < 0)
+		return r;
+	/* Node ids >= CPU_SETSIZE come back as -E2BIG here, lower ones past our limit below. */
+	r = cpulist_parse(buf, len, &online);
+	if (r < 0)
+		return r;
+	for (size_t i = RECLAIMD_MAX_NODES; i < CPU_SETSIZE; i++)
+		if (CPU_ISSET(i, &online))
+			return -E2BIG;
+	/* Rule: a NUMA kernel has at least one online node. */
+	if (CPU_COUNT(&online) == 0)
+		return -EBADMSG;
+
+	for (unsigned i = 0; i < RECLAIMD_MAX_NODES; i++) {
+		if (!CPU_ISSET(i, &online))
+			continue;
+		r = node_read_sysfs(node_dir, i, &cpu_online, &online, buf, &t->node[i]);
+		if (r < 0)
+			return r;
+		t->n_nodes = i + 1;
+		any_cpu |= t->node[i].n_cpus > 0;
+	}
 	if (!any_cpu)
 		return -ENOENT;
 	memcpy(ret, t, sizeof(*t));

@@ -3,8 +3,16 @@
  * topology.h - NUMA topology, idle cores per node, and how many reclaim workers each node may run.
  *
  * The topology is a plain struct indexed by node id, so tests build it by hand; only
- * topology_read() touches the system (libnuma, which reads /sys/devices/system/node/node<N>/
- * {cpumap,meminfo,distance}: drivers/base/node.c). Everything else here is pure.
+ * topology_read() (libnuma, which reads /sys/devices/system/node/node<N>/{cpumap,meminfo,distance}:
+ * drivers/base/node.c) and topology_read_sysfs() (the same files, read directly) touch the system.
+ * Everything else here is pure.
+ *
+ * Two readers, one struct: the daemon reads the topology through libnuma once at start
+ * (topology_read()), and afterwards re-reads it now and then with topology_read_sysfs(), which
+ * sees CPU and memory hotplug that libnuma's per-process caches hide; when topology_equal() says
+ * the two differ, it rebuilds its per-node pools and resets its idle_tracker. On an unchanged
+ * machine both readers must produce topologies that topology_equal() calls equal (asserted on the
+ * build machine by tests/unit/test_topology.c), else every re-read would look like hotplug.
  *
  * The idle tracker turns two /proc/stat samples (cpustat.h) into "idle cores" per node and keeps
  * the last IDLE_SAMPLES of them; node_allowed_workers() turns their average into a worker count.
@@ -49,9 +57,45 @@ struct numa_topology {
  * Caveat: libnuma reads the node set when it is loaded, and each node's CPU mask and the distance
  * table on first use, and never again (libnuma.c node_cpu_mask_v2, distance.c distance_table);
  * only node sizes are re-read. So a second call in the same process sees no CPU or node hotplug,
- * and topology_equal() on two such reads is always true. Detecting hotplug at run time needs a
- * reader of /sys/devices/system/node/node<N>/{cpulist,distance} instead (not written yet). */
+ * and topology_equal() on two such reads is always true: use topology_read_sysfs() to re-read. */
 int topology_read(struct numa_topology *ret);
+
+/* Fills *ret from sys_root/devices/system/node/ (sys_root is "/sys" outside tests), re-reading
+ * every file on each call, so it sees CPU and node hotplug:
+ *   online            the online nodes, a list like cpulist_parse()'s ("0-1", "0,2-3");
+ *   node<N>/cpulist   node N's CPUs (an empty line for a memory-only node), intersected with
+ *                     sys_root/devices/system/cpu/online (the kernel already masks cpulist with
+ *                     cpu_online_mask; the intersection is for older kernels and for the race
+ *                     with a CPU going offline between the two reads);
+ *   node<N>/distance  node N's SLIT row: one decimal per ONLINE node in ascending id order
+ *                     (drivers/base/node.c node_read_distance: for_each_online_node), mapped back
+ *                     to node ids through `online`; separated by single spaces, and the kernel puts
+ *                     the space before each entry of a non-zero node id, so the row starts with one
+ *                     space when node 0 is offline;
+ *   node<N>/meminfo   its "Node <N> MemTotal: <kB> kB" line, into mem_total_bytes.
+ * It describes the machine as topology_read() does with libnuma working: same present nodes,
+ * n_nodes, online CPUs per node (those below CPU_SETSIZE; higher ones are dropped, as there),
+ * and distances between present nodes (0 to absent ones). Nodes are the ones listed in `online`
+ * (libnuma takes the node<N> directories, which the kernel creates and removes with the online
+ * state: register_one_node/unregister_one_node).
+ * Returns 0; -ENOENT when sys_root/devices/system/node does not exist (a kernel without
+ * CONFIG_NUMA: the caller keeps topology_read()'s flat topology), when a file of a listed node is
+ * missing (the node went offline while it was being read: try again later), or when no node has an
+ * online CPU (as topology_read()); -EBADMSG when a file breaks its format (the rule broken is
+ * named in topology.c), a distance row does not have one entry per online node, or no node is
+ * online; -E2BIG when an online node id is >= RECLAIMD_MAX_NODES; -EFBIG for a file over 64 KiB;
+ * -ENOMEM; -ENAMETOOLONG for a sys_root too long for a path; -errno from open/read.
+ * *ret is untouched on failure. Thread-safe (no state). */
+int topology_read_sysfs(const char *sys_root, struct numa_topology *ret);
+
+/* Parses a kernel CPU list (bitmap_print_list_to_buf, "%*pbl": cpulist, cpu/online, node/online)
+ * from buf[0..len) (not NUL-terminated) into *ret: comma-separated groups "N" or "N-M" (N <= M)
+ * of decimal numbers, with no spaces, optionally ending in one '\n'. An empty buffer or a lone
+ * "\n" is the empty set. Groups may come in any order and overlap (the kernel prints them sorted
+ * and disjoint). Returns 0; -EBADMSG for anything else ("1,,2", "1-", "-1", "3-1", ",1", "1,",
+ * " 1", "0x1", "1\n\n", NUL bytes); -E2BIG when a well-formed list names a CPU >= CPU_SETSIZE
+ * (however many digits). *ret is untouched on failure. */
+int cpulist_parse(const char *buf, size_t len, cpu_set_t *ret);
 
 /* The node whose workers serve memory on `node`: `node` itself when it has CPUs, else the node
  * with CPUs at the smallest known distance from it (ties to the lowest id; unknown distances, 0,
@@ -62,8 +106,9 @@ int topology_cpu_node(const struct numa_topology *t, int node);
 /* True when a and b have the same nodes, the same CPU set on each, and the same distances: the
  * only inputs of topology_cpu_node() and of the idle computation, so equal topologies give equal
  * answers. Memory sizes are ignored (memory hotplug or a balloon changes them without changing
- * where workers run). Meant for an agent that re-reads the topology now and then and, when this
- * is false, rebuilds its per-node pools and resets its idle_tracker (see the caveat above). */
+ * where workers run). Meant for an agent that re-reads the topology now and then with
+ * topology_read_sysfs() and, when this is false, rebuilds its per-node pools and resets its
+ * idle_tracker (see the top of this file). */
 bool topology_equal(const struct numa_topology *a, const struct numa_topology *b);
 
 /* ---- idle cores ------------------------------------------------------------------------------ */

@@ -4,7 +4,9 @@
  * prefix of it, hostile and malformed lines, sparse CPU numbers), idle cores on topologies built by
  * hand (two nodes of two CPUs, a memory-only node), the ten-sample rolling average, the worker
  * formula at its boundaries, the CPU node of memory-only nodes, placement from memory.numa_stat,
- * and topology_read() and /proc/stat on this machine.
+ * cpulist_parse() edge cases, topology_read_sysfs() on fixture trees (tests/fixtures/topology/,
+ * see its README.txt) and on trees written at run time with one file broken, and topology_read(),
+ * topology_read_sysfs("/sys") (equal to it) and /proc/stat on this machine.
  *
  * Buffers are handed to the parser in heap blocks of exactly `len` bytes, so AddressSanitizer
  * catches any read past the end. Fixtures are found under $RECLAIMD_FIXTURES, by default
@@ -12,7 +14,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
+#include <numa.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "reclaimd/cpustat.h"
 #include "reclaimd/reader.h"
@@ -558,6 +564,391 @@ static void test_placement(void)
 	CHECK_EQ_INT(placement_node(&ns, &topo), -ENOENT);
 }
 
+/* ---- cpulist_parse ------------------------------------------------------------------------------ */
+
+static cpu_set_t cs, cs_pattern;
+
+/* Fails unless cpulist_parse(lit) returns err and leaves its result as it was. */
+#define CHECK_CPULIST_FAILS(lit, err)                                                           \
+	do {                                                                                    \
+		memset(&cs, 0xa5, sizeof(cs));                                                  \
+		memset(&cs_pattern, 0xa5, sizeof(cs_pattern));                                  \
+		CHECK_EQ_INT(RUNS(cpulist_parse, lit, &cs), err);                               \
+		CHECK(memcmp(&cs, &cs_pattern, sizeof(cs)) == 0);                               \
+	} while (0)
+
+/* cs holds exactly the CPUs in want[0..n). */
+static bool cs_is(const int *want, size_t n)
+{
+	cpu_set_t w;
+
+	CPU_ZERO(&w);
+	for (size_t i = 0; i < n; i++)
+		CPU_SET((size_t)want[i], &w);
+	return CPU_EQUAL(&w, &cs);
+}
+
+static void test_cpulist_parse(void)
+{
+	static const int c0[] = { 0 }, c0_3_8_10_11[] = { 0, 1, 2, 3, 8, 10, 11 }, c1_2[] = { 1, 2 },
+			 c1023[] = { 1023 }, c5_7[] = { 5, 7 };
+	static const char *const bad[] = {
+		"3-1", "1,,2", "1-", "-1", "1--2", ",1", "1,", ",", "-", " 1", "1 ", "1\n\n", "\n\n",
+		"\n1", "1\n2", "0x1", "+1", "1-2-3", "1:2", "0-7:2/4", "a", "1,a", "1-a", "1\r\n",
+		"1-\n", "2,\n", "1, 2",
+	};
+
+	memset(&cs, 0xa5, sizeof(cs));
+	CHECK_EQ_INT(cpulist_parse("x", 0, &cs), 0); /* len 0: nothing is read */
+	CHECK_EQ_INT(CPU_COUNT(&cs), 0);
+	memset(&cs, 0xa5, sizeof(cs));
+	CHECK_EQ_INT(RUNS(cpulist_parse, "\n", &cs), 0);
+	CHECK_EQ_INT(CPU_COUNT(&cs), 0);
+	CHECK_EQ_INT(RUNS(cpulist_parse, "0", &cs), 0);
+	CHECK(cs_is(c0, ARRAY_SIZE(c0)));
+	CHECK_EQ_INT(RUNS(cpulist_parse, "0\n", &cs), 0);
+	CHECK(cs_is(c0, ARRAY_SIZE(c0)));
+	CHECK_EQ_INT(RUNS(cpulist_parse, "0-0", &cs), 0);
+	CHECK(cs_is(c0, ARRAY_SIZE(c0)));
+	CHECK_EQ_INT(RUNS(cpulist_parse, "0-3,8,10-11\n", &cs), 0);
+	CHECK(cs_is(c0_3_8_10_11, ARRAY_SIZE(c0_3_8_10_11)));
+	CHECK_EQ_INT(RUNS(cpulist_parse, "2,1,1-2", &cs), 0); /* any order, overlaps */
+	CHECK(cs_is(c1_2, ARRAY_SIZE(c1_2)));
+	CHECK_EQ_INT(RUNS(cpulist_parse, "007,05", &cs), 0); /* leading zeros are still decimal */
+	CHECK(cs_is(c5_7, ARRAY_SIZE(c5_7)));
+	CHECK_EQ_INT(RUNS(cpulist_parse, "1023\n", &cs), 0); /* CPU_SETSIZE - 1 */
+	CHECK(cs_is(c1023, ARRAY_SIZE(c1023)));
+	CHECK_EQ_INT(RUNS(cpulist_parse, "0-1023", &cs), 0);
+	CHECK_EQ_INT(CPU_COUNT(&cs), CPU_SETSIZE);
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		memset(&cs, 0xa5, sizeof(cs));
+		memset(&cs_pattern, 0xa5, sizeof(cs_pattern));
+		if (RUNS(cpulist_parse, bad[i], &cs) != -EBADMSG) {
+			test_failed++;
+			fprintf(stderr, "cpulist accepted: \"%s\"\n", bad[i]);
+		} else {
+			test_passed++;
+		}
+		CHECK(memcmp(&cs, &cs_pattern, sizeof(cs)) == 0);
+	}
+	CHECK_EQ_INT(RUN(cpulist_parse, "1\0", 2, &cs), -EBADMSG); /* a NUL byte */
+	CHECK_EQ_INT(RUN(cpulist_parse, "1\0\n", 3, &cs), -EBADMSG);
+	CHECK_EQ_INT(RUN(cpulist_parse, "\0", 1, &cs), -EBADMSG);
+	CHECK_CPULIST_FAILS("3-1", -EBADMSG);
+	CHECK_CPULIST_FAILS("1,,2", -EBADMSG);
+	CHECK_CPULIST_FAILS("1-", -EBADMSG);
+	/* CPU_SETSIZE and beyond: -E2BIG, however written. */
+	CHECK_CPULIST_FAILS("1024", -E2BIG);
+	CHECK_CPULIST_FAILS("0-3,1000-1024\n", -E2BIG);
+	CHECK_CPULIST_FAILS("99999999999999999999999999", -E2BIG);
+	CHECK_CPULIST_FAILS("0-18446744073709551616", -E2BIG);
+	/* ...but the format is checked first when the bad part comes before the big number. */
+	CHECK_CPULIST_FAILS("3-1,5000", -EBADMSG);
+	/* The NUL-terminated copy is never read past len. */
+	CHECK_EQ_INT(RUN(cpulist_parse, "1,2,3", 3, &cs), 0);
+	CHECK(cs_is(c1_2, ARRAY_SIZE(c1_2)));
+}
+
+/* ---- topology_read_sysfs --------------------------------------------------------------------- */
+
+static const char *fixture_dir(void)
+{
+	const char *dir = getenv("RECLAIMD_FIXTURES");
+
+	return dir ? dir : "tests/fixtures";
+}
+
+/* topology_read_sysfs() on tests/fixtures/topology/<name>. */
+static int read_fixture_tree(const char *name, struct numa_topology *t)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/topology/%s", fixture_dir(), name);
+	return topology_read_sysfs(path, t);
+}
+
+/* Fails unless reading the tree at root returns err and leaves topo2 as it was. */
+static void check_tree_fails(const char *what, const char *root, bool fixture, int err)
+{
+	static struct numa_topology pattern;
+	int r;
+
+	memset(&topo2, 0x5a, sizeof(topo2));
+	memset(&pattern, 0x5a, sizeof(pattern));
+	r = fixture ? read_fixture_tree(root, &topo2) : topology_read_sysfs(root, &topo2);
+	if (r != err) {
+		test_failed++;
+		fprintf(stderr, "%s: topology_read_sysfs = %d (%s), want %d (%s)\n", what, r,
+			strerror(-r), err, strerror(-err));
+	} else {
+		test_passed++;
+	}
+	CHECK(memcmp(&topo2, &pattern, sizeof(pattern)) == 0);
+}
+
+static bool node_cpus_are(const struct numa_node_info *n, const int *want, size_t k)
+{
+	cpu_set_t w;
+
+	CPU_ZERO(&w);
+	for (size_t i = 0; i < k; i++)
+		CPU_SET((size_t)want[i], &w);
+	return CPU_EQUAL(&w, &n->cpus) && n->n_cpus == k;
+}
+
+static void test_sysfs_fixtures(void)
+{
+	static const int c01[] = { 0, 1 }, c23[] = { 2, 3 }, c2[] = { 2 }, c8[] = { 8 };
+
+	/* two-nodes: equal to the same machine built by hand. */
+	memset(&topo, 0xa5, sizeof(topo));
+	CHECK_EQ_INT(read_fixture_tree("two-nodes", &topo), 0);
+	CHECK_EQ_INT(topo.n_nodes, 2);
+	CHECK(topo.node[0].present && topo.node[1].present && !topo.node[2].present);
+	CHECK_EQ_INT(topo.node[0].id, 0);
+	CHECK_EQ_INT(topo.node[1].id, 1);
+	CHECK(node_cpus_are(&topo.node[0], c01, 2));
+	CHECK(node_cpus_are(&topo.node[1], c23, 2));
+	CHECK_EQ_INT(topo.node[0].distance[0], 10);
+	CHECK_EQ_INT(topo.node[0].distance[1], 21);
+	CHECK_EQ_INT(topo.node[1].distance[0], 21);
+	CHECK_EQ_INT(topo.node[1].distance[1], 10);
+	CHECK_EQ_INT(topo.node[0].distance[2], 0);
+	CHECK_EQ_U64(topo.node[0].mem_total_bytes, 4194304ull * 1024);
+	CHECK_EQ_U64(topo.node[1].mem_total_bytes, 4ull << 30);
+	CHECK_EQ_INT(topology_cpu_node(&topo, 1), 1);
+	topo_two_by_two(&topo2, false);
+	topo_distance(&topo2, 0, 1, 21);
+	CHECK(topology_equal(&topo, &topo2));
+
+	/* memory-only: node 2 has no CPU and is served from node 1 (12 < 20). */
+	CHECK_EQ_INT(read_fixture_tree("memory-only", &topo), 0);
+	CHECK_EQ_INT(topo.n_nodes, 3);
+	CHECK(topo.node[2].present);
+	CHECK_EQ_INT(topo.node[2].n_cpus, 0);
+	CHECK_EQ_INT(CPU_COUNT(&topo.node[2].cpus), 0);
+	CHECK_EQ_U64(topo.node[2].mem_total_bytes, 16ull << 30);
+	CHECK_EQ_INT(topo.node[2].distance[0], 20);
+	CHECK_EQ_INT(topo.node[2].distance[1], 12);
+	CHECK_EQ_INT(topo.node[2].distance[2], 10);
+	CHECK_EQ_INT(topo.node[0].distance[2], 20);
+	CHECK_EQ_INT(topology_cpu_node(&topo, 2), 1);
+	CHECK_EQ_INT(topology_cpu_node(&topo, 0), 0);
+	topo_two_by_two(&topo2, true);
+	topo_distance(&topo2, 0, 1, 21);
+	CHECK(topology_equal(&topo, &topo2));
+
+	/* cpu-offline: CPU 3 is offline, though node1/cpulist still lists it. */
+	CHECK_EQ_INT(read_fixture_tree("cpu-offline", &topo), 0);
+	CHECK(node_cpus_are(&topo.node[0], c01, 2));
+	CHECK(node_cpus_are(&topo.node[1], c2, 1));
+	CHECK_EQ_INT(read_fixture_tree("two-nodes", &topo2), 0);
+	CHECK(!topology_equal(&topo, &topo2)); /* hotplug is noticed */
+
+	/* no-node0: nodes 1 and 3, rows with the kernel's leading space. */
+	CHECK_EQ_INT(read_fixture_tree("no-node0", &topo), 0);
+	CHECK_EQ_INT(topo.n_nodes, 4);
+	CHECK(!topo.node[0].present && topo.node[1].present && !topo.node[2].present &&
+	      topo.node[3].present);
+	CHECK(node_cpus_are(&topo.node[1], c01, 2));
+	CHECK(node_cpus_are(&topo.node[3], c8, 1));
+	CHECK_EQ_INT(topo.node[1].distance[1], 10);
+	CHECK_EQ_INT(topo.node[1].distance[3], 32);
+	CHECK_EQ_INT(topo.node[3].distance[1], 32);
+	CHECK_EQ_INT(topo.node[3].distance[3], 10);
+	CHECK_EQ_INT(topo.node[1].distance[0], 0);
+	CHECK_EQ_INT(topo.node[1].distance[2], 0);
+	CHECK_EQ_U64(topo.node[3].mem_total_bytes, 1ull << 30);
+	CHECK_EQ_INT(topology_cpu_node(&topo, 0), -ENOENT);
+
+	check_tree_fails("bad-cpulist", "bad-cpulist", true, -EBADMSG);
+	check_tree_fails("bad-distance-count", "bad-distance-count", true, -EBADMSG);
+	check_tree_fails("node-99", "node-99", true, -E2BIG);
+	check_tree_fails("no-numa", "no-numa", true, -ENOENT);
+	check_tree_fails("no such tree", "does-not-exist", true, -ENOENT);
+}
+
+/* ---- trees written at run time: two-nodes with one file changed ---- */
+
+static char tree_root[256];
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+static void tree_rm(void)
+{
+	if (tree_root[0])
+		nftw(tree_root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Writes root/rel with content (NULL: no file), creating directories. */
+static void tree_file(const char *rel, const char *content)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tree_root, rel);
+	for (char *p = path + strlen(tree_root) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		mkdir(path, 0755);
+		*p = '/';
+	}
+	if (!content) {
+		unlink(path);
+		return;
+	}
+	f = fopen(path, "w");
+	if (!f || fputs(content, f) < 0 || fclose(f) != 0) {
+		fprintf(stderr, "cannot write %s\n", path);
+		exit(2);
+	}
+}
+
+#define N "devices/system/node/"
+
+/* A fresh two-nodes tree with file rel replaced by content (rel NULL: unchanged). */
+static void tree_two_nodes(const char *rel, const char *content)
+{
+	static const char *const files[][2] = {
+		{ "devices/system/cpu/online", "0-3\n" },
+		{ N "online", "0-1\n" },
+		{ N "node0/cpulist", "0-1\n" },
+		{ N "node0/distance", "10 21\n" },
+		{ N "node0/meminfo", "Node 0 MemTotal:        4194304 kB\nNode 0 MemFree:  1 kB\n" },
+		{ N "node1/cpulist", "2-3\n" },
+		{ N "node1/distance", "21 10\n" },
+		{ N "node1/meminfo", "Node 1 MemTotal:        4194304 kB\nNode 1 MemFree:  1 kB\n" },
+	};
+
+	tree_rm();
+	snprintf(tree_root, sizeof(tree_root), "%s/reclaimd-topo.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(tree_root)) {
+		perror("mkdtemp");
+		exit(2);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
+		tree_file(files[i][0], files[i][1]);
+	if (rel)
+		tree_file(rel, content);
+}
+
+static void test_sysfs_trees(void)
+{
+	static const int c0[] = { 0 }, c01[] = { 0, 1 };
+	/* Each is two-nodes with one file replaced; all are -EBADMSG. */
+	static const char *const malformed[][2] = {
+		{ N "node1/distance", "21 10 \n" },        /* trailing space */
+		{ N "node1/distance", "21  10\n" },        /* two spaces */
+		{ N "node1/distance", "21\t10\n" },        /* tab */
+		{ N "node1/distance", "21 10" },           /* no '\n' (truncated) */
+		{ N "node1/distance", "21 10\n\n" },       /* something after the '\n' */
+		{ N "node1/distance", "21 10 20\n" },      /* one entry too many */
+		{ N "node1/distance", "\n" },              /* no entry */
+		{ N "node1/distance", "" },                /* empty file */
+		{ N "node1/distance", "  21 10\n" },       /* two leading spaces */
+		{ N "node1/distance", "-21 10\n" },        /* negative */
+		{ N "node1/distance", "21 2147483648\n" }, /* above INT_MAX */
+		{ N "node1/distance", "21 x\n" },
+		{ N "node1/cpulist", "2-3,\n" },
+		{ N "node1/cpulist", "3-2\n" },
+		{ N "node1/meminfo", "Node 0 MemTotal:        4194304 kB\n" }, /* another node's */
+		{ N "node1/meminfo", "Node 10 MemTotal:        4194304 kB\n" },
+		{ N "node1/meminfo", "Node 1 MemFree:        4194304 kB\n" },  /* no MemTotal */
+		{ N "node1/meminfo", "Node 1 MemTotal:        4194304 MB\n" },
+		{ N "node1/meminfo", "Node 1 MemTotal:        4194304\n" },
+		{ N "node1/meminfo", "Node 1 MemTotal:4194304 kB\n" },
+		{ N "node1/meminfo", "Node 1 MemTotal:        x kB\n" },
+		{ N "node1/meminfo", "Node 1 MemTotal:        18014398509481984 kB\n" }, /* 2^54 KiB */
+		{ N "node1/meminfo", "" },
+		{ N "online", "\n" },    /* no node online */
+		{ N "online", "0-\n" },
+		{ N "online", "0 1\n" },
+		{ "devices/system/cpu/online", "0-3,\n" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(malformed); i++) {
+		char what[256];
+
+		snprintf(what, sizeof(what), "%s \"%s\"", malformed[i][0], malformed[i][1]);
+		tree_two_nodes(malformed[i][0], malformed[i][1]);
+		check_tree_fails(what, tree_root, false, -EBADMSG);
+	}
+
+	/* The unchanged tree reads, from a root with a trailing '/' too. */
+	tree_two_nodes(NULL, NULL);
+	CHECK_EQ_INT(topology_read_sysfs(tree_root, &topo), 0);
+	{
+		char root[sizeof(tree_root) + 1];
+
+		snprintf(root, sizeof(root), "%s/", tree_root);
+		CHECK_EQ_INT(topology_read_sysfs(root, &topo2), 0);
+		CHECK(topology_equal(&topo, &topo2));
+	}
+
+	/* Node ids: 64 and anything >= CPU_SETSIZE are too big; 63 is the highest accepted. */
+	tree_two_nodes(N "online", "0,64\n");
+	check_tree_fails("online 0,64", tree_root, false, -E2BIG);
+	tree_two_nodes(N "online", "0,5000\n");
+	check_tree_fails("online 0,5000", tree_root, false, -E2BIG);
+	tree_two_nodes(N "online", "0,63\n");
+	tree_file(N "node0/distance", "10 40\n");
+	tree_file(N "node63/cpulist", "2-3\n");
+	tree_file(N "node63/distance", "40 10\n");
+	tree_file(N "node63/meminfo", "Node 63 MemTotal: 1024 kB\n");
+	CHECK_EQ_INT(topology_read_sysfs(tree_root, &topo), 0);
+	CHECK_EQ_INT(topo.n_nodes, 64);
+	CHECK(topo.node[63].present && !topo.node[1].present);
+	CHECK_EQ_INT(topo.node[63].distance[0], 40);
+	CHECK_EQ_INT(topo.node[0].distance[63], 40);
+	CHECK_EQ_U64(topo.node[63].mem_total_bytes, 1024 * 1024);
+
+	/* A listed node whose files are gone (hot-removed while being read), no cpu/online. */
+	tree_two_nodes(N "node1/distance", NULL);
+	check_tree_fails("node1/distance missing", tree_root, false, -ENOENT);
+	tree_two_nodes("devices/system/cpu/online", NULL);
+	check_tree_fails("cpu/online missing", tree_root, false, -ENOENT);
+	/* Every CPU offline: no node has a CPU (as topology_read()). */
+	tree_two_nodes("devices/system/cpu/online", "\n");
+	check_tree_fails("no CPU online", tree_root, false, -ENOENT);
+
+	/* CPUs >= CPU_SETSIZE are dropped, as topology_read() drops them. */
+	tree_two_nodes(N "node0/cpulist", "0,1024-1100\n");
+	tree_file("devices/system/cpu/online", "0-4095\n");
+	CHECK_EQ_INT(topology_read_sysfs(tree_root, &topo), 0);
+	CHECK(node_cpus_are(&topo.node[0], c0, 1));
+
+	/* A CPU comes online: the re-read sees it, and topology_equal() notices. */
+	tree_two_nodes("devices/system/cpu/online", "0,2-3\n");
+	CHECK_EQ_INT(topology_read_sysfs(tree_root, &topo), 0);
+	CHECK(node_cpus_are(&topo.node[0], c0, 1));
+	tree_file("devices/system/cpu/online", "0-3\n");
+	CHECK_EQ_INT(topology_read_sysfs(tree_root, &topo2), 0);
+	CHECK(node_cpus_are(&topo2.node[0], c01, 2));
+	CHECK(!topology_equal(&topo, &topo2));
+
+	/* Only MemTotal is read; it may come on any line. */
+	tree_two_nodes(N "node1/meminfo", "\nNode 1 MemFree: junk\nNode 1 MemTotal: 0 kB\n");
+	CHECK_EQ_INT(topology_read_sysfs(tree_root, &topo), 0);
+	CHECK_EQ_U64(topo.node[1].mem_total_bytes, 0);
+
+	/* A sys_root too long to make a path of. */
+	{
+		static char longroot[PATH_MAX + 16];
+
+		memset(longroot, 'a', sizeof(longroot) - 1);
+		check_tree_fails("long root", longroot, false, -ENAMETOOLONG);
+	}
+	tree_rm();
+	tree_root[0] = '\0';
+}
+
+#undef N
+
 /* ---- this machine ---------------------------------------------------------------------------- */
 
 static void test_topology_read(void)
@@ -588,6 +979,23 @@ static void test_topology_read(void)
 	/* A second read describes the same machine. */
 	CHECK_EQ_INT(topology_read(&topo2), 0);
 	CHECK(topology_equal(&topo, &topo2));
+
+	/* The sysfs reader the daemon re-reads with agrees with libnuma (topology.h): else every
+	 * re-read would look like hotplug. */
+	if (access("/sys/devices/system/node", F_OK) < 0) {
+		printf("note: no /sys/devices/system/node (kernel without CONFIG_NUMA?): "
+		       "topology_read_sysfs(\"/sys\") not compared with topology_read()\n");
+	} else if (numa_available() < 0) {
+		printf("note: libnuma unavailable (get_mempolicy fails): topology_read() is the flat "
+		       "fallback, not compared with topology_read_sysfs(\"/sys\")\n");
+	} else {
+		memset(&topo2, 0xa5, sizeof(topo2));
+		CHECK_EQ_INT(topology_read_sysfs("/sys", &topo2), 0);
+		CHECK(topology_equal(&topo, &topo2));
+		for (unsigned i = 0; i < MIN(topo2.n_nodes, RECLAIMD_MAX_NODES); i++)
+			if (topo2.node[i].present)
+				CHECK(topo2.node[i].mem_total_bytes > 0);
+	}
 }
 
 int main(void)
@@ -603,6 +1011,9 @@ int main(void)
 	test_cpu_node();
 	test_topology_equal();
 	test_placement();
+	test_cpulist_parse();
+	test_sysfs_fixtures();
+	test_sysfs_trees();
 	test_topology_read();
 	return test_report("test_topology");
 }
