@@ -86,6 +86,7 @@ struct daemon {
 	size_t stat_buf_size;
 	struct cpu_times *cpu_prev, *cpu_cur;
 	bool have_cpu_prev;
+	unsigned idle_samples_taken;
 	struct idle_tracker idle;
 	usec_t stat_warning_us;
 
@@ -943,46 +944,128 @@ static unsigned pools_count(struct daemon *d)
 	return n;
 }
 
-/* One pool per node with CPUs, pinned to them, starting with one allowed worker until the idle
+/* Starts node i's pool: max_workers threads pinned to its CPUs, one allowed until the idle
  * samples say more are affordable. */
-static int pools_start(struct daemon *d)
+static int pool_create(struct daemon *d, unsigned i)
 {
 	unsigned cap = d->opts->workers ? d->opts->workers : d->config->max_workers_per_node;
+	const struct numa_node_info *n = &d->topo->node[i];
+	struct node_pool *np = &d->nodes[i];
+	char cpus[256];
+	int r;
 
+	np->max_workers = cap ? MIN(cap, n->n_cpus) : default_max_workers(n->n_cpus);
+	r = worker_pool_new(np->max_workers, POOL_QUEUE_LEN, (int)i, &n->cpus, &np->pool);
+	if (r < 0)
+		return r;
+	np->allowed = 1;
+	worker_pool_set_allowed(np->pool, 1);
+	worker_pool_set_rate_limit(np->pool, d->config->max_reclaim_rate_per_node);
+	r = sd_event_add_io(d->event, &np->event_source, worker_pool_event_fd(np->pool), EPOLLIN,
+			    on_pool_event, np);
+	if (r < 0)
+		return r;
+	format_cpulist(&n->cpus, cpus, sizeof(cpus));
+	log_event(LOG_INFO, MSGID_NODE_WORKERS, &(struct log_fields){ .has_node = true, .node = (int)i },
+		  "node %u: %u reclaim workers pinned to CPUs %s", i, np->max_workers, cpus);
+	return 0;
+}
+
+/* Stops node np's pool: in-flight writes are interrupted and reported, queued jobs dropped (their
+ * cgroups ask again at their next interval). */
+static void pool_dissolve(struct daemon *d, struct node_pool *np)
+{
+	worker_pool_stop(np->pool);
+	drain_finished_jobs(d, np);
+	CGROUP_SET_FOREACH(&d->cgroups, cg)
+		if (cg->job && cg->job_pool == np->pool)
+			cg->job = NULL; /* queued, never run: freed with the pool */
+	worker_pool_free(np->pool);
+	np->pool = NULL;
+	np->event_source = sd_event_source_disable_unref(np->event_source);
+}
+
+static void pools_log_cpuless(struct daemon *d)
+{
+	d->default_node = -1;
 	for (unsigned i = 0; i < d->topo->n_nodes && i < RECLAIMD_MAX_NODES; i++) {
-		const struct numa_node_info *n = &d->topo->node[i];
-		struct node_pool *np = &d->nodes[i];
-		char cpus[256];
-		int r;
-
-		np->d = d;
-		np->node = (int)i;
-		if (!n->present || n->n_cpus == 0)
-			continue;
-		np->max_workers = cap ? cap : default_max_workers(n->n_cpus);
-		r = worker_pool_new(np->max_workers, POOL_QUEUE_LEN, (int)i, &n->cpus, &np->pool);
-		if (r < 0)
-			return r;
-		np->allowed = 1;
-		worker_pool_set_allowed(np->pool, 1);
-		worker_pool_set_rate_limit(np->pool, d->config->max_reclaim_rate_per_node);
-		r = sd_event_add_io(d->event, &np->event_source, worker_pool_event_fd(np->pool),
-				    EPOLLIN, on_pool_event, np);
-		if (r < 0)
-			return r;
-		if (d->default_node < 0)
+		if (d->nodes[i].pool && d->default_node < 0)
 			d->default_node = (int)i;
-		format_cpulist(&n->cpus, cpus, sizeof(cpus));
-		log_event(LOG_INFO, MSGID_NODE_WORKERS, &(struct log_fields){ .has_node = true, .node = (int)i },
-			  "node %u: %u reclaim workers pinned to CPUs %s", i, np->max_workers, cpus);
-	}
-	for (unsigned i = 0; i < d->topo->n_nodes && i < RECLAIMD_MAX_NODES; i++)
 		if (d->topo->node[i].present && d->topo->node[i].n_cpus == 0)
 			log_event(LOG_INFO, MSGID_NODE_WORKERS,
 				  &(struct log_fields){ .has_node = true, .node = (int)i },
 				  "node %u has no CPUs: its memory is reclaimed by node %d's workers", i,
 				  topology_cpu_node(d->topo, (int)i));
+	}
+}
+
+/* One pool per node with CPUs. */
+static int pools_start(struct daemon *d)
+{
+	for (unsigned i = 0; i < RECLAIMD_MAX_NODES; i++) {
+		d->nodes[i].d = d;
+		d->nodes[i].node = (int)i;
+	}
+	for (unsigned i = 0; i < d->topo->n_nodes && i < RECLAIMD_MAX_NODES; i++) {
+		int r;
+
+		if (!d->topo->node[i].present || d->topo->node[i].n_cpus == 0)
+			continue;
+		r = pool_create(d, i);
+		if (r < 0)
+			return r;
+	}
+	pools_log_cpuless(d);
 	return d->default_node >= 0 ? 0 : -ENOENT;
+}
+
+/* CPU or memory hotplug: libnuma caches what it read at start, so the agent re-reads sysfs
+ * (topology_read_sysfs()) and, when it differs, re-pins pools to their node's remaining CPUs,
+ * dissolves the pools of nodes left without CPUs and starts pools for nodes that gained some. */
+static void topology_refresh(struct daemon *d)
+{
+	_cleanup_(freep) struct numa_topology *t = malloc(sizeof(*t));
+	int r;
+
+	if (!t || topology_read_sysfs(d->sys_root, t) < 0 || topology_equal(d->topo, t))
+		return;
+	log_event(LOG_NOTICE, MSGID_NODE_WORKERS, NULL,
+		  "NUMA topology changed (CPU or memory hotplug): rebuilding the worker pools");
+	for (unsigned i = 0; i < RECLAIMD_MAX_NODES; i++) {
+		struct node_pool *np = &d->nodes[i];
+		bool has_cpus = i < t->n_nodes && t->node[i].present && t->node[i].n_cpus > 0;
+
+		if (np->pool && has_cpus && !CPU_EQUAL(&d->topo->node[i].cpus, &t->node[i].cpus)) {
+			r = worker_pool_set_cpus(np->pool, &t->node[i].cpus);
+			if (r == 0) {
+				char cpus[256];
+
+				format_cpulist(&t->node[i].cpus, cpus, sizeof(cpus));
+				log_event(LOG_INFO, MSGID_NODE_WORKERS,
+					  &(struct log_fields){ .has_node = true, .node = (int)i },
+					  "node %u: workers re-pinned to CPUs %s", i, cpus);
+				continue;
+			}
+			has_cpus = false; /* could not re-pin: dissolve, then start afresh below */
+		}
+		if (np->pool && !has_cpus) {
+			pool_dissolve(d, np);
+			log_event(LOG_NOTICE, MSGID_NODE_WORKERS,
+				  &(struct log_fields){ .has_node = true, .node = (int)i },
+				  "node %u: no usable CPUs left, its worker pool is dissolved", i);
+		}
+	}
+	*d->topo = *t;
+	for (unsigned i = 0; i < t->n_nodes && i < RECLAIMD_MAX_NODES; i++)
+		if (!d->nodes[i].pool && t->node[i].present && t->node[i].n_cpus > 0 &&
+		    (r = pool_create(d, i)) < 0)
+			log_event(LOG_ERR, MSGID_NODE_WORKERS,
+				  &(struct log_fields){ .has_node = true, .node = (int)i },
+				  "node %u: cannot start its worker pool: %s", i, strerror(-r));
+	pools_log_cpuless(d);
+	/* Idle averages were per the old CPU sets. */
+	memset(&d->idle, 0, sizeof(d->idle));
+	d->have_cpu_prev = false;
 }
 
 static void update_allowed_workers(struct daemon *d)
@@ -1032,6 +1115,9 @@ static int on_idle_sample(sd_event_source *s, uint64_t usec _unused_, void *user
 			idle_tracker_add(&d->idle, d->topo, d->cpu_prev, d->cpu_cur);
 			update_allowed_workers(d);
 		}
+		/* Hotplug is rare: look every 10 samples. */
+		if (++d->idle_samples_taken % 10 == 0)
+			topology_refresh(d);
 		d->cpu_prev = d->cpu_cur;
 		d->cpu_cur = t;
 		d->have_cpu_prev = true;
