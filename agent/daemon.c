@@ -1159,6 +1159,7 @@ static bool headroom_check(struct daemon *d)
 				      .goal_pct = d->config->headroom_pct };
 	struct headroom_nodes plan;
 	struct zoneinfo zi;
+	bool refill = false;
 	size_t len, nc = 0;
 	int r, n;
 
@@ -1208,11 +1209,33 @@ static bool headroom_check(struct daemon *d)
 	n = headroom_plan(&hp, &zi, d->snap.page_size, d->cands, nc, d->requests, &plan);
 	if (n < 0)
 		return false;
+	if (n > 0) {
+		/* Below the goal: refill to twice the headroom (hysteresis, as kswapd reclaims up to
+		 * the high watermark once woken at low), so one burst of allocations does not find
+		 * the node short again right away. */
+		struct headroom_params hp2 = hp;
+		int n2;
+
+		if (hp2.goal_bytes)
+			hp2.goal_bytes *= 2;
+		else
+			hp2.goal_pct *= 2;
+		n2 = headroom_plan(&hp2, &zi, d->snap.page_size, d->cands, nc, d->requests, &plan);
+		if (n2 >= 0) {
+			n = n2;
+			refill = true;
+		} else
+			n = headroom_plan(&hp, &zi, d->snap.page_size, d->cands, nc, d->requests, &plan);
+		if (n < 0)
+			return false;
+	}
 	for (unsigned node = 0; node < plan.n_nodes; node++) {
 		const struct headroom_node_plan *p = &plan.node[node];
 		unsigned users = 0;
 
-		if (!p->considered || p->deficit_bytes == 0)
+		uint64_t goal = refill ? p->goal_bytes / 2 : p->goal_bytes;
+
+		if (!p->considered || p->deficit_bytes == 0 || p->free_bytes >= p->high_bytes + goal)
 			continue;
 		for (int i = 0; i < n; i++)
 			users += d->requests[i].node == node;
@@ -1222,9 +1245,11 @@ static bool headroom_check(struct daemon *d)
 			  &(struct log_fields){ .has_node = true, .node = (int)node, .reason = "headroom",
 						.has_requested = true, .requested_bytes = p->requested_bytes },
 			  "node %u: free %" PRIu64 " KiB is below the goal of %" PRIu64 " KiB (high "
-			  "watermark + headroom): reclaiming %" PRIu64 " KiB from %u cgroups%s",
-			  node, p->free_bytes >> 10, (p->high_bytes + p->goal_bytes) >> 10,
+			  "watermark + headroom): reclaiming %" PRIu64 " KiB from %u cgroups%s%s",
+			  node, p->free_bytes >> 10,
+			  (p->high_bytes + goal) >> 10,
 			  p->requested_bytes >> 10, users,
+			  refill ? " (refilling to twice the headroom)" : "",
 			  p->uncovered_bytes ? "; the rest no managed cgroup can give" : "");
 	}
 	for (int i = 0; i < n && !d->opts->dry_run; i++) {

@@ -498,7 +498,9 @@ unsigned node_allowed_workers(double avg_idle_cores, unsigned node_cpus, unsigne
 	if (avg_idle_cores + IDLE_EPSILON >= (double)cap) /* also keeps the cast below in range */
 		idle = cap;
 	else if (avg_idle_cores > 0) /* false for NaN */
-		idle = (unsigned)floor(avg_idle_cores + IDLE_EPSILON);
+		/* Rounded to the nearest core: an idle CPU reads 0.97-0.99 (timer ticks, the
+		 * agent itself), so a floor would keep a fully idle 2-CPU node at one worker. */
+		idle = (unsigned)floor(avg_idle_cores + 0.5);
 	return MAX(1u, idle);
 }
 

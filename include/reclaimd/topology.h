@@ -140,10 +140,12 @@ double idle_tracker_avg(const struct idle_tracker *tr, int node);
 
 /* ---- worker counts --------------------------------------------------------------------------- */
 
-/* max(1, min(floor(avg_idle_cores), node_cpus, max_workers_per_node)); 0 when node_cpus is 0
- * (no CPU to run on). floor, not round: 1.9 idle cores allow 1 worker, so reclaim never takes a
- * core that was busy for part of the window. Negative or NaN averages count as 0. With no sample
- * yet (idle_tracker_avg() is 0) a node with CPUs gets 1 worker. */
+/* max(1, min(round(avg_idle_cores), node_cpus, max_workers_per_node)); 0 when node_cpus is 0
+ * (no CPU to run on). Rounded to the nearest core, not floored: a CPU with nothing to do reads
+ * 0.97-0.99 idle (timer ticks, the agent's own sampling), so with a floor an idle 2-CPU node
+ * (1.9 idle cores, measured in the VM) would never get its second worker; 1.49 allows 1, 1.5
+ * allows 2. Negative or NaN averages count as 0. With no sample yet (idle_tracker_avg() is 0) a
+ * node with CPUs gets 1 worker. */
 unsigned node_allowed_workers(double avg_idle_cores, unsigned node_cpus, unsigned max_workers_per_node);
 
 /* The default per-node cap: min(4, node_cpus); 0 for a CPU-less node. */

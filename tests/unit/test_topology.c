@@ -427,15 +427,17 @@ static void test_workers(void)
 {
 	CHECK_EQ_INT(node_allowed_workers(0, 2, 4), 1);
 	CHECK_EQ_INT(node_allowed_workers(0.999, 2, 4), 1);
+	CHECK_EQ_INT(node_allowed_workers(1.49, 2, 4), 1);
+	CHECK_EQ_INT(node_allowed_workers(1.5, 2, 4), 2);
 	CHECK_EQ_INT(node_allowed_workers(1.0, 2, 4), 1);
-	CHECK_EQ_INT(node_allowed_workers(1.9, 2, 4), 1); /* floor, not round */
+	CHECK_EQ_INT(node_allowed_workers(1.9, 2, 4), 2); /* rounded: an idle CPU reads about 0.97 */
 	CHECK_EQ_INT(node_allowed_workers(2.0, 2, 4), 2);
 	CHECK_EQ_INT(node_allowed_workers(4.0, 2, 4), 2); /* capped by the node's CPUs */
 	CHECK_EQ_INT(node_allowed_workers(4.0, 8, 4), 4);
 	CHECK_EQ_INT(node_allowed_workers(7.5, 8, 4), 4); /* capped by max_workers */
-	CHECK_EQ_INT(node_allowed_workers(2.5, 8, 4), 2);
+	CHECK_EQ_INT(node_allowed_workers(2.4, 8, 4), 2);
 	CHECK_EQ_INT(node_allowed_workers(3.9999999, 8, 8), 4); /* within the rounding tolerance */
-	CHECK_EQ_INT(node_allowed_workers(3.99, 8, 8), 3);
+	CHECK_EQ_INT(node_allowed_workers(3.49, 8, 8), 3);
 	CHECK_EQ_INT(node_allowed_workers(4.0, 2, 1), 1);
 	CHECK_EQ_INT(node_allowed_workers(0, 2, 1), 1);
 	CHECK_EQ_INT(node_allowed_workers(1e300, 64, 1000), 64);
