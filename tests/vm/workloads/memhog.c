@@ -86,12 +86,55 @@ struct options {
 	bool thp;
 	bool keep_file;
 	int node;		/* --node, -1 = no memory policy */
+	uint64_t tlb_flush_ms;	/* --tlb-flush-ms, 0 = never */
 };
 
 /* include/uapi/linux/mempolicy.h */
 #define MEMHOG_MPOL_BIND 2
 
 static volatile sig_atomic_t stop_requested;
+
+/*
+ * --tlb-flush-ms: the kernel learns that a page is in use from the accessed bit the MMU sets in its
+ * page table entry when a TLB miss walks the tables. Clearing that bit (LRU aging, rmap checks) does
+ * not flush the TLB on x86 (ptep_clear_flush_young() skips the flush: "clearing the accessed bit
+ * without a TLB flush doesn't cause data corruption"), so a page keeps being accessed through its
+ * cached translation without the bit coming back until the TLB entry is evicted. A hardware TLB
+ * (about 1,500-2,000 4 KiB entries) is evicted within moments by any working set of tens of MiB;
+ * QEMU's software TLB (TCG) grows to millions of entries and is flushed only when the guest asks.
+ * Under emulation hot pages therefore look unused to reclaim. Changing the protection of
+ * TLB_FLUSH_PAGES populated pages makes the kernel flush this process's whole TLB
+ * (flush_tlb_mm_range() flushes everything above tlb_single_page_flush_ceiling, 33 pages), which
+ * gives the emulated TLB the reach of a hardware one.
+ */
+#define TLB_FLUSH_PAGES 64
+
+static unsigned char *tlb_flush_area;
+
+static void tlb_flush_setup(size_t page_size)
+{
+	size_t len = TLB_FLUSH_PAGES * page_size;
+
+	tlb_flush_area = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (tlb_flush_area == MAP_FAILED) {
+		perror("memhog: mmap (tlb flush area)");
+		exit(1);
+	}
+	for (size_t i = 0; i < len; i += page_size)
+		tlb_flush_area[i] = 1;
+}
+
+static void tlb_flush(size_t page_size)
+{
+	static bool writable = true;
+	size_t len = TLB_FLUSH_PAGES * page_size;
+
+	writable = !writable;
+	if (mprotect(tlb_flush_area, len, writable ? PROT_READ | PROT_WRITE : PROT_READ) != 0) {
+		perror("memhog: mprotect (tlb flush)");
+		exit(1);
+	}
+}
 
 static void on_stop_signal(int sig)
 {
@@ -321,6 +364,7 @@ static void usage(FILE *f)
 	      "  --seed N                random seed (default 1)\n"
 	      "  --thp                   allow transparent huge pages for the anonymous area\n"
 	      "  --node N                allocate only from NUMA node N (set_mempolicy MPOL_BIND)\n"
+	      "  --tlb-flush-ms N        flush this process's TLB every N ms (see TLB_FLUSH_PAGES)\n"
 	      "SIZE takes a K, M, G or T suffix (powers of 1024).\n", f);
 }
 
@@ -328,7 +372,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 {
 	enum { OPT_ANON = 1, OPT_FILE, OPT_FILE_PATH, OPT_KEEP_FILE, OPT_HOT_PCT,
 	       OPT_RATE, OPT_DURATION, OPT_REPORT, OPT_READY, OPT_SEED, OPT_THP,
-	       OPT_NODE, OPT_HELP };
+	       OPT_NODE, OPT_TLB_FLUSH, OPT_HELP };
 	static const struct option longopts[] = {
 		{ "anon", required_argument, NULL, OPT_ANON },
 		{ "file", required_argument, NULL, OPT_FILE },
@@ -342,6 +386,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "thp", no_argument, NULL, OPT_THP },
 		{ "node", required_argument, NULL, OPT_NODE },
+		{ "tlb-flush-ms", required_argument, NULL, OPT_TLB_FLUSH },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -369,6 +414,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		case OPT_READY: o->ready_file = optarg; break;
 		case OPT_SEED: ok = parse_u64(optarg, &o->seed); break;
 		case OPT_THP: o->thp = true; break;
+		case OPT_TLB_FLUSH: ok = parse_u64(optarg, &o->tlb_flush_ms) && o->tlb_flush_ms < 3600000; break;
 		case OPT_NODE: {
 			uint64_t n;
 
@@ -602,6 +648,10 @@ int main(int argc, char **argv)
 	long majflt_start = major_faults(), majflt_last = majflt_start;
 	/* Pacing: op number sched_ops is due at sched_start + sched_ops / rate. */
 	uint64_t sched_start = start, sched_ops = 0;
+	uint64_t tlb_flush_ns = o.tlb_flush_ms * 1000000, next_tlb_flush = start + tlb_flush_ns;
+
+	if (tlb_flush_ns)
+		tlb_flush_setup(page_size);
 
 	uint64_t now = start;
 
@@ -621,6 +671,10 @@ int main(int argc, char **argv)
 		}
 		if (now >= end)
 			break;
+		if (tlb_flush_ns && now >= next_tlb_flush) {
+			tlb_flush(page_size);
+			next_tlb_flush = now + tlb_flush_ns;
+		}
 		if (hot_pages == 0) {
 			sleep_until(min_u64(next_report, end));
 			now = now_ns();
