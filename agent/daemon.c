@@ -3,13 +3,16 @@
  * daemon.c - the agent's main loop (sd-event) and the data path of one tick:
  *
  *   discovery (cgroups by inode) -> snapshot (host + managed cgroups, deltas, finished jobs
- *   folded in) -> policy per cgroup (pure) -> dispatch to the worker pool -> results come back
- *   through the pool's eventfd and are folded into the next snapshot.
+ *   folded in) -> MGLRU aging commands (aging.c) -> policy per cgroup (pure) -> dispatch to the
+ *   worker pool of the node holding the cgroup's memory (node_pools.c) -> results come back
+ *   through the pools' eventfds and are folded into the next snapshot; then policy headroom on
+ *   the same snapshot (headroom_ctl.c).
  *
  * Besides the tick timer the loop watches: one PSI trigger per managed cgroup (POLLPRI on its
- * memory.pressure; a firing trigger cancels that cgroup's in-flight reclaim), the pool's eventfd,
- * SIGTERM/SIGINT (stop), SIGHUP (reload) and the service manager's watchdog. Logging, sd_notify
- * STATUS= and the journal only observe.
+ * memory.pressure; a firing trigger cancels that cgroup's in-flight reclaim), the pools'
+ * eventfds, the idle-core sampler, the headroom timer and host PSI trigger, SIGTERM/SIGINT (stop),
+ * SIGHUP (reload) and the service manager's watchdog. Logging, sd_notify STATUS= and the journal
+ * only observe.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,127 +26,15 @@
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 
-#include "reclaimd/cgroup.h"
-#include "reclaimd/daemon.h"
-#include "reclaimd/headroom.h"
+#include "daemon_priv.h"
 #include "reclaimd/log.h"
-#include "reclaimd/mglru.h"
-#include "reclaimd/reader.h"
-#include "reclaimd/topology.h"
-#include "reclaimd/zoneinfo.h"
-
-/* Same condition logged again for the same cgroup at most this often. */
-#define LOG_REPEAT_US (60 * USEC_PER_SEC)
-/* After a cancel, re-signal a worker still inside memory.reclaim this often. */
-#define KICK_INTERVAL_US (100 * USEC_PER_MSEC)
-/* Queue of jobs waiting for a worker; one job per cgroup at most, so this bounds a backlog. */
-#define POOL_QUEUE_LEN 65536
-/* Idle cores per node are sampled this often (the adaptive worker count). */
-#define IDLE_SAMPLE_US USEC_PER_SEC
-/* While a node is within twice its headroom, /proc/zoneinfo is checked this often. */
-#define HEADROOM_FAST_US (250 * USEC_PER_MSEC)
-/* Host PSI trigger that wakes the headroom check: 50 ms of memory stall in 1 s. */
-#define HOST_TRIGGER_STALL_US (50 * USEC_PER_MSEC)
-#define HOST_TRIGGER_WINDOW_US USEC_PER_SEC
-/* Descriptors kept free for jobs (one dup each), sockets and transient opens. */
-#define FD_RESERVE 256
-/* Accuracy asked of sd-event for the tick timer. */
-#define TICK_ACCURACY_US (10 * USEC_PER_MSEC)
 
 static rlim_t nofile_limit(void);
 
-struct daemon;
-static bool headroom_check(struct daemon *d);
-static void headroom_schedule(struct daemon *d, bool near);
-static void report_direct_reclaim(struct daemon *d);
-
-/* The reclaim workers of one NUMA node (pinned to its CPUs). */
-struct node_pool {
-	struct daemon *d;
-	int node;
-	struct worker_pool *pool;      /* NULL for a node without CPUs: the nearest node serves it */
-	sd_event_source *event_source; /* the pool's eventfd */
-	unsigned max_workers, allowed;
-	uint64_t bytes_reclaimed;
-	usec_t headroom_log_us;
-};
-
-struct daemon {
-	const struct daemon_options *opts;
-	struct config *config;
-	sd_event *event;
-	sd_event_source *tick_source, *kick_source;
-	struct cgroup_set cgroups;
-	struct host_reader *host;
-	struct numa_topology *topo;
-	struct node_pool nodes[RECLAIMD_MAX_NODES];
-	int default_node;                /* lowest node with CPUs: jobs with no placement go there */
-
-	/* Idle cores per node from /proc/stat, once a second. */
-	sd_event_source *idle_source;
-	int proc_stat_fd;
-	char *stat_buf;
-	size_t stat_buf_size;
-	struct cpu_times *cpu_prev, *cpu_cur;
-	bool have_cpu_prev;
-	unsigned idle_samples_taken;
-	struct idle_tracker idle;
-	usec_t stat_warning_us;
-
-	/* Policy headroom (headroom.h). */
-	int zoneinfo_fd;
-	char *zoneinfo_buf;
-	size_t zoneinfo_buf_size;
-	sd_event_source *headroom_source, *host_trigger_source;
-	int host_trigger_fd;
-	usec_t zoneinfo_warning_us;
-	struct headroom_candidate *cands;
-	struct headroom_request *requests;
-	size_t cands_capacity;
-	struct vmstat prev_vmstat;
-	bool have_prev_vmstat;
-	uint64_t headroom_requested_bytes;
-
-	struct mglru *mglru;             /* NULL: no aging (mglru_aging false, no MGLRU, dry run) */
-	usec_t mglru_warning_us;
-	uint64_t lruvecs_aged;
-
-	struct snapshot snap;
-	struct cgroup_node **snap_nodes; /* snap.cgroups[i] belongs to snap_nodes[i] */
-	size_t snap_capacity;
-
-	unsigned tick;
-	size_t n_managed;
-	uint64_t total_reclaimed_bytes;
-	uint64_t jobs_submitted, jobs_dropped;
-	bool swappiness_warned;
-	bool no_reclaim_file_warned;
-	usec_t host_warning_us;
-	usec_t discovery_warning_us;
-	usec_t emfile_warning_us;
-	/* The roots in use, and the configuration values they came from (reload compares). */
-	char *proc_root, *sys_root;
-	char *start_cgroup_root_cfg, *start_proc_root_cfg, *start_sys_root_cfg;
-	bool triggers_unavailable;
-	int exit_status;
-};
-
-#define FOREACH_POOL(d, np)                                                        \
-	for (struct node_pool *np = (d)->nodes; np < (d)->nodes + RECLAIMD_MAX_NODES; np++) \
-		if (np->pool)
-
-static unsigned jobs_pending(struct daemon *d)
-{
-	unsigned n = 0;
-
-	FOREACH_POOL(d, np)
-		n += worker_pool_pending(np->pool);
-	return n;
-}
 
 static void notify_status(struct daemon *d)
 {
-	char nodes[256] = "";
+	char nodes[512] = "";
 	size_t off = 0;
 
 	/* Per node: allowed/maximum workers, busy, queued. */
@@ -152,8 +43,10 @@ static void notify_status(struct daemon *d)
 		int n;
 
 		worker_pool_get_stats(np->pool, &st);
-		n = snprintf(nodes + off, sizeof(nodes) - off, "; node %d: %u/%u workers, %u busy, %u queued",
-			     np->node, st.allowed, st.n_workers, st.busy, st.queued);
+		n = snprintf(nodes + off, sizeof(nodes) - off,
+			     "; node %d: %u/%u workers, %u busy, %u queued, %.1f idle cores, %" PRIu64 " MiB",
+			     np->node, st.allowed, st.n_workers, st.busy, st.queued,
+			     idle_tracker_avg(&d->idle, np->node), np->bytes_reclaimed >> 20);
 		if (n < 0 || (size_t)n >= sizeof(nodes) - off)
 			break;
 		off += (size_t)n;
@@ -385,7 +278,7 @@ static void job_finished(struct daemon *d, struct node_pool *np, struct reclaim_
 }
 
 /* Folds in and logs every job a node's pool has finished. */
-static void drain_finished_jobs(struct daemon *d, struct node_pool *np)
+void daemon_drain_jobs(struct daemon *d, struct node_pool *np)
 {
 	struct reclaim_job *job = worker_pool_drain(np->pool);
 
@@ -397,13 +290,13 @@ static void drain_finished_jobs(struct daemon *d, struct node_pool *np)
 	}
 }
 
-static int on_pool_event(sd_event_source *s _unused_, int fd _unused_, uint32_t revents _unused_,
+int daemon_on_pool_event(sd_event_source *s _unused_, int fd _unused_, uint32_t revents _unused_,
 			 void *userdata)
 {
 	struct node_pool *np = userdata;
 	struct daemon *d = np->d;
 
-	drain_finished_jobs(d, np);
+	daemon_drain_jobs(d, np);
 	notify_status(d);
 	if (d->opts->once && jobs_pending(d) == 0)
 		sd_event_exit(d->event, 0);
@@ -605,21 +498,10 @@ static void log_decision(struct cgroup_node *cg, const struct reclaim_decision *
 	}
 }
 
-/* The pool that serves memory on mem_node (-1: unknown): that node's, or the nearest node with
- * CPUs (topology_cpu_node()), or the default node. */
-static struct node_pool *pool_for_node(struct daemon *d, int mem_node)
-{
-	int n = mem_node >= 0 ? topology_cpu_node(d->topo, mem_node) : -1;
-
-	if (n < 0 || n >= RECLAIMD_MAX_NODES || !d->nodes[n].pool)
-		n = d->default_node;
-	return &d->nodes[n];
-}
-
 /* Submits this tick's job for cg: MGLRU aging when the tick built commands for it, then the
  * reclaim asked for (request_bytes may be 0: aging only), on the workers of mem_node (-1: the
  * node holding most of the cgroup's memory, from memory.numa_stat). */
-static void dispatch(struct daemon *d, struct cgroup_node *cg, const struct cgroup_sample *s,
+void daemon_dispatch(struct daemon *d, struct cgroup_node *cg, const struct cgroup_sample *s,
 		     uint64_t request_bytes, int mem_node)
 {
 	const struct policy_params *pp = &cg->rule->params;
@@ -661,117 +543,6 @@ static void dispatch(struct daemon *d, struct cgroup_node *cg, const struct cgro
 	cg->job = job;
 	cg->job_pool = np->pool;
 	cg->job_node = np->node;
-}
-
-/* ---- MGLRU aging (mglru.h) ----------------------------------------------------------------- */
-
-static int cmp_node_path(const void *a, const void *b)
-{
-	return strcmp((*(struct cgroup_node *const *)a)->path, (*(struct cgroup_node *const *)b)->path);
-}
-
-struct age_ctx {
-	struct daemon *d;
-	struct cgroup_node **by_path; /* managed cgroups of this tick, sorted by path */
-	size_t n;
-};
-
-static int on_lruvec(const struct lru_gen_lruvec *v, void *userdata)
-{
-	struct age_ctx *a = userdata;
-	struct cgroup_node *cg = NULL;
-	size_t lo = 0, hi = a->n;
-	/* lru_gen prints "/" + our relative path ("/" alone for the root, whose path is ""). */
-	const char *p = v->path + 1;
-	size_t pn = v->path_len - 1;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const char *mp = a->by_path[mid]->path;
-		int c = strncmp(mp, p, pn);
-
-		if (c == 0 && mp[pn] != '\0')
-			c = 1;
-		if (c == 0) {
-			cg = a->by_path[mid];
-			break;
-		}
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!cg || cg->job)
-		return 0;
-	if (cg->age_tick != a->d->tick) {
-		cg->age_tick = a->d->tick;
-		cg->age_len = 0;
-	}
-	for (;;) {
-		if (cg->age_size - cg->age_len >= 64 &&
-		    lru_gen_format_age(cg->age_cmds, cg->age_size, &cg->age_len, v->memcg_id, v->node,
-				       v->max_seq) == 0)
-			return 0;
-		size_t size = MAX(cg->age_size * 2, (size_t)256);
-		char *b = realloc(cg->age_cmds, size);
-
-		if (!b)
-			return 0; /* this lruvec is not aged this tick */
-		cg->age_cmds = b;
-		cg->age_size = size;
-	}
-}
-
-/* Reads lru_gen once and gives every managed cgroup without a job in flight the commands that
- * age its lruvecs; dispatch() hands them to the cgroup's job. */
-static void build_age_commands(struct daemon *d)
-{
-	_cleanup_(freep) struct cgroup_node **by_path = NULL;
-	struct age_ctx a = { .d = d, .n = d->snap.n_cgroups };
-	int r;
-
-	if (!d->mglru || a.n == 0)
-		return;
-	by_path = malloc(a.n * sizeof(*by_path));
-	if (!by_path)
-		return;
-	memcpy(by_path, d->snap_nodes, a.n * sizeof(*by_path));
-	qsort(by_path, a.n, sizeof(*by_path), cmp_node_path);
-	a.by_path = by_path;
-	r = mglru_read(d->mglru, on_lruvec, &a);
-	if (r < 0 && log_ratelimit(&d->mglru_warning_us, now_us(), LOG_REPEAT_US))
-		log_event(LOG_WARNING, MSGID_READ_FAILED, NULL,
-			  "cannot read %s/kernel/debug/lru_gen: %s; MGLRU aging skipped this tick",
-			  d->sys_root, strerror(-r));
-}
-
-/* Opens lru_gen when the configuration asks for aging and the kernel can do it; says once what
- * is used. */
-static void mglru_setup(struct daemon *d)
-{
-	int r;
-
-	if (!d->config->mglru_aging || d->opts->dry_run) {
-		mglru_free(d->mglru);
-		d->mglru = NULL;
-		return;
-	}
-	if (d->mglru)
-		return;
-	r = mglru_open(d->sys_root, &d->mglru);
-	if (r == 0)
-		log_event(LOG_INFO, MSGID_KERNEL_FEATURE, NULL,
-			  "MGLRU aging: each managed memcg is aged once per tick through "
-			  "%s/kernel/debug/lru_gen, so memory.reclaim evicts pages idle for two intervals",
-			  d->sys_root);
-	else
-		log_event(LOG_NOTICE, MSGID_KERNEL_FEATURE, NULL,
-			  "MGLRU aging off (%s): %s; memory.reclaim relies on the kernel's own aging",
-			  strerror(-r),
-			  r == -EOPNOTSUPP ? "MGLRU is switched off in /sys/kernel/mm/lru_gen/enabled" :
-			  r == -ENOENT ? "no MGLRU in this kernel, or debugfs is not mounted at "
-					 "/sys/kernel/debug" :
-			  "lru_gen cannot be opened (reclaimd must run as root)");
 }
 
 static void run_tick(struct daemon *d)
@@ -822,10 +593,11 @@ static void run_tick(struct daemon *d)
 		log_decision(cg, &dec, now, d->opts->dry_run);
 		/* A kernel without memory.reclaim was reported once; asking again is pointless. */
 		if (!d->opts->dry_run)
-			dispatch(d, cg, s, d->no_reclaim_file_warned ? 0 : dec.request_bytes, -1);
+			daemon_dispatch(d, cg, s, d->no_reclaim_file_warned ? 0 : dec.request_bytes, -1);
 	}
 	report_direct_reclaim(d);
 	headroom_schedule(d, headroom_check(d));
+	log_node_stats(d);
 	notify_status(d);
 }
 
@@ -909,472 +681,6 @@ static int on_reload_signal(sd_event_source *s _unused_, const struct signalfd_s
 	 * applies from the next tick on. */
 	sd_notify(false, "READY=1");
 	return 0;
-}
-
-/* ---- NUMA worker pools -------------------------------------------------------------------- */
-
-static void format_cpulist(const cpu_set_t *set, char *buf, size_t size)
-{
-	size_t off = 0;
-
-	buf[0] = '\0';
-	for (size_t c = 0; c < CPU_SETSIZE; c++) {
-		size_t e = c;
-		int n;
-
-		if (!CPU_ISSET(c, set))
-			continue;
-		while (e + 1 < CPU_SETSIZE && CPU_ISSET(e + 1, set))
-			e++;
-		n = e > c ? snprintf(buf + off, size - off, "%s%zu-%zu", off ? "," : "", c, e)
-			  : snprintf(buf + off, size - off, "%s%zu", off ? "," : "", c);
-		if (n < 0 || (size_t)n >= size - off)
-			return;
-		off += (size_t)n;
-		c = e;
-	}
-}
-
-static unsigned pools_count(struct daemon *d)
-{
-	unsigned n = 0;
-
-	FOREACH_POOL(d, np)
-		n++;
-	return n;
-}
-
-/* Starts node i's pool: max_workers threads pinned to its CPUs, one allowed until the idle
- * samples say more are affordable. */
-static int pool_create(struct daemon *d, unsigned i)
-{
-	unsigned cap = d->opts->workers ? d->opts->workers : d->config->max_workers_per_node;
-	const struct numa_node_info *n = &d->topo->node[i];
-	struct node_pool *np = &d->nodes[i];
-	char cpus[256];
-	int r;
-
-	np->max_workers = cap ? MIN(cap, n->n_cpus) : default_max_workers(n->n_cpus);
-	r = worker_pool_new(np->max_workers, POOL_QUEUE_LEN, (int)i, &n->cpus, &np->pool);
-	if (r < 0)
-		return r;
-	np->allowed = 1;
-	worker_pool_set_allowed(np->pool, 1);
-	worker_pool_set_rate_limit(np->pool, d->config->max_reclaim_rate_per_node);
-	r = sd_event_add_io(d->event, &np->event_source, worker_pool_event_fd(np->pool), EPOLLIN,
-			    on_pool_event, np);
-	if (r < 0)
-		return r;
-	format_cpulist(&n->cpus, cpus, sizeof(cpus));
-	log_event(LOG_INFO, MSGID_NODE_WORKERS, &(struct log_fields){ .has_node = true, .node = (int)i },
-		  "node %u: %u reclaim workers pinned to CPUs %s", i, np->max_workers, cpus);
-	return 0;
-}
-
-/* Stops node np's pool: in-flight writes are interrupted and reported, queued jobs dropped (their
- * cgroups ask again at their next interval). */
-static void pool_dissolve(struct daemon *d, struct node_pool *np)
-{
-	worker_pool_stop(np->pool);
-	drain_finished_jobs(d, np);
-	CGROUP_SET_FOREACH(&d->cgroups, cg)
-		if (cg->job && cg->job_pool == np->pool)
-			cg->job = NULL; /* queued, never run: freed with the pool */
-	worker_pool_free(np->pool);
-	np->pool = NULL;
-	np->event_source = sd_event_source_disable_unref(np->event_source);
-}
-
-static void pools_log_cpuless(struct daemon *d)
-{
-	d->default_node = -1;
-	for (unsigned i = 0; i < d->topo->n_nodes && i < RECLAIMD_MAX_NODES; i++) {
-		if (d->nodes[i].pool && d->default_node < 0)
-			d->default_node = (int)i;
-		if (d->topo->node[i].present && d->topo->node[i].n_cpus == 0)
-			log_event(LOG_INFO, MSGID_NODE_WORKERS,
-				  &(struct log_fields){ .has_node = true, .node = (int)i },
-				  "node %u has no CPUs: its memory is reclaimed by node %d's workers", i,
-				  topology_cpu_node(d->topo, (int)i));
-	}
-}
-
-/* One pool per node with CPUs. */
-static int pools_start(struct daemon *d)
-{
-	for (unsigned i = 0; i < RECLAIMD_MAX_NODES; i++) {
-		d->nodes[i].d = d;
-		d->nodes[i].node = (int)i;
-	}
-	for (unsigned i = 0; i < d->topo->n_nodes && i < RECLAIMD_MAX_NODES; i++) {
-		int r;
-
-		if (!d->topo->node[i].present || d->topo->node[i].n_cpus == 0)
-			continue;
-		r = pool_create(d, i);
-		if (r < 0)
-			return r;
-	}
-	pools_log_cpuless(d);
-	return d->default_node >= 0 ? 0 : -ENOENT;
-}
-
-/* CPU or memory hotplug: libnuma caches what it read at start, so the agent re-reads sysfs
- * (topology_read_sysfs()) and, when it differs, re-pins pools to their node's remaining CPUs,
- * dissolves the pools of nodes left without CPUs and starts pools for nodes that gained some. */
-static void topology_refresh(struct daemon *d)
-{
-	_cleanup_(freep) struct numa_topology *t = malloc(sizeof(*t));
-	int r;
-
-	if (!t || topology_read_sysfs(d->sys_root, t) < 0 || topology_equal(d->topo, t))
-		return;
-	log_event(LOG_NOTICE, MSGID_NODE_WORKERS, NULL,
-		  "NUMA topology changed (CPU or memory hotplug): rebuilding the worker pools");
-	for (unsigned i = 0; i < RECLAIMD_MAX_NODES; i++) {
-		struct node_pool *np = &d->nodes[i];
-		bool has_cpus = i < t->n_nodes && t->node[i].present && t->node[i].n_cpus > 0;
-
-		if (np->pool && has_cpus && !CPU_EQUAL(&d->topo->node[i].cpus, &t->node[i].cpus)) {
-			r = worker_pool_set_cpus(np->pool, &t->node[i].cpus);
-			if (r == 0) {
-				char cpus[256];
-
-				format_cpulist(&t->node[i].cpus, cpus, sizeof(cpus));
-				log_event(LOG_INFO, MSGID_NODE_WORKERS,
-					  &(struct log_fields){ .has_node = true, .node = (int)i },
-					  "node %u: workers re-pinned to CPUs %s", i, cpus);
-				continue;
-			}
-			has_cpus = false; /* could not re-pin: dissolve, then start afresh below */
-		}
-		if (np->pool && !has_cpus) {
-			pool_dissolve(d, np);
-			log_event(LOG_NOTICE, MSGID_NODE_WORKERS,
-				  &(struct log_fields){ .has_node = true, .node = (int)i },
-				  "node %u: no usable CPUs left, its worker pool is dissolved", i);
-		}
-	}
-	*d->topo = *t;
-	for (unsigned i = 0; i < t->n_nodes && i < RECLAIMD_MAX_NODES; i++)
-		if (!d->nodes[i].pool && t->node[i].present && t->node[i].n_cpus > 0 &&
-		    (r = pool_create(d, i)) < 0)
-			log_event(LOG_ERR, MSGID_NODE_WORKERS,
-				  &(struct log_fields){ .has_node = true, .node = (int)i },
-				  "node %u: cannot start its worker pool: %s", i, strerror(-r));
-	pools_log_cpuless(d);
-	/* Idle averages were per the old CPU sets. */
-	memset(&d->idle, 0, sizeof(d->idle));
-	d->have_cpu_prev = false;
-}
-
-static void update_allowed_workers(struct daemon *d)
-{
-	FOREACH_POOL(d, np) {
-		double avg = idle_tracker_avg(&d->idle, np->node);
-		unsigned a = node_allowed_workers(avg, d->topo->node[np->node].n_cpus, np->max_workers);
-
-		if (a == np->allowed)
-			continue;
-		np->allowed = a;
-		worker_pool_set_allowed(np->pool, a);
-		log_event(LOG_INFO, MSGID_NODE_WORKERS,
-			  &(struct log_fields){ .has_node = true, .node = np->node,
-						.has_allowed_workers = true, .allowed_workers = a },
-			  "node %d: %u of %u workers allowed (%.2f idle cores, average of the last %u s)",
-			  np->node, a, np->max_workers, avg, d->idle.n_samples);
-	}
-}
-
-/* Once a second: per-CPU idle time from /proc/stat into the idle-core average per node. */
-static int on_idle_sample(sd_event_source *s, uint64_t usec _unused_, void *userdata)
-{
-	struct daemon *d = userdata;
-	size_t len;
-	int r;
-
-	r = pread_whole(d->proc_stat_fd, d->stat_buf, d->stat_buf_size, &len);
-	if (r == -EFBIG && d->stat_buf_size < (16u << 20)) {
-		char *b = realloc(d->stat_buf, d->stat_buf_size * 2);
-
-		if (b) {
-			d->stat_buf = b;
-			d->stat_buf_size *= 2;
-		}
-	}
-	if (r == 0)
-		r = cpu_times_parse(d->stat_buf, len, d->cpu_cur);
-	if (r < 0) {
-		if (log_ratelimit(&d->stat_warning_us, now_us(), LOG_REPEAT_US))
-			log_event(LOG_WARNING, MSGID_READ_FAILED, NULL,
-				  "%s/stat: %s; idle sample skipped", d->proc_root, strerror(-r));
-	} else {
-		struct cpu_times *t = d->cpu_prev;
-
-		if (d->have_cpu_prev) {
-			idle_tracker_add(&d->idle, d->topo, d->cpu_prev, d->cpu_cur);
-			update_allowed_workers(d);
-		}
-		/* Hotplug is rare: look every 10 samples. */
-		if (++d->idle_samples_taken % 10 == 0)
-			topology_refresh(d);
-		d->cpu_prev = d->cpu_cur;
-		d->cpu_cur = t;
-		d->have_cpu_prev = true;
-	}
-	sd_event_source_set_time_relative(s, IDLE_SAMPLE_US);
-	sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
-	return 0;
-}
-
-static int idle_sampler_start(struct daemon *d)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/stat", d->proc_root);
-	d->cpu_prev = malloc(sizeof(*d->cpu_prev));
-	d->cpu_cur = malloc(sizeof(*d->cpu_cur));
-	d->stat_buf_size = 64 * 1024;
-	d->stat_buf = malloc(d->stat_buf_size);
-	if (!d->cpu_prev || !d->cpu_cur || !d->stat_buf)
-		return -ENOMEM;
-	d->proc_stat_fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (d->proc_stat_fd < 0) {
-		/* Not fatal: every node keeps one worker. */
-		log_event(LOG_WARNING, MSGID_READ_FAILED, NULL,
-			  "cannot open %s: %s; one reclaim worker per node", path, strerror(errno));
-		return 0;
-	}
-	return sd_event_add_time_relative(d->event, &d->idle_source, CLOCK_MONOTONIC, 0,
-					  TICK_ACCURACY_US, on_idle_sample, d);
-}
-
-/* ---- policy headroom and direct reclaim -------------------------------------------------- */
-
-/* Reads /proc/zoneinfo, plans reclaim for nodes below their goal and dispatches it to those
- * nodes' workers. Returns true while some node is within twice its headroom (check faster). */
-static bool headroom_check(struct daemon *d)
-{
-	struct headroom_params hp = { .goal_bytes = d->config->headroom_bytes,
-				      .goal_pct = d->config->headroom_pct };
-	struct headroom_nodes plan;
-	struct zoneinfo zi;
-	bool refill = false;
-	size_t len, nc = 0;
-	int r, n;
-
-	if (!d->config->headroom_enabled || d->zoneinfo_fd < 0)
-		return false;
-	for (;;) {
-		r = pread_whole(d->zoneinfo_fd, d->zoneinfo_buf, d->zoneinfo_buf_size, &len);
-		if (r != -EFBIG || d->zoneinfo_buf_size >= (64u << 20))
-			break;
-		char *b = realloc(d->zoneinfo_buf, d->zoneinfo_buf_size * 2);
-
-		if (!b)
-			break;
-		d->zoneinfo_buf = b;
-		d->zoneinfo_buf_size *= 2;
-	}
-	if (r == 0)
-		r = zoneinfo_parse(d->zoneinfo_buf, len, &zi);
-	if (r < 0) {
-		if (log_ratelimit(&d->zoneinfo_warning_us, now_us(), LOG_REPEAT_US))
-			log_event(LOG_WARNING, MSGID_READ_FAILED, NULL,
-				  "%s/zoneinfo: %s; headroom check skipped", d->proc_root, strerror(-r));
-		return false;
-	}
-	if (d->snap.n_cgroups > d->cands_capacity) {
-		struct headroom_candidate *c = realloc(d->cands, d->snap.n_cgroups * sizeof(*c));
-		struct headroom_request *q;
-
-		if (!c)
-			return false;
-		d->cands = c;
-		q = realloc(d->requests, d->snap.n_cgroups * sizeof(*q));
-		if (!q)
-			return false;
-		d->requests = q;
-		d->cands_capacity = d->snap.n_cgroups;
-	}
-	for (size_t i = 0; i < d->snap.n_cgroups; i++) {
-		struct cgroup_node *cg = d->snap_nodes[i];
-
-		if (!cg->rule || strcmp(cg->rule->policy->name, "none") == 0)
-			continue;
-		headroom_candidate_from_sample(&cg->rule->params, &d->snap.cgroups[i], i,
-					       cg->rule->params.reclaim_priority, cg->job != NULL,
-					       &d->cands[nc++]);
-	}
-	n = headroom_plan(&hp, &zi, d->snap.page_size, d->cands, nc, d->requests, &plan);
-	if (n < 0)
-		return false;
-	if (n > 0) {
-		/* Below the goal: refill to twice the headroom (hysteresis, as kswapd reclaims up to
-		 * the high watermark once woken at low), so one burst of allocations does not find
-		 * the node short again right away. */
-		struct headroom_params hp2 = hp;
-		int n2;
-
-		if (hp2.goal_bytes)
-			hp2.goal_bytes *= 2;
-		else
-			hp2.goal_pct *= 2;
-		n2 = headroom_plan(&hp2, &zi, d->snap.page_size, d->cands, nc, d->requests, &plan);
-		if (n2 >= 0) {
-			n = n2;
-			refill = true;
-		} else
-			n = headroom_plan(&hp, &zi, d->snap.page_size, d->cands, nc, d->requests, &plan);
-		if (n < 0)
-			return false;
-	}
-	for (unsigned node = 0; node < plan.n_nodes; node++) {
-		const struct headroom_node_plan *p = &plan.node[node];
-		unsigned users = 0;
-
-		uint64_t goal = refill ? p->goal_bytes / 2 : p->goal_bytes;
-
-		if (!p->considered || p->deficit_bytes == 0 || p->free_bytes >= p->high_bytes + goal)
-			continue;
-		for (int i = 0; i < n; i++)
-			users += d->requests[i].node == node;
-		if (!log_ratelimit(&d->nodes[node].headroom_log_us, now_us(), 5 * USEC_PER_SEC))
-			continue;
-		log_event(LOG_NOTICE, MSGID_HEADROOM,
-			  &(struct log_fields){ .has_node = true, .node = (int)node, .reason = "headroom",
-						.has_requested = true, .requested_bytes = p->requested_bytes },
-			  "node %u: free %" PRIu64 " KiB is below the goal of %" PRIu64 " KiB (high "
-			  "watermark + headroom): reclaiming %" PRIu64 " KiB from %u cgroups%s%s",
-			  node, p->free_bytes >> 10,
-			  (p->high_bytes + goal) >> 10,
-			  p->requested_bytes >> 10, users,
-			  refill ? " (refilling to twice the headroom)" : "",
-			  p->uncovered_bytes ? "; the rest no managed cgroup can give" : "");
-	}
-	for (int i = 0; i < n && !d->opts->dry_run; i++) {
-		const struct headroom_request *q = &d->requests[i];
-		struct cgroup_node *cg = d->snap_nodes[q->cgroup_index];
-
-		if (cg->job)
-			continue;
-		d->headroom_requested_bytes += q->bytes;
-		dispatch(d, cg, &d->snap.cgroups[q->cgroup_index], q->bytes, (int)q->node);
-	}
-	return headroom_any_node_near_goal(&hp, &zi, d->snap.page_size);
-}
-
-static void headroom_schedule(struct daemon *d, bool near)
-{
-	if (!d->headroom_source)
-		return;
-	if (near) {
-		sd_event_source_set_time_relative(d->headroom_source, HEADROOM_FAST_US);
-		sd_event_source_set_enabled(d->headroom_source, SD_EVENT_ONESHOT);
-	} else {
-		sd_event_source_set_enabled(d->headroom_source, SD_EVENT_OFF);
-	}
-}
-
-static int on_headroom_timer(sd_event_source *s _unused_, uint64_t usec _unused_, void *userdata)
-{
-	struct daemon *d = userdata;
-
-	headroom_schedule(d, headroom_check(d));
-	return 0;
-}
-
-static int on_host_trigger(sd_event_source *s _unused_, int fd _unused_, uint32_t revents _unused_,
-			   void *userdata)
-{
-	struct daemon *d = userdata;
-
-	headroom_schedule(d, headroom_check(d));
-	return 0;
-}
-
-static int headroom_start(struct daemon *d)
-{
-	char path[PATH_MAX], spec[64];
-	int r, len;
-
-	snprintf(path, sizeof(path), "%s/zoneinfo", d->proc_root);
-	d->zoneinfo_buf_size = 256 * 1024;
-	d->zoneinfo_buf = malloc(d->zoneinfo_buf_size);
-	if (!d->zoneinfo_buf)
-		return -ENOMEM;
-	d->zoneinfo_fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (d->zoneinfo_fd < 0) {
-		log_event(LOG_WARNING, MSGID_READ_FAILED, NULL,
-			  "cannot open %s: %s; policy headroom off", path, strerror(errno));
-		return 0;
-	}
-	r = sd_event_add_time_relative(d->event, &d->headroom_source, CLOCK_MONOTONIC,
-				       HEADROOM_FAST_US, 10 * USEC_PER_MSEC, on_headroom_timer, d);
-	if (r < 0)
-		return r;
-	sd_event_source_set_enabled(d->headroom_source, SD_EVENT_OFF);
-
-	/* A host-wide PSI trigger wakes the check as soon as anything stalls on memory. */
-	if (d->opts->dry_run)
-		return 0;
-	snprintf(path, sizeof(path), "%s/pressure/memory", d->proc_root);
-	d->host_trigger_fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	len = snprintf(spec, sizeof(spec), "some %llu %llu", (unsigned long long)HOST_TRIGGER_STALL_US,
-		       (unsigned long long)HOST_TRIGGER_WINDOW_US);
-	if (d->host_trigger_fd < 0 || write(d->host_trigger_fd, spec, (size_t)len + 1) < 0 ||
-	    sd_event_add_io(d->event, &d->host_trigger_source, d->host_trigger_fd, EPOLLPRI,
-			    on_host_trigger, d) < 0) {
-		log_event(LOG_NOTICE, MSGID_KERNEL_FEATURE, NULL,
-			  "no PSI trigger on %s (%s): the headroom check runs each tick, and every "
-			  "250 ms near the goal", path, strerror(errno));
-		if (d->host_trigger_fd >= 0)
-			close(d->host_trigger_fd);
-		d->host_trigger_fd = -1;
-	}
-	return 0;
-}
-
-/* Direct reclaim on the host since the last tick (/proc/vmstat), and memory.events high/max of
- * managed cgroups since their last read: what the headroom policy exists to prevent. */
-static void report_direct_reclaim(struct daemon *d)
-{
-	const struct vmstat *v = &d->snap.host.vmstat;
-
-	if (d->snap.host.meminfo.mem_total == 0) {
-		d->have_prev_vmstat = false; /* the host files could not be read */
-		return;
-	}
-	if (d->have_prev_vmstat) {
-		uint64_t stalls = sub_sat(v->allocstall, d->prev_vmstat.allocstall);
-		uint64_t scanned = sub_sat(v->pgscan_direct, d->prev_vmstat.pgscan_direct);
-		uint64_t stolen = sub_sat(v->pgsteal_direct, d->prev_vmstat.pgsteal_direct);
-
-		if (stalls || scanned)
-			log_event(LOG_INFO, MSGID_DIRECT_RECLAIM,
-				  &(struct log_fields){ .has_direct_reclaim = true, .allocstall = stalls,
-							.pgscan_direct = scanned },
-				  "direct reclaim since the last tick: %" PRIu64 " allocstalls, %" PRIu64
-				  " pages scanned, %" PRIu64 " stolen", stalls, scanned, stolen);
-	}
-	d->prev_vmstat = *v;
-	d->have_prev_vmstat = true;
-
-	for (size_t i = 0; i < d->snap.n_cgroups; i++) {
-		struct cgroup_node *cg = d->snap_nodes[i];
-		const struct memory_events *e = &d->snap.cgroups[i].events;
-
-		if (cg->events_seen && (e->high > cg->prev_events_high || e->max > cg->prev_events_max))
-			log_event(LOG_NOTICE, MSGID_DIRECT_RECLAIM,
-				  &(struct log_fields){ .cgroup = cg->path },
-				  "%s: memory.events high +%" PRIu64 ", max +%" PRIu64 " since the last "
-				  "read (allocations throttled or reclaimed at the cgroup's limit)",
-				  cg->path, sub_sat(e->high, cg->prev_events_high),
-				  sub_sat(e->max, cg->prev_events_max));
-		cg->prev_events_high = e->high;
-		cg->prev_events_max = e->max;
-		cg->events_seen = true;
-	}
 }
 
 /* ---- setup ------------------------------------------------------------------------------- */
@@ -1516,30 +822,9 @@ static int daemon_setup(struct daemon *d)
 
 static void daemon_teardown(struct daemon *d)
 {
-	/* Cancel and interrupt in-flight writes, join the workers, and say what each of those
-	 * writes had done. */
-	FOREACH_POOL(d, np) {
-		worker_pool_stop(np->pool);
-		drain_finished_jobs(d, np);
-		worker_pool_free(np->pool);
-		np->pool = NULL;
-		np->event_source = sd_event_source_disable_unref(np->event_source);
-	}
-	sd_event_source_disable_unref(d->idle_source);
-	sd_event_source_disable_unref(d->headroom_source);
-	sd_event_source_disable_unref(d->host_trigger_source);
-	if (d->host_trigger_fd >= 0)
-		close(d->host_trigger_fd);
-	if (d->proc_stat_fd >= 0)
-		close(d->proc_stat_fd);
-	if (d->zoneinfo_fd >= 0)
-		close(d->zoneinfo_fd);
-	free(d->stat_buf);
-	free(d->zoneinfo_buf);
-	free(d->cpu_prev);
-	free(d->cpu_cur);
-	free(d->cands);
-	free(d->requests);
+	pools_stop(d);
+	idle_sampler_stop(d);
+	headroom_stop(d);
 	free(d->topo);
 	if (d->cgroups.buckets)
 		CGROUP_SET_FOREACH(&d->cgroups, cg) {

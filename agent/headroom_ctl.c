@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * headroom_ctl.c - policy headroom in the loop: reads /proc/zoneinfo, asks the pure planner
+ * (policies/headroom.c) for the reclaim that brings each node back above high watermark +
+ * headroom, and dispatches it to that node's workers. Woken every tick, by a host-wide PSI
+ * trigger on /proc/pressure/memory, and every 250 ms while a node is near its goal. Also reports
+ * direct reclaim on the host (/proc/vmstat) and managed cgroups' memory.events high/max.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+
+#include "daemon_priv.h"
+#include "reclaimd/log.h"
+#include "reclaimd/zoneinfo.h"
+
+/* Reads /proc/zoneinfo, plans reclaim for nodes below their goal and dispatches it to those
+ * nodes' workers. Returns true while some node is within twice its headroom (check faster). */
+bool headroom_check(struct daemon *d)
+{
+	struct headroom_params hp = { .goal_bytes = d->config->headroom_bytes,
+				      .goal_pct = d->config->headroom_pct };
+	struct headroom_nodes plan;
+	struct zoneinfo zi;
+	bool refill = false;
+	size_t len, nc = 0;
+	int r, n;
+
+	if (!d->config->headroom_enabled || d->zoneinfo_fd < 0)
+		return false;
+	for (;;) {
+		r = pread_whole(d->zoneinfo_fd, d->zoneinfo_buf, d->zoneinfo_buf_size, &len);
+		if (r != -EFBIG || d->zoneinfo_buf_size >= (64u << 20))
+			break;
+		char *b = realloc(d->zoneinfo_buf, d->zoneinfo_buf_size * 2);
+
+		if (!b)
+			break;
+		d->zoneinfo_buf = b;
+		d->zoneinfo_buf_size *= 2;
+	}
+	if (r == 0)
+		r = zoneinfo_parse(d->zoneinfo_buf, len, &zi);
+	if (r < 0) {
+		if (log_ratelimit(&d->zoneinfo_warning_us, now_us(), LOG_REPEAT_US))
+			log_event(LOG_WARNING, MSGID_READ_FAILED, NULL,
+				  "%s/zoneinfo: %s; headroom check skipped", d->proc_root, strerror(-r));
+		return false;
+	}
+	if (d->snap.n_cgroups > d->cands_capacity) {
+		struct headroom_candidate *c = realloc(d->cands, d->snap.n_cgroups * sizeof(*c));
+		struct headroom_request *q;
+
+		if (!c)
+			return false;
+		d->cands = c;
+		q = realloc(d->requests, d->snap.n_cgroups * sizeof(*q));
+		if (!q)
+			return false;
+		d->requests = q;
+		d->cands_capacity = d->snap.n_cgroups;
+	}
+	for (size_t i = 0; i < d->snap.n_cgroups; i++) {
+		struct cgroup_node *cg = d->snap_nodes[i];
+
+		if (!cg->rule || strcmp(cg->rule->policy->name, "none") == 0)
+			continue;
+		headroom_candidate_from_sample(&cg->rule->params, &d->snap.cgroups[i], i,
+					       cg->rule->params.reclaim_priority, cg->job != NULL,
+					       &d->cands[nc++]);
+	}
+	n = headroom_plan(&hp, &zi, d->snap.page_size, d->cands, nc, d->requests, &plan);
+	if (n < 0)
+		return false;
+	if (n > 0) {
+		/* Below the goal: refill to twice the headroom (hysteresis, as kswapd reclaims up to
+		 * the high watermark once woken at low), so one burst of allocations does not find
+		 * the node short again right away. */
+		struct headroom_params hp2 = hp;
+		int n2;
+
+		if (hp2.goal_bytes)
+			hp2.goal_bytes *= 2;
+		else
+			hp2.goal_pct *= 2;
+		n2 = headroom_plan(&hp2, &zi, d->snap.page_size, d->cands, nc, d->requests, &plan);
+		if (n2 >= 0) {
+			n = n2;
+			refill = true;
+		} else
+			n = headroom_plan(&hp, &zi, d->snap.page_size, d->cands, nc, d->requests, &plan);
+		if (n < 0)
+			return false;
+	}
+	for (unsigned node = 0; node < plan.n_nodes; node++) {
+		const struct headroom_node_plan *p = &plan.node[node];
+		unsigned users = 0;
+
+		uint64_t goal = refill ? p->goal_bytes / 2 : p->goal_bytes;
+
+		if (!p->considered || p->deficit_bytes == 0 || p->free_bytes >= p->high_bytes + goal)
+			continue;
+		for (int i = 0; i < n; i++)
+			users += d->requests[i].node == node;
+		if (!log_ratelimit(&d->nodes[node].headroom_log_us, now_us(), 5 * USEC_PER_SEC))
+			continue;
+		log_event(LOG_NOTICE, MSGID_HEADROOM,
+			  &(struct log_fields){ .has_node = true, .node = (int)node, .reason = "headroom",
+						.has_requested = true, .requested_bytes = p->requested_bytes },
+			  "node %u: free %" PRIu64 " KiB is below the goal of %" PRIu64 " KiB (high "
+			  "watermark + headroom): reclaiming %" PRIu64 " KiB from %u cgroups%s%s",
+			  node, p->free_bytes >> 10,
+			  (p->high_bytes + goal) >> 10,
+			  p->requested_bytes >> 10, users,
+			  refill ? " (refilling to twice the headroom)" : "",
+			  p->uncovered_bytes ? "; the rest no managed cgroup can give" : "");
+	}
+	for (int i = 0; i < n && !d->opts->dry_run; i++) {
+		const struct headroom_request *q = &d->requests[i];
+		struct cgroup_node *cg = d->snap_nodes[q->cgroup_index];
+
+		if (cg->job)
+			continue;
+		d->headroom_requested_bytes += q->bytes;
+		daemon_dispatch(d, cg, &d->snap.cgroups[q->cgroup_index], q->bytes, (int)q->node);
+	}
+	return headroom_any_node_near_goal(&hp, &zi, d->snap.page_size);
+}
+
+void headroom_schedule(struct daemon *d, bool near)
+{
+	if (!d->headroom_source)
+		return;
+	if (near) {
+		sd_event_source_set_time_relative(d->headroom_source, HEADROOM_FAST_US);
+		sd_event_source_set_enabled(d->headroom_source, SD_EVENT_ONESHOT);
+	} else {
+		sd_event_source_set_enabled(d->headroom_source, SD_EVENT_OFF);
+	}
+}
+
+static int on_headroom_timer(sd_event_source *s _unused_, uint64_t usec _unused_, void *userdata)
+{
+	struct daemon *d = userdata;
+
+	headroom_schedule(d, headroom_check(d));
+	return 0;
+}
+
+static int on_host_trigger(sd_event_source *s _unused_, int fd _unused_, uint32_t revents _unused_,
+			   void *userdata)
+{
+	struct daemon *d = userdata;
+
+	headroom_schedule(d, headroom_check(d));
+	return 0;
+}
+
+int headroom_start(struct daemon *d)
+{
+	char path[PATH_MAX], spec[64];
+	int r, len;
+
+	snprintf(path, sizeof(path), "%s/zoneinfo", d->proc_root);
+	d->zoneinfo_buf_size = 256 * 1024;
+	d->zoneinfo_buf = malloc(d->zoneinfo_buf_size);
+	if (!d->zoneinfo_buf)
+		return -ENOMEM;
+	d->zoneinfo_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (d->zoneinfo_fd < 0) {
+		log_event(LOG_WARNING, MSGID_READ_FAILED, NULL,
+			  "cannot open %s: %s; policy headroom off", path, strerror(errno));
+		return 0;
+	}
+	r = sd_event_add_time_relative(d->event, &d->headroom_source, CLOCK_MONOTONIC,
+				       HEADROOM_FAST_US, 10 * USEC_PER_MSEC, on_headroom_timer, d);
+	if (r < 0)
+		return r;
+	sd_event_source_set_enabled(d->headroom_source, SD_EVENT_OFF);
+
+	/* A host-wide PSI trigger wakes the check as soon as anything stalls on memory. */
+	if (d->opts->dry_run)
+		return 0;
+	snprintf(path, sizeof(path), "%s/pressure/memory", d->proc_root);
+	d->host_trigger_fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	len = snprintf(spec, sizeof(spec), "some %llu %llu", (unsigned long long)HOST_TRIGGER_STALL_US,
+		       (unsigned long long)HOST_TRIGGER_WINDOW_US);
+	if (d->host_trigger_fd < 0 || write(d->host_trigger_fd, spec, (size_t)len + 1) < 0 ||
+	    sd_event_add_io(d->event, &d->host_trigger_source, d->host_trigger_fd, EPOLLPRI,
+			    on_host_trigger, d) < 0) {
+		log_event(LOG_NOTICE, MSGID_KERNEL_FEATURE, NULL,
+			  "no PSI trigger on %s (%s): the headroom check runs each tick, and every "
+			  "250 ms near the goal", path, strerror(errno));
+		if (d->host_trigger_fd >= 0)
+			close(d->host_trigger_fd);
+		d->host_trigger_fd = -1;
+	}
+	return 0;
+}
+
+/* Direct reclaim on the host since the last tick (/proc/vmstat), and memory.events high/max of
+ * managed cgroups since their last read: what the headroom policy exists to prevent. */
+void report_direct_reclaim(struct daemon *d)
+{
+	const struct vmstat *v = &d->snap.host.vmstat;
+
+	if (d->snap.host.meminfo.mem_total == 0) {
+		d->have_prev_vmstat = false; /* the host files could not be read */
+		return;
+	}
+	if (d->have_prev_vmstat) {
+		uint64_t stalls = sub_sat(v->allocstall, d->prev_vmstat.allocstall);
+		uint64_t scanned = sub_sat(v->pgscan_direct, d->prev_vmstat.pgscan_direct);
+		uint64_t stolen = sub_sat(v->pgsteal_direct, d->prev_vmstat.pgsteal_direct);
+
+		if (stalls || scanned)
+			log_event(LOG_INFO, MSGID_DIRECT_RECLAIM,
+				  &(struct log_fields){ .has_direct_reclaim = true, .allocstall = stalls,
+							.pgscan_direct = scanned },
+				  "direct reclaim since the last tick: %" PRIu64 " allocstalls, %" PRIu64
+				  " pages scanned, %" PRIu64 " stolen", stalls, scanned, stolen);
+	}
+	d->prev_vmstat = *v;
+	d->have_prev_vmstat = true;
+
+	for (size_t i = 0; i < d->snap.n_cgroups; i++) {
+		struct cgroup_node *cg = d->snap_nodes[i];
+		const struct memory_events *e = &d->snap.cgroups[i].events;
+
+		if (cg->events_seen && (e->high > cg->prev_events_high || e->max > cg->prev_events_max))
+			log_event(LOG_NOTICE, MSGID_DIRECT_RECLAIM,
+				  &(struct log_fields){ .cgroup = cg->path },
+				  "%s: memory.events high +%" PRIu64 ", max +%" PRIu64 " since the last "
+				  "read (allocations throttled or reclaimed at the cgroup's limit)",
+				  cg->path, sub_sat(e->high, cg->prev_events_high),
+				  sub_sat(e->max, cg->prev_events_max));
+		cg->prev_events_high = e->high;
+		cg->prev_events_max = e->max;
+		cg->events_seen = true;
+	}
+}
+
+void headroom_stop(struct daemon *d)
+{
+	d->headroom_source = sd_event_source_disable_unref(d->headroom_source);
+	d->host_trigger_source = sd_event_source_disable_unref(d->host_trigger_source);
+	if (d->host_trigger_fd >= 0)
+		close(d->host_trigger_fd);
+	if (d->zoneinfo_fd >= 0)
+		close(d->zoneinfo_fd);
+	d->host_trigger_fd = d->zoneinfo_fd = -1;
+	free(d->zoneinfo_buf);
+	free(d->cands);
+	free(d->requests);
+	d->zoneinfo_buf = NULL;
+	d->cands = NULL;
+	d->requests = NULL;
+}
