@@ -647,12 +647,20 @@ static int on_reload_signal(sd_event_source *s _unused_, const struct signalfd_s
 
 	sd_notify(false, "RELOADING=1");
 	r = config_load_file(d->opts->config_path, &c, &err);
+	if (r == 0 && !d->opts->workers)
+		r = config_check_topology(c, d->topo, &err);
 	if (r < 0) {
 		log_event(LOG_ERR, MSGID_CONFIG_REJECTED, NULL,
 			  "configuration not reloaded, keeping the previous one: %s", err.text);
+		config_free(c);
 		sd_notify(false, "READY=1");
 		return 0;
 	}
+	if (c->max_workers_per_node != d->config->max_workers_per_node)
+		log_event(LOG_WARNING, MSGID_CONFIG_LOADED, NULL,
+			  "max_workers_per_node takes effect only at restart; keeping the pools as they are");
+	FOREACH_POOL(d, np)
+		worker_pool_set_rate_limit(np->pool, c->max_reclaim_rate_per_node);
 	/* Roots given on the command line win over the file; the others were read at start. */
 	if ((!d->opts->cgroup_root && !streq_null(c->cgroup_root, d->start_cgroup_root_cfg)) ||
 	    (!d->opts->proc_root && !streq_null(c->proc_root, d->start_proc_root_cfg)) ||
