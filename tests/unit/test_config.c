@@ -13,6 +13,7 @@
 #include "reclaimd/config.h"
 #include "reclaimd/parse.h"
 #include "reclaimd/policy.h"
+#include "reclaimd/topology.h"
 #include "test.h"
 
 #define FIXTURES "tests/fixtures/config/"
@@ -708,6 +709,79 @@ static void test_print(void)
 
 /* ---- the registry -------------------------------------------------------------------------- */
 
+/* Keys of the NUMA worker pools, policy headroom and MGLRU aging. */
+static void test_node_keys(void)
+{
+	struct config *c;
+	struct config_error err = { 0 };
+	struct numa_topology t;
+
+	c = load_string_ok("{}");
+	if (c) {
+		CHECK(c->mglru_aging);
+		CHECK_EQ_U64(c->max_workers_per_node, 0);
+		CHECK_EQ_U64(c->max_reclaim_rate_per_node, 0);
+		CHECK(c->headroom_enabled);
+		CHECK_EQ_U64(c->headroom_bytes, 0);
+		CHECK_NEAR(c->headroom_pct, 2.0, 1e-12);
+		CHECK_EQ_INT(c->defaults.reclaim_priority, 50);
+		config_free(c);
+	}
+	c = load_string_ok("{\"mglru_aging\": false, \"max_workers_per_node\": 2, "
+			   "\"max_reclaim_rate_per_node\": \"256M\", \"headroom\": \"64M\", "
+			   "\"rules\": [{\"match\": \"a\", \"reclaim_priority\": 100}]}");
+	if (c) {
+		CHECK(!c->mglru_aging);
+		CHECK_EQ_U64(c->max_workers_per_node, 2);
+		CHECK_EQ_U64(c->max_reclaim_rate_per_node, 256 * MiB);
+		CHECK(c->headroom_enabled);
+		CHECK_EQ_U64(c->headroom_bytes, 64 * MiB);
+		CHECK_EQ_INT(c->rules[0].params.reclaim_priority, 100);
+		CHECK_EQ_INT(c->defaults.reclaim_priority, 50);
+
+		/* The topology check: 2 workers fit 2-CPU nodes, not a 1-CPU node; a node without
+		 * CPUs gets no workers and is not checked. */
+		memset(&t, 0, sizeof(t));
+		t.n_nodes = 3;
+		for (int i = 0; i < 3; i++) {
+			t.node[i].id = i;
+			t.node[i].present = true;
+		}
+		t.node[0].n_cpus = 2;
+		t.node[1].n_cpus = 2;
+		CHECK_EQ_INT(config_check_topology(c, &t, &err), 0);
+		t.node[1].n_cpus = 1;
+		CHECK_EQ_INT(config_check_topology(c, &t, &err), -EINVAL);
+		CHECK(contains(err.text, "max_workers_per_node: 2 is more than node 1's 1 CPUs"));
+		config_free(c);
+	}
+	c = load_string_ok("{\"headroom\": \"1.5%\"}");
+	if (c) {
+		CHECK(c->headroom_enabled);
+		CHECK_NEAR(c->headroom_pct, 1.5, 1e-12);
+		CHECK_EQ_U64(c->headroom_bytes, 0);
+		config_free(c);
+	}
+	c = load_string_ok("{\"headroom\": false}");
+	if (c) {
+		CHECK(!c->headroom_enabled);
+		config_free(c);
+	}
+	EXPECT_FAIL("{\"mglru_aging\": 1}", "mglru_aging: expected true or false, got an integer");
+	EXPECT_FAIL("{\"max_workers_per_node\": 0}", "max_workers_per_node: 0 is out of range (1..64");
+	EXPECT_FAIL("{\"max_workers_per_node\": 65}", "max_workers_per_node: 65 is out of range");
+	EXPECT_FAIL("{\"max_workers_per_node\": 1.5}", "max_workers_per_node: expected an integer");
+	EXPECT_FAIL("{\"max_reclaim_rate_per_node\": \"fast\"}", "max_reclaim_rate_per_node: \"fast\" is not a size");
+	EXPECT_FAIL("{\"headroom\": \"60%\"}", "headroom: \"60%\" is not a percentage in 0%..50%");
+	EXPECT_FAIL("{\"headroom\": \"x%\"}", "headroom: \"x%\" is not a percentage");
+	EXPECT_FAIL("{\"headroom\": true}", "headroom: expected a percentage like \"2%\", a size like \"64M\", or false");
+	EXPECT_FAIL("{\"headroom\": \"lots\"}", "headroom: \"lots\" is not a size");
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"a\", \"reclaim_priority\": 101}]}",
+		    "rules[0].reclaim_priority: 101 is out of range (0..100)");
+	EXPECT_FAIL("{\"defaults\": {\"reclaim_priority\": \"high\"}}",
+		    "defaults.reclaim_priority: expected an integer, got a string");
+}
+
 static void test_registry(void)
 {
 	const char *const *names = policy_names();
@@ -764,5 +838,6 @@ int main(void)
 	test_shipped_config();
 	test_print();
 	test_registry();
+	test_node_keys();
 	return test_report("test_config");
 }
