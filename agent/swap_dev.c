@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * swap_dev.c - the swap-device mechanism of swap.h: is this path a swap area (signature check),
+ * swapon(2) with a priority, swapoff(2). Thin on purpose: the decisions are in
+ * policies/swap_plan.c, and swapon/swapoff need root and a real device, so they are exercised
+ * only in the VM.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/swap.h>
+
+#include "reclaimd/swap.h"
+
+/* include/linux/swap.h, union swap_header: the last 10 bytes of the first page. */
+#define SWAP_MAGIC     "SWAPSPACE2"
+#define SWAP_MAGIC_LEN (sizeof(SWAP_MAGIC) - 1)
+
+_printf_(4, 5) static int fail(int err, char *why, size_t why_len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why && why_len > 0) {
+		va_start(ap, fmt);
+		vsnprintf(why, why_len, fmt, ap);
+		va_end(ap);
+	}
+	return err;
+}
+
+int swap_check_device(const char *path, char *why, size_t why_len)
+{
+	_cleanup_(closep) int fd = -1;
+	char magic[SWAP_MAGIC_LEN];
+	long page_size = sysconf(_SC_PAGESIZE);
+	struct stat st;
+	ssize_t n;
+
+	if (why && why_len > 0)
+		why[0] = '\0';
+	if (!path || !*path)
+		return fail(-EINVAL, why, why_len, "empty path");
+	if (page_size < (long)SWAP_MAGIC_LEN)
+		return fail(-EINVAL, why, why_len, "cannot determine the page size");
+
+	/* O_NONBLOCK: opening a FIFO must not hang; it is rejected by the type check below. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		int err = errno;
+
+		if (err == ENOENT)
+			return fail(-ENOENT, why, why_len, "%s does not exist", path);
+		return fail(-err, why, why_len, "cannot open %s: %s", path, strerror(err));
+	}
+	if (fstat(fd, &st) < 0) {
+		int err = errno;
+
+		return fail(-err, why, why_len, "cannot stat %s: %s", path, strerror(err));
+	}
+	if (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode))
+		return fail(-ENOTBLK, why, why_len, "%s is neither a block device nor a regular file",
+			    path);
+
+	do
+		n = pread(fd, magic, sizeof(magic), (off_t)page_size - (off_t)SWAP_MAGIC_LEN);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		int err = errno;
+
+		return fail(-err, why, why_len, "cannot read %s: %s", path, strerror(err));
+	}
+	if ((size_t)n != sizeof(magic) || memcmp(magic, SWAP_MAGIC, sizeof(magic)) != 0)
+		return fail(-EMEDIUMTYPE, why, why_len,
+			    "%s has no swap signature (\"%s\" at offset %ld); run mkswap on it", path,
+			    SWAP_MAGIC, page_size - (long)SWAP_MAGIC_LEN);
+	return 0;
+}
+
+int swap_activate(const char *path, int priority)
+{
+	if (priority < 0 || priority > SWAP_PRIORITY_MAX)
+		return -EINVAL;
+	if (swapon(path, SWAP_FLAG_PREFER | (priority & SWAP_FLAG_PRIO_MASK)) < 0)
+		return -errno;
+	return 0;
+}
+
+int swap_deactivate(const char *path)
+{
+	if (swapoff(path) < 0)
+		return -errno;
+	return 0;
+}
