@@ -285,7 +285,7 @@ int zswap_swappiness_combine(int configured, int cap)
 
 /* ---- swap-out budget ------------------------------------------------------------------------ */
 
-int zswap_swapout_swappiness_cap(const struct zswap_policy_params *p, enum swap_device_kind kind,
+int zswap_swapout_swappiness_cap(const struct zswap_policy_params *p, enum swap_kind kind,
 				 uint64_t pswpout_pages, uint64_t page_size, usec_t elapsed_us,
 				 int base_swappiness)
 {

@@ -32,6 +32,7 @@
 
 #include "reclaimd/config.h"
 #include "reclaimd/snapshot.h"
+#include "reclaimd/swap.h"
 
 /* Kernel defaults (mm/zswap.c), used when the parameters cannot be read. */
 #define ZSWAP_MAX_POOL_PERCENT_DEFAULT         20
@@ -108,13 +109,6 @@ struct zswap_inversion {
 int zswap_detect_inversion(const struct zswap_host_delta *d, struct zswap_inversion *ret);
 
 /* ---- parameters of the zswap controller ------------------------------------------------------ */
-enum swap_device_kind {
-	SWAP_KIND_HDD,   /* rotational */
-	SWAP_KIND_SSD,   /* non-rotational block device */
-	SWAP_KIND_ZRAM,  /* compressed RAM: no wear, no seek */
-	_SWAP_KIND_MAX,
-};
-
 struct zswap_policy_params {
 	/* Pool target, percent of accept_threshold_percent: with the kernel default 90 and 85 here
 	 * the pool is kept below 0.85 * 90 = 76.5 % of the pool limit, so the kernel's hysteresis
@@ -225,7 +219,7 @@ int zswap_swappiness_combine(int configured, int cap);
  * base_swappiness is the swappiness otherwise in force (SWAPPINESS_UNSET: the kernel default 60;
  * SWAPPINESS_MAX counts as 200). No budget (0), no elapsed time or an unknown kind: no cap.
  */
-int zswap_swapout_swappiness_cap(const struct zswap_policy_params *p, enum swap_device_kind kind,
+int zswap_swapout_swappiness_cap(const struct zswap_policy_params *p, enum swap_kind kind,
 				 uint64_t pswpout_pages, uint64_t page_size, usec_t elapsed_us,
 				 int base_swappiness);
 
