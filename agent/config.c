@@ -46,6 +46,8 @@ enum param_kind {
 	PARAM_USEC,       /* usec_t: JSON integer */
 	PARAM_SWAPPINESS, /* int: 0..200, "max" or null */
 	PARAM_INT,        /* int: JSON integer in umin..umax */
+	PARAM_ZSWAP_MAX,  /* struct zswap_rule_limit: size, "N%" or null */
+	PARAM_TRISTATE,   /* int: true, false or null (TRISTATE_UNSET) */
 };
 
 struct param_desc {
@@ -78,6 +80,9 @@ static const struct param_desc param_table[] = {
 	{ "swappiness", PARAM_SWAPPINESS, FIELD(swappiness), .range = "0..200, \"max\" or null" },
 	{ "reclaim_priority", PARAM_INT, FIELD(reclaim_priority), .umin = 0, .umax = 100,
 	  .range = "0..100" },
+	{ "zswap_max", PARAM_ZSWAP_MAX, FIELD(zswap_max), .umin = 0, .umax = (uint64_t)1 << 62,
+	  .range = "a size, 0%..100% of memory.current, or null" },
+	{ "zswap_writeback", PARAM_TRISTATE, FIELD(zswap_writeback), .range = "true, false or null" },
 	/* The kernel's PSI trigger limits: window 500 ms..10 s, stall > 0 and <= window. */
 	{ "trigger_stall_us", PARAM_USEC, FIELD(trigger_stall_us), .umin = 1,
 	  .umax = 10 * USEC_PER_SEC, .range = "1..10000000 us, and <= trigger_window_us" },
@@ -97,6 +102,8 @@ void policy_params_default(struct policy_params *ret)
 		.chunk_bytes = 32 * MiB,
 		.swappiness = SWAPPINESS_UNSET,
 		.reclaim_priority = 50,
+		.zswap_max = { .kind = ZSWAP_LIMIT_UNSET },
+		.zswap_writeback = TRISTATE_UNSET,
 		.trigger_stall_us = 50 * USEC_PER_MSEC,
 		.trigger_window_us = USEC_PER_SEC,
 	};
@@ -104,7 +111,8 @@ void policy_params_default(struct policy_params *ret)
 
 static const char *const global_keys[] = {
 	"interval", "log_level", "cgroup_root", "proc_root", "sys_root", "mglru_aging",
-	"max_workers_per_node", "max_reclaim_rate_per_node", "headroom", "defaults", "rules", NULL,
+	"max_workers_per_node", "max_reclaim_rate_per_node", "headroom", "swap", "zswap", "defaults",
+	"rules", NULL,
 };
 static const char *const rule_keys[] = { "match", "policy", NULL };
 
@@ -332,6 +340,37 @@ static int parse_param(struct loader *l, const char *where, const struct param_d
 		return 0;
 	}
 
+	case PARAM_ZSWAP_MAX: {
+		struct zswap_rule_limit *lim = field;
+		const char *str = json_is_string(v) ? json_string_value(v) : NULL;
+		size_t n = str ? strlen(str) : 0;
+
+		if (json_is_null(v)) {
+			*lim = (struct zswap_rule_limit){ .kind = ZSWAP_LIMIT_UNSET };
+			return 0;
+		}
+		if (n > 1 && str[n - 1] == '%') {
+			char *end;
+			double pct = strtod(str, &end);
+
+			if (end != str + n - 1 || !(pct >= 0 && pct <= 100))
+				return fail(l, where, "\"%s\" is not a percentage in 0%%..100%%", str);
+			*lim = (struct zswap_rule_limit){ .kind = ZSWAP_LIMIT_PERCENT, .pct = pct };
+			return 0;
+		}
+		*lim = (struct zswap_rule_limit){ .kind = ZSWAP_LIMIT_BYTES };
+		return parse_size_value(l, where, d, v, &lim->bytes);
+	}
+
+	case PARAM_TRISTATE:
+		if (json_is_null(v))
+			*(int *)field = TRISTATE_UNSET;
+		else if (json_is_boolean(v))
+			*(int *)field = json_is_true(v);
+		else
+			return fail_type(l, where, "true, false or null", v);
+		return 0;
+
 	case PARAM_USEC: {
 		json_int_t i;
 
@@ -434,6 +473,208 @@ static int parse_max_workers(struct loader *l, const json_t *v, unsigned *ret)
 			    "%lld is out of range (1..%d; it must also not exceed a node's CPU count)",
 			    (long long)i, CONFIG_MAX_WORKERS_PER_NODE);
 	*ret = (unsigned)i;
+	return 0;
+}
+
+/* ---- "swap" and "zswap" ------------------------------------------------------------------------ */
+
+static int parse_bool_key(struct loader *l, const char *where, const json_t *v, bool *ret)
+{
+	if (!json_is_boolean(v))
+		return fail_type(l, where, "true or false", v);
+	*ret = json_is_true(v);
+	return 0;
+}
+
+static int parse_number_key(struct loader *l, const char *where, const json_t *v, double min,
+			    double max, double *ret)
+{
+	double x;
+
+	if (!json_is_number(v))
+		return fail_type(l, where, "a number", v);
+	x = json_number_value(v);
+	if (!(x >= min && x <= max))
+		return fail(l, where, "%g is out of range (%g..%g)", x, min, max);
+	*ret = x;
+	return 0;
+}
+
+static int parse_int_key(struct loader *l, const char *where, const json_t *v, long long min,
+			 long long max, int *ret)
+{
+	json_int_t i;
+
+	if (!json_is_integer(v))
+		return fail_type(l, where, "an integer", v);
+	i = json_integer_value(v);
+	if (i < min || i > max)
+		return fail(l, where, "%lld is out of range (%lld..%lld)", (long long)i, min, max);
+	*ret = (int)i;
+	return 0;
+}
+
+static const struct param_desc bytes_desc = {
+	"", PARAM_SIZE, 0, .umin = 0, .umax = (uint64_t)1 << 50, .range = "0..2^50 bytes",
+};
+
+static int parse_swap_device(struct loader *l, const char *where, const json_t *obj,
+			     struct swap_device_cfg *ret)
+{
+	static const char *const keys[] = { "path", "priority", "kind", NULL };
+	bool have_path = false, have_prio = false, have_kind = false;
+	char sub[128];
+	const char *key;
+	json_t *v;
+	int r;
+
+	if (!json_is_object(obj))
+		return fail_type(l, where, "an object {path, priority, kind}", obj);
+	json_object_foreach((json_t *)obj, key, v) {
+		snprintf(sub, sizeof(sub), "%s.%.40s", where, key);
+		if (strcmp(key, "path") == 0) {
+			if (!json_is_string(v) || json_string_value(v)[0] != '/')
+				return fail(l, sub, "expected an absolute path to a block device or swap file");
+			free(ret->path);
+			ret->path = strdup(json_string_value(v));
+			if (!ret->path)
+				return fail_oom(l);
+			have_path = true;
+		} else if (strcmp(key, "priority") == 0) {
+			r = parse_int_key(l, sub, v, 0, SWAP_PRIORITY_MAX, &ret->priority);
+			if (r < 0)
+				return r;
+			have_prio = true;
+		} else if (strcmp(key, "kind") == 0) {
+			if (!json_is_string(v) || swap_kind_from_string(json_string_value(v), &ret->kind) < 0)
+				return fail(l, sub, "expected \"zram\", \"ssd\", \"hdd\" or \"file\"");
+			have_kind = true;
+		} else {
+			return fail_unknown_key(l, where, key, false, keys);
+		}
+	}
+	if (!have_path || !have_prio || !have_kind)
+		return fail(l, where, "needs \"path\", \"priority\" and \"kind\"");
+	return 0;
+}
+
+static int parse_swap_section(struct loader *l, const json_t *obj, struct swap_section *sw)
+{
+	static const char *const keys[] = { "devices", "reprioritize", "zram_writeback_at_pct",
+					    "zram_idle_age", "zram_writeback_limit", "swapout_budget", NULL };
+	char where[64];
+	const char *key;
+	json_t *v;
+	int r = 0;
+
+	if (!json_is_object(obj))
+		return fail_type(l, "swap", "an object", obj);
+	json_object_foreach((json_t *)obj, key, v) {
+		snprintf(where, sizeof(where), "swap.%.40s", key);
+		if (strcmp(key, "devices") == 0) {
+			size_t bad;
+
+			if (!json_is_array(v))
+				return fail_type(l, where, "an array of {path, priority, kind}", v);
+			sw->devices = calloc(json_array_size(v) + 1, sizeof(*sw->devices));
+			if (!sw->devices)
+				return fail_oom(l);
+			for (size_t i = 0; i < json_array_size(v); i++) {
+				char sub[64];
+
+				snprintf(sub, sizeof(sub), "swap.devices[%zu]", i);
+				sw->n_devices = i + 1;
+				r = parse_swap_device(l, sub, json_array_get(v, i), &sw->devices[i]);
+				if (r < 0)
+					return r;
+			}
+			if (swap_config_validate(sw->devices, sw->n_devices, &bad) < 0)
+				return fail(l, "swap.devices", "devices[%zu]: the same path is listed twice", bad);
+		} else if (strcmp(key, "reprioritize") == 0) {
+			if (!json_is_string(v) ||
+			    swap_reprioritize_from_string(json_string_value(v), &sw->reprioritize) < 0)
+				return fail(l, where, "expected \"empty-only\" or \"when-fits\"");
+		} else if (strcmp(key, "zram_writeback_at_pct") == 0) {
+			r = parse_number_key(l, where, v, 1, 100, &sw->zram_writeback_at_pct);
+		} else if (strcmp(key, "zram_idle_age") == 0) {
+			int age;
+
+			r = parse_int_key(l, where, v, 0, 30 * 86400, &age);
+			sw->zram_idle_age_s = (uint64_t)age;
+		} else if (strcmp(key, "zram_writeback_limit") == 0) {
+			r = parse_size_value(l, where, &bytes_desc, v, &sw->zram_writeback_limit_bytes);
+		} else if (strcmp(key, "swapout_budget") == 0) {
+			const char *kind;
+			json_t *b;
+
+			if (!json_is_object(v))
+				return fail_type(l, where, "an object of bytes per second per kind", v);
+			json_object_foreach(v, kind, b) {
+				enum swap_kind k;
+				char sub[64];
+
+				snprintf(sub, sizeof(sub), "swap.swapout_budget.%.32s", kind);
+				if (swap_kind_from_string(kind, &k) < 0)
+					return fail(l, sub, "unknown kind (valid: zram, ssd, hdd, file)");
+				r = parse_size_value(l, sub, &bytes_desc, b, &sw->swapout_budget[k]);
+				if (r < 0)
+					return r;
+				sw->swapout_budget_set[k] = true;
+			}
+		} else {
+			return fail_unknown_key(l, "swap", key, false, keys);
+		}
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int parse_zswap_section(struct loader *l, const json_t *obj, struct zswap_section *z)
+{
+	static const char *const keys[] = { "enabled", "compressor", "max_pool_percent",
+					    "accept_threshold_percent", "shrinker_enabled",
+					    "restore_on_exit", "pool_target_pct", "manage", NULL };
+	char where[64];
+	const char *key;
+	json_t *v;
+	int r = 0;
+
+	if (!json_is_object(obj))
+		return fail_type(l, "zswap", "an object", obj);
+	json_object_foreach((json_t *)obj, key, v) {
+		bool b = false;
+
+		snprintf(where, sizeof(where), "zswap.%.40s", key);
+		if (strcmp(key, "enabled") == 0) {
+			r = parse_bool_key(l, where, v, &b);
+			z->settings.enabled = b;
+		} else if (strcmp(key, "shrinker_enabled") == 0) {
+			r = parse_bool_key(l, where, v, &b);
+			z->settings.shrinker_enabled = b;
+		} else if (strcmp(key, "compressor") == 0) {
+			const char *c = json_is_string(v) ? json_string_value(v) : NULL;
+
+			if (!c || !c[0] || strlen(c) >= sizeof(z->settings.compressor) ||
+			    strspn(c, "abcdefghijklmnopqrstuvwxyz0123456789-_") != strlen(c))
+				return fail(l, where, "expected a compressor name such as \"lz4\" or \"zstd\"");
+			snprintf(z->settings.compressor, sizeof(z->settings.compressor), "%s", c);
+		} else if (strcmp(key, "max_pool_percent") == 0) {
+			r = parse_int_key(l, where, v, 1, 100, &z->settings.max_pool_percent);
+		} else if (strcmp(key, "accept_threshold_percent") == 0) {
+			r = parse_int_key(l, where, v, 1, 100, &z->settings.accept_threshold_percent);
+		} else if (strcmp(key, "restore_on_exit") == 0) {
+			r = parse_bool_key(l, where, v, &z->restore_on_exit);
+		} else if (strcmp(key, "manage") == 0) {
+			r = parse_bool_key(l, where, v, &z->manage);
+		} else if (strcmp(key, "pool_target_pct") == 0) {
+			r = parse_number_key(l, where, v, 1, 100, &z->pool_target_pct);
+		} else {
+			return fail_unknown_key(l, "zswap", key, false, keys);
+		}
+		if (r < 0)
+			return r;
+	}
 	return 0;
 }
 
@@ -647,6 +888,13 @@ static int config_build(struct loader *l, const json_t *root, const char *path, 
 	c->mglru_aging = true;
 	c->headroom_enabled = true;
 	c->headroom_pct = 2.0;
+	c->swap.reprioritize = SWAP_REPRIO_EMPTY_ONLY;
+	c->swap.zram_writeback_at_pct = 80;
+	c->swap.zram_idle_age_s = 600;
+	zswap_settings_init(&c->zswap.settings);
+	c->zswap.restore_on_exit = true;
+	c->zswap.manage = true;
+	c->zswap.pool_target_pct = 85;
 	c->path = path ? strdup(path) : NULL;
 	c->proc_root = strdup("/proc");
 	c->sys_root = strdup("/sys");
@@ -672,6 +920,10 @@ static int config_build(struct loader *l, const json_t *root, const char *path, 
 			r = parse_size_value(l, key, &rate_desc, v, &c->max_reclaim_rate_per_node);
 		else if (strcmp(key, "headroom") == 0)
 			r = parse_headroom(l, v, c);
+		else if (strcmp(key, "swap") == 0)
+			r = parse_swap_section(l, v, &c->swap);
+		else if (strcmp(key, "zswap") == 0)
+			r = parse_zswap_section(l, v, &c->zswap);
 		else if (strcmp(key, "mglru_aging") == 0) {
 			r = json_is_boolean(v) ? 0 : fail_type(l, key, "true or false", v);
 			c->mglru_aging = json_is_true(v);
@@ -814,6 +1066,9 @@ void config_free(struct config *c)
 {
 	if (!c)
 		return;
+	for (size_t i = 0; i < c->swap.n_devices; i++)
+		free(c->swap.devices[i].path);
+	free(c->swap.devices);
 	for (size_t i = 0; i < c->n_rules; i++)
 		free(c->rules[i].match);
 	free(c->rules);
@@ -871,6 +1126,23 @@ static void print_params(FILE *out, const struct policy_params *p)
 		case PARAM_INT:
 			fprintf(out, "%d", *(const int *)field);
 			break;
+		case PARAM_ZSWAP_MAX: {
+			const struct zswap_rule_limit *lim = field;
+
+			if (lim->kind == ZSWAP_LIMIT_UNSET)
+				fputs("unset (memory.zswap.max left alone)", out);
+			else if (lim->kind == ZSWAP_LIMIT_PERCENT)
+				fprintf(out, "%g%% of memory.current", lim->pct);
+			else
+				print_size(out, lim->bytes);
+			break;
+		}
+		case PARAM_TRISTATE: {
+			int t = *(const int *)field;
+
+			fputs(t == TRISTATE_UNSET ? "unset (left alone)" : t ? "true" : "false", out);
+			break;
+		}
 		case PARAM_SWAPPINESS: {
 			int s = *(const int *)field;
 
@@ -923,6 +1195,38 @@ void config_print(const struct config *c, FILE *out)
 		print_size(out, c->headroom_bytes), fputs(" above each node's high watermark\n", out);
 	else
 		fprintf(out, "%g%% of each node's memory above its high watermark\n", c->headroom_pct);
+	if (c->swap.n_devices) {
+		fprintf(out, "swap.reprioritize          %s\n", swap_reprioritize_to_string(c->swap.reprioritize));
+		for (size_t i = 0; i < c->swap.n_devices; i++)
+			fprintf(out, "swap.devices[%zu]            %s priority %d (%s)\n", i,
+				c->swap.devices[i].path, c->swap.devices[i].priority,
+				swap_kind_to_string(c->swap.devices[i].kind));
+	} else {
+		fputs("swap                       (no devices configured: swap left as it is)\n", out);
+	}
+	for (int k = 0; k < _SWAP_KIND_MAX; k++)
+		if (c->swap.swapout_budget_set[k]) {
+			fprintf(out, "swap.swapout_budget.%-6s ", swap_kind_to_string((enum swap_kind)k));
+			print_size(out, c->swap.swapout_budget[k]);
+			fputs("/s\n", out);
+		}
+	fprintf(out, "zswap.manage               %s (pool target %g %% of accept_threshold_percent)\n",
+		c->zswap.manage ? "true" : "false", c->zswap.pool_target_pct);
+	fprintf(out, "zswap.restore_on_exit      %s\n", c->zswap.restore_on_exit ? "true" : "false");
+	for (int p = 0; p < _ZSWAP_PARAM_MAX; p++)
+		if (zswap_settings_is_set(&c->zswap.settings, (enum zswap_param)p)) {
+			const struct zswap_settings *z = &c->zswap.settings;
+
+			fprintf(out, "zswap.%-20s ", zswap_param_name((enum zswap_param)p));
+			switch ((enum zswap_param)p) {
+			case ZSWAP_PARAM_ENABLED: fputs(z->enabled ? "true\n" : "false\n", out); break;
+			case ZSWAP_PARAM_SHRINKER_ENABLED: fputs(z->shrinker_enabled ? "true\n" : "false\n", out); break;
+			case ZSWAP_PARAM_COMPRESSOR: fprintf(out, "%s\n", z->compressor); break;
+			case ZSWAP_PARAM_MAX_POOL_PERCENT: fprintf(out, "%d\n", z->max_pool_percent); break;
+			case ZSWAP_PARAM_ACCEPT_THRESHOLD_PERCENT: fprintf(out, "%d\n", z->accept_threshold_percent); break;
+			default: fputc('\n', out); break;
+			}
+		}
 	fputs("\ndefaults\n", out);
 	print_params(out, &c->defaults);
 	for (size_t i = 0; i < c->n_rules; i++) {

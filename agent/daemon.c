@@ -51,8 +51,10 @@ static void notify_status(struct daemon *d)
 			break;
 		off += (size_t)n;
 	}
-	sd_notifyf(false, "STATUS=%zu managed cgroups, %" PRIu64 " MiB reclaimed, %u jobs in flight%s",
-		   d->n_managed, d->total_reclaimed_bytes >> 20, jobs_pending(d), nodes);
+	sd_notifyf(false, "STATUS=%zu managed cgroups, %" PRIu64 " MiB reclaimed, %u jobs in flight, "
+		   "%zu swap devices, zswap pool %.0f %% of its limit, %" PRIu64 " inversions%s",
+		   d->n_managed, d->total_reclaimed_bytes >> 20, jobs_pending(d),
+		   d->snap.host.swaps.n, d->zswap_pool_fill * 100, d->inversions, nodes);
 }
 
 /* ---- PSI triggers ---------------------------------------------------------------------- */
@@ -526,7 +528,7 @@ void daemon_dispatch(struct daemon *d, struct cgroup_node *cg, const struct cgro
 	}
 	job->request_bytes = request_bytes;
 	job->chunk_bytes = pp->chunk_bytes;
-	job->swappiness = pp->swappiness;
+	job->swappiness = zswap_swappiness_combine(pp->swappiness, d->swappiness_cap);
 	job->psi_some_target_pct = pp->psi_some_target_pct;
 	job->page_size = d->snap.page_size;
 	r = worker_pool_submit(np->pool, job);
@@ -578,6 +580,7 @@ static void run_tick(struct daemon *d)
 	}
 	build_snapshot(d);
 	build_age_commands(d);
+	swap_ctl_tick(d);
 	now = now_us();
 
 	for (size_t i = 0; i < d->snap.n_cgroups; i++) {
@@ -590,6 +593,14 @@ static void run_tick(struct daemon *d)
 			continue;
 		cg->rule->policy->decide(&cg->rule->params, s, &d->snap.host, d->snap.page_size,
 					 &cg->policy_state, &dec);
+		if (dec.request_bytes > 0 && d->pacing.step_factor < 1) {
+			/* The zswap pool is near its target: smaller steps (swap_ctl.c). */
+			uint64_t paced = (uint64_t)((double)dec.request_bytes * d->pacing.step_factor);
+
+			dec.request_bytes = paced / d->snap.page_size * d->snap.page_size;
+			if (dec.request_bytes == 0)
+				dec.reason = DECISION_BELOW_PAGE;
+		}
 		log_decision(cg, &dec, now, d->opts->dry_run);
 		/* A kernel without memory.reclaim was reported once; asking again is pointless. */
 		if (!d->opts->dry_run)
@@ -682,6 +693,7 @@ static int on_reload_signal(sd_event_source *s _unused_, const struct signalfd_s
 	d->config = c;
 	log_set_level(c->log_level);
 	mglru_setup(d);
+	swap_ctl_reload(d);
 	cgroup_set_scan(&d->cgroups, d->config, on_cgroup_gone, d);
 	log_event(LOG_INFO, MSGID_CONFIG_LOADED, NULL, "configuration reloaded from %s (%zu rules)",
 		  d->opts->config_path, c->n_rules);
@@ -807,6 +819,7 @@ static int daemon_setup(struct daemon *d)
 	r = headroom_start(d);
 	if (r < 0)
 		return r;
+	swap_ctl_setup(d);
 	if ((r = sd_event_add_signal(d->event, NULL, SIGTERM, on_stop_signal, d)) < 0 ||
 	    (r = sd_event_add_signal(d->event, NULL, SIGINT, on_stop_signal, d)) < 0 ||
 	    (r = sd_event_add_signal(d->event, NULL, SIGHUP, on_reload_signal, d)) < 0 ||
@@ -833,6 +846,8 @@ static void daemon_teardown(struct daemon *d)
 	pools_stop(d);
 	idle_sampler_stop(d);
 	headroom_stop(d);
+	swap_ctl_stop(d);
+	free(d->zswap_row_index);
 	free(d->topo);
 	if (d->cgroups.buckets)
 		CGROUP_SET_FOREACH(&d->cgroups, cg) {
@@ -858,7 +873,9 @@ static void daemon_teardown(struct daemon *d)
 int daemon_run(const struct daemon_options *o, struct config *config)
 {
 	struct daemon d = { .opts = o, .config = config, .proc_stat_fd = -1, .zoneinfo_fd = -1,
-			    .host_trigger_fd = -1, .default_node = -1 };
+			    .host_trigger_fd = -1, .default_node = -1,
+			    .pacing = { .step_factor = 1, .swappiness = SWAPPINESS_UNSET },
+			    .swappiness_cap = SWAPPINESS_UNSET };
 	int r;
 
 	sigset_t ss;

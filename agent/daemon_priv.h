@@ -19,6 +19,8 @@
 #include "reclaimd/mglru.h"
 #include "reclaimd/reader.h"
 #include "reclaimd/topology.h"
+#include "reclaimd/zswap.h"
+#include "reclaimd/zswap_ctl.h"
 
 /* Same condition logged again for the same cgroup at most this often. */
 #define LOG_REPEAT_US (60 * USEC_PER_SEC)
@@ -87,6 +89,21 @@ struct daemon {
 	bool have_prev_vmstat;
 	uint64_t headroom_requested_bytes;
 
+	/* Swap tiers and zswap (swap_ctl.c). */
+	struct zswap_saved zswap_saved;   /* values found before the "zswap" settings, for restore */
+	struct host_sample *prev_host;    /* last tick's host sample, for zswap deltas */
+	usec_t prev_host_us;
+	bool have_prev_host;
+	uint64_t inversions;
+	double zswap_pool_fill;
+	struct zswap_pacing pacing;       /* this tick's pacing of the psi policy */
+	int swappiness_cap;               /* pacing and swap-out budget: SWAPPINESS_UNSET or 0..200 */
+	struct zswap_cgroup *zswap_rows;
+	struct zswap_max_change *zswap_changes;
+	size_t *zswap_row_index;
+	size_t zswap_rows_capacity;
+	bool zswap_files_missing_warned, zswap_wb_missing_warned;
+
 	struct mglru *mglru;             /* NULL: no aging (mglru_aging false, no MGLRU, dry run) */
 	usec_t mglru_warning_us;
 	uint64_t lruvecs_aged;
@@ -143,6 +160,12 @@ void headroom_stop(struct daemon *d);
 bool headroom_check(struct daemon *d);
 void headroom_schedule(struct daemon *d, bool near);
 void report_direct_reclaim(struct daemon *d);
+
+/* swap_ctl.c */
+void swap_ctl_setup(struct daemon *d);    /* zswap parameters applied, swap devices arranged */
+void swap_ctl_reload(struct daemon *d);
+void swap_ctl_tick(struct daemon *d);     /* on this tick's snapshot: changes, inversion, pacing */
+void swap_ctl_stop(struct daemon *d);     /* zswap parameters restored (restore_on_exit) */
 
 /* aging.c */
 void mglru_setup(struct daemon *d);       /* opens or closes lru_gen per config and dry run */

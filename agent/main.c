@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "reclaimd/daemon.h"
+#include "reclaimd/swap.h"
 #include "reclaimd/topology.h"
 #include "reclaimd/log.h"
 
@@ -138,6 +139,18 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		free(topo);
+		/* Swap devices must exist and carry a swap signature (at run time such a device
+		 * is skipped with the same reason). */
+		for (size_t i = 0; i < config->swap.n_devices; i++) {
+			char why[256];
+
+			if (swap_check_device(config->swap.devices[i].path, why, sizeof(why)) < 0) {
+				fprintf(stderr, "reclaimd: %s: swap.devices[%zu].path: %s\n",
+					config->path ? config->path : "(config)", i, why);
+				config_free(config);
+				return 2;
+			}
+		}
 		config_print(config, stdout);
 		config_free(config);
 		return 0;

@@ -81,6 +81,12 @@ struct cgroup_node {
 
 	uint64_t total_reclaimed_bytes;
 
+	/* zswap (agent/swap_ctl.c): the agent lowered memory.zswap.max toward a fair share; the
+	 * rule's zswap_max last written; the rule's zswap_writeback last written + 1 (0: never). */
+	bool zswap_lowered, zswap_rule_applied;
+	uint64_t zswap_rule_written;
+	int zswap_wb_written;
+
 	/* memory.events high/max at the last report. */
 	bool events_seen;
 	uint64_t prev_events_high, prev_events_max;

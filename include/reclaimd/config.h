@@ -13,10 +13,28 @@
 #include <stdio.h>
 
 #include "reclaimd/common.h"
+#include "reclaimd/swap.h"
+#include "reclaimd/zswap_ctl.h"
 
 /* swappiness values: -1 = not passed to memory.reclaim; 0..200; SWAPPINESS_MAX = "max" */
 #define SWAPPINESS_UNSET (-1)
 #define SWAPPINESS_MAX   201
+
+/* Per-rule zswap_max: a size, or a percentage of the cgroup's memory.current. */
+enum zswap_limit_kind {
+	ZSWAP_LIMIT_UNSET,
+	ZSWAP_LIMIT_BYTES,
+	ZSWAP_LIMIT_PERCENT, /* percent of memory.current */
+};
+
+struct zswap_rule_limit {
+	enum zswap_limit_kind kind;
+	uint64_t bytes;
+	double pct; /* 0..100 */
+};
+
+/* Tri-state booleans in rules: not set, false, true. */
+#define TRISTATE_UNSET (-1)
 
 struct policy_params {
 	uint64_t min_bytes;            /* floor below which a cgroup is never reclaimed; 100 MiB */
@@ -28,6 +46,8 @@ struct policy_params {
 	uint64_t chunk_bytes;          /* largest single memory.reclaim write; 32 MiB */
 	int swappiness;                /* SWAPPINESS_UNSET, 0..200 or SWAPPINESS_MAX */
 	int reclaim_priority;          /* headroom policy: 0..100, higher reclaimed first; 50 */
+	struct zswap_rule_limit zswap_max; /* written to memory.zswap.max; unset */
+	int zswap_writeback;           /* memory.zswap.writeback: TRISTATE_UNSET, 0, 1 */
 	usec_t trigger_stall_us;       /* PSI trigger "some <stall> <window>" that halts reclaim */
 	usec_t trigger_window_us;      /*   defaults 50000 us in 1000000 us */
 };
@@ -39,6 +59,27 @@ struct rule {
 };
 
 enum log_level_cfg { CFG_LOG_ERR = 3, CFG_LOG_WARNING = 4, CFG_LOG_NOTICE = 5, CFG_LOG_INFO = 6, CFG_LOG_DEBUG = 7 };
+
+/* "swap": the swap tiers reclaimd arranges (swap.h). */
+struct swap_section {
+	struct swap_device_cfg *devices;   /* paths as written; resolved with realpath() at use */
+	size_t n_devices;
+	enum swap_reprioritize reprioritize;  /* SWAP_REPRIO_EMPTY_ONLY */
+	double zram_writeback_at_pct;      /* 80 */
+	uint64_t zram_idle_age_s;          /* 600 */
+	uint64_t zram_writeback_limit_bytes; /* 0 = no budget set by reclaimd */
+	/* Bytes per second of swap-out per device kind before anon reclaim is paced; 0 = none. */
+	uint64_t swapout_budget[_SWAP_KIND_MAX];
+	bool swapout_budget_set[_SWAP_KIND_MAX];
+};
+
+/* "zswap": global parameters applied at start, and the pool management (zswap.h). */
+struct zswap_section {
+	struct zswap_settings settings;    /* only what the file sets */
+	bool restore_on_exit;              /* true */
+	bool manage;                       /* fair-share zswap.max and pacing; true */
+	double pool_target_pct;            /* 85 (percent of accept_threshold_percent) */
+};
 
 struct config {
 	char *path;          /* file it came from, or NULL for a string */
@@ -56,6 +97,8 @@ struct config {
 	bool headroom_enabled;             /* true */
 	uint64_t headroom_bytes;           /* 0 */
 	double headroom_pct;               /* 2.0 */
+	struct swap_section swap;
+	struct zswap_section zswap;
 	struct policy_params defaults;
 	struct rule *rules;
 	size_t n_rules;

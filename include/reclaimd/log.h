@@ -32,6 +32,9 @@
 #define MSGID_NODE_WORKERS       "0c4e2a58d2b94f0c9a6b0b1f4d2e7a0f"
 #define MSGID_HEADROOM           "0c4e2a58d2b94f0c9a6b0b1f4d2e7a10"
 #define MSGID_DIRECT_RECLAIM     "0c4e2a58d2b94f0c9a6b0b1f4d2e7a11"
+#define MSGID_SWAP               "0c4e2a58d2b94f0c9a6b0b1f4d2e7a12"
+#define MSGID_ZSWAP_INVERSION    "0c4e2a58d2b94f0c9a6b0b1f4d2e7a13"
+#define MSGID_ZSWAP              "0c4e2a58d2b94f0c9a6b0b1f4d2e7a14"
 
 /* Optional structured fields; NULL strings and has_* false are left out. */
 struct log_fields {

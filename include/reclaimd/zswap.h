@@ -224,18 +224,6 @@ int zswap_swapout_swappiness_cap(const struct zswap_policy_params *p, enum swap_
 				 int base_swappiness);
 
 /* ---- per-rule zswap_max --------------------------------------------------------------------- */
-enum zswap_limit_kind {
-	ZSWAP_LIMIT_UNSET,
-	ZSWAP_LIMIT_BYTES,
-	ZSWAP_LIMIT_PERCENT, /* percent of memory.current */
-};
-
-struct zswap_rule_limit {
-	enum zswap_limit_kind kind;
-	uint64_t bytes;
-	double pct; /* 0..100 */
-};
-
 /* LIMIT_MAX when unset; the byte value; or pct % of memory.current rounded down to a page
  * (0 % gives 0: zswap off for that cgroup). Percentages outside 0..100 are clamped. */
 uint64_t zswap_rule_limit_bytes(const struct zswap_rule_limit *l, uint64_t current_bytes,
