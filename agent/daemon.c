@@ -213,6 +213,8 @@ static void job_finished(struct daemon *d, struct node_pool *np, struct reclaim_
 		cg->pending_requested_bytes += job->request_bytes;
 		cg->pending_partial |= job->outcome != JOB_DONE;
 		cg->total_reclaimed_bytes += job->reclaimed_bytes;
+		if (job->lruvecs_aged)
+			cg->agings++;
 		f.policy = cg->rule ? cg->rule->policy->name : NULL;
 	}
 
@@ -600,6 +602,13 @@ static void run_tick(struct daemon *d)
 			dec.request_bytes = paced / d->snap.page_size * d->snap.page_size;
 			if (dec.request_bytes == 0)
 				dec.reason = DECISION_BELOW_PAGE;
+		}
+		if (dec.request_bytes > 0 && d->mglru && cg->agings < MGLRU_WARMUP_AGINGS) {
+			/* Generations mean "idle for N intervals" only after a few agings one interval
+			 * apart; before that memory.reclaim has to age the memcg itself, within
+			 * milliseconds, and takes hot pages with cold ones (aging.c). Age only. */
+			dec.request_bytes = 0;
+			dec.reason = DECISION_NO_HISTORY;
 		}
 		log_decision(cg, &dec, now, d->opts->dry_run);
 		/* A kernel without memory.reclaim was reported once; asking again is pointless. */

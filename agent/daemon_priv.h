@@ -132,6 +132,11 @@ struct daemon {
 	for (struct node_pool *np = (d)->nodes; np < (d)->nodes + RECLAIMD_MAX_NODES; np++) \
 		if (np->pool)
 
+/* With MGLRU aging, a memcg is reclaimed only once it has been aged this often, one interval
+ * apart: then its oldest generation holds only pages idle for at least two intervals (MAX_NR_GENS
+ * is 4, include/linux/mmzone.h) and memory.reclaim need not age it on its own. */
+#define MGLRU_WARMUP_AGINGS 3
+
 /* daemon.c */
 /* Submits this tick's job for cg (MGLRU aging when built for this tick, then request_bytes,
  * which may be 0) to the pool serving mem_node (-1: placement from memory.numa_stat). */

@@ -95,6 +95,7 @@ struct cgroup_node {
 	char *age_cmds;
 	size_t age_len, age_size;
 	unsigned age_tick;          /* tick age_cmds was built for */
+	unsigned agings;            /* jobs that aged its lruvecs */
 
 	struct cgroup_node *hash_next;
 };
