@@ -782,6 +782,85 @@ static void test_node_keys(void)
 		    "defaults.reclaim_priority: expected an integer, got a string");
 }
 
+/* The swap and zswap sections and the per-rule zswap keys. */
+static void test_swap_keys(void)
+{
+	struct config *c;
+
+	c = load_string_ok("{}");
+	if (c) {
+		CHECK_EQ_U64(c->swap.n_devices, 0);
+		CHECK_EQ_INT(c->swap.reprioritize, SWAP_REPRIO_EMPTY_ONLY);
+		CHECK(c->zswap.restore_on_exit);
+		CHECK(c->zswap.manage);
+		CHECK_NEAR(c->zswap.pool_target_pct, 85, 1e-12);
+		for (int p = 0; p < _ZSWAP_PARAM_MAX; p++)
+			CHECK(!zswap_settings_is_set(&c->zswap.settings, (enum zswap_param)p));
+		CHECK_EQ_INT(c->defaults.zswap_max.kind, ZSWAP_LIMIT_UNSET);
+		CHECK_EQ_INT(c->defaults.zswap_writeback, TRISTATE_UNSET);
+		config_free(c);
+	}
+	c = load_string_ok("{\"swap\": {\"devices\": [{\"path\": \"/dev/zram0\", \"priority\": 100, "
+			   "\"kind\": \"zram\"}, {\"path\": \"/dev/vda\", \"priority\": 10, \"kind\": \"ssd\"}], "
+			   "\"reprioritize\": \"when-fits\", \"swapout_budget\": {\"ssd\": \"64M\"}}, "
+			   "\"zswap\": {\"enabled\": true, \"compressor\": \"zstd\", \"max_pool_percent\": 5, "
+			   "\"accept_threshold_percent\": 80, \"shrinker_enabled\": false, "
+			   "\"restore_on_exit\": false, \"manage\": false, \"pool_target_pct\": 70}, "
+			   "\"rules\": [{\"match\": \"a\", \"zswap_max\": \"10%\", \"zswap_writeback\": false}, "
+			   "{\"match\": \"b\", \"zswap_max\": \"64M\", \"zswap_writeback\": true}]}");
+	if (c) {
+		CHECK_EQ_U64(c->swap.n_devices, 2);
+		CHECK_STREQ(c->swap.devices[0].path, "/dev/zram0");
+		CHECK_EQ_INT(c->swap.devices[0].priority, 100);
+		CHECK_EQ_INT(c->swap.devices[0].kind, SWAP_KIND_ZRAM);
+		CHECK_EQ_INT(c->swap.devices[1].kind, SWAP_KIND_SSD);
+		CHECK_EQ_INT(c->swap.reprioritize, SWAP_REPRIO_WHEN_FITS);
+		CHECK(c->swap.swapout_budget_set[SWAP_KIND_SSD]);
+		CHECK(!c->swap.swapout_budget_set[SWAP_KIND_HDD]);
+		CHECK_EQ_U64(c->swap.swapout_budget[SWAP_KIND_SSD], 64 * MiB);
+		CHECK_EQ_INT(c->zswap.settings.enabled, 1);
+		CHECK_STREQ(c->zswap.settings.compressor, "zstd");
+		CHECK_EQ_INT(c->zswap.settings.max_pool_percent, 5);
+		CHECK_EQ_INT(c->zswap.settings.accept_threshold_percent, 80);
+		CHECK_EQ_INT(c->zswap.settings.shrinker_enabled, 0);
+		CHECK(!c->zswap.restore_on_exit);
+		CHECK(!c->zswap.manage);
+		CHECK_NEAR(c->zswap.pool_target_pct, 70, 1e-12);
+		CHECK_EQ_INT(c->rules[0].params.zswap_max.kind, ZSWAP_LIMIT_PERCENT);
+		CHECK_NEAR(c->rules[0].params.zswap_max.pct, 10, 1e-12);
+		CHECK_EQ_INT(c->rules[0].params.zswap_writeback, 0);
+		CHECK_EQ_INT(c->rules[1].params.zswap_max.kind, ZSWAP_LIMIT_BYTES);
+		CHECK_EQ_U64(c->rules[1].params.zswap_max.bytes, 64 * MiB);
+		CHECK_EQ_INT(c->rules[1].params.zswap_writeback, 1);
+		config_free(c);
+	}
+	EXPECT_FAIL("{\"swap\": []}", "swap: expected an object, got an array");
+	EXPECT_FAIL("{\"swap\": {\"devices\": [{\"path\": \"dev/zram0\", \"priority\": 1, \"kind\": \"zram\"}]}}",
+		    "swap.devices[0].path: expected an absolute path");
+	EXPECT_FAIL("{\"swap\": {\"devices\": [{\"path\": \"/dev/zram0\", \"priority\": 40000, \"kind\": \"zram\"}]}}",
+		    "swap.devices[0].priority: 40000 is out of range (0..32767)");
+	EXPECT_FAIL("{\"swap\": {\"devices\": [{\"path\": \"/dev/zram0\", \"priority\": 1, \"kind\": \"nvme\"}]}}",
+		    "swap.devices[0].kind: expected \"zram\", \"ssd\", \"hdd\" or \"file\"");
+	EXPECT_FAIL("{\"swap\": {\"devices\": [{\"path\": \"/dev/zram0\", \"kind\": \"zram\"}]}}",
+		    "swap.devices[0]: needs \"path\", \"priority\" and \"kind\"");
+	EXPECT_FAIL("{\"swap\": {\"devices\": [{\"path\": \"/a\", \"priority\": 1, \"kind\": \"file\"}, "
+		    "{\"path\": \"/a\", \"priority\": 2, \"kind\": \"file\"}]}}",
+		    "swap.devices: devices[1]: the same path is listed twice");
+	EXPECT_FAIL("{\"swap\": {\"reprioritize\": \"always\"}}",
+		    "swap.reprioritize: expected \"empty-only\" or \"when-fits\"");
+	EXPECT_FAIL("{\"swap\": {\"swapout_budget\": {\"tape\": \"1M\"}}}",
+		    "swap.swapout_budget.tape: unknown kind");
+	EXPECT_FAIL("{\"swap\": {\"devicez\": []}}", "swap: unknown key \"devicez\" (did you mean \"devices\"?)");
+	EXPECT_FAIL("{\"zswap\": {\"max_pool_percent\": 0}}", "zswap.max_pool_percent: 0 is out of range (1..100)");
+	EXPECT_FAIL("{\"zswap\": {\"enabled\": \"yes\"}}", "zswap.enabled: expected true or false, got a string");
+	EXPECT_FAIL("{\"zswap\": {\"compressor\": \"lz4; rm\"}}", "zswap.compressor: expected a compressor name");
+	EXPECT_FAIL("{\"zswap\": {\"pool_target_pct\": 150}}", "zswap.pool_target_pct: 150 is out of range");
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"a\", \"zswap_max\": \"120%\"}]}",
+		    "rules[0].zswap_max: \"120%\" is not a percentage in 0%..100%");
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"a\", \"zswap_writeback\": 0}]}",
+		    "rules[0].zswap_writeback: expected true, false or null, got an integer");
+}
+
 static void test_registry(void)
 {
 	const char *const *names = policy_names();
@@ -839,5 +918,6 @@ int main(void)
 	test_print();
 	test_registry();
 	test_node_keys();
+	test_swap_keys();
 	return test_report("test_config");
 }
