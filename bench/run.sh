@@ -4,6 +4,8 @@
 #   bench/overhead.sh   reclaimd's CPU per tick next to the floor of reading the same files, on a
 #                       fake cgroupfs on the host and on real cgroups in the test VM
 #   bench/savings.sh    (when present) what the reclaim saves
+#   bench/numa.sh       reclaim throughput and CPU per GiB with 1 and 2 workers per NUMA node
+#   bench/zswap.sh      (when present) the zswap inversion scenario with and without the agent
 #
 # Arguments are passed to overhead.sh (e.g. --no-vm, --sizes "1000"); see its header.
 # Runs every benchmark even when one fails; exits non-zero if any failed.
@@ -19,4 +21,11 @@ if [ -f "$HERE/savings.sh" ]; then
 	echo "== bench/savings.sh"
 	bash "$HERE/savings.sh" || rc=1
 fi
+for b in numa zswap; do
+	if [ -f "$HERE/$b.sh" ]; then
+		echo
+		echo "== bench/$b.sh"
+		sh "$HERE/$b.sh" || rc=1
+	fi
+done
 exit "$rc"
