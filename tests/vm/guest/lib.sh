@@ -190,3 +190,83 @@ idle_cores_since() {
 		}
 		END { printf "%.2f\n", s }' "$_f" -
 }
+
+# ---- swap and zswap helpers -----------------------------------------------
+
+# swap_col PATH COL: a column of PATH's line in /proc/swaps (3 Size KiB, 4 Used KiB, 5 Priority);
+# empty when PATH is not active.
+swap_col() {
+	awk -v p="$1" -v c="$2" 'NR > 1 && $1 == p { print $c; exit }' /proc/swaps
+}
+swap_used_kib() { swap_col "$1" 4; }
+swap_size_kib() { swap_col "$1" 3; }
+swap_prio() { swap_col "$1" 5; }
+
+# zswap_stat NAME: a debugfs zswap counter (0 when missing).
+zswap_stat() {
+	cat "/sys/kernel/debug/zswap/$1" 2>/dev/null || echo 0
+}
+
+# zswap_rejects: the sum of the debugfs zswap reject_* counters.
+zswap_rejects() {
+	cat /sys/kernel/debug/zswap/reject_* 2>/dev/null | awk '{ s += $1 } END { printf "%d\n", s }'
+}
+
+# zswap_param NAME [VALUE]: prints, or writes, a zswap module parameter.
+zswap_param() {
+	if [ $# -ge 2 ]; then
+		echo "$2" >"/sys/module/zswap/parameters/$1"
+	else
+		cat "/sys/module/zswap/parameters/$1"
+	fi
+}
+
+# disk_sectors_written DEV: sectors written to block device DEV (/dev/vda or vda), from
+# /sys/block/<dev>/stat (field 7, 512-byte units).
+disk_sectors_written() {
+	awk '{ print $7 }' "/sys/block/${1#/dev/}/stat"
+}
+
+# cg_reclaim CGROUP_PATH BYTES: one memory.reclaim write; EAGAIN (less reclaimed than asked) is
+# not an error. Returns the write's status.
+cg_reclaim() {
+	echo "$2" 2>/dev/null >"$1/memory.reclaim"
+}
+
+# log_wait LOG ERE SECONDS: waits until a line of LOG matches ERE (grep -E), polling every 0.1 s;
+# prints the first matching line; fails when none appears in time.
+log_wait() {
+	_n=$(($3 * 10))
+	while :; do
+		if _l=$(grep -E -m1 -- "$2" "$1" 2>/dev/null); then
+			echo "$_l"
+			return 0
+		fi
+		_n=$((_n - 1))
+		[ "$_n" -le 0 ] && return 1
+		sleep 0.1
+	done
+}
+
+# fsub A B: A - B for decimal numbers, three decimals.
+fsub() {
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a - b }'
+}
+
+# agent_stop_sync: like agent_stop, but also correct inside $(...): a command substitution is a
+# subshell, whose `wait` cannot wait for the main shell's child and returns at once, so
+# agent_stop there measures nothing and returns before the agent has exited (and restored what it
+# restores at exit). This one polls /proc until the agent is gone or a zombie (10 s at most).
+agent_stop_sync() {
+	_t0=$(uptime_s)
+	kill -TERM "$AGENT_PID" 2>/dev/null || true
+	_n=100
+	while [ "$_n" -gt 0 ]; do
+		_st=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$AGENT_PID/status" 2>/dev/null)
+		[ -z "$_st" ] || [ "$_st" = Z ] && break
+		_n=$((_n - 1))
+		sleep 0.1
+	done
+	_t1=$(uptime_s)
+	awk -v a="$_t0" -v b="$_t1" 'BEGIN { printf "%.3f", b - a }'
+}

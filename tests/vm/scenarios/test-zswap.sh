@@ -1,0 +1,260 @@
+#!/bin/sh
+# vm-options: --zram-size 0
+# VM tests of zswap management (issue tests 3 and 4). No zram: zswap sits in front of the swap
+# disk (priority 10) alone.
+#
+# 3. LRU inversion. zswap with max_pool_percent 3 (about 46 MiB of pool in this 1.5 GiB VM).
+#    A cgroup zs-<phase>/work gets a new memhog (ZSWAP_HOG_MIB, 10 % hot, TLB flushed every 50 ms)
+#    every ZSWAP_HOG_EVERY s for ZSWAP_RUN s: new cold pages keep arriving. Phase "none": no agent;
+#    the scenario stands in for the core policy and asks memory.reclaim for up to 32 MiB above a
+#    128 MiB floor every 2 s (the floor covers the hot sets, 38 MiB, and the pool, which is
+#    charged to the cgroup). Phase "agent": reclaimd with configs/zswap.json (the same pool size,
+#    the shrinker on, pool target 85 %, the psi policy on the cgroup with min_bytes 128M) does
+#    the reclaim. ZSWAP_STANDIN_WITH_AGENT=1 keeps the stand-in as the reclaimer in the agent
+#    phase too and gives the agent configs/zswap-manage.json (the cgroup matched with policy
+#    "none": the agent only manages zswap), so both phases reclaim alike. Deltas of pool_limit_hit, the sum
+#    of reject_*, written_back_pages (debugfs), pswpout, pswpin (/proc/vmstat), bytes written to
+#    the disk (/sys/block/<disk>/stat) and the memhogs' ops/s and worst p99 go into
+#    $RESULTS/zswap-table.txt. zswap-inversion passes when with the agent pool_limit_hit and the
+#    rejects drop by at least 80 % and pswpin grows no more than without it. At the agent's exit
+#    the module parameters must be back to what they were (restore_on_exit).
+# 4. Per-cgroup rules (configs/zswap-rules.json): zs-limits/limited with zswap_max 16M and
+#    zswap_writeback false. After the agent's first tick memory.zswap.max is 16 MiB and
+#    memory.zswap.writeback 0; memory is then pushed out until the cgroup's zswap is at its max,
+#    and its zswpwb, the host's pswpout and the sectors written to the disk must not move
+#    (nothing of it reaches the disk). /proc/swaps "Used" of the disk does grow: a page zswap
+#    refuses while writeback is off stays in the swap cache with its slot allocated.
+#
+# ZSWAP_ONLY=inversion runs test 3 only (bench/zswap.sh).
+set -u
+. "$VMTEST_LIB"
+
+MiB=1048576
+DISK=${SWAP_DEV:-/dev/vda}
+RUN=${ZSWAP_RUN:-60}
+HOG_MIB=${ZSWAP_HOG_MIB:-64}
+HOG_EVERY=${ZSWAP_HOG_EVERY:-10}
+FLOOR_MIB=128
+STANDIN_WITH_AGENT=${ZSWAP_STANDIN_WITH_AGENT:-0}
+AGENT_CONFIG=zswap.json
+[ "$STANDIN_WITH_AGENT" = 1 ] && AGENT_CONFIG=zswap-manage.json
+ONLY=${ZSWAP_ONLY:-}
+TABLE=$RESULTS/zswap-table.txt
+PARAMS="enabled compressor max_pool_percent accept_threshold_percent shrinker_enabled"
+
+have_agent=1
+[ -x "$AGENT" ] || have_agent=0
+cat /proc/swaps
+for p in $PARAMS; do echo "zswap $p=$(zswap_param "$p")"; done
+
+# The kernel's defaults, written back before each phase.
+def_enabled=$(zswap_param enabled)
+def_compressor=$(zswap_param compressor)
+def_pool=$(zswap_param max_pool_percent)
+def_accept=$(zswap_param accept_threshold_percent)
+def_shrinker=$(zswap_param shrinker_enabled)
+zswap_defaults() {
+	zswap_param enabled "$def_enabled"
+	zswap_param compressor "$def_compressor"
+	zswap_param max_pool_percent "$def_pool"
+	zswap_param accept_threshold_percent "$def_accept"
+	zswap_param shrinker_enabled "$def_shrinker"
+}
+
+# counters: one line "pool_limit_hit rejects written_back pswpout pswpin zswpout zswpwb disk_bytes"
+counters() {
+	echo "$(zswap_stat pool_limit_hit) $(zswap_rejects) $(zswap_stat written_back_pages)" \
+		"$(vmstat_sum pswpout) $(vmstat_sum pswpin) $(vmstat_sum zswpout) $(vmstat_sum zswpwb)" \
+		"$(($(disk_sectors_written "$DISK") * 512))"
+}
+
+# standin CGROUP_PATH: the core-policy stand-in; pid in $!.
+standin() {
+	(while :; do
+		cur=$(cat "$1/memory.current" 2>/dev/null) || exit 0
+		want=$((cur - FLOOR_MIB * MiB))
+		[ "$want" -gt $((32 * MiB)) ] && want=$((32 * MiB))
+		[ "$want" -gt $((4 * MiB)) ] && cg_reclaim "$1" "$want"
+		sleep 2
+	done) &
+}
+
+# phase NAME USE_AGENT: test 3, one phase; sets <name>_<counter> variables.
+phase() {
+	p=$1
+	use_agent=$2
+	echo "=== phase $p"
+	zswap_defaults
+	if [ "$2" = 0 ]; then
+		zswap_param compressor lz4
+		zswap_param max_pool_percent 3
+		zswap_param accept_threshold_percent 90
+		zswap_param enabled Y
+	fi
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	top=$(cg_create "zs-$p")
+	echo "+memory" >"$top/cgroup.subtree_control"
+	mkdir -p "$top/work"
+	c0=$(counters)
+	t0=$(uptime_s)
+	if [ "$2" = 1 ]; then
+		agent_start "/etc/reclaimd/$AGENT_CONFIG" "$RESULTS/agent-$p.log"
+		sleep 1
+		for q in $PARAMS; do echo "  zswap $q=$(zswap_param "$q") (agent running)"; done
+	fi
+	pstand=
+	if [ "$2" = 0 ] || [ "$STANDIN_WITH_AGENT" = 1 ]; then
+		standin "$top/work"
+		pstand=$!
+	fi
+	hogs=
+	i=0
+	while [ $((i * HOG_EVERY)) -lt "$RUN" ]; do
+		cg_run "$top/work" memhog --anon "${HOG_MIB}M" --hot-pct 10 --rate 200 --tlb-flush-ms 50 \
+			--seed $((i + 1)) --report-interval 30 >"$RESULTS/memhog-$p-$i.log" 2>&1
+		hogs="$hogs $!"
+		i=$((i + 1))
+		sleep "$HOG_EVERY"
+		echo "  t=$(fsub "$(uptime_s)" "$t0") memory.current $(mib "$(cat "$top/work/memory.current")") MiB," \
+			"zswap $(mib "$(cat "$top/work/memory.zswap.current")") MiB, pool $(mib "$(zswap_stat pool_total_size)") MiB," \
+			"disk used $(($(swap_used_kib "$DISK") / 1024)) MiB, pool_limit_hit $(zswap_stat pool_limit_hit)"
+	done
+	sleep 10
+	c1=$(counters)
+	cp "$top/work/memory.stat" "$RESULTS/memory-stat-$p.txt"
+	# shellcheck disable=SC2086
+	kill -TERM $hogs 2>/dev/null
+	# shellcheck disable=SC2086
+	wait $hogs 2>/dev/null
+	[ -n "$pstand" ] && kill "$pstand" 2>/dev/null
+	grep -h 'memhog summary' "$RESULTS"/memhog-"$p"-*.log >/tmp/summaries
+	ops=$(tr ' ' '\n' </tmp/summaries | sed -n 's/^ops_per_s=//p' | awk '{ s += $1 } END { printf "%.0f", s }')
+	p99=$(tr ' ' '\n' </tmp/summaries | sed -n 's/^p99_us=//p' | awk '$1 > m { m = $1 } END { printf "%d", m }')
+	# shellcheck disable=SC2086
+	set -- $c0 $c1
+	eval "${p}_hit=$((${9} - ${1})) ${p}_rej=$((${10} - ${2})) ${p}_wb=$((${11} - ${3}))"
+	eval "${p}_out=$((${12} - ${4})) ${p}_in=$((${13} - ${5})) ${p}_zout=$((${14} - ${6}))"
+	eval "${p}_zwb=$((${15} - ${7})) ${p}_disk=$((${16} - ${8})) ${p}_ops=$ops ${p}_p99=$p99"
+	if [ "$use_agent" = 1 ]; then
+		echo "agent stopped in $(agent_stop_sync) s"
+		restored=1
+		for q in $PARAMS; do
+			case $q in
+			enabled) want=$def_enabled ;;
+			compressor) want=$def_compressor ;;
+			max_pool_percent) want=$def_pool ;;
+			accept_threshold_percent) want=$def_accept ;;
+			shrinker_enabled) want=$def_shrinker ;;
+			esac
+			if [ "$(zswap_param "$q")" != "$want" ]; then
+				echo "zswap $q is $(zswap_param "$q") after the agent's exit, was $want"
+				restored=0
+			fi
+		done
+		lines=$(grep -c 'zswap: .* restored to ' "$RESULTS/agent-$p.log")
+		if [ "$restored" = 1 ] && [ "$lines" -ge 1 ]; then
+			pass zswap-restored-on-exit "module parameters back to the kernel's values; $lines 'restored to' lines"
+		else
+			fail zswap-restored-on-exit "parameters restored: $restored, 'restored to' lines: $lines"
+		fi
+		inv=$(grep -c 'zswap inversion' "$RESULTS/agent-$p.log")
+		fs=$(log_select "$RESULTS/agent-$p.log" REASON=zswap-fair-share | wc -l)
+		echo "agent: $inv inversion lines, $fs fair-share lines"
+		grep -m3 -E 'zswap inversion|REASON=zswap-fair-share' "$RESULTS/agent-$p.log" | log_message | sed 's/^/log: /'
+	fi
+	# Let the freed swap settle, then remove the cgroups.
+	sleep 2
+	rmdir "$top/work" "$top" 2>/dev/null || echo "could not remove $top"
+	zswap_param enabled N
+}
+
+# ---- 3. inversion ------------------------------------------------------------------------------
+phase none 0
+if [ "$have_agent" = 1 ]; then
+	phase agent 1
+	phases="none agent"
+else
+	phases=none
+fi
+{
+	printf '%-6s %14s %8s %12s %9s %8s %9s %8s %10s %8s %9s\n' phase pool_limit_hit rejects written_back pswpout pswpin zswpout zswpwb disk_MiB ops_per_s p99_us
+	for p in $phases; do
+		eval "printf '%-6s %14d %8d %12d %9d %8d %9d %8d %10.1f %8s %9s\n' $p \$${p}_hit \$${p}_rej \$${p}_wb \$${p}_out \$${p}_in \$${p}_zout \$${p}_zwb \$(awk -v b=\$${p}_disk 'BEGIN { print b / 1048576 }') \$${p}_ops \$${p}_p99"
+	done
+} >"$TABLE"
+cat "$TABLE"
+sed 's/^/# /' "$TABLE" >>"$RESULTS/results.txt"
+
+# shellcheck disable=SC2154 # set by eval in phase
+if [ "$none_hit" -lt 5 ]; then
+	fail zswap-inversion "without the agent pool_limit_hit moved only $none_hit: the setup does not fill the pool"
+elif [ "$have_agent" = 0 ]; then
+	fail zswap-inversion "no agent in the VM (without it: pool_limit_hit $none_hit, rejects $none_rej, pswpin $none_in)"
+	exit 1
+elif [ $((agent_hit * 5)) -le "$none_hit" ] && [ $((agent_rej * 5)) -le "$none_rej" ] &&
+	[ "$agent_in" -le "$none_in" ]; then
+	pass zswap-inversion "pool_limit_hit $none_hit -> $agent_hit, rejects $none_rej -> $agent_rej, pswpin $none_in -> $agent_in"
+else
+	fail zswap-inversion "pool_limit_hit $none_hit -> $agent_hit, rejects $none_rej -> $agent_rej (want -80 % each), pswpin $none_in -> $agent_in (want no more)"
+fi
+[ "$ONLY" = inversion ] && exit 0
+
+# ---- 4. per-cgroup zswap.max and zswap.writeback ----------------------------------------------
+echo "=== rules"
+zswap_defaults
+top=$(cg_create zs-limits)
+echo "+memory" >"$top/cgroup.subtree_control"
+cg=$top/limited
+mkdir -p "$cg"
+cg_run "$cg" memhog --anon 160M --hot-pct 5 --rate 100 --report-interval 30 \
+	--ready-file /tmp/limited.ready >"$RESULTS/memhog-limited.log" 2>&1
+hog=$!
+wait_for_file /tmp/limited.ready 120 || fail zswap-rules "memhog did not get ready"
+LOG=$RESULTS/agent-rules.log
+t0=$(uptime_s)
+agent_start /etc/reclaimd/zswap-rules.json "$LOG"
+n=80
+while [ "$(cat "$cg/memory.zswap.max")" != $((16 * MiB)) ] || [ "$(cat "$cg/memory.zswap.writeback")" != 0 ]; do
+	n=$((n - 1))
+	[ "$n" -le 0 ] && break
+	sleep 0.1
+done
+zmax=$(cat "$cg/memory.zswap.max")
+zwb=$(cat "$cg/memory.zswap.writeback")
+took=$(fsub "$(uptime_s)" "$t0")
+if [ "$zmax" = $((16 * MiB)) ] && [ "$zwb" = 0 ]; then
+	pass zswap-rule-applied "memory.zswap.max $zmax, memory.zswap.writeback $zwb, ${took} s after the start; log: $(grep -m1 'memory.zswap.max set to' "$LOG" | log_message)"
+else
+	fail zswap-rule-applied "memory.zswap.max $zmax, memory.zswap.writeback $zwb ${took} s after the start (want 16777216 and 0)"
+fi
+echo "zswap enabled=$(zswap_param enabled) max_pool_percent=$(zswap_param max_pool_percent)"
+wb0=$(memstat "$cg" zswpwb)
+out0=$(vmstat_sum pswpout)
+disk0=$(swap_used_kib "$DISK")
+sec0=$(disk_sectors_written "$DISK")
+asked=0
+while [ "$asked" -lt 128 ]; do
+	cg_reclaim "$cg" 16M
+	asked=$((asked + 16))
+done
+sleep 2
+zcur=$(cat "$cg/memory.zswap.current")
+zswapped=$(memstat "$cg" zswapped)
+wb1=$(memstat "$cg" zswpwb)
+out1=$(vmstat_sum pswpout)
+disk1=$(swap_used_kib "$DISK")
+sec1=$(disk_sectors_written "$DISK")
+cp "$cg/memory.stat" "$RESULTS/memory-stat-limited.txt"
+echo "limited: zswap.current $(mib "$zcur") MiB (zswapped $(mib "$zswapped") MiB), zswpwb $wb0 -> $wb1," \
+	"pswpout $out0 -> $out1, disk used $disk0 -> $disk1 KiB (slots, also those of pages kept in the swap cache)," \
+	"disk written $(((sec1 - sec0) / 2)) KiB, memory.current $(mib "$(cat "$cg/memory.current")") MiB"
+if [ "$zcur" -lt $((12 * MiB)) ]; then
+	fail zswap-no-writeback "the cgroup's zswap reached only $(mib "$zcur") MiB of its 16 MiB: the limit was not hit"
+elif [ "$wb1" = "$wb0" ] && [ "$out1" = "$out0" ] && [ "$sec1" = "$sec0" ]; then
+	pass zswap-no-writeback "zswap at $(mib "$zcur") of 16 MiB; zswpwb $wb1, pswpout +0, 0 bytes written to $DISK"
+else
+	fail zswap-no-writeback "zswpwb $wb0 -> $wb1, pswpout +$((out1 - out0)), $(((sec1 - sec0) / 2)) KiB written to $DISK"
+fi
+agent_stop >/dev/null
+kill "$hog" 2>/dev/null
