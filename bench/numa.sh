@@ -142,9 +142,12 @@ awk -v hz="$clk_tck" '
 		wall = kv("t1") - kv("t0")
 		busy = (kv("first") != "" && kv("last") != "") ? kv("last") - kv("first") : 0
 		cpu = kv("cpu_ticks") / hz
+		# Comparisons in parentheses: a bare ">" in a printf argument list is a redirection.
+		rate = (wall > 0) ? m / wall : 0
+		busy_rate = (busy > 0) ? sprintf("%.1f", m / busy) : "-"
+		per_gib = (m > 0) ? sprintf("%.2f", cpu / (m / 1024)) : "-"
+		note = (kv("left") > 0) ? "  (timed out: " kv("left") " cgroups above the floor)" : ""
 		printf "%-8s %-9s %9.0f %8.1f %9.1f %11s %7.2f %10s %9s %9s%s\n", kv("workers"), kv("cgroups_per_node") "/node", m, wall,
-			wall > 0 ? m / wall : 0, busy > 0 ? sprintf("%.1f", m / busy) : "-", cpu,
-			m > 0 ? sprintf("%.2f", cpu / (m / 1024)) : "-", kv("on0"), kv("on1"),
-			kv("left") > 0 ? "  (timed out: " kv("left") " cgroups above the floor)" : ""
+			rate, busy_rate, cpu, per_gib, kv("on0"), kv("on1"), note
 	}' "$RAW" >"$RESULTS/table.txt"
 cat "$RESULTS/table.txt"
