@@ -184,6 +184,32 @@ static const char *type_str(const json_t *v)
 	return "something else";
 }
 
+/* "N%" or "N.N%": digits, an optional fraction, and '%': no sign, space, exponent or hex (the
+ * grammar of sizes). Returns true and the number. */
+static bool percent_parse(const char *s, double *ret)
+{
+	size_t i = 0, digits = 0;
+
+	while (s[i] >= '0' && s[i] <= '9')
+		i++, digits++;
+	if (s[i] == '.') {
+		i++;
+		while (s[i] >= '0' && s[i] <= '9')
+			i++, digits++;
+	}
+	if (digits == 0 || s[i] != '%' || s[i + 1] != '\0')
+		return false;
+	*ret = strtod(s, NULL);
+	return true;
+}
+
+static bool is_percent_string(const json_t *v)
+{
+	const char *s = json_is_string(v) ? json_string_value(v) : NULL;
+
+	return s && s[0] && s[strlen(s) - 1] == '%';
+}
+
 static int fail_type(struct loader *l, const char *where, const char *expected, const json_t *v)
 {
 	return fail(l, where, "expected %s, got %s", expected, type_str(v));
@@ -342,19 +368,18 @@ static int parse_param(struct loader *l, const char *where, const struct param_d
 
 	case PARAM_ZSWAP_MAX: {
 		struct zswap_rule_limit *lim = field;
-		const char *str = json_is_string(v) ? json_string_value(v) : NULL;
-		size_t n = str ? strlen(str) : 0;
+		char vbuf[72];
 
 		if (json_is_null(v)) {
 			*lim = (struct zswap_rule_limit){ .kind = ZSWAP_LIMIT_UNSET };
 			return 0;
 		}
-		if (n > 1 && str[n - 1] == '%') {
-			char *end;
-			double pct = strtod(str, &end);
+		if (is_percent_string(v)) {
+			double pct;
 
-			if (end != str + n - 1 || !(pct >= 0 && pct <= 100))
-				return fail(l, where, "\"%s\" is not a percentage in 0%%..100%%", str);
+			if (!percent_parse(json_string_value(v), &pct) || pct > 100)
+				return fail(l, where, "\"%s\" is not a percentage in 0%%..100%%",
+					    printable(json_string_value(v), vbuf));
 			*lim = (struct zswap_rule_limit){ .kind = ZSWAP_LIMIT_PERCENT, .pct = pct };
 			return 0;
 		}
@@ -533,7 +558,8 @@ static int parse_swap_device(struct loader *l, const char *where, const json_t *
 	json_object_foreach((json_t *)obj, key, v) {
 		snprintf(sub, sizeof(sub), "%s.%.40s", where, key);
 		if (strcmp(key, "path") == 0) {
-			if (!json_is_string(v) || json_string_value(v)[0] != '/')
+			if (!json_is_string(v) || json_string_value(v)[0] != '/' ||
+			    strcspn(json_string_value(v), "\n\t\r") != strlen(json_string_value(v)))
 				return fail(l, sub, "expected an absolute path to a block device or swap file");
 			free(ret->path);
 			ret->path = strdup(json_string_value(v));
@@ -576,6 +602,9 @@ static int parse_swap_section(struct loader *l, const json_t *obj, struct swap_s
 
 			if (!json_is_array(v))
 				return fail_type(l, where, "an array of {path, priority, kind}", v);
+			if (json_array_size(v) > RECLAIMD_MAX_SWAPS)
+				return fail(l, where, "%zu devices; the kernel takes at most %d (MAX_SWAPFILES)",
+					    json_array_size(v), RECLAIMD_MAX_SWAPS);
 			sw->devices = calloc(json_array_size(v) + 1, sizeof(*sw->devices));
 			if (!sw->devices)
 				return fail_oom(l);
@@ -605,6 +634,7 @@ static int parse_swap_section(struct loader *l, const json_t *obj, struct swap_s
 			r = parse_size_value(l, where, &bytes_desc, v, &sw->zram_writeback_limit_bytes);
 		} else if (strcmp(key, "swapout_budget") == 0) {
 			const char *kind;
+			char kbuf[72];
 			json_t *b;
 
 			if (!json_is_object(v))
@@ -615,7 +645,10 @@ static int parse_swap_section(struct loader *l, const json_t *obj, struct swap_s
 
 				snprintf(sub, sizeof(sub), "swap.swapout_budget.%.32s", kind);
 				if (swap_kind_from_string(kind, &k) < 0)
-					return fail(l, sub, "unknown kind (valid: zram, ssd, hdd, file)");
+					return fail(l, "swap.swapout_budget", "unknown kind \"%s\" (valid: ssd, hdd, file)",
+						    printable(kind, kbuf));
+				if (k == SWAP_KIND_ZRAM)
+					return fail(l, sub, "zram has no wear to budget (valid: ssd, hdd, file)");
 				r = parse_size_value(l, sub, &bytes_desc, b, &sw->swapout_budget[k]);
 				if (r < 0)
 					return r;
@@ -690,16 +723,14 @@ static int parse_headroom(struct loader *l, const json_t *v, struct config *c)
 		c->headroom_enabled = false;
 		return 0;
 	}
-	if (json_is_string(v)) {
-		const char *s = json_string_value(v);
-		size_t n = strlen(s);
+	if (is_percent_string(v)) {
+		char vbuf[72];
+		double pct;
 
-		if (n > 1 && s[n - 1] == '%') {
-			char *end;
-			double pct = strtod(s, &end);
-
-			if (end != s + n - 1 || !(pct >= 0 && pct <= 50))
-				return fail(l, "headroom", "\"%s\" is not a percentage in 0%%..50%%", s);
+		if (!percent_parse(json_string_value(v), &pct) || pct > 50)
+			return fail(l, "headroom", "\"%s\" is not a percentage in 0%%..50%% (like \"2%%\")",
+				    printable(json_string_value(v), vbuf));
+		{
 			c->headroom_enabled = true;
 			c->headroom_pct = pct;
 			c->headroom_bytes = 0;
@@ -1195,8 +1226,16 @@ void config_print(const struct config *c, FILE *out)
 		print_size(out, c->headroom_bytes), fputs(" above each node's high watermark\n", out);
 	else
 		fprintf(out, "%g%% of each node's memory above its high watermark\n", c->headroom_pct);
+	fprintf(out, "swap.reprioritize          %s\n", swap_reprioritize_to_string(c->swap.reprioritize));
+	fprintf(out, "swap.zram_writeback_at_pct %g (accepted; zram writeback is not driven yet)\n",
+		c->swap.zram_writeback_at_pct);
+	fprintf(out, "swap.zram_idle_age         %" PRIu64 " s\n", c->swap.zram_idle_age_s);
+	fputs("swap.zram_writeback_limit  ", out);
+	if (c->swap.zram_writeback_limit_bytes)
+		print_size(out, c->swap.zram_writeback_limit_bytes), fputc('\n', out);
+	else
+		fputs("none\n", out);
 	if (c->swap.n_devices) {
-		fprintf(out, "swap.reprioritize          %s\n", swap_reprioritize_to_string(c->swap.reprioritize));
 		for (size_t i = 0; i < c->swap.n_devices; i++)
 			fprintf(out, "swap.devices[%zu]            %s priority %d (%s)\n", i,
 				c->swap.devices[i].path, c->swap.devices[i].priority,
@@ -1213,20 +1252,23 @@ void config_print(const struct config *c, FILE *out)
 	fprintf(out, "zswap.manage               %s (pool target %g %% of accept_threshold_percent)\n",
 		c->zswap.manage ? "true" : "false", c->zswap.pool_target_pct);
 	fprintf(out, "zswap.restore_on_exit      %s\n", c->zswap.restore_on_exit ? "true" : "false");
-	for (int p = 0; p < _ZSWAP_PARAM_MAX; p++)
-		if (zswap_settings_is_set(&c->zswap.settings, (enum zswap_param)p)) {
-			const struct zswap_settings *z = &c->zswap.settings;
+	for (int p = 0; p < _ZSWAP_PARAM_MAX; p++) {
+		const struct zswap_settings *z = &c->zswap.settings;
 
-			fprintf(out, "zswap.%-20s ", zswap_param_name((enum zswap_param)p));
-			switch ((enum zswap_param)p) {
-			case ZSWAP_PARAM_ENABLED: fputs(z->enabled ? "true\n" : "false\n", out); break;
-			case ZSWAP_PARAM_SHRINKER_ENABLED: fputs(z->shrinker_enabled ? "true\n" : "false\n", out); break;
-			case ZSWAP_PARAM_COMPRESSOR: fprintf(out, "%s\n", z->compressor); break;
-			case ZSWAP_PARAM_MAX_POOL_PERCENT: fprintf(out, "%d\n", z->max_pool_percent); break;
-			case ZSWAP_PARAM_ACCEPT_THRESHOLD_PERCENT: fprintf(out, "%d\n", z->accept_threshold_percent); break;
-			default: fputc('\n', out); break;
-			}
+		fprintf(out, "zswap.%-20s ", zswap_param_name((enum zswap_param)p));
+		if (!zswap_settings_is_set(z, (enum zswap_param)p)) {
+			fputs("unset (left as the kernel has it)\n", out);
+			continue;
 		}
+		switch ((enum zswap_param)p) {
+		case ZSWAP_PARAM_ENABLED: fputs(z->enabled ? "true\n" : "false\n", out); break;
+		case ZSWAP_PARAM_SHRINKER_ENABLED: fputs(z->shrinker_enabled ? "true\n" : "false\n", out); break;
+		case ZSWAP_PARAM_COMPRESSOR: fprintf(out, "%s\n", z->compressor); break;
+		case ZSWAP_PARAM_MAX_POOL_PERCENT: fprintf(out, "%d\n", z->max_pool_percent); break;
+		case ZSWAP_PARAM_ACCEPT_THRESHOLD_PERCENT: fprintf(out, "%d\n", z->accept_threshold_percent); break;
+		default: fputc('\n', out); break;
+		}
+	}
 	fputs("\ndefaults\n", out);
 	print_params(out, &c->defaults);
 	for (size_t i = 0; i < c->n_rules; i++) {

@@ -5,6 +5,8 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -142,7 +144,7 @@ int main(int argc, char **argv)
 		/* Swap devices must exist and carry a swap signature (at run time such a device
 		 * is skipped with the same reason). */
 		for (size_t i = 0; i < config->swap.n_devices; i++) {
-			char why[256];
+			char why[256], real_i[PATH_MAX], real_j[PATH_MAX];
 
 			if (swap_check_device(config->swap.devices[i].path, why, sizeof(why)) < 0) {
 				fprintf(stderr, "reclaimd: %s: swap.devices[%zu].path: %s\n",
@@ -150,6 +152,17 @@ int main(int argc, char **argv)
 				config_free(config);
 				return 2;
 			}
+			/* Two spellings of one device (symlinks, "." and ".."). */
+			for (size_t j = 0; j < i; j++)
+				if (realpath(config->swap.devices[i].path, real_i) &&
+				    realpath(config->swap.devices[j].path, real_j) &&
+				    strcmp(real_i, real_j) == 0) {
+					fprintf(stderr, "reclaimd: %s: swap.devices[%zu].path: %s is the same "
+						"device as swap.devices[%zu]\n",
+						config->path ? config->path : "(config)", i, real_i, j);
+					config_free(config);
+					return 2;
+				}
 		}
 		config_print(config, stdout);
 		config_free(config);

@@ -44,7 +44,9 @@ static int pread_file(int fd, char *buf, size_t size, size_t *ret_len, bool sing
 static int read_file_at(int dirfd, const char *name, char *buf, size_t size, size_t *ret_len,
 			bool single)
 {
-	_cleanup_(closep) int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* O_NONBLOCK: a FIFO planted under a --proc-root/--sys-root must not hang the agent
+	 * (kernel files ignore the flag). */
+	_cleanup_(closep) int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 
 	if (fd < 0)
 		return -errno;

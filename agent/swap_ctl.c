@@ -181,6 +181,15 @@ static void swap_arrange(struct daemon *d)
 				  cfg->devices[i].path, strerror(errno));
 			continue;
 		}
+		r = 0;
+		for (size_t j = 0; j < keep && !r; j++)
+			r = strcmp(dev[j].path, real) == 0;
+		if (r) {
+			log_event(LOG_WARNING, MSGID_SWAP, NULL,
+				  "swap %s: skipped: the same device as an earlier entry (%s)",
+				  cfg->devices[i].path, real);
+			continue;
+		}
 		dev[keep] = cfg->devices[i];
 		dev[keep].path = strdup(real);
 		if (!dev[keep].path)

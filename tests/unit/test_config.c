@@ -849,7 +849,15 @@ static void test_swap_keys(void)
 	EXPECT_FAIL("{\"swap\": {\"reprioritize\": \"always\"}}",
 		    "swap.reprioritize: expected \"empty-only\" or \"when-fits\"");
 	EXPECT_FAIL("{\"swap\": {\"swapout_budget\": {\"tape\": \"1M\"}}}",
-		    "swap.swapout_budget.tape: unknown kind");
+		    "swap.swapout_budget: unknown kind \"tape\" (valid: ssd, hdd, file)");
+	EXPECT_FAIL("{\"swap\": {\"swapout_budget\": {\"zram\": \"1M\"}}}",
+		    "swap.swapout_budget.zram: zram has no wear to budget");
+	EXPECT_FAIL("{\"headroom\": \"0x10%\"}", "headroom: \"0x10%\" is not a percentage");
+	EXPECT_FAIL("{\"headroom\": \"1e1%\"}", "headroom: \"1e1%\" is not a percentage");
+	EXPECT_FAIL("{\"headroom\": \" 2%\"}", "headroom: \" 2%\" is not a percentage");
+	EXPECT_FAIL("{\"headroom\": \"-0%\"}", "headroom: \"-0%\" is not a percentage");
+	EXPECT_FAIL("{\"headroom\": \"2\\n%\"}", "headroom: \"2?%\" is not a percentage");
+	EXPECT_FAIL("{\"defaults\": {\"zswap_max\": \"+5%\"}}", "defaults.zswap_max: \"+5%\" is not a percentage");
 	EXPECT_FAIL("{\"swap\": {\"devicez\": []}}", "swap: unknown key \"devicez\" (did you mean \"devices\"?)");
 	EXPECT_FAIL("{\"zswap\": {\"max_pool_percent\": 0}}", "zswap.max_pool_percent: 0 is out of range (1..100)");
 	EXPECT_FAIL("{\"zswap\": {\"enabled\": \"yes\"}}", "zswap.enabled: expected true or false, got a string");
