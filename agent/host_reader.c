@@ -21,6 +21,7 @@
 
 struct host_reader {
 	int meminfo_fd, vmstat_fd, psi_fd, swaps_fd;
+	int sys_fd;             /* <sys> (O_PATH), to look for zswap again later; -1 without it */
 	int zswap_stats_dirfd;  /* <sys>/kernel/debug/zswap, -1 without debugfs or zswap */
 	int zswap_params_dirfd; /* <sys>/module/zswap/parameters, -1 without zswap */
 	struct host_sample next; /* filled in place (too big for the stack), copied out on success */
@@ -55,6 +56,7 @@ void host_reader_free(struct host_reader *r)
 	closep(&r->psi_fd);
 	closep(&r->swaps_fd);
 	closep(&r->zswap_stats_dirfd);
+	closep(&r->sys_fd);
 	closep(&r->zswap_params_dirfd);
 	free(r);
 }
@@ -68,14 +70,13 @@ int host_reader_open(const char *proc_root, const char *sys_root, struct host_re
 {
 	_cleanup_(host_reader_freep) struct host_reader *r = NULL;
 	_cleanup_(closep) int proc_fd = -1;
-	_cleanup_(closep) int sys_fd = -1;
 	const int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY;
 
 	r = calloc(1, sizeof(*r)); /* zeroed: unused swaps.dev[] slots are copied out too */
 	if (!r)
 		return -ENOMEM;
 	r->meminfo_fd = r->vmstat_fd = r->psi_fd = r->swaps_fd = -1;
-	r->zswap_stats_dirfd = r->zswap_params_dirfd = -1;
+	r->zswap_stats_dirfd = r->zswap_params_dirfd = r->sys_fd = -1;
 
 	proc_fd = open(proc_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (proc_fd < 0)
@@ -94,10 +95,10 @@ int host_reader_open(const char *proc_root, const char *sys_root, struct host_re
 		return -errno;
 
 	/* Optional: no sysfs root, no debugfs mount (or no permission for it), no zswap. */
-	sys_fd = open(sys_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (sys_fd >= 0) {
-		r->zswap_stats_dirfd = openat(sys_fd, "kernel/debug/zswap", flags | O_DIRECTORY);
-		r->zswap_params_dirfd = openat(sys_fd, "module/zswap/parameters", flags | O_DIRECTORY);
+	r->sys_fd = open(sys_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (r->sys_fd >= 0) {
+		r->zswap_stats_dirfd = openat(r->sys_fd, "kernel/debug/zswap", flags | O_DIRECTORY);
+		r->zswap_params_dirfd = openat(r->sys_fd, "module/zswap/parameters", flags | O_DIRECTORY);
 	}
 
 	*ret = r;
@@ -230,6 +231,14 @@ int host_reader_read(struct host_reader *r, struct host_sample *ret)
 
 	/* zswap is auxiliary: whatever goes wrong there (debugfs unmounted under us, a format we do
 	 * not know) marks it unavailable for this tick instead of failing the whole sample. */
+	/* debugfs creates kernel/debug/zswap when zswap is first enabled (zswap_debugfs_init() runs
+	 * at pool creation), possibly after the agent started: look for it again. */
+	if (r->zswap_stats_dirfd < 0 && r->sys_fd >= 0)
+		r->zswap_stats_dirfd = openat(r->sys_fd, "kernel/debug/zswap",
+					      O_RDONLY | O_CLOEXEC | O_DIRECTORY);
+	if (r->zswap_params_dirfd < 0 && r->sys_fd >= 0)
+		r->zswap_params_dirfd = openat(r->sys_fd, "module/zswap/parameters",
+					       O_RDONLY | O_CLOEXEC | O_DIRECTORY);
 	if (r->zswap_stats_dirfd < 0 || zswap_stats_read(r->zswap_stats_dirfd, &s->zswap) < 0)
 		s->zswap = (struct zswap_stats){ .available = false };
 	if (r->zswap_params_dirfd < 0 || zswap_params_read(r->zswap_params_dirfd, &s->zswap_params) < 0)

@@ -15,7 +15,7 @@
  * files (every cgroup file, see pread_single() in reader.h) are whole after one read, and the
  * read that would only confirm EOF is skipped.
  */
-static int pread_file(int fd, char *buf, size_t size, size_t *ret_len, bool single)
+static int pread_file(int fd, char *buf, size_t size, size_t *ret_len, bool single, bool sequential)
 {
 	size_t n = 0;
 
@@ -25,6 +25,11 @@ static int pread_file(int fd, char *buf, size_t size, size_t *ret_len, bool sing
 	for (;;) {
 		ssize_t k = pread(fd, buf + n, size - 1 - n, (off_t)n);
 
+		/* Non-seekable files (debugfs attributes: simple_attr_open() uses
+		 * nonseekable_open(), fs/libfs.c) refuse pread with ESPIPE; read() works, and a
+		 * file opened for this read is at offset 0. Only read_file_at() asks for that. */
+		if (k < 0 && errno == ESPIPE && sequential)
+			k = read(fd, buf + n, size - 1 - n);
 		if (k < 0) {
 			if (errno == EINTR)
 				continue;
@@ -50,17 +55,17 @@ static int read_file_at(int dirfd, const char *name, char *buf, size_t size, siz
 
 	if (fd < 0)
 		return -errno;
-	return pread_file(fd, buf, size, ret_len, single);
+	return pread_file(fd, buf, size, ret_len, single, true);
 }
 
 int pread_whole(int fd, char *buf, size_t size, size_t *ret_len)
 {
-	return pread_file(fd, buf, size, ret_len, false);
+	return pread_file(fd, buf, size, ret_len, false, false);
 }
 
 int pread_single(int fd, char *buf, size_t size, size_t *ret_len)
 {
-	return pread_file(fd, buf, size, ret_len, true);
+	return pread_file(fd, buf, size, ret_len, true, false);
 }
 
 int read_at(int dirfd, const char *name, char *buf, size_t size, size_t *ret_len)

@@ -79,8 +79,17 @@ agent_start() {
 
 # agent_stop: SIGTERM, wait; prints the seconds it took.
 agent_stop() {
+	# Polls /proc instead of `wait`: callers use $(agent_stop), and in that subshell the agent
+	# is not a child, so `wait` would return at once and the time would measure nothing.
 	_t0=$(uptime_s)
 	kill -TERM "$AGENT_PID" 2>/dev/null || true
+	_n=200
+	while [ "$_n" -gt 0 ]; do
+		_st=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$AGENT_PID/status" 2>/dev/null)
+		{ [ -z "$_st" ] || [ "$_st" = Z ]; } && break
+		_n=$((_n - 1))
+		sleep 0.05
+	done
 	wait "$AGENT_PID" 2>/dev/null || true
 	_t1=$(uptime_s)
 	awk -v a="$_t0" -v b="$_t1" 'BEGIN { printf "%.3f", b - a }'
@@ -253,20 +262,7 @@ fsub() {
 	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a - b }'
 }
 
-# agent_stop_sync: like agent_stop, but also correct inside $(...): a command substitution is a
-# subshell, whose `wait` cannot wait for the main shell's child and returns at once, so
-# agent_stop there measures nothing and returns before the agent has exited (and restored what it
-# restores at exit). This one polls /proc until the agent is gone or a zombie (10 s at most).
+# agent_stop_sync: the same as agent_stop (which now polls /proc and is correct in $(...)).
 agent_stop_sync() {
-	_t0=$(uptime_s)
-	kill -TERM "$AGENT_PID" 2>/dev/null || true
-	_n=100
-	while [ "$_n" -gt 0 ]; do
-		_st=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$AGENT_PID/status" 2>/dev/null)
-		[ -z "$_st" ] || [ "$_st" = Z ] && break
-		_n=$((_n - 1))
-		sleep 0.1
-	done
-	_t1=$(uptime_s)
-	awk -v a="$_t0" -v b="$_t1" 'BEGIN { printf "%.3f", b - a }'
+	agent_stop
 }
