@@ -75,12 +75,17 @@ bench: deps reclaimd
 	@bench/run.sh
 
 PREFIX  ?= /usr/local
+# The vendor unit directory (local edits go in drop-ins under /etc/systemd/system/reclaimd.service.d/).
+SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
 DESTDIR ?=
 # The binary, the unit, and the example configuration (never overwriting an existing one).
 install: reclaimd
 	install -D -m 0755 reclaimd $(DESTDIR)$(PREFIX)/sbin/reclaimd
-	install -D -m 0644 systemd/reclaimd.service $(DESTDIR)/etc/systemd/system/reclaimd.service
-	install -D -m 0644 README.md $(DESTDIR)/usr/share/doc/reclaimd/README.md
+	@mkdir -p $(DESTDIR)$(SYSTEMD_UNIT_DIR)
+	sed 's|/usr/local/sbin/reclaimd|$(PREFIX)/sbin/reclaimd|' systemd/reclaimd.service \
+		>$(DESTDIR)$(SYSTEMD_UNIT_DIR)/reclaimd.service
+	chmod 0644 $(DESTDIR)$(SYSTEMD_UNIT_DIR)/reclaimd.service
+	install -D -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/reclaimd/README.md
 	@if [ -e $(DESTDIR)/etc/reclaimd/reclaimd.json ]; then \
 		echo "keeping the existing /etc/reclaimd/reclaimd.json"; \
 	else \

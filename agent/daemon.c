@@ -808,7 +808,9 @@ static int daemon_setup(struct daemon *d)
 		return r;
 	}
 	if (!d->opts->workers && config_check_topology(d->config, d->topo, &err) < 0) {
+		/* A configuration error, not a failure: exit 2, which the unit does not restart. */
 		log_event(LOG_ERR, MSGID_CONFIG_REJECTED, NULL, "%s", err.text);
+		d->exit_status = 2;
 		return -EINVAL;
 	}
 
@@ -887,6 +889,9 @@ int daemon_run(const struct daemon_options *o, struct config *config)
 			    .swappiness_cap = SWAPPINESS_UNSET };
 	int r;
 
+	/* Nothing saved yet: teardown after a failed start must not "restore" anything. */
+	zswap_settings_init(&d.zswap_saved.old);
+
 	sigset_t ss;
 
 	/* Block the signals sd-event handles before anything else: one that arrives during start
@@ -900,8 +905,10 @@ int daemon_run(const struct daemon_options *o, struct config *config)
 	log_set_level(config->log_level);
 	r = daemon_setup(&d);
 	if (r < 0) {
+		int status = d.exit_status ? d.exit_status : 1;
+
 		daemon_teardown(&d);
-		return 1;
+		return status;
 	}
 	sd_notify(false, "READY=1");
 	r = sd_event_loop(d.event);

@@ -299,8 +299,6 @@ void swap_ctl_setup(struct daemon *d)
 {
 	struct zswap_settings now;
 
-	/* Nothing saved yet: every field unset (a zeroed struct would read as "0 was found"). */
-	zswap_settings_init(&d->zswap_saved.old);
 	if (d->opts->dry_run)
 		return;
 	zswap_apply(d);
