@@ -250,7 +250,9 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 	s.high_bytes = cg->slow->high_bytes;
 	s.max_bytes = cg->slow->max_bytes;
 	s.swap_current_bytes = cg->slow->swap_current_bytes;
-	s.zswap_current_bytes = cg->slow->zswap_current_bytes;
+	/* memory.stat "zswap" (read every tick) is the same obj_cgroup count as memory.zswap.current
+	 * (mm/memcontrol.c): zswap decisions see this tick's value, not the slow file's. */
+	s.zswap_current_bytes = s.stat.zswap ? s.stat.zswap : cg->slow->zswap_current_bytes;
 	s.zswap_max_bytes = cg->slow->zswap_max_bytes;
 	s.events = cg->slow->events;
 	s.numa = cg->slow->numa;

@@ -435,6 +435,10 @@ static void apply_rule_zswap(struct daemon *d, struct cgroup_node *cg, const str
 			}
 			cg->zswap_rule_applied = true;
 			cg->zswap_rule_written = want;
+			if (r == 0) {
+				cg->zswap_max_known = true;
+				cg->zswap_max_written = want;
+			}
 		}
 	}
 	/* zswap_wb_written is the value written + 1 (0: never written). */
@@ -526,6 +530,9 @@ void swap_ctl_tick(struct daemon *d)
 										d->snap.cgroups[i].current_bytes,
 										d->snap.page_size),
 							 cg->zswap_lowered, &d->zswap_rows[n]);
+				/* memory.zswap.max is a slow file: what the agent wrote last is newer. */
+				if (cg->zswap_max_known)
+					d->zswap_rows[n].zswap_max_bytes = cg->zswap_max_written;
 				d->zswap_row_index[n++] = i;
 			}
 			k = zswap_fair_share(&params, d->zswap_rows, n, target, delta.pool_bytes, inversion,
@@ -539,6 +546,8 @@ void swap_ctl_tick(struct daemon *d)
 				if (cgroup_write_zswap_max(cg->dirfd, ch->zswap_max_bytes) < 0)
 					continue;
 				cg->zswap_lowered = !ch->restore;
+				cg->zswap_max_known = true;
+				cg->zswap_max_written = ch->zswap_max_bytes;
 				log_event(LOG_NOTICE, MSGID_ZSWAP,
 					  &(struct log_fields){ .cgroup = cg->path, .reason = "zswap-fair-share" },
 					  "%s: memory.zswap.max %s%" PRIu64 " KiB -> %s%" PRIu64 " KiB (zswap "

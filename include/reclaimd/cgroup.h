@@ -83,8 +83,9 @@ struct cgroup_node {
 
 	/* zswap (agent/swap_ctl.c): the agent lowered memory.zswap.max toward a fair share; the
 	 * rule's zswap_max last written; the rule's zswap_writeback last written + 1 (0: never). */
-	bool zswap_lowered, zswap_rule_applied;
+	bool zswap_lowered, zswap_rule_applied, zswap_max_known;
 	uint64_t zswap_rule_written;
+	uint64_t zswap_max_written;     /* memory.zswap.max as the agent last wrote it */
 	int zswap_wb_written;
 
 	/* memory.events high/max at the last report. */

@@ -10,9 +10,9 @@
 #    128 MiB floor every 2 s (the floor covers the hot sets, 38 MiB, and the pool, which is
 #    charged to the cgroup). Phase "agent": reclaimd with configs/zswap.json (the same pool size,
 #    the shrinker on, pool target 85 %, the psi policy on the cgroup with min_bytes 128M) does
-#    the reclaim. ZSWAP_STANDIN_WITH_AGENT=1 keeps the stand-in as the reclaimer in the agent
-#    phase too and gives the agent configs/zswap-manage.json (the cgroup matched with policy
-#    "none": the agent only manages zswap), so both phases reclaim alike. Deltas of pool_limit_hit, the sum
+#    the reclaim when ZSWAP_STANDIN_WITH_AGENT=0. By default (1) the stand-in stays the reclaimer in the agent
+#    phase too and gives the agent configs/zswap-manage.json (the cgroup managed with a
+#    64G min_bytes floor: the psi policy never reclaims it, the agent only manages its zswap), so both phases reclaim alike. Deltas of pool_limit_hit, the sum
 #    of reject_*, written_back_pages (debugfs), pswpout, pswpin (/proc/vmstat), bytes written to
 #    the disk (/sys/block/<disk>/stat) and the memhogs' ops/s and worst p99 go into
 #    $RESULTS/zswap-table.txt. zswap-inversion passes when with the agent pool_limit_hit and the
@@ -35,7 +35,9 @@ RUN=${ZSWAP_RUN:-60}
 HOG_MIB=${ZSWAP_HOG_MIB:-64}
 HOG_EVERY=${ZSWAP_HOG_EVERY:-10}
 FLOOR_MIB=128
-STANDIN_WITH_AGENT=${ZSWAP_STANDIN_WITH_AGENT:-0}
+# Default 1: the same reclaimer in both phases, so the phases differ only in the agent's zswap
+# management (what the test is about); 0 lets the agent's psi policy do the reclaim instead.
+STANDIN_WITH_AGENT=${ZSWAP_STANDIN_WITH_AGENT:-1}
 AGENT_CONFIG=zswap.json
 [ "$STANDIN_WITH_AGENT" = 1 ] && AGENT_CONFIG=zswap-manage.json
 ONLY=${ZSWAP_ONLY:-}
