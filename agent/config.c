@@ -916,7 +916,7 @@ static int config_build(struct loader *l, const json_t *root, const char *path, 
 		return fail_oom(l);
 	c->interval_us = INTERVAL_DEFAULT_US;
 	c->log_level = CFG_LOG_INFO;
-	c->mglru_aging = true;
+	c->mglru_aging = false;
 	c->headroom_enabled = true;
 	c->headroom_pct = 2.0;
 	c->swap.reprioritize = SWAP_REPRIO_EMPTY_ONLY;

@@ -88,7 +88,7 @@ struct config {
 	char *cgroup_root;   /* NULL = find the cgroup-v2 mount through libcgroup */
 	char *proc_root;     /* "/proc" */
 	char *sys_root;      /* "/sys" */
-	bool mglru_aging;    /* age managed memcgs' MGLRU once per tick (mglru.h); true */
+	bool mglru_aging;    /* age managed memcgs' MGLRU once per tick (mglru.h); false */
 	unsigned max_workers_per_node;     /* 0 = auto, min(4, node CPUs); checked against the
 					    * topology by config_check_topology() */
 	uint64_t max_reclaim_rate_per_node; /* bytes per second per node; 0 = unlimited */

@@ -718,7 +718,7 @@ static void test_node_keys(void)
 
 	c = load_string_ok("{}");
 	if (c) {
-		CHECK(c->mglru_aging);
+		CHECK(!c->mglru_aging);
 		CHECK_EQ_U64(c->max_workers_per_node, 0);
 		CHECK_EQ_U64(c->max_reclaim_rate_per_node, 0);
 		CHECK(c->headroom_enabled);
@@ -727,11 +727,11 @@ static void test_node_keys(void)
 		CHECK_EQ_INT(c->defaults.reclaim_priority, 50);
 		config_free(c);
 	}
-	c = load_string_ok("{\"mglru_aging\": false, \"max_workers_per_node\": 2, "
+	c = load_string_ok("{\"mglru_aging\": true, \"max_workers_per_node\": 2, "
 			   "\"max_reclaim_rate_per_node\": \"256M\", \"headroom\": \"64M\", "
 			   "\"rules\": [{\"match\": \"a\", \"reclaim_priority\": 100}]}");
 	if (c) {
-		CHECK(!c->mglru_aging);
+		CHECK(c->mglru_aging);
 		CHECK_EQ_U64(c->max_workers_per_node, 2);
 		CHECK_EQ_U64(c->max_reclaim_rate_per_node, 256 * MiB);
 		CHECK(c->headroom_enabled);
