@@ -65,8 +65,17 @@ bool headroom_check(struct daemon *d)
 	}
 	for (size_t i = 0; i < d->snap.n_cgroups; i++) {
 		struct cgroup_node *cg = d->snap_nodes[i];
+		const struct cgroup_sample *s = &d->snap.cgroups[i];
 
 		if (!cg->rule || strcmp(cg->rule->policy->name, "none") == 0)
+			continue;
+		/* Never squeeze a workload that is using what it has: no PSI history yet, or its
+		 * memory stall over the last interval at or above its target, or a PSI trigger
+		 * since. Such memory is left to the kernel (reported as not covered). */
+		if (!s->has_prev || s->elapsed_us == 0 ||
+		    100.0 * (double)s->mem_some_delta_us / (double)s->elapsed_us >=
+			    cg->rule->params.psi_some_target_pct ||
+		    cg->trigger_fired_us > d->snap.timestamp_us - s->elapsed_us)
 			continue;
 		headroom_candidate_from_sample(&cg->rule->params, &d->snap.cgroups[i], i,
 					       cg->rule->params.reclaim_priority, cg->job != NULL,
