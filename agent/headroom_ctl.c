@@ -72,6 +72,10 @@ bool headroom_check(struct daemon *d)
 		/* Never squeeze a workload that is using what it has: no PSI history yet, or its
 		 * memory stall over the last interval at or above its target, or a PSI trigger
 		 * since. Such memory is left to the kernel (reported as not covered). */
+		/* The snapshot is up to a tick old: a cgroup whose job finished since then has less
+		 * memory than it says, and a request from it could cross its floor. */
+		if (cg->pending_reclaimed_bytes > 0 || cg->pending_requested_bytes > 0)
+			continue;
 		if (!s->has_prev || s->elapsed_us == 0 ||
 		    100.0 * (double)s->mem_some_delta_us / (double)s->elapsed_us >=
 			    cg->rule->params.psi_some_target_pct ||
