@@ -72,10 +72,6 @@ bool headroom_check(struct daemon *d)
 		/* Never squeeze a workload that is using what it has: no PSI history yet, or its
 		 * memory stall over the last interval at or above its target, or a PSI trigger
 		 * since. Such memory is left to the kernel (reported as not covered). */
-		/* The snapshot is up to a tick old: a cgroup whose job finished since then has less
-		 * memory than it says, and a request from it could cross its floor. */
-		if (cg->pending_reclaimed_bytes > 0 || cg->pending_requested_bytes > 0)
-			continue;
 		if (!s->has_prev || s->elapsed_us == 0 ||
 		    100.0 * (double)s->mem_some_delta_us / (double)s->elapsed_us >=
 			    cg->rule->params.psi_some_target_pct ||
@@ -83,7 +79,12 @@ bool headroom_check(struct daemon *d)
 			continue;
 		headroom_candidate_from_sample(&cg->rule->params, &d->snap.cgroups[i], i,
 					       cg->rule->params.reclaim_priority, cg->job != NULL,
-					       &d->cands[nc++]);
+					       &d->cands[nc]);
+		/* The snapshot is up to a tick old: what jobs reclaimed since is no longer there, and
+		 * asking for the stale amount could cross the floor (test-reclaim saw 178 MiB against
+		 * a 200 MiB floor before this). */
+		d->cands[nc].current_bytes = sub_sat(d->cands[nc].current_bytes, cg->pending_reclaimed_bytes);
+		nc++;
 	}
 	n = headroom_plan(&hp, &zi, d->snap.page_size, d->cands, nc, d->requests, &plan);
 	if (n < 0)
