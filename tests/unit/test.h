@@ -10,6 +10,11 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+
+#include "reclaimd/reader.h"
 
 static unsigned test_passed, test_failed;
 
@@ -76,6 +81,25 @@ static inline int test_report(const char *name)
 {
 	printf("%s: %u passed, %u failed\n", name, test_passed, test_failed);
 	return test_failed ? 1 : 0;
+}
+
+
+/* Reads tests/fixtures/<rel> (or $RECLAIMD_FIXTURES/<rel>) into buf; exits 2 when it cannot,
+ * since every later check would be meaningless. Returns the length. */
+static inline size_t test_load_fixture(const char *rel, char *buf, size_t size)
+{
+	const char *dir = getenv("RECLAIMD_FIXTURES");
+	char path[PATH_MAX];
+	size_t len = 0;
+	int r;
+
+	snprintf(path, sizeof(path), "%s/%s", dir ? dir : "tests/fixtures", rel);
+	r = read_at(AT_FDCWD, path, buf, size, &len);
+	if (r < 0) {
+		fprintf(stderr, "cannot read fixture %s: %s\n", path, strerror(-r));
+		exit(2);
+	}
+	return len;
 }
 
 #endif

@@ -17,21 +17,7 @@
 
 static char fixture_buf[65536];
 
-static size_t load(const char *rel)
-{
-	const char *dir = getenv("RECLAIMD_FIXTURES");
-	char path[PATH_MAX];
-	size_t len = 0;
-	int r;
-
-	snprintf(path, sizeof(path), "%s/%s", dir ? dir : "tests/fixtures", rel);
-	r = read_at(AT_FDCWD, path, fixture_buf, sizeof(fixture_buf), &len);
-	if (r < 0) {
-		fprintf(stderr, "cannot read fixture %s: %s\n", path, strerror(-r));
-		exit(2);
-	}
-	return len;
-}
+#define load(rel) test_load_fixture((rel), fixture_buf, sizeof(fixture_buf))
 
 #define MAX_SEEN 16
 struct seen {

@@ -56,21 +56,7 @@ static char scratch[MIB];
 	} while (0)
 #define CHECK_STAT_FAILS_S(lit, err) CHECK_STAT_FAILS(lit, strlen(lit), err)
 
-static size_t load(const char *rel)
-{
-	const char *dir = getenv("RECLAIMD_FIXTURES");
-	char path[PATH_MAX];
-	size_t len = 0;
-	int r;
-
-	snprintf(path, sizeof(path), "%s/%s", dir ? dir : "tests/fixtures", rel);
-	r = read_at(AT_FDCWD, path, fixture_buf, sizeof(fixture_buf), &len);
-	if (r < 0) {
-		fprintf(stderr, "cannot read fixture %s: %s\n", path, strerror(-r));
-		exit(2);
-	}
-	return len;
-}
+#define load(rel) test_load_fixture((rel), fixture_buf, sizeof(fixture_buf))
 
 /* ---- /proc/stat ------------------------------------------------------------------------------ */
 
