@@ -683,8 +683,16 @@ static int parse_zswap_section(struct loader *l, const json_t *obj, struct zswap
 			r = parse_bool_key(l, where, v, &b);
 			z->settings.enabled = b;
 		} else if (strcmp(key, "shrinker_enabled") == 0) {
+			if (json_is_string(v) && strcmp(json_string_value(v), "auto") == 0) {
+				z->shrinker_auto = true;
+				z->settings.shrinker_enabled = ZSWAP_SETTING_UNSET;
+				continue;
+			}
+			if (!json_is_boolean(v))
+				return fail(l, where, "expected true, false or \"auto\"");
 			r = parse_bool_key(l, where, v, &b);
 			z->settings.shrinker_enabled = b;
+			z->shrinker_auto = false;
 		} else if (strcmp(key, "compressor") == 0) {
 			const char *c = json_is_string(v) ? json_string_value(v) : NULL;
 
@@ -1256,6 +1264,10 @@ void config_print(const struct config *c, FILE *out)
 		const struct zswap_settings *z = &c->zswap.settings;
 
 		fprintf(out, "zswap.%-20s ", zswap_param_name((enum zswap_param)p));
+		if (p == ZSWAP_PARAM_SHRINKER_ENABLED && c->zswap.shrinker_auto) {
+			fputs("auto (on while the pool is over its target)\n", out);
+			continue;
+		}
 		if (!zswap_settings_is_set(z, (enum zswap_param)p)) {
 			fputs("unset (left as the kernel has it)\n", out);
 			continue;

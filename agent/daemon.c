@@ -526,11 +526,19 @@ void daemon_dispatch(struct daemon *d, struct cgroup_node *cg, const struct cgro
 	if (age) {
 		job->lru_gen_cmds = strndup(cg->age_cmds, cg->age_len);
 		job->lru_gen_fd = mglru_fd(d->mglru);
+		if (request_bytes > 0 && cg->n_evict_targets > 0 &&
+		    (job->evict = malloc(cg->n_evict_targets * sizeof(*job->evict)))) {
+			memcpy(job->evict, cg->evict_targets, cg->n_evict_targets * sizeof(*job->evict));
+			job->n_evict = cg->n_evict_targets;
+		}
 		cg->age_len = 0; /* once per tick, even if headroom dispatches again */
+		cg->n_evict_targets = 0;
 	}
 	job->request_bytes = request_bytes;
 	job->chunk_bytes = pp->chunk_bytes;
 	job->swappiness = zswap_swappiness_combine(pp->swappiness, d->swappiness_cap);
+	job->evict_swappiness = job->swappiness == SWAPPINESS_UNSET ? d->vm_swappiness :
+				job->swappiness == SWAPPINESS_MAX ? 200 : job->swappiness;
 	job->psi_some_target_pct = pp->psi_some_target_pct;
 	job->page_size = d->snap.page_size;
 	r = worker_pool_submit(np->pool, job);
@@ -884,7 +892,7 @@ static void daemon_teardown(struct daemon *d)
 int daemon_run(const struct daemon_options *o, struct config *config)
 {
 	struct daemon d = { .opts = o, .config = config, .proc_stat_fd = -1, .zoneinfo_fd = -1,
-			    .host_trigger_fd = -1, .default_node = -1,
+			    .host_trigger_fd = -1, .default_node = -1, .vm_swappiness = 60,
 			    .pacing = { .step_factor = 1, .swappiness = SWAPPINESS_UNSET },
 			    .swappiness_cap = SWAPPINESS_UNSET };
 	int r;

@@ -103,9 +103,14 @@ struct daemon {
 	size_t *zswap_row_index;
 	size_t zswap_rows_capacity;
 	bool zswap_files_missing_warned, zswap_wb_missing_warned;
+	bool shrinker_missing_warned, shrinker_failed_warned;
+	uint64_t shrinker_switches;       /* shrinker_enabled "auto": times turned on or off */
+
+	struct zram_wb *zram_wb;         /* zram writeback (zram_ctl.c); NULL until a zram is configured */
 
 	struct mglru *mglru;             /* NULL: no aging (mglru_aging false, no MGLRU, dry run) */
 	usec_t mglru_warning_us;
+	int vm_swappiness;               /* /proc/sys/vm/swappiness, for eviction commands */
 	uint64_t lruvecs_aged;
 
 	struct snapshot snap;
@@ -171,6 +176,11 @@ void swap_ctl_setup(struct daemon *d);    /* zswap parameters applied, swap devi
 void swap_ctl_reload(struct daemon *d);
 void swap_ctl_tick(struct daemon *d);     /* on this tick's snapshot: changes, inversion, pacing */
 void swap_ctl_stop(struct daemon *d);     /* zswap parameters restored (restore_on_exit) */
+
+/* zram_ctl.c */
+void zram_ctl_tick(struct daemon *d);     /* starts a writeback round on a zram past its threshold */
+void zram_ctl_stop(struct daemon *d);     /* cancels between chunks, joins, frees */
+uint64_t zram_ctl_written_bytes(const struct daemon *d);
 
 /* aging.c */
 void mglru_setup(struct daemon *d);       /* opens or closes lru_gen per config and dry run */

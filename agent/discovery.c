@@ -83,6 +83,7 @@ static void cgroup_node_free(struct cgroup_node *cg)
 		close(cg->dirfd);
 	free(cg->path);
 	free(cg->age_cmds);
+	free(cg->evict_targets);
 	free(cg);
 }
 

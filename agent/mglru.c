@@ -144,6 +144,68 @@ int lru_gen_format_age(char *buf, size_t size, size_t *len, unsigned memcg_id, i
 	return 0;
 }
 
+int lru_gen_format_evict(char *buf, size_t size, unsigned memcg_id, int node, uint64_t seq,
+			 int swappiness, uint64_t nr_pages)
+{
+	int n;
+
+	if (swappiness < 0 || swappiness > 200)
+		return -EINVAL;
+	n = snprintf(buf, size, "- %u %d %" PRIu64 " %d %" PRIu64 "\n", memcg_id, node, seq,
+		     swappiness, nr_pages);
+	if (n < 0 || (size_t)n >= size)
+		return -ENOBUFS;
+	return n;
+}
+
+uint64_t lru_gen_split(const struct lru_gen_target *t, size_t n, const bool *skip, uint64_t pages,
+		       uint64_t *ret_nr)
+{
+	uint64_t total = 0, given = 0;
+	size_t biggest = n;
+
+	for (size_t i = 0; i < n; i++) {
+		ret_nr[i] = 0;
+		if ((skip && skip[i]) || t[i].idle_pages == 0)
+			continue;
+		total += t[i].idle_pages;
+		if (biggest == n || t[i].idle_pages > t[biggest].idle_pages)
+			biggest = i;
+	}
+	if (total == 0 || pages == 0)
+		return 0;
+	if (pages >= total) {
+		for (size_t i = 0; i < n; i++)
+			if (!(skip && skip[i]))
+				given += ret_nr[i] = t[i].idle_pages;
+		return given;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if ((skip && skip[i]) || t[i].idle_pages == 0)
+			continue;
+		/* pages < total, so the product fits in 128 bits; in doubles it is exact enough,
+		 * and the remainder below absorbs the rounding. */
+		ret_nr[i] = (uint64_t)((double)pages * ((double)t[i].idle_pages / (double)total));
+		if (ret_nr[i] > t[i].idle_pages)
+			ret_nr[i] = t[i].idle_pages;
+		given += ret_nr[i];
+	}
+	if (given > pages) { /* double rounding up: take it back from the largest */
+		uint64_t over = given - pages;
+
+		ret_nr[biggest] -= MIN(over, ret_nr[biggest]);
+		given -= MIN(over, given);
+	}
+	if (given < pages) {
+		uint64_t room = t[biggest].idle_pages - ret_nr[biggest];
+		uint64_t add = MIN(pages - given, room);
+
+		ret_nr[biggest] += add;
+		given += add;
+	}
+	return given;
+}
+
 unsigned lru_gen_run(int fd, const char *cmds, int *ret_error)
 {
 	unsigned ok = 0;

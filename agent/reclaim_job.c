@@ -79,6 +79,7 @@ void reclaim_job_free(struct reclaim_job *job)
 		close(job->cgroup_dirfd);
 	free(job->cgroup_path);
 	free(job->lru_gen_cmds);
+	free(job->evict);
 	free(job);
 }
 
@@ -157,11 +158,58 @@ static int write_chunk(struct reclaim_job *job, int fd, uint64_t bytes)
 	return 0;
 }
 
+/* One command to lru_gen: 0 or -errno. */
+static int lru_gen_write(int fd, const char *cmd, size_t len)
+{
+	/* write(), not pwrite(): see lru_gen_run(). */
+	return write(fd, cmd, len) < 0 ? -errno : 0;
+}
+
+/* Evicts one chunk from the generations idle for two intervals, split over the memcg's
+ * lruvecs (nodes) by their idle pages. skip[i] is set for a lruvec the kernel refuses (removed,
+ * or too few generations). Returns 0; -EINTR when a signal interrupted an eviction; -ENOENT
+ * when every lruvec was refused; -errno of a write otherwise. */
+static int evict_chunk(struct reclaim_job *job, uint64_t chunk_bytes, bool *skip, uint64_t *nr)
+{
+	char cmd[128];
+	bool any = false;
+
+	lru_gen_split(job->evict, job->n_evict, skip, chunk_bytes / job->page_size, nr);
+	for (size_t i = 0; i < job->n_evict; i++) {
+		const struct lru_gen_target *t = &job->evict[i];
+		int r = -EINVAL;
+
+		if (nr[i] == 0)
+			continue;
+		/* max_seq - 1 once this job's aging added a generation; max_seq - 2 when it did not
+		 * (that command failed, or 6.15+ answered EEXIST): the kernel says EINVAL to the
+		 * first then. */
+		for (uint64_t back = 1; back <= 2 && r == -EINVAL && t->max_seq >= back; back++) {
+			int len = lru_gen_format_evict(cmd, sizeof(cmd), t->memcg_id, t->node,
+						       t->max_seq - back, job->evict_swappiness, nr[i]);
+
+			if (len < 0)
+				return len;
+			r = lru_gen_write(job->lru_gen_fd, cmd, (size_t)len);
+		}
+		if (r == -EINVAL) {
+			skip[i] = true;
+			continue;
+		}
+		if (r < 0)
+			return r;
+		any = true;
+	}
+	return any ? 0 : -ENOENT;
+}
+
 void reclaim_job_run(struct reclaim_job *job)
 {
 	_cleanup_(closep) int reclaim_fd = -1;
 	_cleanup_(closep) int pressure_fd = -1;
-	uint64_t current_before = 0, pgsteal_before = 0, current_after, pgsteal_after;
+	_cleanup_(freep) bool *evict_skip = NULL;
+	_cleanup_(freep) uint64_t *evict_nr = NULL;
+	uint64_t current_before = 0, pgsteal_before = 0, current_after, pgsteal_after, pgsteal_prev;
 	usec_t stall_start_us = 0, stall_now_us;
 	unsigned foreign_eintr = 0;
 	bool measured;
@@ -191,6 +239,16 @@ void reclaim_job_run(struct reclaim_job *job)
 		pressure_fd = -1;
 	}
 	measured = measure(job->cgroup_dirfd, &current_before, &pgsteal_before) == 0;
+	if (job->evict && (!measured || job->lru_gen_fd < 0 ||
+			   !(evict_skip = calloc(job->n_evict, sizeof(*evict_skip))) ||
+			   !(evict_nr = calloc(job->n_evict, sizeof(*evict_nr))))) {
+		/* Without a measurement the eviction cannot tell when the idle generations run out:
+		 * memory.reclaim instead. */
+		free(job->evict);
+		job->evict = NULL;
+		job->n_evict = 0;
+	}
+	pgsteal_prev = pgsteal_before;
 
 	while (job->written_bytes < job->request_bytes) {
 		uint64_t chunk = MIN(job->request_bytes - job->written_bytes, job->chunk_bytes);
@@ -208,7 +266,32 @@ void reclaim_job_run(struct reclaim_job *job)
 			break;
 		}
 
-		r = write_chunk(job, reclaim_fd, chunk);
+		if (job->evict) {
+			uint64_t pgsteal_now;
+
+			r = evict_chunk(job, chunk, evict_skip, evict_nr);
+			if (r == -ENOENT) {
+				job->idle_exhausted = true;
+				job->outcome = JOB_PARTIAL;
+				break;
+			}
+			/* The kernel reports no count: measure, and stop once the idle generations
+			 * give less than half a chunk (the rest is younger than two intervals). */
+			if (r == 0 && measure(job->cgroup_dirfd, &current_after, &pgsteal_now) == 0) {
+				uint64_t got = sub_sat(pgsteal_now, pgsteal_prev) * job->page_size;
+
+				pgsteal_prev = pgsteal_now;
+				if (got < chunk / 2) {
+					job->written_bytes += chunk;
+					job->chunks++;
+					job->idle_exhausted = true;
+					job->outcome = JOB_PARTIAL;
+					break;
+				}
+			}
+		} else {
+			r = write_chunk(job, reclaim_fd, chunk);
+		}
 		if (r == -EINTR) {
 			if (atomic_load(&job->cancel)) {
 				job->outcome = JOB_CANCELLED;

@@ -320,8 +320,37 @@ void swap_ctl_setup(struct daemon *d)
 	}
 }
 
+/* memory.zswap.max values the fair share lowered go back to the rule's cap (or "max") at exit:
+ * a lowered limit is a reaction to this agent's view of the pool and must not outlive it. */
+static void restore_lowered_zswap_max(struct daemon *d)
+{
+	unsigned n = 0;
+
+	if (!d->cgroups.buckets)
+		return;
+	CGROUP_SET_FOREACH(&d->cgroups, cg) {
+		uint64_t cap = LIMIT_MAX;
+
+		if (!cg->zswap_lowered || cg->dirfd < 0)
+			continue;
+		if (cg->zswap_rule_applied)
+			cap = cg->zswap_rule_written;
+		if (cgroup_write_zswap_max(cg->dirfd, cap) == 0) {
+			cg->zswap_lowered = false;
+			n++;
+		}
+	}
+	if (n)
+		log_event(LOG_NOTICE, MSGID_ZSWAP, NULL,
+			  "zswap: memory.zswap.max given back to %u cgroup%s whose limit the agent had "
+			  "lowered", n, n == 1 ? "" : "s");
+}
+
 void swap_ctl_stop(struct daemon *d)
 {
+	zram_ctl_stop(d);
+	if (!d->opts->dry_run)
+		restore_lowered_zswap_max(d);
 	zswap_restore(d);
 	free(d->prev_host);
 	d->prev_host = NULL;
@@ -457,6 +486,49 @@ static void apply_rule_zswap(struct daemon *d, struct cgroup_node *cg, const str
 	}
 }
 
+/* shrinker_enabled "auto": on while the pool is over its target (zswap_shrinker_wanted()). The
+ * value found before the first change is kept in zswap_saved, so the exit restores it. */
+static void shrinker_auto(struct daemon *d, const struct zswap_policy_params *params,
+			  const struct zswap_host_delta *delta, uint64_t target, bool inversion)
+{
+	int now = d->snap.host.zswap_params.shrinker_enabled;
+	struct zswap_settings want;
+	struct zswap_saved saved;
+	struct zswap_ctl_result res;
+	bool on;
+
+	if (now < 0) {
+		if (!d->shrinker_missing_warned) {
+			d->shrinker_missing_warned = true;
+			log_event(LOG_NOTICE, MSGID_KERNEL_FEATURE, NULL,
+				  "zswap: this kernel has no shrinker_enabled parameter (Linux 6.8+): "
+				  "shrinker_enabled \"auto\" does nothing");
+		}
+		return;
+	}
+	on = zswap_shrinker_wanted(params, now == 1, delta->pool_bytes, target, inversion);
+	if (on == (now == 1))
+		return;
+	zswap_settings_init(&want);
+	want.shrinker_enabled = on;
+	if (zswap_ctl_apply(d->sys_root, &want, &saved, &res) < 0 ||
+	    res.error[ZSWAP_PARAM_SHRINKER_ENABLED] < 0) {
+		if (!d->shrinker_failed_warned) {
+			d->shrinker_failed_warned = true;
+			log_event(LOG_WARNING, MSGID_ZSWAP, NULL, "zswap: cannot turn the shrinker %s: %s",
+				  on ? "on" : "off", strerror(-res.error[ZSWAP_PARAM_SHRINKER_ENABLED]));
+		}
+		return;
+	}
+	if (!zswap_settings_is_set(&d->zswap_saved.old, ZSWAP_PARAM_SHRINKER_ENABLED))
+		d->zswap_saved.old.shrinker_enabled = saved.old.shrinker_enabled;
+	d->shrinker_switches++;
+	log_event(LOG_NOTICE, MSGID_ZSWAP, &(struct log_fields){ .reason = "zswap-shrinker" },
+		  "zswap: shrinker %s (pool at %.0f %% of its target%s)", on ? "on" : "off",
+		  100.0 * (double)delta->pool_bytes / (double)target,
+		  inversion ? ", inversion this tick" : "");
+}
+
 void swap_ctl_tick(struct daemon *d)
 {
 	const struct host_sample *cur = &d->snap.host;
@@ -474,6 +546,7 @@ void swap_ctl_tick(struct daemon *d)
 
 	if (d->have_prev_host)
 		report_swap_changes(&d->prev_host->swaps, &cur->swaps);
+	zram_ctl_tick(d);
 
 	for (size_t i = 0; i < d->snap.n_cgroups && !d->opts->dry_run; i++)
 		if (d->snap_nodes[i]->rule && strcmp(d->snap_nodes[i]->rule->policy->name, "none") != 0)
@@ -535,6 +608,8 @@ void swap_ctl_tick(struct daemon *d)
 					d->zswap_rows[n].zswap_max_bytes = cg->zswap_max_written;
 				d->zswap_row_index[n++] = i;
 			}
+			if (d->config->zswap.shrinker_auto)
+				shrinker_auto(d, &params, &delta, target, inversion);
 			k = zswap_fair_share(&params, d->zswap_rows, n, target, delta.pool_bytes, inversion,
 					     d->snap.page_size, d->zswap_changes, n);
 			for (int j = 0; j < k; j++) {

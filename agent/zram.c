@@ -142,7 +142,7 @@ static int write_attr(int dirfd, const char *name, const char *s)
 	return (size_t)k == n ? 0 : -EIO;
 }
 
-int zram_writeback_idle(const char *sys_root, const char *dev_name, uint64_t idle_age_s)
+int zram_mark_idle(const char *sys_root, const char *dev_name, uint64_t idle_age_s)
 {
 	_cleanup_(closep) int dirfd = -1;
 	char age[24];
@@ -151,17 +151,88 @@ int zram_writeback_idle(const char *sys_root, const char *dev_name, uint64_t idl
 	r = zram_dir_open(sys_root, dev_name, &dirfd);
 	if (r < 0)
 		return r;
+	if (idle_age_s == 0)
+		return write_attr(dirfd, "idle", "all");
+	snprintf(age, sizeof(age), "%" PRIu64, idle_age_s);
+	r = write_attr(dirfd, "idle", age);
+	/* idle_store() takes a number only with CONFIG_ZRAM_TRACK_ENTRY_ACTIME. */
+	return r == -EINVAL ? -EOPNOTSUPP : r;
+}
 
-	if (idle_age_s == 0) {
-		r = write_attr(dirfd, "idle", "all");
-	} else {
-		snprintf(age, sizeof(age), "%" PRIu64, idle_age_s);
-		r = write_attr(dirfd, "idle", age);
-		/* idle_store() takes a number only with CONFIG_ZRAM_TRACK_ENTRY_ACTIME. */
-		if (r == -EINVAL)
-			return -EOPNOTSUPP;
-	}
+/* writeback_limit in 4 KiB units; -EBADMSG when not a number. */
+static int read_limit_units(int dirfd, uint64_t *ret)
+{
+	char buf[ZRAM_LINE_MAX];
+	size_t len;
+	int r = read_single_at(dirfd, "writeback_limit", buf, sizeof(buf), &len);
+
 	if (r < 0)
 		return r;
-	return write_attr(dirfd, "writeback", "idle");
+	return u64_parse(buf, len, ret) < 0 ? -EBADMSG : 0;
+}
+
+static int write_u64_attr(int dirfd, const char *name, uint64_t v)
+{
+	char s[24];
+
+	snprintf(s, sizeof(s), "%" PRIu64, v);
+	return write_attr(dirfd, name, s);
+}
+
+int zram_writeback_chunk(const char *sys_root, const char *dev_name, uint64_t max_bytes,
+			 uint64_t *ret_written_bytes)
+{
+	_cleanup_(closep) int dirfd = -1;
+	char buf[ZRAM_LINE_MAX];
+	uint64_t budget_units = UINT64_MAX, chunk_units, left_units;
+	bool admin_limit = false;
+	size_t len;
+	int r, wb;
+
+	r = zram_dir_open(sys_root, dev_name, &dirfd);
+	if (r < 0)
+		return r;
+	chunk_units = max_bytes / ZRAM_4K_UNIT_BYTES;
+	if (chunk_units == 0)
+		return -EINVAL;
+
+	/* A limit someone else enabled is a budget to respect and to leave as it was, less what
+	 * this chunk used. */
+	r = read_single_at(dirfd, "writeback_limit_enable", buf, sizeof(buf), &len);
+	if (r < 0)
+		return r == -ENOENT ? -EOPNOTSUPP : r;
+	if (bool_param_parse(buf, len, &admin_limit) < 0)
+		return -EBADMSG;
+	if (admin_limit) {
+		r = read_limit_units(dirfd, &budget_units);
+		if (r < 0)
+			return r;
+		if (budget_units == 0)
+			return -EDQUOT;
+		if (chunk_units > budget_units)
+			chunk_units = budget_units;
+	}
+	r = write_u64_attr(dirfd, "writeback_limit", chunk_units);
+	if (r >= 0 && !admin_limit)
+		r = write_attr(dirfd, "writeback_limit_enable", "1");
+	if (r < 0)
+		return r;
+
+	wb = write_attr(dirfd, "writeback", "idle");
+
+	/* What is left of the chunk's limit says what was written, whatever writeback returned. */
+	r = read_limit_units(dirfd, &left_units);
+	if (r < 0)
+		left_units = 0; /* unknown: count the whole chunk, the safe side of a budget */
+	if (left_units > chunk_units)
+		left_units = chunk_units;
+	*ret_written_bytes = (chunk_units - left_units) * ZRAM_4K_UNIT_BYTES;
+	if (admin_limit)
+		r = write_u64_attr(dirfd, "writeback_limit", budget_units - (chunk_units - left_units));
+	else
+		r = write_attr(dirfd, "writeback_limit_enable", "0");
+	/* writeback_store() answers EIO once the limit is used up: that is this chunk done. */
+	if (wb == -EIO && left_units == 0)
+		wb = 0;
+	return wb < 0 ? wb : r;
 }

@@ -14,6 +14,12 @@ NR == 1 { next }
 	if (!(key in seen)) { seen[key] = 1; order[++n] = key }
 }
 END {
+	for (i = 1; i <= n; i++)
+		if (!(("without", order[i]) in cur1) || !(("with", order[i]) in cur1)) {
+			printf "%s: no \"without\" and \"with\" rows for %s: the run did not finish\n", FILENAME, order[i] > "/dev/stderr"
+			bad = 1
+		}
+	if (bad || n == 0) exit 1
 	printf "%-6s %-8s %11s %11s %10s %9s %9s %8s %9s %11s %9s\n", "cgroup", "agent", "start MiB", "end MiB",
 		"reclaimed", "swap MiB", "zswap MiB", "PSI %", "refaults", "ops/s", "p99 us"
 	for (i = 1; i <= n; i++) {

@@ -341,3 +341,13 @@ uint64_t zswap_rule_limit_bytes(const struct zswap_rule_limit *l, uint64_t curre
 		return LIMIT_MAX;
 	}
 }
+
+bool zswap_shrinker_wanted(const struct zswap_policy_params *p, bool on_now, uint64_t pool_bytes,
+			   uint64_t target_bytes, bool inversion)
+{
+	if (target_bytes == 0)
+		return on_now;
+	if (!on_now)
+		return inversion || pool_bytes > target_bytes;
+	return inversion || (double)pool_bytes >= (double)target_bytes * p->calm_pct / 100.0;
+}

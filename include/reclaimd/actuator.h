@@ -50,6 +50,13 @@ struct reclaim_job {
 	 * (request_bytes 0). */
 	char *lru_gen_cmds;          /* owned */
 	int lru_gen_fd;
+	/* MGLRU eviction instead of memory.reclaim (mglru.h "Why evict through lru_gen"): the
+	 * memcg's lruvecs as read this tick. Each chunk is split over them by their idle pages and
+	 * written to lru_gen_fd as "- id node max_seq-1 swappiness nr" (after this job's aging,
+	 * generations idle for two intervals). NULL: memory.reclaim. */
+	struct lru_gen_target *evict; /* owned */
+	size_t n_evict;
+	int evict_swappiness;        /* 0..200: vm.swappiness, or the job's swappiness when set */
 
 	/* Control. */
 	atomic_bool cancel;
@@ -63,6 +70,8 @@ struct reclaim_job {
 	unsigned chunks;
 	bool swappiness_rejected;    /* kernel answered EINVAL to swappiness=; retried without */
 	unsigned lruvecs_aged;       /* aging commands the kernel accepted */
+	bool idle_exhausted;         /* eviction stopped: a chunk found less than half its size in
+				      * generations idle for two intervals (outcome JOB_PARTIAL) */
 	int aging_error;             /* first unexpected -errno of an aging write, or 0 */
 	usec_t aging_us;             /* time spent aging (page table walks), microseconds */
 	usec_t queued_us, started_us, finished_us;

@@ -97,6 +97,9 @@ struct cgroup_node {
 	size_t age_len, age_size;
 	unsigned age_tick;          /* tick age_cmds was built for */
 	unsigned agings;            /* jobs that aged its lruvecs */
+	/* Its lruvecs as read with age_cmds, for eviction through lru_gen (mglru.h). */
+	struct lru_gen_target *evict_targets;
+	size_t n_evict_targets, evict_targets_cap;
 
 	struct cgroup_node *hash_next;
 };

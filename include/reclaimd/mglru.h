@@ -30,6 +30,22 @@
  *     and clears the bit. <max_seq> must be the current one: a smaller value is a no-op (someone
  *     aged it meanwhile), a larger one -EINVAL; an unknown memcg or node is -EINVAL. Since 6.15
  *     a lruvec that cannot take another generation answers -EEXIST.
+ *   - writing "- <memcg_id> <node_id> <seq> <swappiness> <nr_to_reclaim>" evicts from that
+ *     lruvec only, oldest generation first, generations up to <seq> and at most <nr_to_reclaim>
+ *     pages ("Proactive reclaim" in multigen_lru.rst; mm/vmscan.c run_eviction()). <seq> must be
+ *     at most max_seq - 2: the two youngest generations are not fully aged and cannot be
+ *     evicted (-EINVAL otherwise). The write never ages: when the generations up to <seq> are
+ *     used up it returns 0 having reclaimed less. A pending signal ends it with -EINTR.
+ *     <swappiness> is 0..200 (0: file pages only) and must be given for <nr_to_reclaim> to be.
+ *
+ * Why evict through lru_gen and not memory.reclaim: memory.reclaim reclaims from every node the
+ * memcg has pages on, and on a node where the memcg's old generations run out the kernel ages
+ * that lruvec twice in a row and evicts what was not touched in the milliseconds between, even
+ * while another node still holds plenty of cold pages. Recorded in `make demo` (DEMO_TRACE=1):
+ * the batch memcg's hot set sat on node 0 and its cold pages on node 1; a 23 MiB request
+ * emptied node 0's two old generations (800 pages), the kernel created two generations within
+ * a second and evicted 4,000 of the 5,100 hot pages, and the workload refaulted them within two
+ * seconds while node 1 still had 44,000 cold pages in its oldest generation.
  */
 #ifndef RECLAIMD_MGLRU_H
 #define RECLAIMD_MGLRU_H
@@ -81,6 +97,28 @@ int mglru_fd(const struct mglru *m);
  * does not fit (nothing appended). */
 int lru_gen_format_age(char *buf, size_t size, size_t *len, unsigned memcg_id, int node,
 		       uint64_t max_seq);
+
+/* One lruvec a job may evict from, as read this tick (before the tick's aging). */
+struct lru_gen_target {
+	unsigned memcg_id;
+	int node;
+	uint64_t max_seq;     /* youngest generation as read */
+	uint64_t idle_pages;  /* anon + file pages in generations seq <= max_seq - 1 as read: after
+			       * this tick's aging, those not accessed for two intervals */
+};
+
+/* "- <memcg_id> <node> <seq> <swappiness> <nr_pages>\n" into buf (NUL-terminated). Returns its
+ * length, or -ENOBUFS when it does not fit, -EINVAL for swappiness outside 0..200. */
+int lru_gen_format_evict(char *buf, size_t size, unsigned memcg_id, int node, uint64_t seq,
+			 int swappiness, uint64_t nr_pages);
+
+/* Splits `pages` over the n targets not marked in `skip` (NULL: none), proportionally to their
+ * idle_pages, rounding down, the remainder to the target with the most idle pages; a target is
+ * never given more than its idle_pages. ret_nr[i] is 0 for skipped targets and for targets
+ * without idle pages. Returns the sum given out (less than `pages` when the idle pages do not
+ * cover it). */
+uint64_t lru_gen_split(const struct lru_gen_target *t, size_t n, const bool *skip, uint64_t pages,
+		       uint64_t *ret_nr);
 
 /* Writes each '\n'-terminated command of cmds to fd with its own write() (one failing command
  * must not keep the others from running). Returns the number of commands the kernel accepted;

@@ -70,25 +70,42 @@ int zram_comp_algorithm_parse(const char *buf, size_t len, char *ret, size_t ret
 int zram_read_state(const char *sys_root, const char *dev_name, struct zram_state *ret);
 
 /*
- * Marks idle pages and writes them back to the backing device:
- *   idle_age_s == 0: "all" > idle (every page not yet written back is idle);
- *   idle_age_s > 0:  "<idle_age_s>" > idle (pages not accessed for that long; needs
- *                    CONFIG_ZRAM_TRACK_ENTRY_ACTIME, 6.x);
- * then "idle" > writeback, which blocks until the writeback is done.
- * Returns 0; -EOPNOTSUPP when the kernel refused the age form (EINVAL: no access-time tracking),
- * so the caller may call again with 0 and say so; -EINVAL for a bad name; -errno otherwise from
- * either write (writeback: ENODEV without a backing device, EIO when writeback_limit is used up).
+ * Marks pages idle (idle_store): idle_age_s == 0 writes "all" (every page not yet written back);
+ * idle_age_s > 0 writes the age, which marks only pages not accessed for that many seconds
+ * (needs CONFIG_ZRAM_TRACK_ENTRY_ACTIME, 6.x). An access clears a page's mark.
+ * Returns 0; -EOPNOTSUPP when the kernel refused the age form (EINVAL: no access-time tracking);
+ * -EINVAL for a bad name; -ENOENT without the device or its idle file; -errno.
  */
-int zram_writeback_idle(const char *sys_root, const char *dev_name, uint64_t idle_age_s);
+int zram_mark_idle(const char *sys_root, const char *dev_name, uint64_t idle_age_s);
 
 /*
- * Pure decision (policies/zram_writeback.c): true when the data zram holds in memory,
- * mm.orig_data_bytes, is above at_pct percent of disksize. orig_data_bytes and disksize are both
- * uncompressed sizes: disksize is the capacity the swap layer sees, and orig_data_bytes is what
- * of it is held in RAM (written-back pages leave it), so this says "the zram tier is filling up;
- * before it is full and new pages spill into the next tier, move its idle pages out". Never true
- * without a backing device, for disksize 0, or for an at_pct that is NaN or above 100.
- * at_pct <= 0 means "whenever anything is stored".
+ * Writes at most max_bytes (rounded down to 4 KiB units, at least one) of the pages marked idle
+ * to the backing device ("idle" > writeback), and sets *ret_written_bytes to what was written.
+ * writeback_store() takes no count and does not stop for signals on 6.12, so the chunk is
+ * bounded with the device's own budget, writeback_limit (Documentation/admin-guide/blockdev/
+ * zram.rst "writeback_limit"): with writeback_limit_enable off, it is switched on for the chunk
+ * with max_bytes and off again after; when an administrator enabled it, that budget is respected
+ * (the chunk is at most what is left) and put back less what was written. The write blocks for
+ * as long as the disk takes: call it from a worker thread.
+ * Returns 0 (fewer bytes than max_bytes written: no idle page was left); -EDQUOT when an enabled
+ * writeback_limit is used up (nothing written); -EOPNOTSUPP without CONFIG_ZRAM_WRITEBACK;
+ * -ENODEV without a backing device; -ENOSPC when the backing device is full; -EINVAL for a bad
+ * name or max_bytes under 4 KiB; -EBADMSG for an unreadable limit; -errno otherwise.
+ */
+int zram_writeback_chunk(const char *sys_root, const char *dev_name, uint64_t max_bytes,
+			 uint64_t *ret_written_bytes);
+
+/* The uncompressed size of the pages zram holds in memory: mm_stat orig_data_size minus bd_stat
+ * bd_count (written-back pages stay counted in orig_data_size on 6.12: zram_drv.c
+ * writeback_store()). Pure (policies/zram_writeback.c). */
+uint64_t zram_in_memory_bytes(const struct zram_state *z);
+
+/*
+ * Pure decision (policies/zram_writeback.c): true when zram_in_memory_bytes() is above at_pct
+ * percent of disksize. Both are uncompressed sizes: disksize is the capacity the swap layer
+ * sees, so this says "the zram tier is filling up; before it is full and new pages spill into
+ * the next tier, move its idle pages out". Never true without a backing device, for disksize 0,
+ * or for an at_pct that is NaN or above 100. at_pct <= 0 means "whenever anything is held".
  */
 bool zram_needs_writeback(const struct zram_state *z, double at_pct);
 

@@ -144,6 +144,21 @@ double zswap_pool_target_fraction(const struct zswap_policy_params *p,
 uint64_t zswap_pool_target_bytes(const struct zswap_policy_params *p,
 				 const struct zswap_host_delta *d);
 
+/* ---- the zswap shrinker ("shrinker_enabled": "auto") ----------------------------------------- */
+/*
+ * With the shrinker on (parameters/shrinker_enabled, 6.8+), reclaim of a memcg, memory.reclaim
+ * included, also writes that memcg's oldest zswap entries back to the swap device through the
+ * zswap shrinker (mm/zswap.c zswap_shrinker_scan(), a memcg-aware shrinker called from
+ * shrink_slab()), so room is made at the cold end of the pool instead of new stores being refused
+ * at its limit. It costs disk writes, so "auto" has it on only while it is needed:
+ *   on_now false: turn it on when pool_bytes > target_bytes or an inversion event this tick;
+ *   on_now true:  turn it off when pool_bytes < target_bytes * calm_pct / 100 and no event.
+ * Returns the value the shrinker should have now (true = on). target_bytes 0 (limit unknown)
+ * keeps the current value.
+ */
+bool zswap_shrinker_wanted(const struct zswap_policy_params *p, bool on_now, uint64_t pool_bytes,
+			   uint64_t target_bytes, bool inversion);
+
 /* ---- fair-share memory.zswap.max -------------------------------------------------------------- */
 /*
  * Fair share is proportional to memory.current among the managed cgroups that use zswap

@@ -834,6 +834,17 @@ static void test_swap_keys(void)
 		CHECK_EQ_INT(c->rules[1].params.zswap_writeback, 1);
 		config_free(c);
 	}
+	c = load_string_ok("{\"zswap\": {\"shrinker_enabled\": \"auto\"}}");
+	CHECK(c != NULL);
+	if (c) {
+		CHECK(c->zswap.shrinker_auto);
+		CHECK_EQ_INT(c->zswap.settings.shrinker_enabled, ZSWAP_SETTING_UNSET);
+		config_free(c);
+	}
+	EXPECT_FAIL("{\"zswap\": {\"shrinker_enabled\": \"sometimes\"}}",
+		    "zswap.shrinker_enabled: expected true, false or \"auto\"");
+	EXPECT_FAIL("{\"zswap\": {\"shrinker_enabled\": 1}}",
+		    "zswap.shrinker_enabled: expected true, false or \"auto\"");
 	EXPECT_FAIL("{\"swap\": []}", "swap: expected an object, got an array");
 	EXPECT_FAIL("{\"swap\": {\"devices\": [{\"path\": \"dev/zram0\", \"priority\": 1, \"kind\": \"zram\"}]}}",
 		    "swap.devices[0].path: expected an absolute path");

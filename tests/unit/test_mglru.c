@@ -8,9 +8,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "reclaimd/actuator.h"
 #include "reclaimd/mglru.h"
 #include "reclaimd/reader.h"
 #include "test.h"
@@ -169,11 +172,134 @@ static void test_commands(void)
 	CHECK_EQ_INT(err, 0);
 }
 
+static void test_evict_format_and_split(void)
+{
+	char buf[128];
+	struct lru_gen_target t[3] = {
+		{ .memcg_id = 6, .node = 0, .max_seq = 12, .idle_pages = 800 },
+		{ .memcg_id = 6, .node = 1, .max_seq = 12, .idle_pages = 44000 },
+		{ .memcg_id = 6, .node = 2, .max_seq = 12, .idle_pages = 0 },
+	};
+	bool skip[3] = { false, false, false };
+	uint64_t nr[3];
+
+	CHECK_EQ_INT(lru_gen_format_evict(buf, sizeof(buf), 6, 1, 11, 60, 8192),
+		     (int)strlen("- 6 1 11 60 8192\n"));
+	CHECK_STREQ(buf, "- 6 1 11 60 8192\n");
+	CHECK_EQ_INT(lru_gen_format_evict(buf, sizeof(buf), 6, 1, 11, 201, 1), -EINVAL);
+	CHECK_EQ_INT(lru_gen_format_evict(buf, sizeof(buf), 6, 1, 11, -1, 1), -EINVAL);
+	CHECK_EQ_INT(lru_gen_format_evict(buf, 8, 6, 1, 11, 0, 1), -ENOBUFS);
+
+	/* Proportional to the idle pages: node 0 holds 800 of 44,800, so of 4,480 pages it gets 80;
+	 * a lruvec without idle pages gets nothing. */
+	CHECK_EQ_U64(lru_gen_split(t, 3, skip, 4480, nr), 4480);
+	CHECK_EQ_U64(nr[0], 80);
+	CHECK_EQ_U64(nr[1], 4400);
+	CHECK_EQ_U64(nr[2], 0);
+	/* Rounding: the remainder goes to the largest. */
+	CHECK_EQ_U64(lru_gen_split(t, 3, skip, 7, nr), 7);
+	CHECK_EQ_U64(nr[0] + nr[1], 7);
+	CHECK_EQ_U64(nr[0], 0);
+	/* More than is idle: each gets its idle pages, no more. */
+	CHECK_EQ_U64(lru_gen_split(t, 3, skip, 100000, nr), 44800);
+	CHECK_EQ_U64(nr[0], 800);
+	CHECK_EQ_U64(nr[1], 44000);
+	/* A skipped lruvec gets nothing; the others are not given its part beyond their idle. */
+	skip[1] = true;
+	CHECK_EQ_U64(lru_gen_split(t, 3, skip, 4480, nr), 800);
+	CHECK_EQ_U64(nr[0], 800);
+	CHECK_EQ_U64(nr[1], 0);
+	skip[0] = true;
+	CHECK_EQ_U64(lru_gen_split(t, 3, skip, 4480, nr), 0);
+	CHECK_EQ_U64(lru_gen_split(t, 0, NULL, 4480, nr), 0);
+	CHECK_EQ_U64(lru_gen_split(t, 2, NULL, 0, nr), 0);
+}
+
+static void put_file(const char *dir, const char *name, const char *text)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/*
+ * The job's eviction path on a fixture cgroup: lru_gen is a plain file that collects the
+ * commands. The fixture's memory.stat pgsteal never moves, so the first chunk "reclaims"
+ * nothing: the job must stop after it, idle generations used up (JOB_PARTIAL), with one
+ * command per lruvec that has idle pages, split by idle pages, at max_seq - 1.
+ */
+static void test_job_evicts_through_lru_gen(void)
+{
+	char dir[] = "/tmp/reclaimd-test-evict-XXXXXX", path[PATH_MAX], got[512];
+	struct reclaim_job *job = NULL;
+	int dirfd, fd;
+	ssize_t n;
+
+	CHECK(mkdtemp(dir) != NULL);
+	put_file(dir, "memory.reclaim", "");
+	put_file(dir, "memory.current", "104857600\n");
+	put_file(dir, "memory.stat", "anon 104857600\nfile 0\npgsteal 10\n");
+	put_file(dir, "memory.pressure", "some avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"
+					 "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n");
+	snprintf(path, sizeof(path), "%s/lru_gen", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	CHECK(fd >= 0 && dirfd >= 0);
+	CHECK_EQ_INT(reclaim_job_new(dirfd, "evict", 1, &job), 0);
+	if (!job || fd < 0)
+		return;
+	job->request_bytes = 64 << 20;
+	job->chunk_bytes = 16 << 20;
+	job->page_size = 4096;
+	job->psi_some_target_pct = 0.1;
+	job->lru_gen_fd = fd;
+	job->evict_swappiness = 60;
+	job->evict = calloc(2, sizeof(*job->evict));
+	job->n_evict = 2;
+	job->evict[0] = (struct lru_gen_target){ .memcg_id = 6, .node = 0, .max_seq = 12,
+						 .idle_pages = 1024 };
+	job->evict[1] = (struct lru_gen_target){ .memcg_id = 6, .node = 1, .max_seq = 12,
+						 .idle_pages = 3072 };
+	reclaim_job_run(job);
+	CHECK_EQ_INT(job->outcome, JOB_PARTIAL);
+	CHECK(job->idle_exhausted);
+	CHECK_EQ_U64(job->chunks, 1);
+	n = pread(fd, got, sizeof(got) - 1, 0);
+	got[n > 0 ? n : 0] = '\0';
+	/* 16 MiB = 4,096 pages: 1,024 and 3,072, the idle pages each holds. */
+	CHECK_STREQ(got, "- 6 0 11 60 1024\n- 6 1 11 60 3072\n");
+	/* memory.reclaim was not written. */
+	snprintf(path, sizeof(path), "%s/memory.reclaim", dir);
+	{
+		struct stat st;
+
+		CHECK(stat(path, &st) == 0 && st.st_size == 0);
+	}
+	reclaim_job_free(job);
+	close(fd);
+	close(dirfd);
+	for (const char *const *f = (const char *const[]){ "memory.reclaim", "memory.current",
+		"memory.stat", "memory.pressure", "lru_gen", NULL }; *f; f++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, *f);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
 int main(void)
 {
 	test_real_file();
 	test_variants();
 	test_malformed();
 	test_commands();
+	test_evict_format_and_split();
+	test_job_evicts_through_lru_gen();
 	return test_report("test_mglru");
 }

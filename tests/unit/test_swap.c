@@ -3,8 +3,8 @@
  * test_swap.c - swap tiers (swap.h, zram.h): the planner on configurations and /proc/swaps built in
  * memory, including the safety rule at its 1.5x boundary; swap_check_device() on temporary files;
  * the zram parsers on the recorded real-6.12 files and on hostile buffers (exact-size heap copies,
- * so AddressSanitizer sees any read past `len`); zram_read_state() and zram_writeback_idle() on
- * fixture trees; zram_needs_writeback() at its boundaries.
+ * so AddressSanitizer sees any read past `len`); zram_read_state(), zram_mark_idle() and
+ * zram_writeback_chunk() on fixture trees; zram_needs_writeback() at its boundaries.
  *
  * Fixtures are found under $RECLAIMD_FIXTURES, by default tests/fixtures (run from the repo root).
  */
@@ -658,28 +658,49 @@ static void test_zram_read_tree(void)
 static void test_zram_writeback(void)
 {
 	char root[PATH_MAX];
+	uint64_t written = 7;
 
 	snprintf(root, sizeof(root), "%s/sys", tmp_root);
 	mkdirs("sys");
 	mkdirs("sys/block");
 	mkdirs("sys/block/zram2");
 	PUT("sys/block/zram2/idle", "");
-	PUT("sys/block/zram2/writeback", "");
 
-	CHECK_EQ_INT(zram_writeback_idle(root, "zram2", 0), 0);
+	CHECK_EQ_INT(zram_mark_idle(root, "zram2", 0), 0);
 	CHECK_STREQ(read_back("sys/block/zram2/idle"), "all");
-	CHECK_STREQ(read_back("sys/block/zram2/writeback"), "idle");
-
-	PUT("sys/block/zram2/idle", "");
-	PUT("sys/block/zram2/writeback", "");
-	CHECK_EQ_INT(zram_writeback_idle(root, "zram2", 86400), 0);
+	CHECK_EQ_INT(zram_mark_idle(root, "zram2", 86400), 0);
 	CHECK_STREQ(read_back("sys/block/zram2/idle"), "86400");
-	CHECK_STREQ(read_back("sys/block/zram2/writeback"), "idle");
+	CHECK_EQ_INT(zram_mark_idle(root, "zram9", 0), -ENOENT);
+	CHECK_EQ_INT(zram_mark_idle(root, "a/b", 0), -EINVAL);
 
-	CHECK_EQ_INT(zram_writeback_idle(root, "zram9", 0), -ENOENT);
-	CHECK_EQ_INT(zram_writeback_idle(root, "a/b", 0), -EINVAL);
+	/* No limit enabled: the chunk is bounded with writeback_limit, switched off after. A fixture
+	 * file keeps what was written (a kernel would count it down), so nothing was written. */
+	PUT("sys/block/zram2/writeback", "");
+	PUT("sys/block/zram2/writeback_limit", "0");
+	PUT("sys/block/zram2/writeback_limit_enable", "0");
+	CHECK_EQ_INT(zram_writeback_chunk(root, "zram2", 1 << 20, &written), 0);
+	CHECK_EQ_U64(written, 0);
+	CHECK_STREQ(read_back("sys/block/zram2/writeback"), "idle");
+	CHECK_STREQ(read_back("sys/block/zram2/writeback_limit"), "256");
+	CHECK_STREQ(read_back("sys/block/zram2/writeback_limit_enable"), "0");
+
+	/* A limit an administrator enabled: the chunk is at most what is left, and it is put back. */
+	PUT("sys/block/zram2/writeback_limit", "100");
+	PUT("sys/block/zram2/writeback_limit_enable", "1");
+	CHECK_EQ_INT(zram_writeback_chunk(root, "zram2", 1 << 20, &written), 0);
+	CHECK_STREQ(read_back("sys/block/zram2/writeback_limit"), "100");
+	CHECK_STREQ(read_back("sys/block/zram2/writeback_limit_enable"), "1");
+	/* ... and when it is used up, nothing is asked of the kernel. */
+	PUT("sys/block/zram2/writeback", "");
+	PUT("sys/block/zram2/writeback_limit", "0");
+	CHECK_EQ_INT(zram_writeback_chunk(root, "zram2", 1 << 20, &written), -EDQUOT);
+	CHECK_STREQ(read_back("sys/block/zram2/writeback"), "");
+
+	PUT("sys/block/zram2/writeback_limit", "x\n");
+	CHECK_EQ_INT(zram_writeback_chunk(root, "zram2", 1 << 20, &written), -EBADMSG);
+	CHECK_EQ_INT(zram_writeback_chunk(root, "zram2", 100, &written), -EINVAL); /* under 4 KiB */
 	mkdirs("sys/block/zram3");
-	CHECK_EQ_INT(zram_writeback_idle(root, "zram3", 0), -ENOENT); /* no idle attribute */
+	CHECK_EQ_INT(zram_writeback_chunk(root, "zram3", 1 << 20, &written), -EOPNOTSUPP);
 }
 
 static void test_needs_writeback(void)
@@ -712,6 +733,21 @@ static void test_needs_writeback(void)
 	CHECK(zram_needs_writeback(&z, 0.0));
 	CHECK(!zram_needs_writeback(&z, 0.2)); /* 0.1 % */
 	CHECK(zram_needs_writeback(&z, 0.05));
+
+	/* Written-back pages stay in orig_data_size (6.12): what is on the backing device is not
+	 * in memory. 900 stored, 200 written back: 700 held, 70 %. */
+	z.mm.orig_data_bytes = 900;
+	z.has_bd_stat = true;
+	z.bd.bd_count_bytes = 200;
+	CHECK_EQ_U64(zram_in_memory_bytes(&z), 700);
+	CHECK(!zram_needs_writeback(&z, 80.0));
+	CHECK(zram_needs_writeback(&z, 69.0));
+	z.bd.bd_count_bytes = 1000; /* more on disk than counted: 0, not an underflow */
+	CHECK_EQ_U64(zram_in_memory_bytes(&z), 0);
+	CHECK(!zram_needs_writeback(&z, 0.0));
+	z.has_bd_stat = false;      /* no CONFIG_ZRAM_WRITEBACK: orig_data_size as it is */
+	CHECK_EQ_U64(zram_in_memory_bytes(&z), 900);
+	z.mm.orig_data_bytes = 1;
 
 	z.has_backing_dev = false;
 	CHECK(!zram_needs_writeback(&z, 0.0));

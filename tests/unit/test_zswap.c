@@ -556,6 +556,25 @@ static void build_tree(bool with_shrinker)
 	write_file("cg/memory.zswap.writeback", "1\n");
 }
 
+static void test_shrinker_wanted(void)
+{
+	struct zswap_policy_params p;
+
+	zswap_policy_params_default(&p); /* calm_pct 70 */
+	/* Off: on only past the target, or on an inversion event. */
+	CHECK(!zswap_shrinker_wanted(&p, false, 1000, 1000, false));
+	CHECK(zswap_shrinker_wanted(&p, false, 1001, 1000, false));
+	CHECK(zswap_shrinker_wanted(&p, false, 0, 1000, true));
+	/* On: stays on down to 70 % of the target (hysteresis), off below it. */
+	CHECK(zswap_shrinker_wanted(&p, true, 900, 1000, false));
+	CHECK(zswap_shrinker_wanted(&p, true, 700, 1000, false));
+	CHECK(!zswap_shrinker_wanted(&p, true, 699, 1000, false));
+	CHECK(zswap_shrinker_wanted(&p, true, 0, 1000, true));
+	/* Unknown limit: no change either way. */
+	CHECK(zswap_shrinker_wanted(&p, true, 0, 0, false));
+	CHECK(!zswap_shrinker_wanted(&p, false, UINT64_MAX, 0, true));
+}
+
 static void test_ctl_apply_restore(void)
 {
 	char sys[512], buf[64];
@@ -744,6 +763,7 @@ int main(void)
 	test_swappiness_combine();
 	test_swapout_budget();
 	test_rule_limit();
+	test_shrinker_wanted();
 
 	if (!mkdtemp(tmp_root)) {
 		perror("mkdtemp");

@@ -85,7 +85,9 @@ agent_stop() {
 	kill -TERM "$AGENT_PID" 2>/dev/null || true
 	_n=200
 	while [ "$_n" -gt 0 ]; do
-		_st=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$AGENT_PID/status" 2>/dev/null)
+		_st=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$AGENT_PID/status" 2>/dev/null || true)
+		# (|| true: once the shell has reaped the agent its /proc entry is gone, and under set -e
+		# sed's failure would end the caller.)
 		{ [ -z "$_st" ] || [ "$_st" = Z ]; } && break
 		_n=$((_n - 1))
 		sleep 0.05

@@ -44,6 +44,19 @@ run_phase() { # PHASE (without|with)
 	done
 	t0=$(uptime_s)
 	[ "$phase" = with ] && agent_start /etc/reclaimd/reclaimd.json "$RESULTS/agent.log"
+	# DEMO_TRACE=1: once a second, the batch memcg's MGLRU generations and the host's reclaim
+	# counters, to see where hot pages are when they get evicted.
+	trace_pid=
+	if [ "${DEMO_TRACE:-0}" = 1 ]; then
+		( while :; do
+			echo "t=$(uptime_s) $(grep -E '^(pgscan_kswapd|pgscan_direct|pgmajfault|workingset_refault_anon|pswpin|pswpout) ' /proc/vmstat | tr '\n' ' ')"
+			echo "batch: $(grep -E '^(workingset_refault_anon|pgscan|pgsteal|pgmajfault) ' "$batch/memory.stat" | tr '\n' ' ')"
+			awk '/^memcg/ { on = 0 } /^memcg/ && $0 ~ "system.slice/batch.service" { on = 1 } on' \
+				/sys/kernel/debug/lru_gen 2>/dev/null
+			sleep 1
+		done ) >"$RESULTS/trace-$phase.log" 2>&1 &
+		trace_pid=$!
+	fi
 	echo "$phase: running for $SECONDS_RUN s"
 	sleep "$SECONDS_RUN"
 	t1=$(uptime_s)
@@ -51,6 +64,7 @@ run_phase() { # PHASE (without|with)
 		eval "${w}_cur1=\$(cat \$$w/memory.current) ${w}_psi1=\$(some_total \$$w) ${w}_rf1=\$(refaults \$$w)"
 		eval "${w}_swap=\$(cat \$$w/memory.swap.current) ${w}_zswap=\$(cat \$$w/memory.zswap.current)"
 	done
+	[ -z "$trace_pid" ] || kill "$trace_pid" 2>/dev/null || true
 	[ "$phase" = with ] && agent_stop >/dev/null
 	# The workloads run until stopped, so both cover the whole phase; SIGTERM makes them print
 	# their summary.

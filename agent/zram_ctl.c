@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * zram_ctl.c - drives zram idle writeback for the zram devices listed in the "swap" section.
+ *
+ * Every tick, for each configured zram device that is swapped on and has a backing device, the
+ * pure decision zram_needs_writeback() (policies/zram_writeback.c) says whether the data zram holds
+ * in memory is past zram_writeback_at_pct of its disksize. If so, a writeback thread marks the
+ * pages not accessed for zram_idle_age seconds idle and writes them to the backing device in
+ * chunks of ZRAM_WB_CHUNK_BYTES (zram_writeback_chunk() bounds each write with writeback_limit),
+ * so that zram does not fill and push newly reclaimed (warmer) pages to the next, slower tier
+ * while older ones stay in RAM. One device is written back at a time: the writes are synchronous
+ * page-sized disk I/O (drivers/block/zram/zram_drv.c writeback_store()), bound by the disk, not
+ * by CPU, and would only compete with each other.
+ *
+ * The thread never touches daemon state: it gets a copy of its inputs, writes its outputs into
+ * its own struct, and signals an eventfd; the main loop joins it and logs. Cancellation (stop)
+ * takes effect between chunks, so exit waits for at most one chunk.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "daemon_priv.h"
+#include "reclaimd/config.h"
+#include "reclaimd/log.h"
+#include "reclaimd/zram.h"
+
+/* One writeback write: 256 pages. writeback_store() writes page by page and waits for each bio,
+ * so on a slow disk a chunk is what a stop may have to wait for. */
+#define ZRAM_WB_CHUNK_BYTES ((uint64_t)1 << 20)
+/* After a round, the same device is looked at again no sooner than this (its pages need time to
+ * turn idle again), nor later than ZRAM_WB_RETRY_MAX_US. */
+#define ZRAM_WB_RETRY_MAX_US (300 * USEC_PER_SEC)
+#define ZRAM_WB_DAY_US (24ULL * 3600 * USEC_PER_SEC)
+#define ZRAM_NAME_MAX 32
+#define ZRAM_TRACKED_MAX 32
+
+struct zram_tracked {
+	char name[ZRAM_NAME_MAX];
+	usec_t next_try_us;
+	bool disabled; /* the kernel cannot do it (no writeback support, no access times) */
+	bool no_backing_warned;
+};
+
+struct zram_wb {
+	/* Thread input (copied before start, read-only while it runs). */
+	char sys_root[PATH_MAX];
+	char name[ZRAM_NAME_MAX];
+	uint64_t idle_age_s;
+	uint64_t budget_bytes; /* UINT64_MAX: no reclaimd budget */
+	atomic_bool cancel;
+	/* Thread output (read after join). */
+	int error;              /* 0 or the -errno that ended the round */
+	bool mark_failed;       /* error came from marking pages idle */
+	uint64_t written_bytes;
+	unsigned chunks;
+	usec_t started_us, finished_us;
+	/* Main thread only. */
+	pthread_t thread;
+	bool running;
+	int efd;
+	sd_event_source *event_source;
+	struct zram_tracked dev[ZRAM_TRACKED_MAX];
+	size_t n_dev;
+	uint64_t day_written_bytes;
+	usec_t day_start_us;
+	uint64_t total_written_bytes;
+	uint64_t before_held_bytes, disksize_bytes;
+};
+
+static void *writeback_thread(void *arg)
+{
+	struct zram_wb *wb = arg;
+	uint64_t left = wb->budget_bytes;
+	uint64_t one = 1;
+	int r;
+
+	wb->started_us = now_us();
+	r = zram_mark_idle(wb->sys_root, wb->name, wb->idle_age_s);
+	if (r < 0) {
+		wb->error = r;
+		wb->mark_failed = true;
+	}
+	while (r >= 0 && !atomic_load(&wb->cancel)) {
+		uint64_t chunk = left < ZRAM_WB_CHUNK_BYTES ? left : ZRAM_WB_CHUNK_BYTES;
+		uint64_t written = 0;
+
+		if (chunk < ZRAM_4K_UNIT_BYTES)
+			break; /* reclaimd's budget for the day is used up */
+		r = zram_writeback_chunk(wb->sys_root, wb->name, chunk, &written);
+		wb->written_bytes += written;
+		left -= written < left ? written : left;
+		wb->chunks++;
+		if (r < 0)
+			wb->error = r;
+		else if (written < chunk)
+			break; /* no idle page left */
+	}
+	wb->finished_us = now_us();
+	if (write(wb->efd, &one, sizeof(one)) < 0) {
+		/* The counter cannot overflow with one write per round; nothing to do. */
+	}
+	return NULL;
+}
+
+static struct zram_tracked *tracked(struct zram_wb *wb, const char *name)
+{
+	for (size_t i = 0; i < wb->n_dev; i++)
+		if (strcmp(wb->dev[i].name, name) == 0)
+			return &wb->dev[i];
+	if (wb->n_dev == ZRAM_TRACKED_MAX)
+		return NULL;
+	snprintf(wb->dev[wb->n_dev].name, sizeof(wb->dev[0].name), "%s", name);
+	return &wb->dev[wb->n_dev++];
+}
+
+static usec_t retry_after_us(const struct daemon *d)
+{
+	usec_t age = d->config->swap.zram_idle_age_s * USEC_PER_SEC;
+	usec_t floor_us = 2 * d->config->interval_us;
+
+	if (age > ZRAM_WB_RETRY_MAX_US)
+		age = ZRAM_WB_RETRY_MAX_US;
+	return age > floor_us ? age : floor_us;
+}
+
+static void on_round_done(struct daemon *d)
+{
+	struct zram_wb *wb = d->zram_wb;
+	struct zram_tracked *t = tracked(wb, wb->name);
+	struct zram_state *z;
+	double secs = (double)(wb->finished_us - wb->started_us) / 1e6;
+	const char *why = "";
+	char err[96], now_held[32] = "unknown";
+	int r;
+
+	pthread_join(wb->thread, NULL);
+	wb->running = false;
+	wb->day_written_bytes += wb->written_bytes;
+	wb->total_written_bytes += wb->written_bytes;
+	if (t)
+		t->next_try_us = now_us() + retry_after_us(d);
+
+	if (wb->error == -EOPNOTSUPP) {
+		if (t)
+			t->disabled = true;
+		log_event(LOG_WARNING, MSGID_KERNEL_FEATURE, NULL,
+			  "%s: zram writeback is off for this device: the kernel %s", wb->name,
+			  wb->mark_failed ? "cannot mark pages idle by age (needs "
+					    "CONFIG_ZRAM_TRACK_ENTRY_ACTIME)"
+					  : "has no writeback support (needs CONFIG_ZRAM_WRITEBACK)");
+		return;
+	}
+	if (atomic_load(&wb->cancel))
+		why = ", stopped (the agent is stopping)";
+	else if (wb->error == -EDQUOT)
+		why = ", the device's writeback_limit is used up";
+	else if (wb->error == -ENOSPC)
+		why = ", the backing device is full";
+	else if (wb->error) {
+		snprintf(err, sizeof(err), ", stopped by an error: %s", strerror(-wb->error));
+		why = err;
+	}
+	z = malloc(sizeof(*z));
+	r = z ? zram_read_state(d->sys_root, wb->name, z) : -ENOMEM;
+	if (r == 0)
+		snprintf(now_held, sizeof(now_held), "%.1f MiB",
+			 (double)zram_in_memory_bytes(z) / 1048576.0);
+	log_event(wb->error && wb->error != -EDQUOT ? LOG_WARNING : LOG_INFO, MSGID_SWAP,
+		  &(struct log_fields){ .reason = "zram-writeback" },
+		  "%s: wrote back %.1f MiB of pages idle for %" PRIu64 " s in %u chunks (%.2f s)%s; "
+		  "zram held %.1f MiB of %.1f MiB in memory before, %s now", wb->name,
+		  (double)wb->written_bytes / 1048576.0, wb->idle_age_s, wb->chunks, secs, why,
+		  (double)wb->before_held_bytes / 1048576.0, (double)wb->disksize_bytes / 1048576.0,
+		  now_held);
+	free(z);
+}
+
+static int on_event(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct daemon *d = userdata;
+	uint64_t n;
+
+	(void)s;
+	(void)revents;
+	if (read(fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		return 0;
+	if (d->zram_wb && d->zram_wb->running)
+		on_round_done(d);
+	return 0;
+}
+
+static int wb_open(struct daemon *d)
+{
+	struct zram_wb *wb = calloc(1, sizeof(*wb));
+	int r;
+
+	if (!wb)
+		return -ENOMEM;
+	wb->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (wb->efd < 0) {
+		r = -errno;
+		free(wb);
+		return r;
+	}
+	r = sd_event_add_io(d->event, &wb->event_source, wb->efd, EPOLLIN, on_event, d);
+	if (r < 0) {
+		close(wb->efd);
+		free(wb);
+		return r;
+	}
+	wb->day_start_us = now_us();
+	d->zram_wb = wb;
+	return 0;
+}
+
+/* The device name behind a configured path ("/dev/zram0" or a link to it), or NULL. */
+static const char *zram_name(const char *path, char *resolved)
+{
+	const char *base;
+
+	if (!realpath(path, resolved))
+		return NULL;
+	base = strrchr(resolved, '/');
+	base = base ? base + 1 : resolved;
+	if (strncmp(base, "zram", 4) != 0 || strlen(base) >= ZRAM_NAME_MAX)
+		return NULL;
+	return base;
+}
+
+static bool swapped_on(const struct swaps *sw, const char *resolved)
+{
+	for (size_t i = 0; i < sw->n; i++)
+		if (strcmp(sw->dev[i].path, resolved) == 0)
+			return true;
+	return false;
+}
+
+void zram_ctl_tick(struct daemon *d)
+{
+	const struct swap_section *cfg = &d->config->swap;
+	struct zram_wb *wb;
+	usec_t now = now_us();
+	uint64_t budget = UINT64_MAX;
+
+	if (d->opts->dry_run)
+		return;
+	if (!d->zram_wb) {
+		bool any = false;
+
+		for (size_t i = 0; i < cfg->n_devices; i++)
+			any |= cfg->devices[i].kind == SWAP_KIND_ZRAM;
+		if (!any)
+			return;
+		if (wb_open(d) < 0)
+			return;
+	}
+	wb = d->zram_wb;
+	if (wb->running)
+		return;
+	if (now - wb->day_start_us >= ZRAM_WB_DAY_US) {
+		wb->day_start_us = now;
+		wb->day_written_bytes = 0;
+	}
+	if (cfg->zram_writeback_limit_bytes) {
+		if (wb->day_written_bytes >= cfg->zram_writeback_limit_bytes)
+			return;
+		budget = cfg->zram_writeback_limit_bytes - wb->day_written_bytes;
+	}
+
+	for (size_t i = 0; i < cfg->n_devices; i++) {
+		char resolved[PATH_MAX];
+		const char *name;
+		struct zram_tracked *t;
+		struct zram_state *z;
+		bool go;
+
+		if (cfg->devices[i].kind != SWAP_KIND_ZRAM)
+			continue;
+		name = zram_name(cfg->devices[i].path, resolved);
+		if (!name || !swapped_on(&d->snap.host.swaps, resolved))
+			continue;
+		t = tracked(wb, name);
+		if (!t || t->disabled || now < t->next_try_us)
+			continue;
+		z = malloc(sizeof(*z));
+		if (!z || zram_read_state(d->sys_root, name, z) < 0) {
+			free(z);
+			continue;
+		}
+		if (!z->has_backing_dev && !t->no_backing_warned) {
+			t->no_backing_warned = true;
+			log_event(LOG_NOTICE, MSGID_SWAP, NULL,
+				  "%s has no backing device: its idle pages cannot be written back "
+				  "(zram_writeback_at_pct does not apply to it)", name);
+		}
+		go = zram_needs_writeback(z, cfg->zram_writeback_at_pct);
+		wb->before_held_bytes = zram_in_memory_bytes(z);
+		wb->disksize_bytes = z->disksize_bytes;
+		free(z);
+		if (!go)
+			continue;
+
+		snprintf(wb->sys_root, sizeof(wb->sys_root), "%s", d->sys_root);
+		snprintf(wb->name, sizeof(wb->name), "%s", name);
+		wb->idle_age_s = cfg->zram_idle_age_s;
+		wb->budget_bytes = budget;
+		atomic_store(&wb->cancel, false);
+		wb->error = 0;
+		wb->mark_failed = false;
+		wb->written_bytes = 0;
+		wb->chunks = 0;
+		if (pthread_create(&wb->thread, NULL, writeback_thread, wb) != 0) {
+			t->next_try_us = now + retry_after_us(d);
+			continue;
+		}
+		wb->running = true;
+		log_event(LOG_INFO, MSGID_SWAP, &(struct log_fields){ .reason = "zram-writeback" },
+			  "%s: holds %.1f MiB, %.0f %% of its %.1f MiB (threshold %.0f %%): writing "
+			  "back pages idle for %" PRIu64 " s", name,
+			  (double)wb->before_held_bytes / 1048576.0,
+			  100.0 * (double)wb->before_held_bytes / (double)wb->disksize_bytes,
+			  (double)wb->disksize_bytes / 1048576.0, cfg->zram_writeback_at_pct,
+			  wb->idle_age_s);
+		return; /* one device at a time */
+	}
+}
+
+uint64_t zram_ctl_written_bytes(const struct daemon *d)
+{
+	return d->zram_wb ? d->zram_wb->total_written_bytes : 0;
+}
+
+void zram_ctl_stop(struct daemon *d)
+{
+	struct zram_wb *wb = d->zram_wb;
+
+	if (!wb)
+		return;
+	if (wb->running) {
+		atomic_store(&wb->cancel, true);
+		on_round_done(d); /* joins: at most one chunk */
+	}
+	sd_event_source_disable_unref(wb->event_source);
+	close(wb->efd);
+	free(wb);
+	d->zram_wb = NULL;
+}

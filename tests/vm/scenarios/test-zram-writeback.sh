@@ -1,0 +1,113 @@
+#!/bin/sh
+# vm-options: --zram-size 0 --data-size 256M
+# VM test of zram idle writeback (issue "Swap tiers", zram devices with a backing device).
+# zram0 is set up here, not by the VM's init: 128 MiB with the data disk as its backing device
+# (backing_dev must be set before disksize), left swapped off. The disk swap is at 10.
+#
+# 1. reclaimd with configs/zram-writeback.json (zram0 at 100, zram_writeback_at_pct 50,
+#    zram_idle_age 4 s) swaps zram0 on. Cold anonymous memory of a memhog is pushed into it with
+#    memory.reclaim until zram holds about 90 MiB (70 % of 128). Within 30 s the agent must have
+#    written pages back (its "wrote back" line, bd_stat's bd_count), zram's in-memory data must
+#    fall below the 50 % threshold, and the disk swap must have got no page: the point of the
+#    writeback is that zram does not fill and push new pages to the slower tier.
+#    Pages younger than zram_idle_age are not written: the first round, right after the push,
+#    must write less than what the push stored.
+# 2. The daily budget: restarted with zram_writeback_limit 8M (zram-writeback-budget.json), a
+#    second push must be written back by at most 8 MiB.
+# 3. A stop during the rounds returns within 2 s (writes are cut into 1 MiB chunks).
+set -u
+. "$VMTEST_LIB"
+
+MiB=1048576
+ZRAM=/dev/zram0
+SYS=/sys/block/zram0
+DISK=${SWAP_DEV:-/dev/vda}
+
+cfg() {
+	sed "s#/dev/vda#$DISK#g" "/etc/reclaimd/$1" >"/tmp/$1"
+	echo "/tmp/$1"
+}
+bd_count_kib() { awk '{ printf "%d", $1 * 4 }' "$SYS/bd_stat"; }
+# What zram holds in memory: mm_stat orig_data_size minus the written-back pages (bd_count),
+# which 6.12 keeps counting in orig_data_size.
+orig_kib() { echo $(($(awk '{ printf "%d", $1 / 1024 }' "$SYS/mm_stat") - $(bd_count_kib))); }
+
+# push CGROUP MIB: memory.reclaim in 16 MiB steps until zram holds MIB MiB (at most 20 steps).
+push() {
+	_i=0
+	while [ "$(orig_kib)" -lt $(($2 * 1024)) ] && [ "$_i" -lt 20 ]; do
+		cg_reclaim "$1" 16M
+		_i=$((_i + 1))
+	done
+	echo "pushed: zram holds $(($(orig_kib) / 1024)) MiB after $_i steps"
+}
+
+[ -x "$AGENT" ] || { fail zram-wb-setup "no agent in the VM"; exit 0; }
+[ -n "${DATA_DEV:-}" ] || { fail zram-wb-setup "no data disk for the backing device"; exit 0; }
+umount /data 2>/dev/null || true
+if ! { echo "$DATA_DEV" >"$SYS/backing_dev" && echo lz4 >"$SYS/comp_algorithm" &&
+	echo 128M >"$SYS/disksize" && mkswap "$ZRAM" >/dev/null; }; then
+	fail zram-wb-setup "zram0 with backing device $DATA_DEV could not be set up"
+	exit 0
+fi
+echo "zram0: backing device $(cat "$SYS/backing_dev"), disksize $(cat "$SYS/disksize")"
+disk_used0=$(swap_used_kib "$DISK")
+
+# ---- 1. writeback past the threshold ------------------------------------------------------
+LOG=$RESULTS/agent-writeback.log
+agent_start "$(cfg zram-writeback.json)" "$LOG"
+n=50
+while [ "$(swap_prio $ZRAM)" != 100 ] && [ "$n" -gt 0 ]; do sleep 0.1; n=$((n - 1)); done
+check zram-wb-swapon [ "$(swap_prio $ZRAM)" = 100 ]
+
+top=$(cg_create zramwb)
+cg_run "$top" memhog --anon 240M --hot-pct 2 --rate 1000 --tlb-flush-ms 50 --report-interval 30 \
+	--ready-file /tmp/wb.ready >"$RESULTS/memhog-wb.log" 2>&1
+hog=$!
+wait_for_file /tmp/wb.ready 120 || fail zram-wb-memhog "memhog did not get ready"
+push "$top" 90
+pushed_kib=$(orig_kib)
+t0=$(uptime_s)
+first=$(log_wait "$LOG" "zram0: wrote back" 20) || first=
+line=$(log_wait "$LOG" "zram0: wrote back [1-9]" 30) || line=
+t1=$(uptime_s)
+sleep 1
+bd=$(bd_count_kib)
+now_kib=$(orig_kib)
+disk_used=$(swap_used_kib "$DISK")
+echo "after: bd_count $bd KiB, zram holds $now_kib KiB (pushed $pushed_kib), disk swap used ${disk_used:-?} KiB (at start ${disk_used0:-?})"
+grep 'zram' "$LOG" | log_message | sed 's/^/  /'
+if [ -n "$line" ] && [ "$bd" -ge $((32 * 1024)) ]; then
+	pass zram-wb-written "$((bd / 1024)) MiB on the backing device $(fsub "$t1" "$t0") s after the push; log: $(echo "$line" | log_message)"
+else
+	fail zram-wb-written "bd_count $bd KiB, log line: '${line:-none}'"
+fi
+check zram-wb-below-threshold [ "$now_kib" -lt $((128 * 1024 / 2)) ]
+check zram-wb-no-disk-spill [ "${disk_used:-0}" -le "${disk_used0:-0}" ]
+# The first round came within a tick of the push, when the pages were younger than 4 s.
+first_mib=$(echo "$first" | sed -n 's/.*wrote back \([0-9]*\)\..*/\1/p')
+if [ -n "$first_mib" ] && [ "$first_mib" -lt $((pushed_kib / 1024)) ]; then
+	pass zram-wb-idle-age "first round wrote $first_mib MiB of the $((pushed_kib / 1024)) MiB just pushed"
+else
+	fail zram-wb-idle-age "first round: '${first:-none}' (pushed $((pushed_kib / 1024)) MiB)"
+fi
+t=$(agent_stop)
+check zram-wb-stop-time awk -v t="$t" 'BEGIN { exit !(t < 2) }'
+
+# ---- 2. the daily budget --------------------------------------------------------------------
+LOG=$RESULTS/agent-budget.log
+bd0=$(bd_count_kib)
+agent_start "$(cfg zram-writeback-budget.json)" "$LOG"
+push "$top" 90
+sleep 14
+bd1=$(bd_count_kib)
+grep 'zram' "$LOG" | log_message | sed 's/^/  /'
+if [ $((bd1 - bd0)) -gt 0 ] && [ $((bd1 - bd0)) -le $((8 * 1024)) ]; then
+	pass zram-wb-budget "$(((bd1 - bd0) / 1024)) MiB written back against a budget of 8 MiB"
+else
+	fail zram-wb-budget "$(((bd1 - bd0) / 1024)) MiB written back (budget 8 MiB, want > 0 and <= 8)"
+fi
+agent_stop >/dev/null
+kill "$hog" 2>/dev/null
+wait "$hog" 2>/dev/null
+exit 0
