@@ -196,7 +196,7 @@ static void job_finished(struct daemon *d, struct node_pool *np, struct reclaim_
 	};
 	int prio = LOG_INFO;
 	const char *msgid = MSGID_RECLAIM_DONE;
-	char aged[96];
+	char aged[160];
 
 	if (job->swappiness_rejected && !d->swappiness_warned) {
 		d->swappiness_warned = true;
@@ -219,6 +219,7 @@ static void job_finished(struct daemon *d, struct node_pool *np, struct reclaim_
 	}
 
 	d->lruvecs_aged += job->lruvecs_aged;
+	d->lru_gen_evicted |= job->evict != NULL;
 	if (job->aging_error && log_ratelimit(&d->mglru_warning_us, now_us(), LOG_REPEAT_US))
 		log_event(LOG_WARNING, MSGID_KERNEL_FEATURE, &f,
 			  "%s: MGLRU aging through lru_gen failed: %s", job->cgroup_path,
@@ -268,8 +269,10 @@ static void job_finished(struct daemon *d, struct node_pool *np, struct reclaim_
 	f.reason = job_outcome_str(job->outcome);
 	aged[0] = '\0';
 	if (job->lruvecs_aged)
-		snprintf(aged, sizeof(aged), " (MGLRU aging of %u lruvecs first: %.3f s)",
-			 job->lruvecs_aged, (double)job->aging_us / (double)USEC_PER_SEC);
+		snprintf(aged, sizeof(aged), " (MGLRU aging of %u lruvecs first: %.3f s%s%s)",
+			 job->lruvecs_aged, (double)job->aging_us / (double)USEC_PER_SEC,
+			 job->evict ? "; evicted through lru_gen" : "",
+			 job->idle_exhausted ? ", idle generations used up" : "");
 	log_event(prio, msgid, &f,
 		  "%s: reclaim %s on node %d: requested %" PRIu64 " KiB, written %" PRIu64 " KiB in %u "
 		  "chunks, reclaimed %" PRIu64 " KiB, memory.current -%" PRIu64 " KiB, %.3f s%s%s%s",

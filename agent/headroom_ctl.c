@@ -230,7 +230,10 @@ void report_direct_reclaim(struct daemon *d)
 		uint64_t scanned = sub_sat(v->pgscan_direct, d->prev_vmstat.pgscan_direct);
 		uint64_t stolen = sub_sat(v->pgsteal_direct, d->prev_vmstat.pgsteal_direct);
 
-		if (stalls || scanned)
+		/* Eviction through lru_gen runs in the agent's worker and the kernel counts it as
+		 * direct reclaim (mm/vmscan.c reclaimer_offset(): neither kswapd nor proactive), so
+		 * scans alone are the agent's own work while it evicts; allocstall is not. */
+		if (stalls || (scanned && !d->lru_gen_evicted))
 			log_event(LOG_INFO, MSGID_DIRECT_RECLAIM,
 				  &(struct log_fields){ .has_direct_reclaim = true, .allocstall = stalls,
 							.pgscan_direct = scanned },
@@ -239,6 +242,7 @@ void report_direct_reclaim(struct daemon *d)
 	}
 	d->prev_vmstat = *v;
 	d->have_prev_vmstat = true;
+	d->lru_gen_evicted = false;
 
 	for (size_t i = 0; i < d->snap.n_cgroups; i++) {
 		struct cgroup_node *cg = d->snap_nodes[i];

@@ -9,7 +9,7 @@
 #    the scenario stands in for the core policy and asks memory.reclaim for up to 32 MiB above a
 #    128 MiB floor every 2 s (the floor covers the hot sets, 38 MiB, and the pool, which is
 #    charged to the cgroup). Phase "agent": reclaimd with configs/zswap.json (the same pool size,
-#    the shrinker on, pool target 85 %, the psi policy on the cgroup with min_bytes 128M) does
+#    the shrinker "auto", pool target 85 %, the psi policy on the cgroup with min_bytes 128M) does
 #    the reclaim when ZSWAP_STANDIN_WITH_AGENT=0. By default (1) the stand-in stays the reclaimer in the agent
 #    phase too and gives the agent configs/zswap-manage.json (the cgroup managed with a
 #    64G min_bytes floor: the psi policy never reclaims it, the agent only manages its zswap), so both phases reclaim alike. Deltas of pool_limit_hit, the sum
@@ -162,8 +162,16 @@ phase() {
 		fi
 		inv=$(grep -c 'zswap inversion' "$RESULTS/agent-$p.log")
 		fs=$(log_select "$RESULTS/agent-$p.log" REASON=zswap-fair-share | wc -l)
-		echo "agent: $inv inversion lines, $fs fair-share lines"
-		grep -m3 -E 'zswap inversion|REASON=zswap-fair-share' "$RESULTS/agent-$p.log" | log_message | sed 's/^/log: /'
+		# A memory.zswap.max the fair share lowered is given back at exit (no rule sets one).
+		zmax=$(cat "$top/work/memory.zswap.max")
+		if [ "$fs" -gt 0 ]; then
+			check zswap-max-given-back [ "$zmax" = max ]
+		else
+			echo "memory.zswap.max at exit: $zmax (the fair share never lowered it)"
+		fi
+		sh_on=$(grep -c 'zswap: shrinker on' "$RESULTS/agent-$p.log")
+		echo "agent: $inv inversion lines, $fs fair-share lines, shrinker turned on $sh_on times"
+		grep -m4 -E 'zswap inversion|REASON=zswap-fair-share|zswap: shrinker' "$RESULTS/agent-$p.log" | log_message | sed 's/^/log: /'
 	fi
 	# Let the freed swap settle, then remove the cgroups.
 	sleep 2
