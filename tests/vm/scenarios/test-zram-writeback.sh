@@ -6,7 +6,7 @@
 #
 # 1. reclaimd with configs/zram-writeback.json (zram0 at 100, zram_writeback_at_pct 50,
 #    zram_idle_age 4 s) swaps zram0 on. Cold anonymous memory of a memhog is pushed into it with
-#    memory.reclaim until zram holds about 90 MiB (70 % of 128). Within 30 s the agent must have
+#    memory.reclaim until zram holds about 90 MiB (70 % of 128). Within 40 s the agent must have
 #    written pages back (its "wrote back" line, bd_stat's bd_count), zram's in-memory data must
 #    fall below the 50 % threshold, and the disk swap must have got no page: the point of the
 #    writeback is that zram does not fill and push new pages to the slower tier.
@@ -69,16 +69,22 @@ push "$top" 90
 pushed_kib=$(orig_kib)
 t0=$(uptime_s)
 first=$(log_wait "$LOG" "zram0: wrote back" 20) || first=
-line=$(log_wait "$LOG" "zram0: wrote back [1-9]" 30) || line=
+# Rounds repeat every zram_idle_age (4 s) while zram is over the threshold: wait until it is not.
+n=80
+while [ "$(orig_kib)" -ge $((128 * 1024 / 2)) ] && [ "$n" -gt 0 ]; do
+	sleep 0.5
+	n=$((n - 1))
+done
 t1=$(uptime_s)
 sleep 1
+line=$(grep 'zram0: wrote back' "$LOG" | tail -n 1)
 bd=$(bd_count_kib)
 now_kib=$(orig_kib)
 disk_used=$(swap_used_kib "$DISK")
 echo "after: bd_count $bd KiB, zram holds $now_kib KiB (pushed $pushed_kib), disk swap used ${disk_used:-?} KiB (at start ${disk_used0:-?})"
 grep 'zram' "$LOG" | log_message | sed 's/^/  /'
 if [ -n "$line" ] && [ "$bd" -ge $((32 * 1024)) ]; then
-	pass zram-wb-written "$((bd / 1024)) MiB on the backing device $(fsub "$t1" "$t0") s after the push; log: $(echo "$line" | log_message)"
+	pass zram-wb-written "$((bd / 1024)) MiB on the backing device, below the threshold $(fsub "$t1" "$t0") s after the push; last round: $(echo "$line" | log_message)"
 else
 	fail zram-wb-written "bd_count $bd KiB, log line: '${line:-none}'"
 fi
