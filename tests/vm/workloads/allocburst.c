@@ -109,7 +109,7 @@ static void usage(FILE *f)
 	      "  --ready-file PATH       created when the first burst starts\n"
 	      "  --node N                allocate only from NUMA node N (set_mempolicy MPOL_BIND)\n"
 	      "  --thp                   allow transparent huge pages in the bursts\n"
-	      "SIZE takes a K, M or G suffix (powers of 1024).\n", f);
+	      "SIZE takes a K, M, G or T suffix (powers of 1024).\n", f);
 }
 
 static void parse_args(int argc, char **argv, struct options *o)
