@@ -5,12 +5,13 @@
 #   Boots tests/vm/run.sh (no zram: zswap in front of the swap disk) with
 #   tests/vm/scenarios/test-zswap.sh and ZSWAP_ONLY=inversion, so only issue test 3 runs: a cgroup
 #   gets a new 64 MiB memhog (10 % hot) every 10 s for 60 s, its memory is pushed out with
-#   memory.reclaim (the scenario's stand-in for the core policy without the agent, the agent's psi
-#   policy with it), zswap max_pool_percent 3. Results: bench/out/zswap/ (zswap-table.txt, the
-#   agent's log, the memhogs' logs). Prints the table.
+#   memory.reclaim by the scenario's stand-in for the core policy in both phases, zswap
+#   max_pool_percent 3; the phases differ only in the agent managing zswap (fair-share
+#   memory.zswap.max, shrinker "auto", pacing; configs/zswap-manage.json). Results:
+#   bench/out/zswap/ (zswap-table.txt, the agent's log, the memhogs' logs). Prints the table.
 #   Environment: ZSWAP_RUN (60 s), ZSWAP_HOG_MIB (64), ZSWAP_HOG_EVERY (10 s),
-#   ZSWAP_STANDIN_WITH_AGENT (0; 1: the stand-in reclaims in both phases and the agent only
-#   manages zswap, configs/zswap-manage.json).
+#   ZSWAP_STANDIN_WITH_AGENT (1; 0: the agent's psi policy does the reclaim in its phase,
+#   configs/zswap.json).
 #
 # Columns (deltas over a phase): pool_limit_hit, rejects (sum of reject_*), written_back
 # (written_back_pages) from /sys/kernel/debug/zswap; pswpout, pswpin, zswpout, zswpwb from
