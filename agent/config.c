@@ -632,6 +632,10 @@ static int parse_swap_section(struct loader *l, const json_t *obj, struct swap_s
 			sw->zram_idle_age_s = (uint64_t)age;
 		} else if (strcmp(key, "zram_writeback_limit") == 0) {
 			r = parse_size_value(l, where, &bytes_desc, v, &sw->zram_writeback_limit_bytes);
+			if (r >= 0 && sw->zram_writeback_limit_bytes > 0 &&
+			    sw->zram_writeback_limit_bytes < 4096)
+				return fail(l, where, "%" PRIu64 " is less than one 4 KiB page (0 means "
+					    "no budget)", sw->zram_writeback_limit_bytes);
 		} else if (strcmp(key, "swapout_budget") == 0) {
 			const char *kind;
 			char kbuf[72];
@@ -716,6 +720,9 @@ static int parse_zswap_section(struct loader *l, const json_t *obj, struct zswap
 		if (r < 0)
 			return r;
 	}
+	if (z->shrinker_auto && !z->manage)
+		return fail(l, "zswap.shrinker_enabled", "\"auto\" needs \"manage\": true (the shrinker "
+			    "follows the pool target that management keeps)");
 	return 0;
 }
 
@@ -1235,12 +1242,12 @@ void config_print(const struct config *c, FILE *out)
 	else
 		fprintf(out, "%g%% of each node's memory above its high watermark\n", c->headroom_pct);
 	fprintf(out, "swap.reprioritize          %s\n", swap_reprioritize_to_string(c->swap.reprioritize));
-	fprintf(out, "swap.zram_writeback_at_pct %g (accepted; zram writeback is not driven yet)\n",
-		c->swap.zram_writeback_at_pct);
+	fprintf(out, "swap.zram_writeback_at_pct %g %% (zram devices listed below with a backing "
+		"device)\n", c->swap.zram_writeback_at_pct);
 	fprintf(out, "swap.zram_idle_age         %" PRIu64 " s\n", c->swap.zram_idle_age_s);
 	fputs("swap.zram_writeback_limit  ", out);
 	if (c->swap.zram_writeback_limit_bytes)
-		print_size(out, c->swap.zram_writeback_limit_bytes), fputc('\n', out);
+		print_size(out, c->swap.zram_writeback_limit_bytes), fputs(" per 24 h\n", out);
 	else
 		fputs("none\n", out);
 	if (c->swap.n_devices) {

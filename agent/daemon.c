@@ -528,7 +528,7 @@ void daemon_dispatch(struct daemon *d, struct cgroup_node *cg, const struct cgro
 	}
 	if (age) {
 		job->lru_gen_cmds = strndup(cg->age_cmds, cg->age_len);
-		job->lru_gen_fd = mglru_fd(d->mglru);
+		job->lru_gen_fd = fcntl(mglru_fd(d->mglru), F_DUPFD_CLOEXEC, 3);
 		if (request_bytes > 0 && cg->n_evict_targets > 0 &&
 		    (job->evict = malloc(cg->n_evict_targets * sizeof(*job->evict)))) {
 			memcpy(job->evict, cg->evict_targets, cg->n_evict_targets * sizeof(*job->evict));
@@ -542,6 +542,11 @@ void daemon_dispatch(struct daemon *d, struct cgroup_node *cg, const struct cgro
 	job->swappiness = zswap_swappiness_combine(pp->swappiness, d->swappiness_cap);
 	job->evict_swappiness = job->swappiness == SWAPPINESS_UNSET ? d->vm_swappiness :
 				job->swappiness == SWAPPINESS_MAX ? 200 : job->swappiness;
+	/* No room in swap for this cgroup (swap.max 0 here or above, or no free swap): anon pages
+	 * chosen for eviction would fail add_to_swap() and be put back as young, so file only.
+	 * memory.reclaim gets the same from the kernel's get_swappiness(). */
+	if (s->swap_room_bytes == 0)
+		job->evict_swappiness = 0;
 	job->psi_some_target_pct = pp->psi_some_target_pct;
 	job->page_size = d->snap.page_size;
 	r = worker_pool_submit(np->pool, job);

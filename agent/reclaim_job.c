@@ -80,6 +80,8 @@ void reclaim_job_free(struct reclaim_job *job)
 	free(job->cgroup_path);
 	free(job->lru_gen_cmds);
 	free(job->evict);
+	if (job->lru_gen_fd >= 0)
+		close(job->lru_gen_fd);
 	free(job);
 }
 
@@ -277,7 +279,15 @@ void reclaim_job_run(struct reclaim_job *job)
 			}
 			/* The kernel reports no count: measure, and stop once the idle generations
 			 * give less than half a chunk (the rest is younger than two intervals). */
-			if (r == 0 && measure(job->cgroup_dirfd, &current_after, &pgsteal_now) == 0) {
+			if (r == 0 && measure(job->cgroup_dirfd, &current_after, &pgsteal_now) < 0) {
+				/* The cgroup went away: its memcg id may already name a new cgroup, and
+				 * the next command would evict from that one. */
+				job->written_bytes += chunk;
+				job->chunks++;
+				job->outcome = JOB_GONE;
+				break;
+			}
+			if (r == 0) {
 				uint64_t got = sub_sat(pgsteal_now, pgsteal_prev) * job->page_size;
 
 				pgsteal_prev = pgsteal_now;

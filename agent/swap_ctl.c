@@ -320,8 +320,9 @@ void swap_ctl_setup(struct daemon *d)
 	}
 }
 
-/* memory.zswap.max values the fair share lowered go back to the rule's cap (or "max") at exit:
- * a lowered limit is a reaction to this agent's view of the pool and must not outlive it. */
+/* memory.zswap.max values the fair share lowered go back to what was in force before (the rule's
+ * cap, an administrator's limit, or "max") at exit: a lowered limit is a reaction to this agent's
+ * view of the pool and must not outlive it. */
 static void restore_lowered_zswap_max(struct daemon *d)
 {
 	unsigned n = 0;
@@ -329,13 +330,9 @@ static void restore_lowered_zswap_max(struct daemon *d)
 	if (!d->cgroups.buckets)
 		return;
 	CGROUP_SET_FOREACH(&d->cgroups, cg) {
-		uint64_t cap = LIMIT_MAX;
-
 		if (!cg->zswap_lowered || cg->dirfd < 0)
 			continue;
-		if (cg->zswap_rule_applied)
-			cap = cg->zswap_rule_written;
-		if (cgroup_write_zswap_max(cg->dirfd, cap) == 0) {
+		if (cgroup_write_zswap_max(cg->dirfd, cg->zswap_max_before) == 0) {
 			cg->zswap_lowered = false;
 			n++;
 		}
@@ -494,8 +491,9 @@ static void shrinker_auto(struct daemon *d, const struct zswap_policy_params *pa
 	int now = d->snap.host.zswap_params.shrinker_enabled;
 	struct zswap_settings want;
 	struct zswap_saved saved;
-	struct zswap_ctl_result res;
+	struct zswap_ctl_result res = { 0 };
 	bool on;
+	int r;
 
 	if (now < 0) {
 		if (!d->shrinker_missing_warned) {
@@ -511,12 +509,14 @@ static void shrinker_auto(struct daemon *d, const struct zswap_policy_params *pa
 		return;
 	zswap_settings_init(&want);
 	want.shrinker_enabled = on;
-	if (zswap_ctl_apply(d->sys_root, &want, &saved, &res) < 0 ||
-	    res.error[ZSWAP_PARAM_SHRINKER_ENABLED] < 0) {
+	r = zswap_ctl_apply(d->sys_root, &want, &saved, &res);
+	if (r >= 0)
+		r = res.error[ZSWAP_PARAM_SHRINKER_ENABLED];
+	if (r < 0) {
 		if (!d->shrinker_failed_warned) {
 			d->shrinker_failed_warned = true;
 			log_event(LOG_WARNING, MSGID_ZSWAP, NULL, "zswap: cannot turn the shrinker %s: %s",
-				  on ? "on" : "off", strerror(-res.error[ZSWAP_PARAM_SHRINKER_ENABLED]));
+				  on ? "on" : "off", strerror(-r));
 		}
 		return;
 	}
@@ -594,15 +594,19 @@ void swap_ctl_tick(struct daemon *d)
 			for (size_t i = 0; i < d->snap.n_cgroups; i++) {
 				struct cgroup_node *cg = d->snap_nodes[i];
 				const struct policy_params *pp;
+				uint64_t cap;
 
 				if (!cg->rule || strcmp(cg->rule->policy->name, "none") == 0)
 					continue;
 				pp = &cg->rule->params;
-				zswap_cgroup_from_sample(&d->snap.cgroups[i],
-							 zswap_rule_limit_bytes(&pp->zswap_max,
-										d->snap.cgroups[i].current_bytes,
-										d->snap.page_size),
-							 cg->zswap_lowered, &d->zswap_rows[n]);
+				cap = zswap_rule_limit_bytes(&pp->zswap_max, d->snap.cgroups[i].current_bytes,
+							     d->snap.page_size);
+				/* Never give back more than was in force before the first lowering (an
+				 * administrator's own limit). */
+				if (cg->zswap_lowered && cg->zswap_max_before < cap)
+					cap = cg->zswap_max_before;
+				zswap_cgroup_from_sample(&d->snap.cgroups[i], cap, cg->zswap_lowered,
+							 &d->zswap_rows[n]);
 				/* memory.zswap.max is a slow file: what the agent wrote last is newer. */
 				if (cg->zswap_max_known)
 					d->zswap_rows[n].zswap_max_bytes = cg->zswap_max_written;
@@ -620,6 +624,8 @@ void swap_ctl_tick(struct daemon *d)
 
 				if (cgroup_write_zswap_max(cg->dirfd, ch->zswap_max_bytes) < 0)
 					continue;
+				if (!ch->restore && !cg->zswap_lowered)
+					cg->zswap_max_before = old;
 				cg->zswap_lowered = !ch->restore;
 				cg->zswap_max_known = true;
 				cg->zswap_max_written = ch->zswap_max_bytes;

@@ -37,6 +37,8 @@
 /* After a round, the same device is looked at again no sooner than this (its pages need time to
  * turn idle again), nor later than ZRAM_WB_RETRY_MAX_US. */
 #define ZRAM_WB_RETRY_MAX_US (300 * USEC_PER_SEC)
+/* Rounds that write nothing back off up to this. */
+#define ZRAM_WB_BACKOFF_MAX_US (3600 * USEC_PER_SEC)
 #define ZRAM_WB_DAY_US (24ULL * 3600 * USEC_PER_SEC)
 #define ZRAM_NAME_MAX 32
 #define ZRAM_TRACKED_MAX 32
@@ -46,6 +48,7 @@ struct zram_tracked {
 	usec_t next_try_us;
 	bool disabled; /* the kernel cannot do it (no writeback support, no access times) */
 	bool no_backing_warned;
+	usec_t backoff_us;
 };
 
 struct zram_wb {
@@ -135,17 +138,26 @@ static void on_round_done(struct daemon *d)
 	struct zram_wb *wb = d->zram_wb;
 	struct zram_tracked *t = tracked(wb, wb->name);
 	struct zram_state *z;
-	double secs = (double)(wb->finished_us - wb->started_us) / 1e6;
 	const char *why = "";
 	char err[96], now_held[32] = "unknown";
+	double secs;
 	int r;
 
 	pthread_join(wb->thread, NULL);
 	wb->running = false;
+	secs = (double)sub_sat(wb->finished_us, wb->started_us) / 1e6;
 	wb->day_written_bytes += wb->written_bytes;
 	wb->total_written_bytes += wb->written_bytes;
-	if (t)
-		t->next_try_us = now_us() + retry_after_us(d);
+	if (t) {
+		/* A round that wrote nothing (no page idle long enough, same-filled pages only, an
+		 * administrator's budget used up) backs off: twice as long each time, up to
+		 * ZRAM_WB_BACKOFF_MAX_US. */
+		if (wb->written_bytes > 0 || !t->backoff_us)
+			t->backoff_us = retry_after_us(d);
+		else
+			t->backoff_us = MIN(t->backoff_us * 2, ZRAM_WB_BACKOFF_MAX_US);
+		t->next_try_us = now_us() + t->backoff_us;
+	}
 
 	if (wb->error == -EOPNOTSUPP) {
 		if (t)
@@ -172,7 +184,8 @@ static void on_round_done(struct daemon *d)
 	if (r == 0)
 		snprintf(now_held, sizeof(now_held), "%.1f MiB",
 			 (double)zram_in_memory_bytes(z) / 1048576.0);
-	log_event(wb->error && wb->error != -EDQUOT ? LOG_WARNING : LOG_INFO, MSGID_SWAP,
+	log_event(wb->error && wb->error != -EDQUOT ? LOG_WARNING :
+		  wb->written_bytes ? LOG_INFO : LOG_DEBUG, MSGID_SWAP,
 		  &(struct log_fields){ .reason = "zram-writeback" },
 		  "%s: wrote back %.1f MiB of pages idle for %" PRIu64 " s in %u chunks (%.2f s)%s; "
 		  "zram held %.1f MiB of %.1f MiB in memory before, %s now", wb->name,
@@ -272,6 +285,8 @@ void zram_ctl_tick(struct daemon *d)
 		if (wb->day_written_bytes >= cfg->zram_writeback_limit_bytes)
 			return;
 		budget = cfg->zram_writeback_limit_bytes - wb->day_written_bytes;
+		if (budget < ZRAM_4K_UNIT_BYTES)
+			return; /* less than one page left for today */
 	}
 
 	for (size_t i = 0; i < cfg->n_devices; i++) {
@@ -321,7 +336,7 @@ void zram_ctl_tick(struct daemon *d)
 			continue;
 		}
 		wb->running = true;
-		log_event(LOG_INFO, MSGID_SWAP, &(struct log_fields){ .reason = "zram-writeback" },
+		log_event(LOG_DEBUG, MSGID_SWAP, &(struct log_fields){ .reason = "zram-writeback" },
 			  "%s: holds %.1f MiB, %.0f %% of its %.1f MiB (threshold %.0f %%): writing "
 			  "back pages idle for %" PRIu64 " s", name,
 			  (double)wb->before_held_bytes / 1048576.0,

@@ -46,7 +46,8 @@ struct reclaim_job {
 	double psi_some_target_pct;  /* stop when stall since start exceeds this */
 	uint64_t page_size;
 	/* MGLRU aging done before the reclaim (see mglru.h): '\n'-terminated "+ id node seq"
-	 * commands written to lru_gen_fd (borrowed, shared). NULL: no aging. A job may only age
+	 * commands written to lru_gen_fd (owned: a dup of the agent's, so a reload that closes
+	 * lru_gen cannot pull it from under a running job). NULL: no aging. A job may only age
 	 * (request_bytes 0). */
 	char *lru_gen_cmds;          /* owned */
 	int lru_gen_fd;

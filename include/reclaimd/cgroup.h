@@ -86,6 +86,8 @@ struct cgroup_node {
 	bool zswap_lowered, zswap_rule_applied, zswap_max_known;
 	uint64_t zswap_rule_written;
 	uint64_t zswap_max_written;     /* memory.zswap.max as the agent last wrote it */
+	uint64_t zswap_max_before;      /* the limit in force when the agent first lowered it: given
+					 * back when calm and at exit (never more) */
 	int zswap_wb_written;
 
 	/* memory.events high/max at the last report. */

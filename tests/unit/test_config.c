@@ -841,6 +841,10 @@ static void test_swap_keys(void)
 		CHECK_EQ_INT(c->zswap.settings.shrinker_enabled, ZSWAP_SETTING_UNSET);
 		config_free(c);
 	}
+	EXPECT_FAIL("{\"zswap\": {\"shrinker_enabled\": \"auto\", \"manage\": false}}",
+		    "zswap.shrinker_enabled: \"auto\" needs \"manage\": true");
+	EXPECT_FAIL("{\"swap\": {\"zram_writeback_limit\": 1000}}",
+		    "swap.zram_writeback_limit: 1000 is less than one 4 KiB page");
 	EXPECT_FAIL("{\"zswap\": {\"shrinker_enabled\": \"sometimes\"}}",
 		    "zswap.shrinker_enabled: expected true, false or \"auto\"");
 	EXPECT_FAIL("{\"zswap\": {\"shrinker_enabled\": 1}}",

@@ -282,8 +282,7 @@ static void test_job_evicts_through_lru_gen(void)
 
 		CHECK(stat(path, &st) == 0 && st.st_size == 0);
 	}
-	reclaim_job_free(job);
-	close(fd);
+	reclaim_job_free(job); /* closes fd: the job owns its lru_gen descriptor */
 	close(dirfd);
 	for (const char *const *f = (const char *const[]){ "memory.reclaim", "memory.current",
 		"memory.stat", "memory.pressure", "lru_gen", NULL }; *f; f++) {
