@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * mglru.h - time-based aging of the multi-gen LRU (MGLRU) of managed memcgs.
+ * mglru.h - time-based aging of the multi-gen LRU (MGLRU) of managed memcgs, and eviction of
+ * their idle generations per NUMA node, through /sys/kernel/debug/lru_gen.
  *
  * Why: with MGLRU (on by default since the kernels that carry it, Debian's 6.12 included) the
  * kernel creates a new generation only when reclaim runs out of old ones, and it decides what is
