@@ -43,6 +43,15 @@ push() {
 	echo "pushed: zram holds $(($(orig_kib) / 1024)) MiB after $_i steps"
 }
 
+# start_hog NAME SIZE: a memhog (2 % hot) in a new cgroup NAME; sets top (the cgroup) and hog_pid.
+start_hog() {
+	top=$(cg_create "$1")
+	cg_run "$top" memhog --anon "$2" --hot-pct 2 --rate 1000 --tlb-flush-ms 50 --report-interval 30 \
+		--ready-file "/tmp/$1.ready" >"$RESULTS/memhog-$1.log" 2>&1
+	hog_pid=$!
+	wait_for_file "/tmp/$1.ready" 120 || fail zram-wb-memhog "memhog $1 did not get ready"
+}
+
 [ -x "$AGENT" ] || { fail zram-wb-setup "no agent in the VM"; exit 0; }
 [ -n "${DATA_DEV:-}" ] || { fail zram-wb-setup "no data disk for the backing device"; exit 0; }
 umount /data 2>/dev/null || true
@@ -61,11 +70,8 @@ n=50
 while [ "$(swap_prio $ZRAM)" != 100 ] && [ "$n" -gt 0 ]; do sleep 0.1; n=$((n - 1)); done
 check zram-wb-swapon [ "$(swap_prio $ZRAM)" = 100 ]
 
-top=$(cg_create zramwb)
-cg_run "$top" memhog --anon 240M --hot-pct 2 --rate 1000 --tlb-flush-ms 50 --report-interval 30 \
-	--ready-file /tmp/wb.ready >"$RESULTS/memhog-wb.log" 2>&1
-hog=$!
-wait_for_file /tmp/wb.ready 120 || fail zram-wb-memhog "memhog did not get ready"
+start_hog zramwb 240M
+hog=$hog_pid
 push "$top" 90
 pushed_kib=$(orig_kib)
 t0=$(uptime_s)
@@ -106,12 +112,9 @@ LOG=$RESULTS/agent-budget.log
 bd0=$(bd_count_kib)
 agent_start "$(cfg zram-writeback-budget.json)" "$LOG"
 # A fresh workload: the first one has little cold memory left in RAM.
-top2=$(cg_create zramwb2)
-cg_run "$top2" memhog --anon 160M --hot-pct 2 --rate 1000 --tlb-flush-ms 50 --report-interval 30 \
-	--ready-file /tmp/wb2.ready >"$RESULTS/memhog-wb2.log" 2>&1
-hog2=$!
-wait_for_file /tmp/wb2.ready 120 || fail zram-wb-memhog "the second memhog did not get ready"
-push "$top2" 60
+start_hog zramwb2 160M
+hog2=$hog_pid
+push "$top" 60
 sleep 14
 bd1=$(bd_count_kib)
 grep 'zram' "$LOG" | log_message | sed 's/^/  /'
