@@ -366,9 +366,26 @@ static void test_fair_share(void)
 		CHECK(ch[0].zswap_max_bytes < 3 * MiB);
 		tiny[1].zswap_current_bytes = 1 * MiB + 4096;
 		tiny[1].zswap_max_bytes = 2 * MiB;
-		n = zswap_fair_share(&p, tiny, 2, 10 * MiB, 13 * MiB, false, PAGE, ch, 2);
+		/* (A pool no bigger than the charges: no overhead scaling, below.) */
+		n = zswap_fair_share(&p, tiny, 2, 10 * MiB, 10 * MiB + 4096, false, PAGE, ch, 2);
 		CHECK_EQ_INT(n, 1);
 		CHECK_EQ_U64(ch[0].zswap_max_bytes, 1 * MiB);
+	}
+
+	/* Allocator overhead: one cgroup charged 34 MiB in a pool of 36.5 MiB (zsmalloc pages),
+	 * target 35 MiB. Its usage is under the target, yet the pool is over: the target is scaled
+	 * to the charges (35 * 34 / 36.5 = 32.6 MiB), and the limit comes down by half the excess,
+	 * to about 33.3 MiB. Seen in test-zswap: without the scaling the limit converged on the
+	 * usage and the pool stayed over its target for the whole run. */
+	{
+		struct zswap_cgroup one[] = { { 180 * MiB, 34 * MiB, 34 * MiB + 512 * KiB, LIMIT_MAX,
+						true } };
+		uint64_t scaled = (uint64_t)((unsigned __int128)35 * MiB * (34 * MiB) / (36 * MiB + 512 * KiB));
+
+		n = zswap_fair_share(&p, one, 1, 35 * MiB, 36 * MiB + 512 * KiB, false, PAGE, ch, 1);
+		CHECK_EQ_INT(n, 1);
+		CHECK_EQ_U64(ch[0].zswap_max_bytes, (34 * MiB - (34 * MiB - scaled) / 2) / PAGE * PAGE);
+		CHECK(ch[0].zswap_max_bytes < 34 * MiB);
 	}
 
 	/* Calm pool: lowered cgroups well under their share get "max" back; others untouched. */
