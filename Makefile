@@ -82,7 +82,8 @@ DESTDIR ?=
 install: reclaimd
 	install -D -m 0755 reclaimd $(DESTDIR)$(PREFIX)/sbin/reclaimd
 	@mkdir -p $(DESTDIR)$(SYSTEMD_UNIT_DIR)
-	sed 's|/usr/local/sbin/reclaimd|$(PREFIX)/sbin/reclaimd|' systemd/reclaimd.service \
+	sed -e 's|/usr/local/sbin/reclaimd|$(PREFIX)/sbin/reclaimd|' \
+		-e 's|file:///usr/share/doc/reclaimd/|file://$(PREFIX)/share/doc/reclaimd/|' systemd/reclaimd.service \
 		>$(DESTDIR)$(SYSTEMD_UNIT_DIR)/reclaimd.service
 	chmod 0644 $(DESTDIR)$(SYSTEMD_UNIT_DIR)/reclaimd.service
 	install -D -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/reclaimd/README.md

@@ -1242,8 +1242,9 @@ void config_print(const struct config *c, FILE *out)
 	else
 		fprintf(out, "%g%% of each node's memory above its high watermark\n", c->headroom_pct);
 	fprintf(out, "swap.reprioritize          %s\n", swap_reprioritize_to_string(c->swap.reprioritize));
-	fprintf(out, "swap.zram_writeback_at_pct %g %% (zram devices listed below with a backing "
-		"device)\n", c->swap.zram_writeback_at_pct);
+	fprintf(out, "swap.zram_writeback_at_pct %g %% (%s)\n", c->swap.zram_writeback_at_pct,
+		c->swap.n_devices ? "zram devices listed below that have a backing device"
+				  : "no device listed: unused");
 	fprintf(out, "swap.zram_idle_age         %" PRIu64 " s\n", c->swap.zram_idle_age_s);
 	fputs("swap.zram_writeback_limit  ", out);
 	if (c->swap.zram_writeback_limit_bytes)
@@ -1272,7 +1273,8 @@ void config_print(const struct config *c, FILE *out)
 
 		fprintf(out, "zswap.%-20s ", zswap_param_name((enum zswap_param)p));
 		if (p == ZSWAP_PARAM_SHRINKER_ENABLED && c->zswap.shrinker_auto) {
-			fputs("auto (on while the pool is over its target)\n", out);
+			fputs("auto (on while the pool is over its target or after an inversion, off "
+			      "below 70 % of the target)\n", out);
 			continue;
 		}
 		if (!zswap_settings_is_set(z, (enum zswap_param)p)) {

@@ -165,6 +165,20 @@ int main(int argc, char **argv)
 				}
 		}
 		config_print(config, stdout);
+		/* The command line wins over the file: say so, or the print above misleads. */
+		if (o.cgroup_root || o.proc_root || o.sys_root || o.workers || o.dry_run) {
+			fputs("\ncommand-line overrides (they replace the values above):\n", stdout);
+			if (o.cgroup_root)
+				printf("  cgroup_root              %s (--cgroup-root)\n", o.cgroup_root);
+			if (o.proc_root)
+				printf("  proc_root                %s (--proc-root)\n", o.proc_root);
+			if (o.sys_root)
+				printf("  sys_root                 %s (--sys-root)\n", o.sys_root);
+			if (o.workers)
+				printf("  max_workers_per_node     %u (--workers)\n", o.workers);
+			if (o.dry_run)
+				puts("  dry run: nothing is written (--dry-run)");
+		}
 		config_free(config);
 		return 0;
 	}
