@@ -6,16 +6,11 @@
  * cgroup's job, so the page-table walks run on the node's worker, before its memory.reclaim.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "daemon_priv.h"
 #include "reclaimd/log.h"
-#include "reclaimd/parse.h"
-#include "reclaimd/reader.h"
 
 struct age_ctx {
 	struct daemon *d;
@@ -93,21 +88,6 @@ static int on_lruvec(const struct lru_gen_lruvec *v, void *userdata)
 	}
 }
 
-/* vm.swappiness, the default the kernel's own reclaim of a cgroup-v2 memcg uses
- * (mem_cgroup_swappiness() is the global value on the default hierarchy): an eviction command
- * must name one. Kept from the last good read; 60 (the kernel's default) until then. */
-static void read_vm_swappiness(struct daemon *d)
-{
-	char path[PATH_MAX], buf[32];
-	size_t len;
-	uint64_t v;
-
-	snprintf(path, sizeof(path), "%s/sys/vm/swappiness", d->proc_root);
-	if (read_single_at(AT_FDCWD, path, buf, sizeof(buf), &len) == 0 &&
-	    u64_parse(buf, len, &v) == 0 && v <= 200)
-		d->vm_swappiness = (int)v;
-}
-
 /* Reads lru_gen once and gives every managed cgroup without a job in flight the commands that
  * age its lruvecs; dispatch() hands them to the cgroup's job. */
 void build_age_commands(struct daemon *d)
@@ -124,7 +104,6 @@ void build_age_commands(struct daemon *d)
 	memcpy(by_path, d->snap_nodes, a.n * sizeof(*by_path));
 	qsort(by_path, a.n, sizeof(*by_path), cmp_node_path);
 	a.by_path = by_path;
-	read_vm_swappiness(d);
 	r = mglru_read(d->mglru, on_lruvec, &a);
 	if (r < 0 && log_ratelimit(&d->mglru_warning_us, now_us(), LOG_REPEAT_US))
 		log_event(LOG_WARNING, MSGID_READ_FAILED, NULL,

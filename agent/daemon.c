@@ -540,7 +540,11 @@ void daemon_dispatch(struct daemon *d, struct cgroup_node *cg, const struct cgro
 	job->request_bytes = request_bytes;
 	job->chunk_bytes = pp->chunk_bytes;
 	job->swappiness = zswap_swappiness_combine(pp->swappiness, d->swappiness_cap);
-	job->evict_swappiness = job->swappiness == SWAPPINESS_UNSET ? d->vm_swappiness :
+	/* Unset: vm.swappiness, what the kernel's own reclaim of a cgroup-v2 memcg uses
+	 * (mem_cgroup_swappiness() is the global value on the default hierarchy); 60, the kernel's
+	 * default, when it could not be read. */
+	job->evict_swappiness = job->swappiness == SWAPPINESS_UNSET ?
+				(d->snap.host.vm_swappiness >= 0 ? d->snap.host.vm_swappiness : 60) :
 				job->swappiness == SWAPPINESS_MAX ? 200 : job->swappiness;
 	/* No room in swap for this cgroup (swap.max 0 here or above, or no free swap): anon pages
 	 * chosen for eviction would fail add_to_swap() and be put back as young, so file only.
@@ -900,7 +904,7 @@ static void daemon_teardown(struct daemon *d)
 int daemon_run(const struct daemon_options *o, struct config *config)
 {
 	struct daemon d = { .opts = o, .config = config, .proc_stat_fd = -1, .zoneinfo_fd = -1,
-			    .host_trigger_fd = -1, .default_node = -1, .vm_swappiness = 60,
+			    .host_trigger_fd = -1, .default_node = -1,
 			    .pacing = { .step_factor = 1, .swappiness = SWAPPINESS_UNSET },
 			    .swappiness_cap = SWAPPINESS_UNSET };
 	int r;

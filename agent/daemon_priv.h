@@ -110,7 +110,6 @@ struct daemon {
 
 	struct mglru *mglru;             /* NULL: no aging (mglru_aging false, no MGLRU, dry run) */
 	usec_t mglru_warning_us;
-	int vm_swappiness;               /* /proc/sys/vm/swappiness, for eviction commands */
 	bool lru_gen_evicted;            /* a job evicted through lru_gen since the last report */
 	uint64_t lruvecs_aged;
 

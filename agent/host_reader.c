@@ -21,6 +21,7 @@
 
 struct host_reader {
 	int meminfo_fd, vmstat_fd, psi_fd, swaps_fd;
+	int swappiness_fd;      /* <proc>/sys/vm/swappiness, -1 without it (optional) */
 	int sys_fd;             /* <sys> (O_PATH), to look for zswap again later; -1 without it */
 	int zswap_stats_dirfd;  /* <sys>/kernel/debug/zswap, -1 without debugfs or zswap */
 	int zswap_params_dirfd; /* <sys>/module/zswap/parameters, -1 without zswap */
@@ -55,6 +56,7 @@ void host_reader_free(struct host_reader *r)
 	closep(&r->vmstat_fd);
 	closep(&r->psi_fd);
 	closep(&r->swaps_fd);
+	closep(&r->swappiness_fd);
 	closep(&r->zswap_stats_dirfd);
 	closep(&r->sys_fd);
 	closep(&r->zswap_params_dirfd);
@@ -75,7 +77,7 @@ int host_reader_open(const char *proc_root, const char *sys_root, struct host_re
 	r = calloc(1, sizeof(*r)); /* zeroed: unused swaps.dev[] slots are copied out too */
 	if (!r)
 		return -ENOMEM;
-	r->meminfo_fd = r->vmstat_fd = r->psi_fd = r->swaps_fd = -1;
+	r->meminfo_fd = r->vmstat_fd = r->psi_fd = r->swaps_fd = r->swappiness_fd = -1;
 	r->zswap_stats_dirfd = r->zswap_params_dirfd = r->sys_fd = -1;
 
 	proc_fd = open(proc_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -93,6 +95,8 @@ int host_reader_open(const char *proc_root, const char *sys_root, struct host_re
 	r->swaps_fd = openat(proc_fd, "swaps", flags);
 	if (r->swaps_fd < 0)
 		return -errno;
+	/* Optional: what eviction through lru_gen passes as swappiness (aging.c). */
+	r->swappiness_fd = openat(proc_fd, "sys/vm/swappiness", flags);
 
 	/* Optional: no sysfs root, no debugfs mount (or no permission for it), no zswap. */
 	r->sys_fd = open(sys_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -228,6 +232,14 @@ int host_reader_read(struct host_reader *r, struct host_sample *ret)
 	if ((k = read_hot(r, r->swaps_fd, &len)) < 0 ||
 	    (k = swaps_parse(r->buf, len, &s->swaps)) < 0)
 		return k;
+
+	s->vm_swappiness = -1;
+	if (r->swappiness_fd >= 0 && read_hot(r, r->swappiness_fd, &len) == 0) {
+		uint64_t v;
+
+		if (u64_parse(r->buf, len, &v) == 0 && v <= 200)
+			s->vm_swappiness = (int)v;
+	}
 
 	/* zswap is auxiliary: whatever goes wrong there (debugfs unmounted under us, a format we do
 	 * not know) marks it unavailable for this tick instead of failing the whole sample. */

@@ -206,6 +206,13 @@ uint64_t lru_gen_split(const struct lru_gen_target *t, size_t n, const bool *ski
 	return given;
 }
 
+int lru_gen_write(int fd, const char *cmd, size_t len)
+{
+	/* write(), not pwrite(): seq_open() clears FMODE_PWRITE (fs/seq_file.c), so pwrite gets
+	 * ESPIPE; lru_gen_seq_write() ignores the position anyway. */
+	return write(fd, cmd, len) < 0 ? -errno : 0;
+}
+
 unsigned lru_gen_run(int fd, const char *cmds, int *ret_error)
 {
 	unsigned ok = 0;
@@ -214,13 +221,12 @@ unsigned lru_gen_run(int fd, const char *cmds, int *ret_error)
 	while (*cmds) {
 		const char *end = strchr(cmds, '\n');
 		size_t n = end ? (size_t)(end - cmds) + 1 : strlen(cmds);
+		int r = lru_gen_write(fd, cmds, n);
 
-		/* write(), not pwrite(): seq_open() clears FMODE_PWRITE (fs/seq_file.c), so pwrite
-		 * gets ESPIPE; lru_gen_seq_write() ignores the position anyway. */
-		if (write(fd, cmds, n) >= 0)
+		if (r == 0)
 			ok++;
-		else if (errno != EINVAL && errno != EEXIST && *ret_error == 0)
-			*ret_error = -errno;
+		else if (r != -EINVAL && r != -EEXIST && *ret_error == 0)
+			*ret_error = r;
 		cmds += n;
 	}
 	return ok;

@@ -160,13 +160,6 @@ static int write_chunk(struct reclaim_job *job, int fd, uint64_t bytes)
 	return 0;
 }
 
-/* One command to lru_gen: 0 or -errno. */
-static int lru_gen_write(int fd, const char *cmd, size_t len)
-{
-	/* write(), not pwrite(): see lru_gen_run(). */
-	return write(fd, cmd, len) < 0 ? -errno : 0;
-}
-
 /* Evicts one chunk from the generations idle for two intervals, split over the memcg's
  * lruvecs (nodes) by their idle pages. skip[i] is set for a lruvec the kernel refuses (removed,
  * or too few generations). Returns 0; -EINTR when a signal interrupted an eviction; -ENOENT
@@ -269,35 +262,11 @@ void reclaim_job_run(struct reclaim_job *job)
 		}
 
 		if (job->evict) {
-			uint64_t pgsteal_now;
-
 			r = evict_chunk(job, chunk, evict_skip, evict_nr);
 			if (r == -ENOENT) {
 				job->idle_exhausted = true;
 				job->outcome = JOB_PARTIAL;
 				break;
-			}
-			/* The kernel reports no count: measure, and stop once the idle generations
-			 * give less than half a chunk (the rest is younger than two intervals). */
-			if (r == 0 && measure(job->cgroup_dirfd, &current_after, &pgsteal_now) < 0) {
-				/* The cgroup went away: its memcg id may already name a new cgroup, and
-				 * the next command would evict from that one. */
-				job->written_bytes += chunk;
-				job->chunks++;
-				job->outcome = JOB_GONE;
-				break;
-			}
-			if (r == 0) {
-				uint64_t got = sub_sat(pgsteal_now, pgsteal_prev) * job->page_size;
-
-				pgsteal_prev = pgsteal_now;
-				if (got < chunk / 2) {
-					job->written_bytes += chunk;
-					job->chunks++;
-					job->idle_exhausted = true;
-					job->outcome = JOB_PARTIAL;
-					break;
-				}
 			}
 		} else {
 			r = write_chunk(job, reclaim_fd, chunk);
@@ -331,6 +300,25 @@ void reclaim_job_run(struct reclaim_job *job)
 		}
 		job->written_bytes += chunk;
 		job->chunks++;
+
+		if (job->evict) {
+			uint64_t pgsteal_now;
+
+			/* The kernel reports no count: measure. A cgroup that cannot be measured went
+			 * away, and its memcg id may already name a new cgroup the next command would
+			 * evict from. Less than half a chunk: the idle generations are used up (the
+			 * rest is younger than two intervals). */
+			if (measure(job->cgroup_dirfd, &current_after, &pgsteal_now) < 0) {
+				job->outcome = JOB_GONE;
+				break;
+			}
+			if (sub_sat(pgsteal_now, pgsteal_prev) * job->page_size < chunk / 2) {
+				job->idle_exhausted = true;
+				job->outcome = JOB_PARTIAL;
+				break;
+			}
+			pgsteal_prev = pgsteal_now;
+		}
 
 		/* Between chunks: has the workload started to stall since we began? */
 		if (pressure_fd >= 0 && job->written_bytes < job->request_bytes &&

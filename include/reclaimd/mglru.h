@@ -121,6 +121,9 @@ int lru_gen_format_evict(char *buf, size_t size, unsigned memcg_id, int node, ui
 uint64_t lru_gen_split(const struct lru_gen_target *t, size_t n, const bool *skip, uint64_t pages,
 		       uint64_t *ret_nr);
 
+/* One command (with its '\n') to lru_gen in one write(). Returns 0 or -errno. */
+int lru_gen_write(int fd, const char *cmd, size_t len);
+
 /* Writes each '\n'-terminated command of cmds to fd with its own write() (one failing command
  * must not keep the others from running). Returns the number of commands the kernel accepted;
  * *ret_error gets the first -errno other than the benign ones, or 0. Benign: -EINVAL (the memcg

@@ -19,6 +19,7 @@ struct host_sample {
 	struct swaps swaps;
 	struct zswap_stats zswap;
 	struct zswap_params zswap_params;
+	int vm_swappiness;    /* /proc/sys/vm/swappiness, 0..200; -1 when unreadable */
 };
 
 struct cgroup_sample {

@@ -254,6 +254,7 @@ static void test_fixture_tree(void)
 	CHECK_EQ_INT(sample.zswap_params.max_pool_percent, 20);
 	CHECK_EQ_INT(sample.zswap_params.accept_threshold_percent, 90);
 	CHECK_EQ_INT(sample.zswap_params.shrinker_enabled, 0);
+	CHECK_EQ_INT(sample.vm_swappiness, 60);
 
 	/* A second read through the same fds gives the same sample. */
 	CHECK_EQ_INT(host_reader_read(r, &sample2), 0);
