@@ -492,6 +492,11 @@ static void log_decision(struct cgroup_node *cg, const struct reclaim_decision *
 			  "%s: not reclaiming: io PSI some %.3f%% is above its target (file refaults)",
 			  cg->path, dec->io_some_pct);
 		break;
+	case DECISION_ZSWAP_FULL:
+		log_event(LOG_INFO, MSGID_RECLAIM_SKIPPED, &f,
+			  "%s: not reclaiming: the zswap pool is at its target and writeback made no "
+			  "room (what reclaim would push now would be refused to the disk)", cg->path);
+		break;
 	case DECISION_AT_FLOOR:
 		log_event(LOG_INFO, MSGID_RECLAIM_SKIPPED, &f,
 			  "%s: not reclaiming: at its floor of %" PRIu64 " KiB (min_bytes, memory.min "
@@ -622,6 +627,13 @@ static void run_tick(struct daemon *d)
 			dec.request_bytes = paced / d->snap.page_size * d->snap.page_size;
 			if (dec.request_bytes == 0)
 				dec.reason = DECISION_BELOW_PAGE;
+		}
+		if (dec.request_bytes > 0 && d->zswap_room_bytes != LIMIT_MAX) {
+			/* No more than the zswap pool can take below its target (swap_ctl.c). */
+			dec.request_bytes = MIN(dec.request_bytes, d->zswap_room_bytes);
+			d->zswap_room_bytes -= dec.request_bytes;
+			if (dec.request_bytes == 0)
+				dec.reason = DECISION_ZSWAP_FULL;
 		}
 		if (dec.request_bytes > 0 && d->mglru && cg->agings < MGLRU_WARMUP_AGINGS) {
 			/* Generations mean "idle for N intervals" only after a few agings one interval

@@ -97,6 +97,8 @@ struct daemon {
 	uint64_t inversions;
 	double zswap_pool_fill;
 	struct zswap_pacing pacing;       /* this tick's pacing of the psi policy */
+	uint64_t zswap_room_bytes;        /* this tick's reclaim room in the zswap pool, bytes,
+					   * shared by all requests; LIMIT_MAX: no cap (zswap.h) */
 	int swappiness_cap;               /* pacing and swap-out budget: SWAPPINESS_UNSET or 0..200 */
 	struct zswap_cgroup *zswap_rows;
 	struct zswap_max_change *zswap_changes;

@@ -538,6 +538,7 @@ void swap_ctl_tick(struct daemon *d)
 	bool inversion = false;
 
 	d->pacing = (struct zswap_pacing){ .step_factor = 1, .swappiness = SWAPPINESS_UNSET };
+	d->zswap_room_bytes = LIMIT_MAX;
 	d->swappiness_cap = SWAPPINESS_UNSET;
 	if (cur->meminfo.mem_total == 0)
 		return; /* the host files could not be read this tick */
@@ -558,6 +559,10 @@ void swap_ctl_tick(struct daemon *d)
 
 		zswap_host_delta_compute(d->prev_host, cur, elapsed, &delta);
 		d->zswap_pool_fill = delta.pool_fill;
+		for (size_t i = 0; i < d->snap.n_cgroups && !delta.cgroup_at_zswap_max; i++)
+			delta.cgroup_at_zswap_max =
+				zswap_cgroup_at_limit(d->snap.cgroups[i].zswap_current_bytes,
+						      d->snap.cgroups[i].zswap_max_bytes);
 		if (zswap_detect_inversion(&delta, &inv) == 1) {
 			char users[256];
 
@@ -614,7 +619,10 @@ void swap_ctl_tick(struct daemon *d)
 			}
 			if (d->config->zswap.shrinker_auto)
 				shrinker_auto(d, &params, &delta, target, inversion);
-			k = zswap_fair_share(&params, d->zswap_rows, n, target, delta.pool_bytes, inversion,
+			/* Refusals no counter records may come from a lowered limit itself: they
+			 * must not lower it further. */
+			k = zswap_fair_share(&params, d->zswap_rows, n, target, delta.pool_bytes,
+					     inversion && inv.reason != ZSWAP_INVERSION_SILENT_REFUSAL,
 					     d->snap.page_size, d->zswap_changes, n);
 			for (int j = 0; j < k; j++) {
 				const struct zswap_max_change *ch = &d->zswap_changes[j];
@@ -640,10 +648,14 @@ void swap_ctl_tick(struct daemon *d)
 			}
 		}
 pacing:
-		if (delta.zswap_valid && delta.zswap_enabled && d->config->zswap.manage)
+		if (delta.zswap_valid && delta.zswap_enabled && d->config->zswap.manage) {
 			zswap_pacing_compute(&params, delta.pool_fill,
 					     zswap_pool_target_fraction(&params, delta.accept_threshold_percent),
 					     inversion, &d->pacing);
+			d->zswap_room_bytes = zswap_reclaim_room_bytes(
+				delta.pool_bytes, zswap_pool_target_bytes(&params, &delta),
+				cur->zswap.stored_pages, delta.written_back_pages, d->snap.page_size);
+		}
 		/* Swap-out budget of the slowest configured tier that takes direct swap-outs. */
 		for (size_t i = 0; i < d->config->swap.n_devices; i++) {
 			enum swap_kind kind = d->config->swap.devices[i].kind;

@@ -4,26 +4,26 @@
 # Usage: bench/zswap.sh [run.sh options...]
 #   Boots tests/vm/run.sh (no zram: zswap in front of the swap disk) with
 #   tests/vm/scenarios/test-zswap.sh and ZSWAP_ONLY=inversion, so only issue test 3 runs: a cgroup
-#   gets a new 64 MiB memhog (10 % hot) every 10 s for 60 s, its memory is pushed out with
-#   memory.reclaim by the scenario's stand-in for the core policy in both phases, zswap
-#   max_pool_percent 3; the phases differ only in the agent managing zswap (fair-share
-#   memory.zswap.max, shrinker "auto", pacing; configs/zswap-manage.json). Results:
-#   bench/out/zswap/ (zswap-table.txt, the agent's log, the memhogs' logs). Prints the table.
-#   Environment: ZSWAP_RUN (60 s), ZSWAP_HOG_MIB (64), ZSWAP_HOG_EVERY (10 s),
-#   ZSWAP_STANDIN_WITH_AGENT (1; 0: the agent's psi policy does the reclaim in its phase,
-#   configs/zswap.json).
+#   gets a new 64 MiB memhog (10 % hot) every 10 s for 60 s, zswap max_pool_percent 3, and the
+#   agent's psi policy reclaims it in both phases; they differ only in the agent managing zswap
+#   (configs/zswap-unmanaged.json: manage off; configs/zswap.json: pacing to the pool's room,
+#   shrinker "auto", fair share). Results: bench/out/zswap/ (zswap-table.txt, the agents' logs,
+#   the memhogs' logs). Prints the table.
+#   Environment: ZSWAP_RUN (60 s), ZSWAP_HOG_MIB (64), ZSWAP_HOG_EVERY (10 s).
 #
 # Columns (deltas over a phase): pool_limit_hit, rejects (sum of reject_*), written_back
 # (written_back_pages) from /sys/kernel/debug/zswap; pswpout, pswpin, zswpout, zswpwb from
-# /proc/vmstat (pages); disk_MiB: sectors written to the swap disk (/sys/block/vda/stat) x 512;
-# ops_per_s: the memhogs' summed accesses per second; p99_us: the worst memhog's p99 access latency.
+# /proc/vmstat (pages); direct: pswpout - zswpwb (stores zswap refused, counted or not);
+# disk_MiB: sectors written to the swap disk (/sys/block/vda/stat) x 512;
+# ops_per_s: the memhogs' summed accesses per second; p99_us: the worst memhog's p99 access latency;
+# cur_MiB: the cgroup's mean memory.current.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/.." && pwd)
 out=$REPO/bench/out/zswap
 mkdir -p "$out"
 args="--env ZSWAP_ONLY=inversion"
-for v in ZSWAP_RUN ZSWAP_HOG_MIB ZSWAP_HOG_EVERY ZSWAP_STANDIN_WITH_AGENT; do
+for v in ZSWAP_RUN ZSWAP_HOG_MIB ZSWAP_HOG_EVERY; do
 	eval "val=\${$v:-}"
 	# shellcheck disable=SC2154
 	[ -n "$val" ] && args="$args --env $v=$val"

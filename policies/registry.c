@@ -44,6 +44,7 @@ static const char *const reason_names[_DECISION_MAX] = {
 	[DECISION_IO_PRESSURE] = "io-pressure",
 	[DECISION_AT_FLOOR] = "at-floor",
 	[DECISION_BELOW_PAGE] = "below-page",
+	[DECISION_ZSWAP_FULL] = "zswap-full",
 	[DECISION_EXCLUDED] = "excluded",
 };
 

@@ -77,6 +77,13 @@ void zswap_host_delta_compute(const struct host_sample *prev, const struct host_
 
 /* ---- inversion ------------------------------------------------------------------------------ */
 
+bool zswap_cgroup_at_limit(uint64_t zswap_current_bytes, uint64_t zswap_max_bytes)
+{
+	if (zswap_max_bytes == LIMIT_MAX)
+		return false;
+	return zswap_current_bytes >= zswap_max_bytes - zswap_max_bytes / 64;
+}
+
 const char *zswap_inversion_reason_str(enum zswap_inversion_reason r)
 {
 	static const char *const names[_ZSWAP_INVERSION_MAX] = {
@@ -109,7 +116,8 @@ int zswap_detect_inversion(const struct zswap_host_delta *d, struct zswap_invers
 		else if (d->rejects > 0 && d->direct_swapout_pages > 0)
 			e.reason = ZSWAP_INVERSION_REJECTS_WITH_SWAPOUT;
 		else if (d->rejects == 0 && d->direct_swapout_pages > 0 && d->zswap_enabled &&
-			 d->pool_fill >= (double)d->accept_threshold_percent / 100.0)
+			 (d->pool_fill >= (double)d->accept_threshold_percent / 100.0 ||
+			  d->cgroup_at_zswap_max))
 			e.reason = ZSWAP_INVERSION_SILENT_REFUSAL;
 	}
 	*ret = e;
@@ -205,8 +213,8 @@ int zswap_fair_share(const struct zswap_policy_params *p, const struct zswap_cgr
 {
 	unsigned __int128 sum_current = 0, sum_usage = 0;
 	uint64_t charged_target = target_bytes;
+	size_t k = 0, users = 0;
 	bool over, calm;
-	size_t k = 0;
 
 	if (ret_size < n || page_size == 0)
 		return -EINVAL;
@@ -215,6 +223,7 @@ int zswap_fair_share(const struct zswap_policy_params *p, const struct zswap_cgr
 		if (cgroups[i].zswap_current_bytes > 0) {
 			sum_current += cgroups[i].current_bytes;
 			sum_usage += cgroups[i].zswap_current_bytes;
+			users++;
 		}
 	/* The target is in pool bytes (pool_total_size: the allocator's pages), the usages in
 	 * charged bytes (the compressed objects): scale the target by the part of the pool these
@@ -224,7 +233,9 @@ int zswap_fair_share(const struct zswap_policy_params *p, const struct zswap_cgr
 	if (pool_bytes > 0 && sum_usage > 0 && sum_usage < pool_bytes)
 		charged_target = (uint64_t)((unsigned __int128)target_bytes * sum_usage / pool_bytes);
 
-	over = inversion || pool_bytes > target_bytes;
+	/* A limit below usage costs refused stores (see zswap.h): worth it only to keep one cgroup
+	 * from taking the pool from others. A lone user has nobody to be fair to. */
+	over = users >= 2 && (inversion || pool_bytes > target_bytes);
 	calm = !inversion && (double)pool_bytes < (double)target_bytes * p->calm_pct / 100.0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -282,6 +293,24 @@ void zswap_pacing_compute(const struct zswap_policy_params *p, double pool_fill,
 		*ret = (struct zswap_pacing){ p->near_step_factor, SWAPPINESS_UNSET };
 	else
 		*ret = (struct zswap_pacing){ 1.0, SWAPPINESS_UNSET };
+}
+
+uint64_t zswap_reclaim_room_bytes(uint64_t pool_bytes, uint64_t target_bytes,
+				  uint64_t stored_pages, uint64_t written_back_pages,
+				  uint64_t page_size)
+{
+	double ratio = 1.0, room = 0.0;
+
+	if (target_bytes == 0 || page_size == 0)
+		return LIMIT_MAX;
+	if (pool_bytes > 0 && stored_pages > 0)
+		ratio = MAX(1.0, (double)stored_pages * (double)page_size / (double)pool_bytes);
+	if (target_bytes > pool_bytes)
+		room = (double)(target_bytes - pool_bytes) * ratio;
+	room += (double)written_back_pages * (double)page_size;
+	if (!(room < 0x1p62))
+		return UINT64_C(1) << 62;
+	return (uint64_t)room / page_size * page_size;
 }
 
 int zswap_swappiness_combine(int configured, int cap)
@@ -358,6 +387,7 @@ bool zswap_shrinker_wanted(const struct zswap_policy_params *p, bool on_now, uin
 	if (target_bytes == 0)
 		return on_now;
 	if (!on_now)
-		return inversion || pool_bytes > target_bytes;
+		return inversion ||
+		       (double)pool_bytes >= (double)target_bytes * p->near_target_pct / 100.0;
 	return inversion || (double)pool_bytes >= (double)target_bytes * p->calm_pct / 100.0;
 }

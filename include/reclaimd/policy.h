@@ -22,6 +22,7 @@ enum decision_reason {
 	DECISION_AT_FLOOR,         /* nothing above the floor */
 	DECISION_BELOW_PAGE,       /* computed request smaller than one page */
 	DECISION_EXCLUDED,         /* policy "none" */
+	DECISION_ZSWAP_FULL,       /* the zswap pool has no room below its target (zswap.h) */
 	_DECISION_MAX,
 };
 

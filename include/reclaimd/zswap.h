@@ -68,7 +68,17 @@ struct zswap_host_delta {
 	double pool_fill;          /* pool_bytes / pool_limit_bytes (fraction, may exceed 1); 0 if no limit */
 	unsigned accept_threshold_percent; /* as in force, kernel default when unknown; 1..100 */
 	bool zswap_enabled;        /* parameters/enabled in the current sample (false when unknown) */
+	/* Set by the caller, not by zswap_host_delta_compute(): some cgroup's memory.zswap.current
+	 * is within 1/64 of its memory.zswap.max (zswap_cgroup_at_limit()), so its stores may be
+	 * refused by the cgroup limit rather than the pool's. */
+	bool cgroup_at_zswap_max;
 };
+
+/* True when a cgroup with memory.zswap.current `zswap_current_bytes` and memory.zswap.max
+ * `zswap_max_bytes` (LIMIT_MAX: "max") is at its limit, within 1/64 of it: zswap_store() refuses
+ * or first writes back once the charge reaches the limit (mm/zswap.c obj_cgroup_may_zswap()),
+ * and a sample between two stores sees the charge a little below it. */
+bool zswap_cgroup_at_limit(uint64_t zswap_current_bytes, uint64_t zswap_max_bytes);
 
 /* Deltas of `cur` against `prev` (the previous tick's sample, elapsed_us apart). Never fails. */
 void zswap_host_delta_compute(const struct host_sample *prev, const struct host_sample *cur,
@@ -79,7 +89,8 @@ enum zswap_inversion_reason {
 	ZSWAP_INVERSION_NONE,
 	ZSWAP_INVERSION_POOL_LIMIT_HIT,       /* pool_limit_hit grew: stores refused at the limit */
 	ZSWAP_INVERSION_REJECTS_WITH_SWAPOUT, /* reject_* grew while pages went straight to disk */
-	ZSWAP_INVERSION_SILENT_REFUSAL,       /* direct swap-outs, no counter, pool in hysteresis */
+	ZSWAP_INVERSION_SILENT_REFUSAL,       /* direct swap-outs, no counter: pool in hysteresis
+					       * or a cgroup at its memory.zswap.max */
 	_ZSWAP_INVERSION_MAX,
 };
 
@@ -101,9 +112,12 @@ struct zswap_inversion {
  *   - any reject_* grew while direct_swapout_pages > 0 in the same tick, i.e. disk swap-outs that
  *     zswap writeback does not account for (reason REJECTS_WITH_SWAPOUT);
  *   - zswap is enabled, no counter grew, yet direct_swapout_pages > 0 while the pool is at or above
- *     the accept threshold (pool_fill >= accept_threshold_percent/100): the refusals of the
- *     kernel's hysteresis after a limit hit, which no counter records (SILENT_REFUSAL; with
- *     memory.zswap.max this can also be a cgroup over its own limit whose writeback failed);
+ *     the accept threshold (pool_fill >= accept_threshold_percent/100), or while a cgroup is at
+ *     its memory.zswap.max (cgroup_at_zswap_max): refusals no counter records (SILENT_REFUSAL):
+ *     the kernel's hysteresis after a limit hit, or a cgroup's store refused because the entry
+ *     its limit made zswap walk for writeback was only rotated (second chance, Linux 6.12+;
+ *     see the fair share below). Direct swap-outs below both limits are not an event: on 6.12
+ *     a large folio is never stored in zswap (mm/zswap.c zswap_store()) and goes to disk whole;
  * else 0 and reason NONE. *ret is always filled. A delta that is not zswap_valid never gives an
  * event (a reset tick has no deltas). */
 int zswap_detect_inversion(const struct zswap_host_delta *d, struct zswap_inversion *ret);
@@ -151,7 +165,9 @@ uint64_t zswap_pool_target_bytes(const struct zswap_policy_params *p,
  * zswap shrinker (mm/zswap.c zswap_shrinker_scan(), a memcg-aware shrinker called from
  * shrink_slab()), so room is made at the cold end of the pool instead of new stores being refused
  * at its limit. It costs disk writes, so "auto" has it on only while it is needed:
- *   on_now false: turn it on when pool_bytes > target_bytes or an inversion event this tick;
+ *   on_now false: turn it on when pool_bytes >= target_bytes * near_target_pct / 100 (the pool
+ *                 nears the target, where the reclaim room (zswap_reclaim_room_bytes()) runs out
+ *                 and only writeback makes more) or on an inversion event this tick;
  *   on_now true:  turn it off when pool_bytes < target_bytes * calm_pct / 100 and no event.
  * Returns the value the shrinker should have now (true = on). target_bytes 0 (limit unknown)
  * keeps the current value.
@@ -167,7 +183,18 @@ bool zswap_shrinker_wanted(const struct zswap_policy_params *p, bool on_now, uin
  * cold anon should hold pool space in proportion to their size, and an equal split would
  * squeeze the big one while leaving room it cannot use in the small one.
  *
- * When the pool is over (pool_bytes > target_bytes, or an inversion event this tick), a cgroup
+ * A limit below a cgroup's usage is not free: every store of that cgroup then first tries to
+ * write back one entry per NUMA node from the cgroup's zswap LRU (mm/zswap.c zswap_store() ->
+ * shrink_memcg()), and when the entry walked still has its second-chance "referenced" bit
+ * (Linux 6.12+, set on every store, cleared by one walk) it is only rotated and the store is
+ * refused: the page goes straight to the swap device, counted in no zswap statistic. Right after
+ * a lowering every entry is referenced, so about one LRU pass of the cgroup's stores is refused.
+ * Measured in test-zswap on 6.12 with one cgroup: 22,594 refused stores against 499 written back.
+ * So limits are lowered only while at least two cgroups use the pool (a lone user has nobody to
+ * be fair to; the shrinker and the pacing keep the pool below its target instead).
+ *
+ * When the pool is over (pool_bytes > target_bytes, or an inversion event this tick) and at
+ * least two cgroups use it, a cgroup
  * with base = min(usage, limit in force) above its share gets zswap.max lowered to
  * base - (base - share) / 2  (at most half its excess removed per tick, so writeback to disk
  * stays gradual; taken from the limit too, since usage only follows a lowered limit when the
@@ -219,6 +246,24 @@ struct zswap_pacing {
 
 void zswap_pacing_compute(const struct zswap_policy_params *p, double pool_fill,
 			  double target_fraction, bool inversion, struct zswap_pacing *ret);
+
+/*
+ * Room in the pool: how many bytes of memory the managed cgroups' reclaim may ask for this tick
+ * before the pool passes its target, so that reclaim never pushes pages into a pool that must
+ * refuse them (at its limit, or through a cgroup limit: see the fair share below). On Linux 6.12
+ * the only refusal-free way out of the pool is writeback from its cold end (the shrinker during
+ * reclaim, zswap's shrink worker); a pool fed faster than that is fed into refusals.
+ *   room = (target_bytes - pool_bytes) * stored_pages * page_size / pool_bytes   (0 at or over
+ *          the target; the ratio is the pool's compression, at least 1)
+ *        + written_back_pages * page_size                 (what writeback drained last tick)
+ * Inputs: the pool (debugfs pool_total_size, bytes) and its target (zswap_pool_target_bytes()),
+ * stored_pages (debugfs), written_back_pages (this tick's delta). Returns bytes, LIMIT_MAX when
+ * the target is unknown (0) or page_size is 0: no cap. Counts the whole request as anon, so it
+ * errs toward reclaiming less from a cgroup with page cache.
+ */
+uint64_t zswap_reclaim_room_bytes(uint64_t pool_bytes, uint64_t target_bytes,
+				  uint64_t stored_pages, uint64_t written_back_pages,
+				  uint64_t page_size);
 
 /* The lower of a configured swappiness and a cap: SWAPPINESS_UNSET on either side means "no
  * constraint" (the kernel's own vm.swappiness stays in force when both are unset);

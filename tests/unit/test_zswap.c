@@ -177,6 +177,40 @@ static void test_limit_hit(void)
 	CHECK_EQ_INT(fired[3], 0);
 }
 
+static void test_cgroup_limit_refusal(void)
+{
+	/* Modelled on test-zswap on Linux 6.12, where a lone cgroup at its lowered memory.zswap.max
+	 * had 22,594 stores refused against 499 entries written back over 60 s while the pool stayed
+	 * under its limit. One tick of that (pages): 1,180 to disk, 12 of them zswap writeback,
+	 * 1,168 refused by the cgroup's limit; no zswap counter moved. */
+	static const struct tick t[] = {
+		{ 0, 0, 0, 0, 480, 940 * MiB, 20000, 0, 300000 },
+		{ 0, 0, 0, 0, 492, 945 * MiB, 21180, 0, 300400 },
+	};
+	struct zswap_host_delta d;
+	struct zswap_inversion e;
+	struct host_sample a = host_from_tick(&t[0]), b = host_from_tick(&t[1]);
+
+	zswap_host_delta_compute(&a, &b, TICK_US, &d);
+	CHECK(d.pool_fill < 0.6);
+	/* Without a cgroup at its limit, direct swap-outs below the accept threshold are not an
+	 * event (a large folio zswap does not store, on 6.12). */
+	CHECK_EQ_INT(zswap_detect_inversion(&d, &e), 0);
+	d.cgroup_at_zswap_max = true;
+	CHECK_EQ_INT(zswap_detect_inversion(&d, &e), 1);
+	CHECK_EQ_INT(e.reason, ZSWAP_INVERSION_SILENT_REFUSAL);
+	CHECK_EQ_U64(e.direct_swapout_pages, 1168);
+
+	/* At the limit: within 1/64 below it, or over it; never with "max". */
+	CHECK(zswap_cgroup_at_limit(32 * MiB, 32 * MiB));
+	CHECK(zswap_cgroup_at_limit(33 * MiB, 32 * MiB));
+	CHECK(zswap_cgroup_at_limit(32 * MiB - 512 * KiB, 32 * MiB));
+	CHECK(!zswap_cgroup_at_limit(32 * MiB - 512 * KiB - 1, 32 * MiB));
+	CHECK(!zswap_cgroup_at_limit(0, 32 * MiB));
+	CHECK(zswap_cgroup_at_limit(0, 0));
+	CHECK(!zswap_cgroup_at_limit(UINT64_MAX - 1, LIMIT_MAX));
+}
+
 static void test_rejects_with_swapout(void)
 {
 	static const struct tick t[] = {
@@ -372,20 +406,41 @@ static void test_fair_share(void)
 		CHECK_EQ_U64(ch[0].zswap_max_bytes, 1 * MiB);
 	}
 
-	/* Allocator overhead: one cgroup charged 34 MiB in a pool of 36.5 MiB (zsmalloc pages),
-	 * target 35 MiB. Its usage is under the target, yet the pool is over: the target is scaled
-	 * to the charges (35 * 34 / 36.5 = 32.6 MiB), and the limit comes down by half the excess,
-	 * to about 33.3 MiB. Seen in test-zswap: without the scaling the limit converged on the
-	 * usage and the pool stayed over its target for the whole run. */
+	/* Allocator overhead: two cgroups charged 34 + 1 MiB in a pool of 37.5 MiB (zsmalloc
+	 * pages), target 35 MiB. The charges are under the target, yet the pool is over: the target
+	 * is scaled to the charges (35 * 35 / 37.5 = 32.7 MiB), split 180:20 by memory.current, and
+	 * the big one's limit comes down by half its excess. Seen in test-zswap: without the
+	 * scaling the limit converged on the usage and the pool stayed over its target. */
 	{
-		struct zswap_cgroup one[] = { { 180 * MiB, 34 * MiB, 34 * MiB + 512 * KiB, LIMIT_MAX,
-						true } };
-		uint64_t scaled = (uint64_t)((unsigned __int128)35 * MiB * (34 * MiB) / (36 * MiB + 512 * KiB));
+		struct zswap_cgroup two[] = {
+			{ 180 * MiB, 34 * MiB, 34 * MiB + 512 * KiB, LIMIT_MAX, true },
+			{ 20 * MiB, 1 * MiB, LIMIT_MAX, LIMIT_MAX, false }, /* under its 3.3 MiB */
+		};
+		uint64_t scaled = (uint64_t)((unsigned __int128)35 * MiB * (35 * MiB) / (37 * MiB + 512 * KiB));
+		uint64_t share = (uint64_t)((unsigned __int128)scaled * 180 / 200);
 
-		n = zswap_fair_share(&p, one, 1, 35 * MiB, 36 * MiB + 512 * KiB, false, PAGE, ch, 1);
+		n = zswap_fair_share(&p, two, 2, 35 * MiB, 37 * MiB + 512 * KiB, false, PAGE, ch, 2);
 		CHECK_EQ_INT(n, 1);
-		CHECK_EQ_U64(ch[0].zswap_max_bytes, (34 * MiB - (34 * MiB - scaled) / 2) / PAGE * PAGE);
+		CHECK_EQ_U64(ch[0].cgroup_index, 0);
+		CHECK_EQ_U64(ch[0].zswap_max_bytes, (34 * MiB - (34 * MiB - share) / 2) / PAGE * PAGE);
 		CHECK(ch[0].zswap_max_bytes < 34 * MiB);
+	}
+
+	/* A lone user is never lowered, however far over the target the pool is or whatever
+	 * event this tick: its limit would only refuse its own newest stores (zswap.h). A limit
+	 * the agent lowered earlier is still given back once the pool is calm. */
+	{
+		struct zswap_cgroup one[] = { { 180 * MiB, 40 * MiB, LIMIT_MAX, LIMIT_MAX, false } };
+
+		CHECK_EQ_INT(zswap_fair_share(&p, one, 1, 35 * MiB, 45 * MiB, false, PAGE, ch, 1), 0);
+		CHECK_EQ_INT(zswap_fair_share(&p, one, 1, 35 * MiB, 45 * MiB, true, PAGE, ch, 1), 0);
+		one[0].zswap_max_bytes = 20 * MiB;
+		one[0].zswap_current_bytes = 5 * MiB;
+		one[0].lowered = true;
+		n = zswap_fair_share(&p, one, 1, 35 * MiB, 10 * MiB, false, PAGE, ch, 1);
+		CHECK_EQ_INT(n, 1);
+		CHECK_EQ_U64(ch[0].zswap_max_bytes, LIMIT_MAX);
+		CHECK(ch[0].restore);
 	}
 
 	/* Calm pool: lowered cgroups well under their share get "max" back; others untouched. */
@@ -578,8 +633,10 @@ static void test_shrinker_wanted(void)
 	struct zswap_policy_params p;
 
 	zswap_policy_params_default(&p); /* calm_pct 70 */
-	/* Off: on only past the target, or on an inversion event. */
-	CHECK(!zswap_shrinker_wanted(&p, false, 1000, 1000, false));
+	/* Off: on from 90 % of the target (near_target_pct: the reclaim room runs out at the
+	 * target, and only writeback makes more), or on an inversion event. */
+	CHECK(!zswap_shrinker_wanted(&p, false, 899, 1000, false));
+	CHECK(zswap_shrinker_wanted(&p, false, 900, 1000, false));
 	CHECK(zswap_shrinker_wanted(&p, false, 1001, 1000, false));
 	CHECK(zswap_shrinker_wanted(&p, false, 0, 1000, true));
 	/* On: stays on down to 70 % of the target (hysteresis), off below it. */
@@ -771,6 +828,7 @@ int main(void)
 	test_calm();
 	test_pool_filling();
 	test_limit_hit();
+	test_cgroup_limit_refusal();
 	test_rejects_with_swapout();
 	test_counter_reset();
 	test_unavailable_and_fallbacks();
