@@ -466,9 +466,10 @@ static void log_decision(struct cgroup_node *cg, const struct reclaim_decision *
 	if (dec->reason == DECISION_RECLAIM) {
 		cg->last_reason = dec->reason;
 		log_event(LOG_INFO, MSGID_RECLAIM_REQUESTED, &f,
-			  "%s: %s %" PRIu64 " KiB (step %.3f of %" PRIu64 " KiB above floor %"
+			  "%s: %s %" PRIu64 " KiB%s (step %.3f of %" PRIu64 " KiB above floor %"
 			  PRIu64 " KiB; memory PSI some %.3f%%)", cg->path,
 			  dry_run ? "would reclaim (dry run)" : "reclaiming", dec->request_bytes >> 10,
+			  cg->file_only ? " of page cache only (the zswap pool is at its target)" : "",
 			  dec->step, dec->reclaimable_bytes >> 10, dec->floor_bytes >> 10,
 			  dec->psi_some_pct);
 		return;
@@ -556,6 +557,8 @@ void daemon_dispatch(struct daemon *d, struct cgroup_node *cg, const struct cgro
 	 * memory.reclaim gets the same from the kernel's get_swappiness(). */
 	if (s->swap_room_bytes == 0)
 		job->evict_swappiness = 0;
+	if (cg->file_only)
+		job->swappiness = job->evict_swappiness = 0;
 	job->psi_some_target_pct = pp->psi_some_target_pct;
 	job->page_size = d->snap.page_size;
 	r = worker_pool_submit(np->pool, job);
@@ -614,6 +617,7 @@ static void run_tick(struct daemon *d)
 		struct cgroup_node *cg = d->snap_nodes[i];
 		const struct cgroup_sample *s = &d->snap.cgroups[i];
 		struct reclaim_decision dec;
+		bool file_only;
 
 		/* One job per cgroup; one that ended early waits for its next interval anyway. */
 		if (cg->job)
@@ -628,12 +632,24 @@ static void run_tick(struct daemon *d)
 			if (dec.request_bytes == 0)
 				dec.reason = DECISION_BELOW_PAGE;
 		}
+		file_only = false;
 		if (dec.request_bytes > 0 && d->zswap_room_bytes != LIMIT_MAX) {
-			/* No more than the zswap pool can take below its target (swap_ctl.c). */
-			dec.request_bytes = MIN(dec.request_bytes, d->zswap_room_bytes);
-			d->zswap_room_bytes -= dec.request_bytes;
-			if (dec.request_bytes == 0)
-				dec.reason = DECISION_ZSWAP_FULL;
+			/* No more than the zswap pool can take below its target (swap_ctl.c). Without
+			 * room, cold page cache can still go: file only (swappiness=0), at most half
+			 * the inactive file pages, so the request is met without the kernel scanning
+			 * at ever lower priorities. */
+			uint64_t room = d->zswap_room_bytes / d->snap.page_size * d->snap.page_size;
+
+			if (room > 0) {
+				dec.request_bytes = MIN(dec.request_bytes, room);
+				d->zswap_room_bytes -= dec.request_bytes;
+			} else {
+				dec.request_bytes = MIN(dec.request_bytes, s->stat.inactive_file / 2 /
+								   d->snap.page_size * d->snap.page_size);
+				file_only = dec.request_bytes > 0;
+				if (!file_only)
+					dec.reason = DECISION_ZSWAP_FULL;
+			}
 		}
 		if (dec.request_bytes > 0 && d->mglru && cg->agings < MGLRU_WARMUP_AGINGS) {
 			/* Generations mean "idle for N intervals" only after a few agings one interval
@@ -642,10 +658,12 @@ static void run_tick(struct daemon *d)
 			dec.request_bytes = 0;
 			dec.reason = DECISION_NO_HISTORY;
 		}
+		cg->file_only = file_only;
 		log_decision(cg, &dec, now, d->opts->dry_run);
 		/* A kernel without memory.reclaim was reported once; asking again is pointless. */
 		if (!d->opts->dry_run)
 			daemon_dispatch(d, cg, s, d->no_reclaim_file_warned ? 0 : dec.request_bytes, -1);
+		cg->file_only = false;
 	}
 	report_direct_reclaim(d);
 	headroom_schedule(d, headroom_check(d));
