@@ -577,6 +577,16 @@ void daemon_dispatch(struct daemon *d, struct cgroup_node *cg, const struct cgro
 	cg->job_node = np->node;
 }
 
+/* Whether reclaim of this cgroup can store pages in zswap: it has swap room, and zswap is not
+ * turned off for it (memory.zswap.max 0, as last written or read). Others do not take from the
+ * pool's room (zswap_room_take()). */
+static bool reaches_zswap(const struct cgroup_node *cg, const struct cgroup_sample *s)
+{
+	uint64_t zmax = cg->zswap_max_known ? cg->zswap_max_written : s->zswap_max_bytes;
+
+	return s->swap_room_bytes > 0 && zmax > 0;
+}
+
 static void run_tick(struct daemon *d)
 {
 	usec_t now;
@@ -613,7 +623,10 @@ static void run_tick(struct daemon *d)
 	swap_ctl_tick(d);
 	now = now_us();
 
-	for (size_t i = 0; i < d->snap.n_cgroups; i++) {
+	/* The zswap room goes first come, first served: start one cgroup further each tick, so no
+	 * cgroup is always first. */
+	for (size_t k = 0; k < d->snap.n_cgroups; k++) {
+		size_t i = (k + (size_t)d->tick) % d->snap.n_cgroups;
 		struct cgroup_node *cg = d->snap_nodes[i];
 		const struct cgroup_sample *s = &d->snap.cgroups[i];
 		struct reclaim_decision dec;
@@ -632,31 +645,23 @@ static void run_tick(struct daemon *d)
 			if (dec.request_bytes == 0)
 				dec.reason = DECISION_BELOW_PAGE;
 		}
-		file_only = false;
-		if (dec.request_bytes > 0 && d->zswap_room_bytes != LIMIT_MAX) {
-			/* No more than the zswap pool can take below its target (swap_ctl.c). Without
-			 * room, cold page cache can still go: file only (swappiness=0), at most half
-			 * the inactive file pages, so the request is met without the kernel scanning
-			 * at ever lower priorities. */
-			uint64_t room = d->zswap_room_bytes / d->snap.page_size * d->snap.page_size;
-
-			if (room > 0) {
-				dec.request_bytes = MIN(dec.request_bytes, room);
-				d->zswap_room_bytes -= dec.request_bytes;
-			} else {
-				dec.request_bytes = MIN(dec.request_bytes, s->stat.inactive_file / 2 /
-								   d->snap.page_size * d->snap.page_size);
-				file_only = dec.request_bytes > 0;
-				if (!file_only)
-					dec.reason = DECISION_ZSWAP_FULL;
-			}
-		}
 		if (dec.request_bytes > 0 && d->mglru && cg->agings < MGLRU_WARMUP_AGINGS) {
 			/* Generations mean "idle for N intervals" only after a few agings one interval
 			 * apart; before that memory.reclaim has to age the memcg itself, within
 			 * milliseconds, and takes hot pages with cold ones (aging.c). Age only. */
 			dec.request_bytes = 0;
 			dec.reason = DECISION_NO_HISTORY;
+		}
+		file_only = false;
+		if (dec.request_bytes > 0 && reaches_zswap(cg, s)) {
+			/* No more than the zswap pool can take below its target (swap_ctl.c); with no
+			 * room left, page cache only (zswap.h). */
+			dec.request_bytes = zswap_room_take(&d->zswap_room_bytes, dec.request_bytes,
+							    s->stat.inactive_file,
+							    atomic_load(&reclaim_swappiness_supported),
+							    d->snap.page_size, &file_only);
+			if (dec.request_bytes == 0)
+				dec.reason = DECISION_ZSWAP_FULL;
 		}
 		cg->file_only = file_only;
 		log_decision(cg, &dec, now, d->opts->dry_run);

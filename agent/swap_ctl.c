@@ -559,10 +559,12 @@ void swap_ctl_tick(struct daemon *d)
 
 		zswap_host_delta_compute(d->prev_host, cur, elapsed, &delta);
 		d->zswap_pool_fill = delta.pool_fill;
+		/* memory.zswap.max is a slow file: what the agent wrote last is newer. */
 		for (size_t i = 0; i < d->snap.n_cgroups && !delta.cgroup_at_zswap_max; i++)
-			delta.cgroup_at_zswap_max =
-				zswap_cgroup_at_limit(d->snap.cgroups[i].zswap_current_bytes,
-						      d->snap.cgroups[i].zswap_max_bytes);
+			delta.cgroup_at_zswap_max = zswap_cgroup_at_limit(
+				d->snap.cgroups[i].zswap_current_bytes,
+				d->snap_nodes[i]->zswap_max_known ? d->snap_nodes[i]->zswap_max_written
+								  : d->snap.cgroups[i].zswap_max_bytes);
 		if (zswap_detect_inversion(&delta, &inv) == 1) {
 			char users[256];
 
@@ -654,6 +656,7 @@ pacing:
 					     inversion, &d->pacing);
 			d->zswap_room_bytes = zswap_reclaim_room_bytes(
 				delta.pool_bytes, zswap_pool_target_bytes(&params, &delta),
+				delta.pool_limit_bytes / 100 * delta.accept_threshold_percent,
 				cur->zswap.stored_pages, delta.written_back_pages, d->snap.page_size);
 		}
 		/* Swap-out budget of the slowest configured tier that takes direct swap-outs. */

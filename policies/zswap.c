@@ -79,7 +79,7 @@ void zswap_host_delta_compute(const struct host_sample *prev, const struct host_
 
 bool zswap_cgroup_at_limit(uint64_t zswap_current_bytes, uint64_t zswap_max_bytes)
 {
-	if (zswap_max_bytes == LIMIT_MAX)
+	if (zswap_max_bytes == LIMIT_MAX || zswap_max_bytes == 0)
 		return false;
 	return zswap_current_bytes >= zswap_max_bytes - zswap_max_bytes / 64;
 }
@@ -296,13 +296,15 @@ void zswap_pacing_compute(const struct zswap_policy_params *p, double pool_fill,
 }
 
 uint64_t zswap_reclaim_room_bytes(uint64_t pool_bytes, uint64_t target_bytes,
-				  uint64_t stored_pages, uint64_t written_back_pages,
-				  uint64_t page_size)
+				  uint64_t accept_bytes, uint64_t stored_pages,
+				  uint64_t written_back_pages, uint64_t page_size)
 {
 	double ratio = 1.0, room = 0.0;
 
 	if (target_bytes == 0 || page_size == 0)
 		return LIMIT_MAX;
+	if (accept_bytes > 0 && pool_bytes >= accept_bytes)
+		return 0; /* maybe in the refusal window: whatever writeback drained, stores go to disk */
 	if (pool_bytes > 0 && stored_pages > 0)
 		ratio = MAX(1.0, (double)stored_pages * (double)page_size / (double)pool_bytes);
 	if (target_bytes > pool_bytes)
@@ -311,6 +313,28 @@ uint64_t zswap_reclaim_room_bytes(uint64_t pool_bytes, uint64_t target_bytes,
 	if (!(room < 0x1p62))
 		return UINT64_C(1) << 62;
 	return (uint64_t)room / page_size * page_size;
+}
+
+uint64_t zswap_room_take(uint64_t *room_bytes, uint64_t request_bytes,
+			 uint64_t inactive_file_bytes, bool swappiness_supported, uint64_t page_size,
+			 bool *file_only)
+{
+	uint64_t room, take;
+
+	*file_only = false;
+	if (*room_bytes == LIMIT_MAX || request_bytes == 0 || page_size == 0)
+		return request_bytes;
+	room = *room_bytes / page_size * page_size;
+	if (room > 0) {
+		take = MIN(request_bytes, room);
+		*room_bytes -= take;
+		return take;
+	}
+	if (!swappiness_supported)
+		return 0;
+	take = MIN(request_bytes, inactive_file_bytes / 2 / page_size * page_size);
+	*file_only = take > 0;
+	return take;
 }
 
 int zswap_swappiness_combine(int configured, int cap)

@@ -77,7 +77,8 @@ struct zswap_host_delta {
 /* True when a cgroup with memory.zswap.current `zswap_current_bytes` and memory.zswap.max
  * `zswap_max_bytes` (LIMIT_MAX: "max") is at its limit, within 1/64 of it: zswap_store() refuses
  * or first writes back once the charge reaches the limit (mm/zswap.c obj_cgroup_may_zswap()),
- * and a sample between two stores sees the charge a little below it. */
+ * and a sample between two stores sees the charge a little below it. A limit of 0 is zswap
+ * turned off for the cgroup by choice, its swap-outs go to disk by design: false. */
 bool zswap_cgroup_at_limit(uint64_t zswap_current_bytes, uint64_t zswap_max_bytes);
 
 /* Deltas of `cur` against `prev` (the previous tick's sample, elapsed_us apart). Never fails. */
@@ -256,14 +257,32 @@ void zswap_pacing_compute(const struct zswap_policy_params *p, double pool_fill,
  *   room = (target_bytes - pool_bytes) * stored_pages * page_size / pool_bytes   (0 at or over
  *          the target; the ratio is the pool's compression, at least 1)
  *        + written_back_pages * page_size                 (what writeback drained last tick)
+ *   and 0 while pool_bytes >= accept_bytes (accept_threshold_percent of the pool limit; 0: not
+ *   known): after a limit hit the kernel refuses every store until the pool is below that
+ *   (mm/zswap.c zswap_check_limits()), whatever writeback drained.
  * Inputs: the pool (debugfs pool_total_size, bytes) and its target (zswap_pool_target_bytes()),
- * stored_pages (debugfs), written_back_pages (this tick's delta). Returns bytes, LIMIT_MAX when
- * the target is unknown (0) or page_size is 0: no cap. Counts the whole request as anon, so it
- * errs toward reclaiming less from a cgroup with page cache.
+ * stored_pages (debugfs), written_back_pages (this tick's delta). Returns bytes, a multiple of
+ * page_size, at most 2^62; LIMIT_MAX when the target is unknown (0) or page_size is 0: no cap.
+ * Counts the whole request as anon, so it errs toward reclaiming less from a cgroup with page
+ * cache (zswap_room_take() lets page cache go when the room is used up).
  */
 uint64_t zswap_reclaim_room_bytes(uint64_t pool_bytes, uint64_t target_bytes,
-				  uint64_t stored_pages, uint64_t written_back_pages,
-				  uint64_t page_size);
+				  uint64_t accept_bytes, uint64_t stored_pages,
+				  uint64_t written_back_pages, uint64_t page_size);
+
+/*
+ * One cgroup's request (bytes) against this tick's room (*room_bytes, from
+ * zswap_reclaim_room_bytes(), shared by the cgroups whose reclaim can reach the pool). Returns
+ * the bytes to ask for: the request, when *room_bytes is LIMIT_MAX (no cap); else at most the
+ * room left (rounded down to a page), taken out of *room_bytes; with no room left, page cache
+ * only: at most half of inactive_file_bytes, page multiple, with *file_only set (to be asked with
+ * swappiness=0, so the request is met without the kernel scanning at ever lower priorities),
+ * or 0 when the kernel does not take swappiness= in memory.reclaim (swappiness_supported
+ * false) or there is no inactive page cache. *file_only is false in every other case.
+ */
+uint64_t zswap_room_take(uint64_t *room_bytes, uint64_t request_bytes,
+			 uint64_t inactive_file_bytes, bool swappiness_supported, uint64_t page_size,
+			 bool *file_only);
 
 /* The lower of a configured swappiness and a cap: SWAPPINESS_UNSET on either side means "no
  * constraint" (the kernel's own vm.swappiness stays in force when both are unset);

@@ -207,7 +207,9 @@ static void test_cgroup_limit_refusal(void)
 	CHECK(zswap_cgroup_at_limit(32 * MiB - 512 * KiB, 32 * MiB));
 	CHECK(!zswap_cgroup_at_limit(32 * MiB - 512 * KiB - 1, 32 * MiB));
 	CHECK(!zswap_cgroup_at_limit(0, 32 * MiB));
-	CHECK(zswap_cgroup_at_limit(0, 0));
+	/* memory.zswap.max 0: zswap off for the cgroup by choice, not a limit it sits at. */
+	CHECK(!zswap_cgroup_at_limit(0, 0));
+	CHECK(!zswap_cgroup_at_limit(4096, 0));
 	CHECK(!zswap_cgroup_at_limit(UINT64_MAX - 1, LIMIT_MAX));
 }
 
@@ -628,6 +630,77 @@ static void build_tree(bool with_shrinker)
 	write_file("cg/memory.zswap.writeback", "1\n");
 }
 
+static void test_reclaim_room(void)
+{
+	/* Unknown target or page size: no cap. */
+	CHECK_EQ_U64(zswap_reclaim_room_bytes(10 * MiB, 0, 0, 100, 0, PAGE), LIMIT_MAX);
+	CHECK_EQ_U64(zswap_reclaim_room_bytes(10 * MiB, 20 * MiB, 0, 100, 0, 0), LIMIT_MAX);
+	/* Empty pool, or no stored_pages: ratio 1. */
+	CHECK_EQ_U64(zswap_reclaim_room_bytes(0, 20 * MiB, 0, 0, 0, PAGE), 20 * MiB);
+	CHECK_EQ_U64(zswap_reclaim_room_bytes(10 * MiB, 20 * MiB, 0, 0, 0, PAGE), 10 * MiB);
+	/* Compression 3:1 (7680 pages = 30 MiB in a 10 MiB pool): 10 MiB of pool room = 30 MiB. */
+	CHECK_EQ_U64(zswap_reclaim_room_bytes(10 * MiB, 20 * MiB, 0, 7680, 0, PAGE), 30 * MiB);
+	/* A pool bigger than its data (allocator overhead): ratio 1, never below. */
+	CHECK_EQ_U64(zswap_reclaim_room_bytes(10 * MiB, 20 * MiB, 0, 1, 0, PAGE), 10 * MiB);
+	/* At or over the target: only last tick's writeback. */
+	CHECK_EQ_U64(zswap_reclaim_room_bytes(20 * MiB, 20 * MiB, 0, 7680, 0, PAGE), 0);
+	CHECK_EQ_U64(zswap_reclaim_room_bytes(30 * MiB, 20 * MiB, 0, 7680, 0, PAGE), 0);
+	CHECK_EQ_U64(zswap_reclaim_room_bytes(30 * MiB, 20 * MiB, 0, 7680, 25, PAGE), 25 * PAGE);
+	/* ... unless the pool is at or over the accept threshold: the kernel may be refusing every
+	 * store (after a limit hit) whatever was written back. */
+	CHECK_EQ_U64(zswap_reclaim_room_bytes(30 * MiB, 20 * MiB, 31 * MiB, 7680, 25, PAGE), 25 * PAGE);
+	CHECK_EQ_U64(zswap_reclaim_room_bytes(31 * MiB, 20 * MiB, 31 * MiB, 7680, 25, PAGE), 0);
+	CHECK_EQ_U64(zswap_reclaim_room_bytes(40 * MiB, 20 * MiB, 31 * MiB, 7680, 25, PAGE), 0);
+	/* Page multiples, and capped at 2^62, never read as "no cap". */
+	CHECK_EQ_U64(zswap_reclaim_room_bytes(0, 10 * PAGE + 123, 0, 0, 0, PAGE), 10 * PAGE);
+	CHECK_EQ_U64(zswap_reclaim_room_bytes(0, UINT64_MAX, 0, 0, 0, PAGE), UINT64_C(1) << 62);
+	CHECK_EQ_U64(zswap_reclaim_room_bytes(0, 20 * MiB, 0, 0, UINT64_MAX, PAGE), UINT64_C(1) << 62);
+	CHECK_EQ_U64(zswap_reclaim_room_bytes(UINT64_MAX, 20 * MiB, 0, UINT64_MAX, UINT64_MAX / PAGE,
+					      PAGE), UINT64_C(1) << 62);
+}
+
+static void test_room_take(void)
+{
+	uint64_t room;
+	bool file_only = true;
+
+	/* No cap. */
+	room = LIMIT_MAX;
+	CHECK_EQ_U64(zswap_room_take(&room, 40 * MiB, 0, true, PAGE, &file_only), 40 * MiB);
+	CHECK(!file_only);
+	CHECK_EQ_U64(room, LIMIT_MAX);
+
+	/* 10 MiB of room shared: 6, then 4 of 8, then page cache only (half the inactive file),
+	 * then nothing when there is no page cache. */
+	room = 10 * MiB;
+	CHECK_EQ_U64(zswap_room_take(&room, 6 * MiB, 100 * MiB, true, PAGE, &file_only), 6 * MiB);
+	CHECK(!file_only);
+	CHECK_EQ_U64(zswap_room_take(&room, 8 * MiB, 100 * MiB, true, PAGE, &file_only), 4 * MiB);
+	CHECK(!file_only);
+	CHECK_EQ_U64(room, 0);
+	CHECK_EQ_U64(zswap_room_take(&room, 8 * MiB, 10 * MiB + PAGE, true, PAGE, &file_only),
+		     5 * MiB);
+	CHECK(file_only);
+	CHECK_EQ_U64(zswap_room_take(&room, 8 * MiB, 100 * MiB, true, PAGE, &file_only), 8 * MiB);
+	CHECK(file_only);
+	CHECK_EQ_U64(zswap_room_take(&room, 8 * MiB, PAGE, true, PAGE, &file_only), 0);
+	CHECK(!file_only);
+	/* A kernel without swappiness= in memory.reclaim cannot be asked for page cache only. */
+	CHECK_EQ_U64(zswap_room_take(&room, 8 * MiB, 100 * MiB, false, PAGE, &file_only), 0);
+	CHECK(!file_only);
+	CHECK_EQ_U64(room, 0);
+
+	/* Less than a page of room is no room. */
+	room = PAGE - 1;
+	CHECK_EQ_U64(zswap_room_take(&room, 8 * MiB, 0, true, PAGE, &file_only), 0);
+	CHECK_EQ_U64(room, PAGE - 1);
+	/* Nothing asked, nothing taken. */
+	room = 10 * MiB;
+	CHECK_EQ_U64(zswap_room_take(&room, 0, 100 * MiB, true, PAGE, &file_only), 0);
+	CHECK(!file_only);
+	CHECK_EQ_U64(room, 10 * MiB);
+}
+
 static void test_shrinker_wanted(void)
 {
 	struct zswap_policy_params p;
@@ -839,6 +912,8 @@ int main(void)
 	test_swapout_budget();
 	test_rule_limit();
 	test_shrinker_wanted();
+	test_reclaim_room();
+	test_room_take();
 
 	if (!mkdtemp(tmp_root)) {
 		perror("mkdtemp");
