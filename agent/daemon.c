@@ -469,7 +469,7 @@ static void log_decision(struct cgroup_node *cg, const struct reclaim_decision *
 			  "%s: %s %" PRIu64 " KiB%s (step %.3f of %" PRIu64 " KiB above floor %"
 			  PRIu64 " KiB; memory PSI some %.3f%%)", cg->path,
 			  dry_run ? "would reclaim (dry run)" : "reclaiming", dec->request_bytes >> 10,
-			  cg->file_only ? " of page cache only (the zswap pool is at its target)" : "",
+			  cg->file_only ? " of page cache only (no room left in the zswap pool)" : "",
 			  dec->step, dec->reclaimable_bytes >> 10, dec->floor_bytes >> 10,
 			  dec->psi_some_pct);
 		return;
@@ -495,8 +495,9 @@ static void log_decision(struct cgroup_node *cg, const struct reclaim_decision *
 		break;
 	case DECISION_ZSWAP_FULL:
 		log_event(LOG_INFO, MSGID_RECLAIM_SKIPPED, &f,
-			  "%s: not reclaiming: the zswap pool is at its target and writeback made no "
-			  "room (what reclaim would push now would be refused to the disk)", cg->path);
+			  "%s: not reclaiming: no room left in the zswap pool below its target and no "
+			  "page cache to take (what reclaim would push now would be refused to the "
+			  "disk)", cg->path);
 		break;
 	case DECISION_AT_FLOOR:
 		log_event(LOG_INFO, MSGID_RECLAIM_SKIPPED, &f,
