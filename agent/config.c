@@ -700,9 +700,15 @@ static int parse_zswap_section(struct loader *l, const json_t *obj, struct zswap
 		} else if (strcmp(key, "compressor") == 0) {
 			const char *c = json_is_string(v) ? json_string_value(v) : NULL;
 
-			if (!c || !c[0] || strlen(c) >= sizeof(z->settings.compressor) ||
+			if (!c)
+				return fail(l, where, "expected a compressor name such as \"lz4\" or "
+					    "\"zstd\", got %s", type_str(v));
+			if (!c[0] || strlen(c) >= sizeof(z->settings.compressor) ||
 			    strspn(c, "abcdefghijklmnopqrstuvwxyz0123456789-_") != strlen(c))
-				return fail(l, where, "expected a compressor name such as \"lz4\" or \"zstd\"");
+				return fail(l, where, "\"%.64s\" is not a compressor name: the kernel's "
+					    "crypto names are lowercase letters, digits, '-' and '_', at most "
+					    "%zu characters, such as \"lz4\" or \"zstd\"", c,
+					    sizeof(z->settings.compressor) - 1);
 			snprintf(z->settings.compressor, sizeof(z->settings.compressor), "%s", c);
 		} else if (strcmp(key, "max_pool_percent") == 0) {
 			r = parse_int_key(l, where, v, 1, 100, &z->settings.max_pool_percent);

@@ -876,7 +876,11 @@ static void test_swap_keys(void)
 	EXPECT_FAIL("{\"swap\": {\"devicez\": []}}", "swap: unknown key \"devicez\" (did you mean \"devices\"?)");
 	EXPECT_FAIL("{\"zswap\": {\"max_pool_percent\": 0}}", "zswap.max_pool_percent: 0 is out of range (1..100)");
 	EXPECT_FAIL("{\"zswap\": {\"enabled\": \"yes\"}}", "zswap.enabled: expected true or false, got a string");
-	EXPECT_FAIL("{\"zswap\": {\"compressor\": \"lz4; rm\"}}", "zswap.compressor: expected a compressor name");
+	EXPECT_FAIL("{\"zswap\": {\"compressor\": \"lz4; rm\"}}",
+		    "zswap.compressor: \"lz4; rm\" is not a compressor name: the kernel's crypto names are lowercase");
+	EXPECT_FAIL("{\"zswap\": {\"compressor\": \"LZ4\"}}", "zswap.compressor: \"LZ4\" is not a compressor name");
+	EXPECT_FAIL("{\"zswap\": {\"compressor\": 5}}",
+		    "zswap.compressor: expected a compressor name such as \"lz4\" or \"zstd\", got an integer");
 	EXPECT_FAIL("{\"zswap\": {\"pool_target_pct\": 150}}", "zswap.pool_target_pct: 150 is out of range");
 	EXPECT_FAIL("{\"rules\": [{\"match\": \"a\", \"zswap_max\": \"120%\"}]}",
 		    "rules[0].zswap_max: \"120%\" is not a percentage in 0%..100%");

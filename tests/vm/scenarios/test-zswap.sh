@@ -1,6 +1,6 @@
 #!/bin/sh
 # vm-options: --zram-size 0
-# VM tests of zswap management (issue tests 3 and 4). No zram: zswap sits in front of the swap
+# VM tests of zswap management (issue tests 3 and 4, and the fair share between two cgroups). No zram: zswap sits in front of the swap
 # disk (priority 10) alone.
 #
 # 3. LRU inversion. zswap with max_pool_percent 3 (about 46 MiB of pool in this 1.5 GiB VM).
@@ -24,6 +24,9 @@
 #    and its zswpwb, the host's pswpout and the sectors written to the disk must not move
 #    (nothing of it reaches the disk). /proc/swaps "Used" of the disk does grow: a page zswap
 #    refuses while writeback is off stays in the swap cache with its slot allocated.
+#
+# 5. Fair share: two cgroups in the pool, the bigger one's memory.zswap.max lowered and given
+#    back at exit, the smaller one's untouched; the refused stores the lowering costs are printed.
 #
 # ZSWAP_ONLY=inversion runs test 3 only (bench/zswap.sh).
 set -u
@@ -265,3 +268,54 @@ else
 fi
 agent_stop >/dev/null
 kill "$hog" 2>/dev/null
+
+# ---- 5. fair share between two users of the pool -----------------------------------------------
+# configs/zswap-fair.json: the same pool as test 3; both cgroups managed with a 64G floor, so the
+# psi policy never reclaims them and only the fair share acts. The scenario pushes "big" (160 MiB)
+# and "small" (48 MiB) into zswap with memory.reclaim until the pool is over its target: big's
+# memory.zswap.max must come down, small's must stay "max", and big's must be "max" again after
+# the agent's exit. Then more of big is pushed while it is at its lowered limit, and the pages
+# zswap refused straight to the disk (pswpout - zswpwb) are printed against the ones written back:
+# what the fair share costs on this kernel (include/reclaimd/zswap.h).
+echo "=== fair share"
+zswap_defaults
+top=$(cg_create zs-fair)
+echo "+memory" >"$top/cgroup.subtree_control"
+mkdir -p "$top/big" "$top/small"
+cg_run "$top/big" memhog --anon 160M --hot-pct 5 --rate 100 --report-interval 30 \
+	--ready-file /tmp/big.ready >"$RESULTS/memhog-fair-big.log" 2>&1
+hogs=$!
+cg_run "$top/small" memhog --anon 48M --hot-pct 5 --rate 100 --report-interval 30 --seed 7 \
+	--ready-file /tmp/small.ready >"$RESULTS/memhog-fair-small.log" 2>&1
+hogs="$hogs $!"
+wait_for_file /tmp/big.ready 120 && wait_for_file /tmp/small.ready 120 ||
+	fail zswap-fair-share "memhogs did not get ready"
+LOG=$RESULTS/agent-fair.log
+agent_start /etc/reclaimd/zswap-fair.json "$LOG"
+sleep 2
+cg_reclaim "$top/small" 8M
+for _ in 1 2 3 4 5 6 7 8; do cg_reclaim "$top/big" 16M; done
+lowered=$(log_wait "$LOG" 'zs-fair/big: memory.zswap.max' 15 | log_message)
+big_max=$(cat "$top/big/memory.zswap.max")
+small_max=$(cat "$top/small/memory.zswap.max")
+echo "pool $(mib "$(zswap_stat pool_total_size)") MiB; big: zswap $(mib "$(cat "$top/big/memory.zswap.current")") MiB," \
+	"max $big_max; small: zswap $(mib "$(cat "$top/small/memory.zswap.current")") MiB, max $small_max"
+if [ -n "$lowered" ] && [ "$big_max" != max ] && [ "$small_max" = max ]; then
+	pass zswap-fair-share "big lowered ($lowered), small left at max"
+else
+	fail zswap-fair-share "big memory.zswap.max $big_max, small $small_max (want big lowered, small max); log: ${lowered:-no fair-share line}"
+fi
+out0=$(vmstat_sum pswpout)
+wb0=$(vmstat_sum zswpwb)
+for _ in 1 2 3 4; do cg_reclaim "$top/big" 8M; done
+sleep 1
+out1=$(vmstat_sum pswpout)
+wb1=$(vmstat_sum zswpwb)
+echo "big pushed 32 MiB at its lowered limit: $((out1 - out0 - (wb1 - wb0))) pages refused to the disk," \
+	"$((wb1 - wb0)) written back by zswap"
+printf '# fair share: %s pages refused to the disk, %s written back, while big was at its lowered limit\n' \
+	"$((out1 - out0 - (wb1 - wb0)))" "$((wb1 - wb0))" >>"$RESULTS/results.txt"
+agent_stop >/dev/null
+check zswap-max-given-back [ "$(cat "$top/big/memory.zswap.max")" = max ]
+# shellcheck disable=SC2086
+kill $hogs 2>/dev/null
