@@ -453,8 +453,8 @@ static void build_snapshot(struct daemon *d)
 			  (unsigned long long)nofile_limit(), d->cgroups.n);
 }
 
-static void log_decision(struct cgroup_node *cg, const struct reclaim_decision *dec, usec_t now,
-			 bool dry_run)
+static void log_decision(struct cgroup_node *cg, const struct reclaim_decision *dec,
+			 bool file_only, usec_t now, bool dry_run)
 {
 	struct log_fields f = {
 		.cgroup = cg->path, .policy = cg->rule->policy->name,
@@ -469,7 +469,7 @@ static void log_decision(struct cgroup_node *cg, const struct reclaim_decision *
 			  "%s: %s %" PRIu64 " KiB%s (step %.3f of %" PRIu64 " KiB above floor %"
 			  PRIu64 " KiB; memory PSI some %.3f%%)", cg->path,
 			  dry_run ? "would reclaim (dry run)" : "reclaiming", dec->request_bytes >> 10,
-			  cg->file_only ? " of page cache only (no room left in the zswap pool)" : "",
+			  file_only ? " of page cache only (no room left in the zswap pool)" : "",
 			  dec->step, dec->reclaimable_bytes >> 10, dec->floor_bytes >> 10,
 			  dec->psi_some_pct);
 		return;
@@ -513,10 +513,10 @@ static void log_decision(struct cgroup_node *cg, const struct reclaim_decision *
 }
 
 /* Submits this tick's job for cg: MGLRU aging when the tick built commands for it, then the
- * reclaim asked for (request_bytes may be 0: aging only), on the workers of mem_node (-1: the
- * node holding most of the cgroup's memory, from memory.numa_stat). */
+ * reclaim asked for (request_bytes may be 0: aging only; page cache only with file_only), on the
+ * workers of mem_node (-1: the node holding most of the cgroup's memory, from memory.numa_stat). */
 void daemon_dispatch(struct daemon *d, struct cgroup_node *cg, const struct cgroup_sample *s,
-		     uint64_t request_bytes, int mem_node)
+		     uint64_t request_bytes, int mem_node, bool file_only)
 {
 	const struct policy_params *pp = &cg->rule->params;
 	bool age = d->mglru && cg->age_tick == d->tick && cg->age_len > 0;
@@ -558,7 +558,7 @@ void daemon_dispatch(struct daemon *d, struct cgroup_node *cg, const struct cgro
 	 * memory.reclaim gets the same from the kernel's get_swappiness(). */
 	if (s->swap_room_bytes == 0)
 		job->evict_swappiness = 0;
-	if (cg->file_only)
+	if (file_only)
 		job->swappiness = job->evict_swappiness = 0;
 	job->psi_some_target_pct = pp->psi_some_target_pct;
 	job->page_size = d->snap.page_size;
@@ -583,9 +583,7 @@ void daemon_dispatch(struct daemon *d, struct cgroup_node *cg, const struct cgro
  * pool's room (zswap_room_take()). */
 static bool reaches_zswap(const struct cgroup_node *cg, const struct cgroup_sample *s)
 {
-	uint64_t zmax = cg->zswap_max_known ? cg->zswap_max_written : s->zswap_max_bytes;
-
-	return s->swap_room_bytes > 0 && zmax > 0;
+	return s->swap_room_bytes > 0 && cgroup_zswap_max_in_force(cg, s) > 0;
 }
 
 static void run_tick(struct daemon *d)
@@ -664,12 +662,11 @@ static void run_tick(struct daemon *d)
 			if (dec.request_bytes == 0)
 				dec.reason = DECISION_ZSWAP_FULL;
 		}
-		cg->file_only = file_only;
-		log_decision(cg, &dec, now, d->opts->dry_run);
+		log_decision(cg, &dec, file_only, now, d->opts->dry_run);
 		/* A kernel without memory.reclaim was reported once; asking again is pointless. */
 		if (!d->opts->dry_run)
-			daemon_dispatch(d, cg, s, d->no_reclaim_file_warned ? 0 : dec.request_bytes, -1);
-		cg->file_only = false;
+			daemon_dispatch(d, cg, s, d->no_reclaim_file_warned ? 0 : dec.request_bytes, -1,
+					file_only);
 	}
 	report_direct_reclaim(d);
 	headroom_schedule(d, headroom_check(d));

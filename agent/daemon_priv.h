@@ -144,11 +144,21 @@ struct daemon {
  * is 4, include/linux/mmzone.h) and memory.reclaim need not age it on its own. */
 #define MGLRU_WARMUP_AGINGS 3
 
+/* The cgroup's memory.zswap.max in force, bytes (LIMIT_MAX: "max"). It is one of the slow files
+ * (read every CGROUP_SLOW_FILES_TICKS ticks, cgroup_reader.c): what the agent wrote last is newer
+ * than the sample. */
+static inline uint64_t cgroup_zswap_max_in_force(const struct cgroup_node *cg,
+						 const struct cgroup_sample *s)
+{
+	return cg->zswap_max_known ? cg->zswap_max_written : s->zswap_max_bytes;
+}
+
 /* daemon.c */
 /* Submits this tick's job for cg (MGLRU aging when built for this tick, then request_bytes,
- * which may be 0) to the pool serving mem_node (-1: placement from memory.numa_stat). */
+ * which may be 0) to the pool serving mem_node (-1: placement from memory.numa_stat).
+ * file_only: page cache only, swappiness=0 (no room left in the zswap pool, zswap.h). */
 void daemon_dispatch(struct daemon *d, struct cgroup_node *cg, const struct cgroup_sample *s,
-		     uint64_t request_bytes, int mem_node);
+		     uint64_t request_bytes, int mem_node, bool file_only);
 /* Folds in and logs every job np's pool has finished. */
 void daemon_drain_jobs(struct daemon *d, struct node_pool *np);
 /* sd-event callback of a pool's eventfd (userdata: the node_pool). */

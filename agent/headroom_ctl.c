@@ -139,7 +139,7 @@ bool headroom_check(struct daemon *d)
 		if (cg->job)
 			continue;
 		d->headroom_requested_bytes += q->bytes;
-		daemon_dispatch(d, cg, &d->snap.cgroups[q->cgroup_index], q->bytes, (int)q->node);
+		daemon_dispatch(d, cg, &d->snap.cgroups[q->cgroup_index], q->bytes, (int)q->node, false);
 	}
 	return headroom_any_node_near_goal(&hp, &zi, d->snap.page_size);
 }

@@ -559,12 +559,10 @@ void swap_ctl_tick(struct daemon *d)
 
 		zswap_host_delta_compute(d->prev_host, cur, elapsed, &delta);
 		d->zswap_pool_fill = delta.pool_fill;
-		/* memory.zswap.max is a slow file: what the agent wrote last is newer. */
 		for (size_t i = 0; i < d->snap.n_cgroups && !delta.cgroup_at_zswap_max; i++)
 			delta.cgroup_at_zswap_max = zswap_cgroup_at_limit(
 				d->snap.cgroups[i].zswap_current_bytes,
-				d->snap_nodes[i]->zswap_max_known ? d->snap_nodes[i]->zswap_max_written
-								  : d->snap.cgroups[i].zswap_max_bytes);
+				cgroup_zswap_max_in_force(d->snap_nodes[i], &d->snap.cgroups[i]));
 		if (zswap_detect_inversion(&delta, &inv) == 1) {
 			char users[256];
 
@@ -614,9 +612,8 @@ void swap_ctl_tick(struct daemon *d)
 					cap = cg->zswap_max_before;
 				zswap_cgroup_from_sample(&d->snap.cgroups[i], cap, cg->zswap_lowered,
 							 &d->zswap_rows[n]);
-				/* memory.zswap.max is a slow file: what the agent wrote last is newer. */
-				if (cg->zswap_max_known)
-					d->zswap_rows[n].zswap_max_bytes = cg->zswap_max_written;
+				d->zswap_rows[n].zswap_max_bytes =
+					cgroup_zswap_max_in_force(cg, &d->snap.cgroups[i]);
 				d->zswap_row_index[n++] = i;
 			}
 			if (d->config->zswap.shrinker_auto)

@@ -102,10 +102,6 @@ struct cgroup_node {
 	/* Its lruvecs as read with age_cmds, for eviction through lru_gen (mglru.h). */
 	struct lru_gen_target *evict_targets;
 	size_t n_evict_targets, evict_targets_cap;
-	/* This tick's request is for page cache only (swappiness=0): the zswap pool has no room
-	 * below its target. Set and cleared around one decision by run_tick(), read by
-	 * log_decision() and daemon_dispatch(), false at any other time (headroom included). */
-	bool file_only;
 
 	struct cgroup_node *hash_next;
 };

@@ -1,7 +1,7 @@
 #!/bin/sh
 # vm-options: --zram-size 0
-# VM tests of zswap management (issue tests 3 and 4, and the fair share between two cgroups). No zram: zswap sits in front of the swap
-# disk (priority 10) alone.
+# VM tests of zswap management (issue tests 3 and 4, and the fair share between two cgroups).
+# No zram: zswap sits in front of the swap disk (priority 10) alone.
 #
 # 3. LRU inversion. zswap with max_pool_percent 3 (about 46 MiB of pool in this 1.5 GiB VM).
 #    A cgroup zs-<phase>/work gets a new memhog (ZSWAP_HOG_MIB, 10 % hot, TLB flushed every 50 ms)
@@ -14,7 +14,7 @@
 #    zswpwb (/proc/vmstat), "direct" (pswpout - zswpwb: pages that went to the disk without zswap
 #    writeback, i.e. stores zswap refused, counted or not), bytes written to the disk
 #    (/sys/block/<disk>/stat), the memhogs' ops/s and worst p99, and the cgroup's mean
-#    memory.current (cur_MiB: what the phase saved) go into $RESULTS/zswap-table.txt.
+#    memory.current (cur_MiB: lower means more saved) go into $RESULTS/zswap-table.txt.
 #    zswap-inversion passes when with the agent pool_limit_hit, the rejects and the direct
 #    swap-outs drop by at least 80 %; zswap-swapins when disk swap-ins (pswpin) do not grow. At
 #    the agent's exit the module parameters must be back to what they were (restore_on_exit).
@@ -309,12 +309,11 @@ out0=$(vmstat_sum pswpout)
 wb0=$(vmstat_sum zswpwb)
 for _ in 1 2 3 4; do cg_reclaim "$top/big" 8M; done
 sleep 1
-out1=$(vmstat_sum pswpout)
-wb1=$(vmstat_sum zswpwb)
-echo "big pushed 32 MiB at its lowered limit: $((out1 - out0 - (wb1 - wb0))) pages refused to the disk," \
-	"$((wb1 - wb0)) written back by zswap"
+written_back=$(($(vmstat_sum zswpwb) - wb0))
+refused=$(($(vmstat_sum pswpout) - out0 - written_back))
+echo "big pushed 32 MiB at its lowered limit: $refused pages refused to the disk, $written_back written back by zswap"
 printf '# fair share: %s pages refused to the disk, %s written back, while big was at its lowered limit\n' \
-	"$((out1 - out0 - (wb1 - wb0)))" "$((wb1 - wb0))" >>"$RESULTS/results.txt"
+	"$refused" "$written_back" >>"$RESULTS/results.txt"
 agent_stop >/dev/null
 check zswap-max-given-back [ "$(cat "$top/big/memory.zswap.max")" = max ]
 # shellcheck disable=SC2086
