@@ -97,11 +97,16 @@ static int on_trigger_event(sd_event_source *s _unused_, int fd _unused_, uint32
 	cg->trigger_fired_us = now_us();
 	/* The next interval starts over from the smallest step. */
 	cg->policy_state.initialised = false;
-	if (cg->job) {
+	if (cg->job && !cg->job_last_resort) {
 		cancel_job(d, cg);
 		log_event(LOG_NOTICE, MSGID_RECLAIM_CANCELLED, &f,
 			  "%s: memory pressure spike (PSI trigger), cancelling in-flight reclaim",
 			  cg->path);
+	} else if (cg->job) {
+		if (log_ratelimit(&cg->last_trigger_log_us, cg->trigger_fired_us, LOG_REPEAT_US))
+			log_event(LOG_INFO, MSGID_PSI_TRIGGER, &f,
+				  "%s: memory pressure spike (PSI trigger); headroom's last-resort "
+				  "reclaim goes on (a node is short of free memory)", cg->path);
 	} else if (log_ratelimit(&cg->last_trigger_log_us, cg->trigger_fired_us, LOG_REPEAT_US)) {
 		log_event(LOG_INFO, MSGID_PSI_TRIGGER, &f,
 			  "%s: memory pressure spike (PSI trigger), no reclaim in flight", cg->path);
@@ -513,10 +518,11 @@ static void log_decision(struct cgroup_node *cg, const struct reclaim_decision *
 }
 
 /* Submits this tick's job for cg: MGLRU aging when the tick built commands for it, then the
- * reclaim asked for (request_bytes may be 0: aging only; page cache only with file_only), on the
- * workers of mem_node (-1: the node holding most of the cgroup's memory, from memory.numa_stat). */
+ * reclaim asked for (request_bytes may be 0: aging only; page cache only with
+ * DISPATCH_FILE_ONLY), on the workers of mem_node (-1: the node holding most of the cgroup's
+ * memory, from memory.numa_stat). */
 void daemon_dispatch(struct daemon *d, struct cgroup_node *cg, const struct cgroup_sample *s,
-		     uint64_t request_bytes, int mem_node, bool file_only)
+		     uint64_t request_bytes, int mem_node, unsigned flags)
 {
 	const struct policy_params *pp = &cg->rule->params;
 	bool age = d->mglru && cg->age_tick == d->tick && cg->age_len > 0;
@@ -558,9 +564,10 @@ void daemon_dispatch(struct daemon *d, struct cgroup_node *cg, const struct cgro
 	 * memory.reclaim gets the same from the kernel's get_swappiness(). */
 	if (s->swap_room_bytes == 0)
 		job->evict_swappiness = 0;
-	if (file_only)
+	if (flags & DISPATCH_FILE_ONLY)
 		job->swappiness = job->evict_swappiness = 0;
 	job->psi_some_target_pct = pp->psi_some_target_pct;
+	job->ignore_pressure = flags & DISPATCH_LAST_RESORT;
 	job->page_size = d->snap.page_size;
 	r = worker_pool_submit(np->pool, job);
 	if (r < 0) {
@@ -576,6 +583,7 @@ void daemon_dispatch(struct daemon *d, struct cgroup_node *cg, const struct cgro
 	cg->job = job;
 	cg->job_pool = np->pool;
 	cg->job_node = np->node;
+	cg->job_last_resort = flags & DISPATCH_LAST_RESORT;
 }
 
 /* Whether reclaim of this cgroup can store pages in zswap: it has swap room, and zswap is not
@@ -666,7 +674,7 @@ static void run_tick(struct daemon *d)
 		/* A kernel without memory.reclaim was reported once; asking again is pointless. */
 		if (!d->opts->dry_run)
 			daemon_dispatch(d, cg, s, d->no_reclaim_file_warned ? 0 : dec.request_bytes, -1,
-					file_only);
+					file_only ? DISPATCH_FILE_ONLY : 0);
 	}
 	report_direct_reclaim(d);
 	headroom_schedule(d, headroom_check(d));

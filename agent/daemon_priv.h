@@ -154,11 +154,19 @@ static inline uint64_t cgroup_zswap_max_in_force(const struct cgroup_node *cg,
 }
 
 /* daemon.c */
+/* daemon_dispatch() flags. */
+enum {
+	DISPATCH_FILE_ONLY = 1 << 0,   /* page cache only, swappiness=0 (no room left in the zswap
+					* pool, zswap.h) */
+	DISPATCH_LAST_RESORT = 1 << 1, /* headroom's request of a stalling cgroup (headroom.h): not
+					* stopped by the cgroup's stall, nor cancelled by its PSI
+					* trigger */
+};
 /* Submits this tick's job for cg (MGLRU aging when built for this tick, then request_bytes,
- * which may be 0) to the pool serving mem_node (-1: placement from memory.numa_stat).
- * file_only: page cache only, swappiness=0 (no room left in the zswap pool, zswap.h). */
+ * which may be 0) to the pool serving mem_node (-1: placement from memory.numa_stat), with
+ * DISPATCH_* flags. */
 void daemon_dispatch(struct daemon *d, struct cgroup_node *cg, const struct cgroup_sample *s,
-		     uint64_t request_bytes, int mem_node, bool file_only);
+		     uint64_t request_bytes, int mem_node, unsigned flags);
 /* Folds in and logs every job np's pool has finished. */
 void daemon_drain_jobs(struct daemon *d, struct node_pool *np);
 /* sd-event callback of a pool's eventfd (userdata: the node_pool). */

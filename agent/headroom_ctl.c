@@ -26,6 +26,7 @@ bool headroom_check(struct daemon *d)
 	struct headroom_nodes plan;
 	struct zoneinfo zi;
 	bool refill = false;
+	unsigned busy = 0; /* candidates with a job in flight */
 	size_t len, nc = 0;
 	int r, n;
 
@@ -67,39 +68,38 @@ bool headroom_check(struct daemon *d)
 		struct cgroup_node *cg = d->snap_nodes[i];
 		const struct cgroup_sample *s = &d->snap.cgroups[i];
 
-		if (!cg->rule || strcmp(cg->rule->policy->name, "none") == 0)
-			continue;
-		/* Never squeeze a workload that is using what it has: no PSI history yet, or its
-		 * memory stall over the last interval at or above its target, or a PSI trigger
-		 * since. Such memory is left to the kernel (reported as not covered). */
-		if (!s->has_prev || s->elapsed_us == 0 ||
-		    100.0 * (double)s->mem_some_delta_us / (double)s->elapsed_us >=
-			    cg->rule->params.psi_some_target_pct ||
-		    cg->trigger_fired_us > d->snap.timestamp_us - s->elapsed_us)
+		/* No PSI history yet: not known to be cold or hot, left alone for the first tick. */
+		if (!cg->rule || strcmp(cg->rule->policy->name, "none") == 0 || !s->has_prev ||
+		    s->elapsed_us == 0)
 			continue;
 		headroom_candidate_from_sample(&cg->rule->params, &d->snap.cgroups[i], i,
 					       cg->rule->params.reclaim_priority, cg->job != NULL,
 					       &d->cands[nc]);
+		/* Using what it has: memory stall over the last interval at or above its target, or a
+		 * PSI trigger since. Taken only when the cold ones cannot cover a node's goal (the
+		 * last resort, headroom.h). */
+		d->cands[nc].stalling =
+			100.0 * (double)s->mem_some_delta_us / (double)s->elapsed_us >=
+				cg->rule->params.psi_some_target_pct ||
+			cg->trigger_fired_us > d->snap.timestamp_us - s->elapsed_us;
 		/* The snapshot is up to a tick old: what jobs reclaimed since is no longer there, and
 		 * asking for the stale amount could cross the floor (test-reclaim saw 178 MiB against
 		 * a 200 MiB floor before this). */
 		d->cands[nc].current_bytes = sub_sat(d->cands[nc].current_bytes, cg->pending_reclaimed_bytes);
+		busy += cg->job != NULL;
 		nc++;
 	}
 	n = headroom_plan(&hp, &zi, d->snap.page_size, d->cands, nc, d->requests, &plan);
 	if (n < 0)
 		return false;
 	if (n > 0) {
-		/* Below the goal: refill to twice the headroom (hysteresis, as kswapd reclaims up to
-		 * the high watermark once woken at low), so one burst of allocations does not find
-		 * the node short again right away. */
+		/* Below the goal: the cold cgroups refill to twice the headroom (hysteresis, as kswapd
+		 * reclaims up to the high watermark once woken at low), so one burst of allocations
+		 * does not find the node short again right away. */
 		struct headroom_params hp2 = hp;
 		int n2;
 
-		if (hp2.goal_bytes)
-			hp2.goal_bytes *= 2;
-		else
-			hp2.goal_pct *= 2;
+		hp2.refill = true;
 		n2 = headroom_plan(&hp2, &zi, d->snap.page_size, d->cands, nc, d->requests, &plan);
 		if (n2 >= 0) {
 			n = n2;
@@ -111,26 +111,32 @@ bool headroom_check(struct daemon *d)
 	}
 	for (unsigned node = 0; node < plan.n_nodes; node++) {
 		const struct headroom_node_plan *p = &plan.node[node];
-		unsigned users = 0;
+		unsigned users = 0, last_resort = 0;
+		char stalling[160] = "", rest[96] = "";
 
-		uint64_t goal = refill ? p->goal_bytes / 2 : p->goal_bytes;
-
-		if (!p->considered || p->deficit_bytes == 0 || p->free_bytes >= p->high_bytes + goal)
+		if (!p->considered || p->goal_deficit_bytes == 0)
 			continue;
-		for (int i = 0; i < n; i++)
+		for (int i = 0; i < n; i++) {
 			users += d->requests[i].node == node;
+			last_resort += d->requests[i].node == node && d->requests[i].last_resort;
+		}
 		if (!log_ratelimit(&d->nodes[node].headroom_log_us, now_us(), 5 * USEC_PER_SEC))
 			continue;
+		if (last_resort)
+			snprintf(stalling, sizeof(stalling), ", %" PRIu64 " KiB of it from %u stalling "
+				 "cgroups (the last resort: the cold ones could not cover it)",
+				 p->last_resort_bytes >> 10, last_resort);
+		if (p->uncovered_bytes)
+			snprintf(rest, sizeof(rest), busy ? "; the rest no managed cgroup can give now "
+				 "(%u reclaiming already)" : "; the rest no managed cgroup can give", busy);
 		log_event(LOG_NOTICE, MSGID_HEADROOM,
 			  &(struct log_fields){ .has_node = true, .node = (int)node, .reason = "headroom",
 						.has_requested = true, .requested_bytes = p->requested_bytes },
 			  "node %u: free %" PRIu64 " KiB is below the goal of %" PRIu64 " KiB (high "
-			  "watermark + headroom): reclaiming %" PRIu64 " KiB from %u cgroups%s%s",
-			  node, p->free_bytes >> 10,
-			  (p->high_bytes + goal) >> 10,
+			  "watermark + headroom): reclaiming %" PRIu64 " KiB from %u cgroups%s%s%s",
+			  node, p->free_bytes >> 10, (p->high_bytes + p->goal_bytes) >> 10,
 			  p->requested_bytes >> 10, users,
-			  refill ? " (refilling to twice the headroom)" : "",
-			  p->uncovered_bytes ? "; the rest no managed cgroup can give" : "");
+			  refill ? " (refilling to twice the headroom)" : "", stalling, rest);
 	}
 	for (int i = 0; i < n && !d->opts->dry_run; i++) {
 		const struct headroom_request *q = &d->requests[i];
@@ -139,7 +145,8 @@ bool headroom_check(struct daemon *d)
 		if (cg->job)
 			continue;
 		d->headroom_requested_bytes += q->bytes;
-		daemon_dispatch(d, cg, &d->snap.cgroups[q->cgroup_index], q->bytes, (int)q->node, false);
+		daemon_dispatch(d, cg, &d->snap.cgroups[q->cgroup_index], q->bytes, (int)q->node,
+				q->last_resort ? DISPATCH_LAST_RESORT : 0);
 	}
 	return headroom_any_node_near_goal(&hp, &zi, d->snap.page_size);
 }

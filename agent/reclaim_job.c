@@ -321,7 +321,7 @@ void reclaim_job_run(struct reclaim_job *job)
 		}
 
 		/* Between chunks: has the workload started to stall since we began? */
-		if (pressure_fd >= 0 && job->written_bytes < job->request_bytes &&
+		if (pressure_fd >= 0 && !job->ignore_pressure && job->written_bytes < job->request_bytes &&
 		    read_some_total(pressure_fd, &stall_now_us) == 0) {
 			usec_t window = MAX(now_us() - job->started_us, STALL_MIN_WINDOW_US);
 			double pct = 100.0 * (double)sub_sat(stall_now_us, stall_start_us) / (double)window;

@@ -2,7 +2,8 @@
 /*
  * headroom.c - the headroom policy (headroom.h): per NUMA node, the deficit of free memory below
  * high watermark + goal, covered by one request per cgroup taken from the most expendable and
- * coldest managed cgroups first, never below a cgroup's floor (cgroup_floor_bytes, floor.c).
+ * coldest managed cgroups first, stalling ones last, never below a cgroup's floor
+ * (cgroup_floor_bytes, floor.c).
  * Pure: no I/O, no clocks, no logging, no allocation (candidates are sorted in place).
  */
 #include <errno.h>
@@ -37,7 +38,8 @@ static uint64_t round_up(uint64_t v, uint64_t page_size)
 
 void headroom_params_default(struct headroom_params *ret)
 {
-	*ret = (struct headroom_params){ .goal_bytes = 0, .goal_pct = HEADROOM_GOAL_PCT_DEFAULT };
+	*ret = (struct headroom_params){ .goal_bytes = 0, .goal_pct = HEADROOM_GOAL_PCT_DEFAULT,
+					 .refill = false };
 }
 
 int headroom_params_check(const struct headroom_params *params)
@@ -131,10 +133,22 @@ static void node_arith(const struct headroom_params *params, const struct zonein
 		np.managed_bytes = mul_sat(zn->managed_pages, page_size);
 		np.goal_bytes = headroom_goal_bytes(params, np.managed_bytes);
 		target = add_sat(np.high_bytes, np.goal_bytes);
+		np.goal_deficit_bytes = round_up(sub_sat(target, np.free_bytes), page_size);
+		if (params->refill)
+			target = add_sat(target, np.goal_bytes);
 		np.deficit_bytes = round_up(sub_sat(target, np.free_bytes), page_size);
 		np.uncovered_bytes = np.deficit_bytes;
 	}
 	*ret = np;
+}
+
+/* What a candidate of this pass may still cover on a node: the node's uncovered deficit; for a
+ * stalling candidate (last resort) no more than what is left of the deficit to high + goal. */
+static uint64_t node_remaining(const struct headroom_node_plan *np, bool last_resort)
+{
+	if (!last_resort)
+		return np->uncovered_bytes;
+	return MIN(np->uncovered_bytes, sub_sat(np->goal_deficit_bytes, np->requested_bytes));
 }
 
 /* The node this candidate serves best and how much: the largest request, ties to the larger
@@ -147,7 +161,7 @@ static bool best_node(const struct headroom_candidate *c, const struct headroom_
 	unsigned best = 0, n = MIN(c->n_nodes, nodes->n_nodes);
 
 	for (unsigned i = 0; i < n; i++) {
-		uint64_t remaining = nodes->node[i].uncovered_bytes, bytes;
+		uint64_t remaining = node_remaining(&nodes->node[i], c->stalling), bytes;
 
 		if (remaining == 0)
 			continue;
@@ -182,20 +196,26 @@ int headroom_plan(const struct headroom_params *params, const struct zoneinfo *z
 		total_uncovered = add_sat(total_uncovered, nodes.node[i].uncovered_bytes);
 	}
 
-	if (total_uncovered > 0 && n_cands > 0) {
+	if (total_uncovered > 0 && n_cands > 0)
 		qsort(cands, n_cands, sizeof(cands[0]), candidate_cmp);
+	/* Pass 0: the cold candidates; pass 1: the stalling ones, the last resort. */
+	for (int pass = 0; pass < 2; pass++) {
 		for (size_t k = 0; k < n_cands && total_uncovered > 0; k++) {
 			const struct headroom_candidate *c = &cands[k];
 			unsigned node;
 			uint64_t bytes;
 
-			if (c->in_flight || !best_node(c, &nodes, page_size, &node, &bytes))
+			if (c->stalling != (pass == 1) || c->in_flight ||
+			    !best_node(c, &nodes, page_size, &node, &bytes))
 				continue;
 			ret_requests[n_req++] = (struct headroom_request){
 				.cgroup_index = c->cgroup_index, .node = node, .bytes = bytes,
+				.last_resort = c->stalling,
 			};
 			nodes.node[node].requested_bytes += bytes;
 			nodes.node[node].uncovered_bytes -= bytes;
+			if (c->stalling)
+				nodes.node[node].last_resort_bytes += bytes;
 			total_uncovered -= MIN(total_uncovered, bytes);
 		}
 	}

@@ -43,7 +43,9 @@ struct reclaim_job {
 	uint64_t request_bytes;
 	uint64_t chunk_bytes;
 	int swappiness;              /* SWAPPINESS_UNSET, 0..200, SWAPPINESS_MAX */
-	double psi_some_target_pct;  /* stop when stall since start exceeds this */
+	double psi_some_target_pct;  /* stop when stall since start exceeds this, percent */
+	bool ignore_pressure;        /* never stop on the cgroup's stall (headroom's last resort,
+				      * headroom.h: made knowing the cgroup stalls) */
 	uint64_t page_size;
 	/* MGLRU aging done before the reclaim (see mglru.h): '\n'-terminated "+ id node seq"
 	 * commands written to lru_gen_fd (owned: a dup of the agent's, so a reload that closes

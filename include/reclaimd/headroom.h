@@ -16,8 +16,16 @@
  *                                      about 0.1 % of memory above min, see watermark_scale_factor
  *                                      in Documentation/admin-guide/sysctl/vm.rst)
  *   deficit   = target - free, rounded up to whole pages, when free < target; else 0
- * Candidates are taken in order: reclaim_priority descending, then memory PSI some ascending
- * (colder first), then inactive share descending, then cgroup_index ascending (deterministic).
+ * refill (the caller's hysteresis once a node fell below its goal): the cold candidates cover the
+ * deficit to high + 2 * goal instead.
+ * Candidates are taken in two passes, each in order: reclaim_priority descending, then memory PSI
+ * some ascending (colder first), then inactive share descending, then cgroup_index ascending
+ * (deterministic). Pass 1 takes the cold candidates. Pass 2, the last resort, takes the stalling
+ * ones (candidate.stalling: using what they have), and only for what is left of the deficit to
+ * high + goal, never for the refill. Without the headroom the next burst of allocations takes
+ * free memory to the low and min watermarks, where the kernel reclaims from every cgroup
+ * (kswapd, then direct reclaim in the allocating task: mm/vmscan.c, mm/page_alloc.c), stalling
+ * them all; the agent takes the same memory from the most expendable stalling cgroup first.
  * Skipped: a cgroup with a job in flight, one with less than a page above its floor. Each
  * candidate gets at most one request per call (one job in flight per cgroup), on one node:
  *   request   = min(bytes on that node, memory.current - floor, remaining deficit of the node),
@@ -45,9 +53,10 @@
 struct headroom_params {
 	uint64_t goal_bytes; /* headroom above the high watermark on every node; 0 = use goal_pct */
 	double goal_pct;     /* percent of the node's managed memory, 0 < x <= 100; 2.0 */
+	bool refill;         /* cold candidates cover the deficit to high + 2 * goal; false */
 };
 
-/* goal_bytes 0, goal_pct 2.0. */
+/* goal_bytes 0, goal_pct 2.0, refill false. */
 void headroom_params_default(struct headroom_params *ret);
 /* 0, or -EINVAL when goal_bytes is 0 and goal_pct is not in (0, 100]. */
 int headroom_params_check(const struct headroom_params *params);
@@ -59,6 +68,8 @@ struct headroom_candidate {
 	double psi_some_pct;   /* recent memory PSI some, percent; lower = colder = reclaimed first */
 	double inactive_share; /* (inactive_anon + inactive_file) / (anon + file), 0..1 */
 	bool in_flight;        /* a reclaim job already runs for this cgroup: skipped */
+	bool stalling;         /* using what it has (PSI at or above its target, or its trigger
+				* fired): taken only in the last-resort pass; set by the caller */
 	uint64_t current_bytes; /* memory.current */
 	uint64_t floor_bytes;   /* cgroup_floor_bytes(): never reclaimed below */
 	unsigned n_nodes;       /* node_bytes[i] valid for i < n_nodes */
@@ -81,14 +92,20 @@ struct headroom_request {
 	size_t cgroup_index; /* from the candidate */
 	unsigned node;       /* the node whose deficit this covers */
 	uint64_t bytes;      /* > 0, a multiple of page_size */
+	bool last_resort;    /* from a stalling candidate (pass 2): the caller should not stop it
+			      * on that cgroup's pressure, which it was made knowing of */
 };
 
 struct headroom_node_plan {
 	bool considered;          /* present in zoneinfo with managed memory; else all 0 */
 	uint64_t free_bytes, high_bytes, managed_bytes; /* from zoneinfo, bytes */
-	uint64_t goal_bytes;      /* headroom wanted above high */
-	uint64_t deficit_bytes;   /* high + goal - free, page-rounded up; 0 = at or above goal */
+	uint64_t goal_bytes;      /* headroom wanted above high (not doubled by refill) */
+	uint64_t deficit_bytes;   /* high + goal (2 * goal with refill) - free, page-rounded up;
+				   * 0 = at or above it */
+	uint64_t goal_deficit_bytes; /* high + goal - free, page-rounded up: what stalling
+				      * candidates may cover (<= deficit_bytes) */
 	uint64_t requested_bytes; /* sum of this call's requests for the node (<= deficit) */
+	uint64_t last_resort_bytes; /* the part of requested_bytes asked of stalling candidates */
 	uint64_t uncovered_bytes; /* deficit - requested: what no managed cgroup could cover */
 };
 

@@ -289,6 +289,7 @@ static void test_defaults_and_goal(void)
 	headroom_params_default(&p);
 	CHECK_EQ_U64(p.goal_bytes, 0);
 	CHECK_NEAR(p.goal_pct, 2.0, 1e-12);
+	CHECK(!p.refill);
 	CHECK_EQ_INT(headroom_params_check(&p), 0);
 	CHECK_EQ_U64(headroom_goal_bytes(&p, 1000 * MiB), 20 * MiB);
 	p.goal_bytes = 64 * MiB;
@@ -633,6 +634,100 @@ static void test_page_rounding(void)
 	CHECK_EQ_U64(req[0].bytes, 3 * 65536);
 }
 
+/* Node 0: high 16 MiB, goal 64 MiB, free 40 MiB: the goal deficit is 40 MiB (104 MiB when
+ * refilling to twice the goal). */
+static void test_stalling_last_resort(void)
+{
+	struct headroom_params p = goal(64 * MiB);
+	struct zoneinfo zi = {0};
+	struct headroom_nodes nodes;
+	struct headroom_candidate c[4];
+	struct headroom_request req[4];
+	int n;
+
+	set_node(&zi, 0, 40 * MiB, 16 * MiB, 1000 * MiB);
+	/* A cold cgroup of low priority goes before a stalling one of the highest priority; the
+	 * stalling one covers the rest of the goal, marked as the last resort. */
+	c[0] = cand(0, 100, 5.0, 1, 1000 * MiB, 0); /* stalling, most expendable */
+	c[0].stalling = true;
+	c[0].node_bytes[0] = 400 * MiB;
+	c[1] = cand(1, 10, 0, 1, 1000 * MiB, 0); /* cold */
+	c[1].node_bytes[0] = 10 * MiB;
+	n = headroom_plan(&p, &zi, PAGE, c, 2, req, &nodes);
+	CHECK_EQ_INT(n, 2);
+	CHECK_EQ_U64(req[0].cgroup_index, 1);
+	CHECK_EQ_U64(req[0].bytes, 10 * MiB);
+	CHECK(!req[0].last_resort);
+	CHECK_EQ_U64(req[1].cgroup_index, 0);
+	CHECK_EQ_U64(req[1].bytes, 30 * MiB);
+	CHECK(req[1].last_resort);
+	CHECK_EQ_U64(nodes.node[0].goal_deficit_bytes, 40 * MiB);
+	CHECK_EQ_U64(nodes.node[0].requested_bytes, 40 * MiB);
+	CHECK_EQ_U64(nodes.node[0].last_resort_bytes, 30 * MiB);
+	CHECK_EQ_U64(nodes.node[0].uncovered_bytes, 0);
+
+	/* Refilling: the cold one could cover to twice the goal, the stalling one only to the
+	 * goal, so it gives 30 MiB and 64 MiB stay uncovered. */
+	p.refill = true;
+	c[0] = cand(0, 100, 5.0, 1, 1000 * MiB, 0);
+	c[0].stalling = true;
+	c[0].node_bytes[0] = 400 * MiB;
+	c[1] = cand(1, 10, 0, 1, 1000 * MiB, 0);
+	c[1].node_bytes[0] = 10 * MiB;
+	n = headroom_plan(&p, &zi, PAGE, c, 2, req, &nodes);
+	CHECK_EQ_U64(nodes.node[0].deficit_bytes, 104 * MiB);
+	CHECK_EQ_U64(nodes.node[0].goal_deficit_bytes, 40 * MiB);
+	CHECK_EQ_INT(n, 2);
+	CHECK_EQ_U64(req[0].cgroup_index, 1);
+	CHECK_EQ_U64(req[1].cgroup_index, 0);
+	CHECK_EQ_U64(req[1].bytes, 30 * MiB);
+	CHECK_EQ_U64(nodes.node[0].uncovered_bytes, 64 * MiB);
+
+	/* Refilling, a cold cgroup covers more than the goal deficit: the stalling one gives
+	 * nothing. */
+	c[0] = cand(0, 100, 5.0, 1, 1000 * MiB, 0);
+	c[0].stalling = true;
+	c[0].node_bytes[0] = 400 * MiB;
+	c[1] = cand(1, 10, 0, 1, 1000 * MiB, 0);
+	c[1].node_bytes[0] = 50 * MiB;
+	n = headroom_plan(&p, &zi, PAGE, c, 2, req, &nodes);
+	CHECK_EQ_INT(n, 1);
+	CHECK_EQ_U64(req[0].cgroup_index, 1);
+	CHECK_EQ_U64(req[0].bytes, 50 * MiB);
+	CHECK_EQ_U64(nodes.node[0].last_resort_bytes, 0);
+
+	/* Only stalling cgroups: by priority, then the colder; one in flight is skipped; floors
+	 * hold. */
+	p.refill = false;
+	c[0] = cand(0, 100, 9.0, 1, 1000 * MiB, 990 * MiB); /* 10 MiB above its floor */
+	c[1] = cand(1, 100, 1.0, 1, 1000 * MiB, 0);        /* in flight */
+	c[2] = cand(2, 50, 0.5, 1, 1000 * MiB, 0);         /* lower priority, colder */
+	c[3] = cand(3, 100, 2.0, 1, 1000 * MiB, 995 * MiB); /* 5 MiB above its floor */
+	for (int i = 0; i < 4; i++) {
+		c[i].stalling = true;
+		c[i].node_bytes[0] = 400 * MiB;
+	}
+	c[1].in_flight = true;
+	n = headroom_plan(&p, &zi, PAGE, c, 4, req, &nodes);
+	CHECK_EQ_INT(n, 3);
+	CHECK_EQ_U64(req[0].cgroup_index, 3);
+	CHECK_EQ_U64(req[0].bytes, 5 * MiB);
+	CHECK_EQ_U64(req[1].cgroup_index, 0);
+	CHECK_EQ_U64(req[1].bytes, 10 * MiB);
+	CHECK_EQ_U64(req[2].cgroup_index, 2);
+	CHECK_EQ_U64(req[2].bytes, 25 * MiB);
+	for (int i = 0; i < n; i++)
+		CHECK(req[i].last_resort);
+	CHECK_EQ_U64(nodes.node[0].last_resort_bytes, 40 * MiB);
+
+	/* Above the goal: nobody, stalling or not. */
+	set_node(&zi, 0, 100 * MiB, 16 * MiB, 1000 * MiB);
+	c[0] = cand(0, 100, 9.0, 1, 1000 * MiB, 0);
+	c[0].stalling = true;
+	c[0].node_bytes[0] = 400 * MiB;
+	CHECK_EQ_INT(headroom_plan(&p, &zi, PAGE, c, 1, req, &nodes), 0);
+}
+
 static void test_near_goal(void)
 {
 	struct headroom_params p = goal(64 * MiB);
@@ -675,6 +770,7 @@ int main(void)
 	test_in_flight_and_no_memory_on_node_skipped();
 	test_two_nodes_in_deficit();
 	test_page_rounding();
+	test_stalling_last_resort();
 	test_near_goal();
 	return test_report("test_headroom");
 }
