@@ -26,7 +26,6 @@ bool headroom_check(struct daemon *d)
 	struct headroom_nodes plan;
 	struct zoneinfo zi;
 	bool refill = false;
-	unsigned busy = 0; /* candidates with a job in flight */
 	size_t len, nc = 0;
 	int r, n;
 
@@ -86,7 +85,6 @@ bool headroom_check(struct daemon *d)
 		 * asking for the stale amount could cross the floor (test-reclaim saw 178 MiB against
 		 * a 200 MiB floor before this). */
 		d->cands[nc].current_bytes = sub_sat(d->cands[nc].current_bytes, cg->pending_reclaimed_bytes);
-		busy += cg->job != NULL;
 		nc++;
 	}
 	n = headroom_plan(&hp, &zi, d->snap.page_size, d->cands, nc, d->requests, &plan);
@@ -109,6 +107,21 @@ bool headroom_check(struct daemon *d)
 		if (n < 0)
 			return false;
 	}
+	/* A last-resort request runs however much its cgroup stalls: one chunk at most, planned
+	 * again at the next check (every 250 ms near the goal), with what the chunk freed seen. */
+	for (int i = 0; i < n; i++) {
+		struct headroom_request *q = &d->requests[i];
+		const struct cgroup_node *cg = d->snap_nodes[q->cgroup_index];
+		uint64_t cap = MAX(cg->rule->params.chunk_bytes / d->snap.page_size, 1) *
+			       d->snap.page_size;
+
+		if (q->last_resort && q->bytes > cap) {
+			plan.node[q->node].requested_bytes -= q->bytes - cap;
+			plan.node[q->node].last_resort_bytes -= q->bytes - cap;
+			plan.node[q->node].uncovered_bytes += q->bytes - cap;
+			q->bytes = cap;
+		}
+	}
 	for (unsigned node = 0; node < plan.n_nodes; node++) {
 		const struct headroom_node_plan *p = &plan.node[node];
 		unsigned users = 0, last_resort = 0;
@@ -124,11 +137,15 @@ bool headroom_check(struct daemon *d)
 			continue;
 		if (last_resort)
 			snprintf(stalling, sizeof(stalling), ", %" PRIu64 " KiB of it from %u stalling "
-				 "cgroups (the last resort: the cold ones could not cover it)",
+				 "cgroups, a chunk at most each (the last resort: the cold ones could "
+				 "not cover it)",
 				 p->last_resort_bytes >> 10, last_resort);
-		if (p->uncovered_bytes)
-			snprintf(rest, sizeof(rest), busy ? "; the rest no managed cgroup can give now "
-				 "(%u reclaiming already)" : "; the rest no managed cgroup can give", busy);
+		/* Only the goal counts as short: the refill is opportunistic. A stalling cgroup that
+		 * was asked for a chunk is asked again at the next check. */
+		if (p->requested_bytes < p->goal_deficit_bytes && !last_resort)
+			snprintf(rest, sizeof(rest), p->busy_cgroups ? "; the rest no managed cgroup can "
+				 "give now (%u reclaiming already)" : "; the rest no managed cgroup can "
+				 "give", p->busy_cgroups);
 		log_event(LOG_NOTICE, MSGID_HEADROOM,
 			  &(struct log_fields){ .has_node = true, .node = (int)node, .reason = "headroom",
 						.has_requested = true, .requested_bytes = p->requested_bytes },
@@ -136,7 +153,8 @@ bool headroom_check(struct daemon *d)
 			  "watermark + headroom): reclaiming %" PRIu64 " KiB from %u cgroups%s%s%s",
 			  node, p->free_bytes >> 10, (p->high_bytes + p->goal_bytes) >> 10,
 			  p->requested_bytes >> 10, users,
-			  refill ? " (refilling to twice the headroom)" : "", stalling, rest);
+			  refill && users > last_resort ? " (refilling to twice the headroom)" : "",
+			  stalling, rest);
 	}
 	for (int i = 0; i < n && !d->opts->dry_run; i++) {
 		const struct headroom_request *q = &d->requests[i];

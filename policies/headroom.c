@@ -143,32 +143,43 @@ static void node_arith(const struct headroom_params *params, const struct zonein
 }
 
 /* What a candidate of this pass may still cover on a node: the node's uncovered deficit; for a
- * stalling candidate (last resort) no more than what is left of the deficit to high + goal. */
+ * stalling candidate (last resort) no more than what is left of the deficit to high + goal once
+ * this call's requests and what cold cgroups in flight could give there are counted. */
 static uint64_t node_remaining(const struct headroom_node_plan *np, bool last_resort)
 {
 	if (!last_resort)
 		return np->uncovered_bytes;
-	return MIN(np->uncovered_bytes, sub_sat(np->goal_deficit_bytes, np->requested_bytes));
+	return MIN(np->uncovered_bytes, sub_sat(np->goal_deficit_bytes,
+						add_sat(np->requested_bytes, np->busy_bytes)));
 }
 
-/* The node this candidate serves best and how much: the largest request, ties to the larger
- * remaining deficit, then the lower node id. Returns false when it can serve none. */
+/* The node this candidate serves best and how much: the most toward a node's goal (not its
+ * refill), then the largest request, then the larger remaining deficit, then the lower node id.
+ * Returns false when it can serve none. */
 static bool best_node(const struct headroom_candidate *c, const struct headroom_nodes *nodes,
 		      uint64_t page_size, unsigned *ret_node, uint64_t *ret_bytes)
 {
 	uint64_t reclaimable = sub_sat(c->current_bytes, c->floor_bytes);
-	uint64_t best_bytes = 0, best_deficit = 0;
+	uint64_t best_bytes = 0, best_deficit = 0, best_goal = 0;
 	unsigned best = 0, n = MIN(c->n_nodes, nodes->n_nodes);
 
 	for (unsigned i = 0; i < n; i++) {
-		uint64_t remaining = node_remaining(&nodes->node[i], c->stalling), bytes;
+		const struct headroom_node_plan *np = &nodes->node[i];
+		uint64_t remaining = node_remaining(np, c->stalling), bytes, toward_goal;
 
 		if (remaining == 0)
 			continue;
 		bytes = round_down(MIN(MIN(c->node_bytes[i], reclaimable), remaining), page_size);
-		if (bytes > best_bytes || (bytes == best_bytes && bytes > 0 && remaining > best_deficit)) {
+		/* What of it goes toward the node's goal (not its refill): preferred, so that a cold
+		 * cgroup is not spent on refilling one node while a stalling one pays for another
+		 * node's goal. */
+		toward_goal = MIN(bytes, sub_sat(np->goal_deficit_bytes, np->requested_bytes));
+		if (toward_goal > best_goal ||
+		    (toward_goal == best_goal && (bytes > best_bytes ||
+		     (bytes == best_bytes && bytes > 0 && remaining > best_deficit)))) {
 			best = i;
 			best_bytes = bytes;
+			best_goal = toward_goal;
 			best_deficit = remaining;
 		}
 	}
@@ -196,9 +207,28 @@ int headroom_plan(const struct headroom_params *params, const struct zoneinfo *z
 		total_uncovered = add_sat(total_uncovered, nodes.node[i].uncovered_bytes);
 	}
 
+	/* A cgroup in flight may be covering the deficit right now (a headroom job of the last
+	 * check, or the psi policy's of this tick): what a cold one could give on a node is not asked
+	 * of stalling ones there; the next check sees what it freed. */
+	for (size_t k = 0; k < n_cands; k++) {
+		const struct headroom_candidate *c = &cands[k];
+		uint64_t reclaimable = sub_sat(c->current_bytes, c->floor_bytes);
+
+		if (!c->in_flight)
+			continue;
+		for (unsigned i = 0; i < MIN(c->n_nodes, nodes.n_nodes); i++) {
+			uint64_t bytes = MIN(c->node_bytes[i], reclaimable);
+
+			if (bytes < page_size)
+				continue;
+			nodes.node[i].busy_cgroups++;
+			if (!c->stalling)
+				nodes.node[i].busy_bytes = add_sat(nodes.node[i].busy_bytes, bytes);
+		}
+	}
 	if (total_uncovered > 0 && n_cands > 0)
 		qsort(cands, n_cands, sizeof(cands[0]), candidate_cmp);
-	/* Pass 0: the cold candidates; pass 1: the stalling ones, the last resort. */
+	/* Pass 1 (pass == 0): the cold candidates; pass 2: the stalling ones, the last resort. */
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t k = 0; k < n_cands && total_uncovered > 0; k++) {
 			const struct headroom_candidate *c = &cands[k];

@@ -22,7 +22,8 @@
  * some ascending (colder first), then inactive share descending, then cgroup_index ascending
  * (deterministic). Pass 1 takes the cold candidates. Pass 2, the last resort, takes the stalling
  * ones (candidate.stalling: using what they have), and only for what is left of the deficit to
- * high + goal, never for the refill. Without the headroom the next burst of allocations takes
+ * high + goal, never for the refill, after what cold candidates in flight could still give on
+ * that node (they may be covering it right now; the next call sees what they freed). Without the headroom the next burst of allocations takes
  * free memory to the low and min watermarks, where the kernel reclaims from every cgroup
  * (kswapd, then direct reclaim in the allocating task: mm/vmscan.c, mm/page_alloc.c), stalling
  * them all; the agent takes the same memory from the most expendable stalling cgroup first.
@@ -30,14 +31,18 @@
  * candidate gets at most one request per call (one job in flight per cgroup), on one node:
  *   request   = min(bytes on that node, memory.current - floor, remaining deficit of the node),
  *               rounded down to pages; nothing when that is 0
- * Node choice for a cgroup with memory on several deficit nodes: the node where its request is
- * largest, i.e. where it covers the most deficit (ties: larger remaining deficit, then lower node
- * id). This maximises what one job per cgroup covers; a node no candidate can serve keeps its
- * deficit as "uncovered", for the kernel's per-node reclaim (6.17+) or for the next call.
+ * Node choice for a cgroup with memory on several deficit nodes: the node where its request does
+ * the most toward the node's goal (not its refill, so a cold cgroup is not spent refilling one
+ * node while a stalling one pays for another's goal), then where the request is largest (ties:
+ * larger remaining deficit, then lower node id). This maximises what one job per cgroup covers;
+ * a node no candidate can serve keeps its deficit as "uncovered", for the kernel's per-node
+ * reclaim (6.17+) or for the next call.
  *
  * memory.reclaim is not node-targeted (kernel-interfaces.md): the kernel walks the zonelist from
  * the writing CPU's node, so the agent should write each request from a thread running on a CPU
  * of request.node. Requests may exceed policy_params.chunk_bytes; the job splits them as usual.
+ * The agent caps a last-resort request at one chunk (headroom_ctl.c): it runs on however much the
+ * cgroup stalls, so it is kept short and planned again at the next check.
  */
 #ifndef RECLAIMD_HEADROOM_H
 #define RECLAIMD_HEADROOM_H
@@ -106,7 +111,11 @@ struct headroom_node_plan {
 				      * candidates may cover (<= deficit_bytes) */
 	uint64_t requested_bytes; /* sum of this call's requests for the node (<= deficit) */
 	uint64_t last_resort_bytes; /* the part of requested_bytes asked of stalling candidates */
-	uint64_t uncovered_bytes; /* deficit - requested: what no managed cgroup could cover */
+	uint64_t busy_bytes;      /* what cold candidates in flight could give here: not asked of
+				   * stalling ones */
+	unsigned busy_cgroups;    /* candidates in flight with at least a page to give here */
+	uint64_t uncovered_bytes; /* deficit - requested: what no managed cgroup gave in this call
+				   * (includes the refill part stalling ones may not give) */
 };
 
 struct headroom_nodes {

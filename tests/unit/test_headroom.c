@@ -728,6 +728,157 @@ static void test_stalling_last_resort(void)
 	CHECK_EQ_INT(headroom_plan(&p, &zi, PAGE, c, 1, req, &nodes), 0);
 }
 
+/* Edge cases of the last-resort pass. */
+static void test_last_resort_edges(void)
+{
+	struct headroom_params p = goal(64 * MiB);
+	struct zoneinfo zi = {0};
+	struct headroom_nodes nodes;
+	struct headroom_candidate c[4];
+	struct headroom_request req[4];
+	int n;
+
+	/* A stalling candidate with no node: nothing. */
+	set_node(&zi, 0, 40 * MiB, 16 * MiB, 1000 * MiB);
+	c[0] = cand(0, 100, 5.0, 1, 1000 * MiB, 0);
+	c[0].stalling = true;
+	c[0].n_nodes = 0;
+	c[0].node_bytes[0] = 400 * MiB;
+	CHECK_EQ_INT(headroom_plan(&p, &zi, PAGE, c, 1, req, &nodes), 0);
+	CHECK_EQ_U64(nodes.node[0].uncovered_bytes, 40 * MiB);
+
+	/* All stalling, refilling: exactly the goal deficit, never the refill part. */
+	p.refill = true;
+	for (int i = 0; i < 3; i++) {
+		c[i] = cand((size_t)i, 50, 5.0 + i, 1, 1000 * MiB, 0);
+		c[i].stalling = true;
+		c[i].node_bytes[0] = 15 * MiB;
+	}
+	n = headroom_plan(&p, &zi, PAGE, c, 3, req, &nodes);
+	CHECK_EQ_INT(n, 3);
+	CHECK_EQ_U64(req[2].bytes, 10 * MiB);
+	CHECK_EQ_U64(nodes.node[0].last_resort_bytes, 40 * MiB);
+	CHECK_EQ_U64(nodes.node[0].requested_bytes, 40 * MiB);
+	CHECK_EQ_U64(nodes.node[0].uncovered_bytes, 64 * MiB);
+
+	/* All in flight: nothing, stalling or not; counted as busy on the node. */
+	for (int i = 0; i < 3; i++)
+		c[i].in_flight = true;
+	c[1].stalling = false;
+	CHECK_EQ_INT(headroom_plan(&p, &zi, PAGE, c, 3, req, &nodes), 0);
+	CHECK_EQ_U64(nodes.node[0].busy_cgroups, 3);
+	CHECK_EQ_U64(nodes.node[0].busy_bytes, 15 * MiB); /* the cold one only */
+
+	/* goal_pct with refill: 60 % refills to 120 % of the node (the goal is not doubled as a
+	 * parameter, which would fail headroom_params_check()). */
+	p = goal(0);
+	p.goal_pct = 60.0;
+	p.refill = true;
+	set_node(&zi, 0, 100 * MiB, 16 * MiB, 1000 * MiB);
+	c[0] = cand(0, 50, 0.0, 1, 4000 * MiB, 0);
+	c[0].node_bytes[0] = 4000 * MiB;
+	n = headroom_plan(&p, &zi, PAGE, c, 1, req, &nodes);
+	CHECK_EQ_INT(n, 1);
+	CHECK_EQ_U64(nodes.node[0].goal_deficit_bytes, 16 * MiB + 600 * MiB - 100 * MiB);
+	CHECK_EQ_U64(nodes.node[0].deficit_bytes, 16 * MiB + 1200 * MiB - 100 * MiB);
+
+	/* A goal near UINT64_MAX saturates; stalling still within the goal deficit. */
+	p = goal(UINT64_MAX - 5);
+	p.refill = true;
+	c[0] = cand(0, 50, 5.0, 1, UINT64_MAX, 0);
+	c[0].stalling = true;
+	c[0].node_bytes[0] = UINT64_MAX;
+	n = headroom_plan(&p, &zi, 65536, c, 1, req, &nodes);
+	CHECK_EQ_INT(n, 1);
+	CHECK_EQ_U64(req[0].bytes % 65536, 0);
+	CHECK(nodes.node[0].last_resort_bytes <= nodes.node[0].goal_deficit_bytes);
+	CHECK(nodes.node[0].goal_deficit_bytes <= nodes.node[0].deficit_bytes);
+}
+
+/* Refilling must not spend a cold cgroup on the refill of a node above its goal while a stalling
+ * one pays for another node's goal. Goal 64 MiB, high 16 MiB. Node 0: free 40 MiB, goal deficit
+ * 40 MiB. Node 1: free 100 MiB, above its goal, refill deficit 44 MiB. Cold C: 30 MiB on node 0,
+ * 100 MiB on node 1; stalling S: 400 MiB on node 0. S gives 10 MiB either way. */
+static void test_last_resort_refill_node_choice(void)
+{
+	struct headroom_params p = goal(64 * MiB);
+	struct zoneinfo zi = {0};
+	struct headroom_nodes nodes;
+	struct headroom_candidate c[2];
+	struct headroom_request req[2];
+	int n;
+
+	set_node(&zi, 0, 40 * MiB, 16 * MiB, 1000 * MiB);
+	set_node(&zi, 1, 100 * MiB, 16 * MiB, 1000 * MiB);
+	for (int refill = 0; refill < 2; refill++) {
+		p.refill = refill;
+		c[0] = cand(0, 50, 0.0, 1, 1000 * MiB, 0);
+		c[0].node_bytes[0] = 30 * MiB;
+		c[0].node_bytes[1] = 100 * MiB;
+		c[1] = cand(1, 50, 9.0, 1, 1000 * MiB, 0);
+		c[1].stalling = true;
+		c[1].node_bytes[0] = 400 * MiB;
+		n = headroom_plan(&p, &zi, PAGE, c, 2, req, &nodes);
+		CHECK_EQ_INT(n, 2);
+		CHECK_EQ_U64(req[0].cgroup_index, 0);
+		CHECK_EQ_U64(req[0].node, 0);
+		CHECK_EQ_U64(req[0].bytes, 30 * MiB);
+		CHECK_EQ_U64(nodes.node[0].last_resort_bytes, 10 * MiB);
+	}
+}
+
+/* A cold cgroup in flight with memory on the node (the tick's psi-policy job, or a headroom job of
+ * the last check) may be covering the deficit right now: the stalling one is not asked for it;
+ * only for what the cold one could not give. */
+static void test_last_resort_waits_for_cold_in_flight(void)
+{
+	struct headroom_params p = goal(64 * MiB);
+	struct zoneinfo zi = {0};
+	struct headroom_nodes nodes;
+	struct headroom_candidate c[2];
+	struct headroom_request req[2];
+	int n;
+
+	set_node(&zi, 0, 40 * MiB, 16 * MiB, 1000 * MiB);
+	c[0] = cand(0, 50, 0.0, 1, 1000 * MiB, 0);
+	c[0].in_flight = true;
+	c[0].node_bytes[0] = 400 * MiB;
+	c[1] = cand(1, 50, 9.0, 1, 1000 * MiB, 0);
+	c[1].stalling = true;
+	c[1].node_bytes[0] = 400 * MiB;
+	CHECK_EQ_INT(headroom_plan(&p, &zi, PAGE, c, 2, req, &nodes), 0);
+	CHECK_EQ_U64(nodes.node[0].busy_cgroups, 1);
+	CHECK_EQ_U64(nodes.node[0].busy_bytes, 400 * MiB);
+
+	/* The cold one in flight can give 25 MiB there: the stalling one the other 15. */
+	c[0] = cand(0, 50, 0.0, 1, 1000 * MiB, 0);
+	c[0].in_flight = true;
+	c[0].node_bytes[0] = 25 * MiB;
+	c[1] = cand(1, 50, 9.0, 1, 1000 * MiB, 0);
+	c[1].stalling = true;
+	c[1].node_bytes[0] = 400 * MiB;
+	n = headroom_plan(&p, &zi, PAGE, c, 2, req, &nodes);
+	CHECK_EQ_INT(n, 1);
+	CHECK_EQ_U64(req[0].cgroup_index, 1);
+	CHECK_EQ_U64(req[0].bytes, 15 * MiB);
+	CHECK(req[0].last_resort);
+
+	/* A stalling one in flight holds nothing back. */
+	c[0] = cand(0, 50, 3.0, 1, 1000 * MiB, 0);
+	c[0].in_flight = true;
+	c[0].stalling = true;
+	c[0].node_bytes[0] = 400 * MiB;
+	c[1] = cand(1, 50, 9.0, 1, 1000 * MiB, 0);
+	c[1].stalling = true;
+	c[1].node_bytes[0] = 400 * MiB;
+	n = headroom_plan(&p, &zi, PAGE, c, 2, req, &nodes);
+	CHECK_EQ_INT(n, 1);
+	CHECK_EQ_U64(req[0].cgroup_index, 1);
+	CHECK_EQ_U64(req[0].bytes, 40 * MiB);
+	CHECK_EQ_U64(nodes.node[0].busy_bytes, 0);
+	CHECK_EQ_U64(nodes.node[0].busy_cgroups, 1);
+}
+
 static void test_near_goal(void)
 {
 	struct headroom_params p = goal(64 * MiB);
@@ -771,6 +922,9 @@ int main(void)
 	test_two_nodes_in_deficit();
 	test_page_rounding();
 	test_stalling_last_resort();
+	test_last_resort_edges();
+	test_last_resort_refill_node_choice();
+	test_last_resort_waits_for_cold_in_flight();
 	test_near_goal();
 	return test_report("test_headroom");
 }

@@ -96,7 +96,7 @@ phase() { # NAME USE_AGENT
 	if [ "$2" = 1 ]; then
 		echo "agent stopped in $(agent_stop) s"
 		hr_lines=$(log_select "$RESULTS/agent-$p.log" REASON=headroom | wc -l)
-		echo "agent: $hr_lines headroom lines"
+		echo "agent: $hr_lines headroom lines, $(log_select "$RESULTS/agent-$p.log" REASON=headroom | grep -c 'from [0-9]* stalling cgroups') of them with a last-resort request of the stalling batch"
 		log_select "$RESULTS/agent-$p.log" REASON=headroom | head -n 3 | log_message | sed 's/^/log: /'
 	fi
 	kill "$stream" "$hog" 2>/dev/null
