@@ -636,6 +636,14 @@ static void test_page_rounding(void)
 
 /* Node 0: high 16 MiB, goal 64 MiB, free 40 MiB: the goal deficit is 40 MiB (104 MiB when
  * refilling to twice the goal). */
+/* cand() with `bytes` on node 0 and the stalling flag. */
+static struct headroom_candidate on_node0(struct headroom_candidate c, bool stalling, uint64_t bytes)
+{
+	c.stalling = stalling;
+	c.node_bytes[0] = bytes;
+	return c;
+}
+
 static void test_stalling_last_resort(void)
 {
 	struct headroom_params p = goal(64 * MiB);
@@ -651,8 +659,7 @@ static void test_stalling_last_resort(void)
 	c[0] = cand(0, 100, 5.0, 1, 1000 * MiB, 0); /* stalling, most expendable */
 	c[0].stalling = true;
 	c[0].node_bytes[0] = 400 * MiB;
-	c[1] = cand(1, 10, 0, 1, 1000 * MiB, 0); /* cold */
-	c[1].node_bytes[0] = 10 * MiB;
+	c[1] = on_node0(cand(1, 10, 0, 1, 1000 * MiB, 0), false, 10 * MiB); /* cold */
 	n = headroom_plan(&p, &zi, PAGE, c, 2, req, &nodes);
 	CHECK_EQ_INT(n, 2);
 	CHECK_EQ_U64(req[0].cgroup_index, 1);
@@ -669,11 +676,8 @@ static void test_stalling_last_resort(void)
 	/* Refilling: the cold one could cover to twice the goal, the stalling one only to the
 	 * goal, so it gives 30 MiB and 64 MiB stay uncovered. */
 	p.refill = true;
-	c[0] = cand(0, 100, 5.0, 1, 1000 * MiB, 0);
-	c[0].stalling = true;
-	c[0].node_bytes[0] = 400 * MiB;
-	c[1] = cand(1, 10, 0, 1, 1000 * MiB, 0);
-	c[1].node_bytes[0] = 10 * MiB;
+	c[0] = on_node0(cand(0, 100, 5.0, 1, 1000 * MiB, 0), true, 400 * MiB);
+	c[1] = on_node0(cand(1, 10, 0, 1, 1000 * MiB, 0), false, 10 * MiB);
 	n = headroom_plan(&p, &zi, PAGE, c, 2, req, &nodes);
 	CHECK_EQ_U64(nodes.node[0].deficit_bytes, 104 * MiB);
 	CHECK_EQ_U64(nodes.node[0].goal_deficit_bytes, 40 * MiB);
@@ -685,11 +689,8 @@ static void test_stalling_last_resort(void)
 
 	/* Refilling, a cold cgroup covers more than the goal deficit: the stalling one gives
 	 * nothing. */
-	c[0] = cand(0, 100, 5.0, 1, 1000 * MiB, 0);
-	c[0].stalling = true;
-	c[0].node_bytes[0] = 400 * MiB;
-	c[1] = cand(1, 10, 0, 1, 1000 * MiB, 0);
-	c[1].node_bytes[0] = 50 * MiB;
+	c[0] = on_node0(cand(0, 100, 5.0, 1, 1000 * MiB, 0), true, 400 * MiB);
+	c[1] = on_node0(cand(1, 10, 0, 1, 1000 * MiB, 0), false, 50 * MiB);
 	n = headroom_plan(&p, &zi, PAGE, c, 2, req, &nodes);
 	CHECK_EQ_INT(n, 1);
 	CHECK_EQ_U64(req[0].cgroup_index, 1);
@@ -722,9 +723,7 @@ static void test_stalling_last_resort(void)
 
 	/* Above the goal: nobody, stalling or not. */
 	set_node(&zi, 0, 100 * MiB, 16 * MiB, 1000 * MiB);
-	c[0] = cand(0, 100, 9.0, 1, 1000 * MiB, 0);
-	c[0].stalling = true;
-	c[0].node_bytes[0] = 400 * MiB;
+	c[0] = on_node0(cand(0, 100, 9.0, 1, 1000 * MiB, 0), true, 400 * MiB);
 	CHECK_EQ_INT(headroom_plan(&p, &zi, PAGE, c, 1, req, &nodes), 0);
 }
 
@@ -775,8 +774,7 @@ static void test_last_resort_edges(void)
 	p.goal_pct = 60.0;
 	p.refill = true;
 	set_node(&zi, 0, 100 * MiB, 16 * MiB, 1000 * MiB);
-	c[0] = cand(0, 50, 0.0, 1, 4000 * MiB, 0);
-	c[0].node_bytes[0] = 4000 * MiB;
+	c[0] = on_node0(cand(0, 50, 0.0, 1, 4000 * MiB, 0), false, 4000 * MiB);
 	n = headroom_plan(&p, &zi, PAGE, c, 1, req, &nodes);
 	CHECK_EQ_INT(n, 1);
 	CHECK_EQ_U64(nodes.node[0].goal_deficit_bytes, 16 * MiB + 600 * MiB - 100 * MiB);
@@ -785,9 +783,7 @@ static void test_last_resort_edges(void)
 	/* A goal near UINT64_MAX saturates; stalling still within the goal deficit. */
 	p = goal(UINT64_MAX - 5);
 	p.refill = true;
-	c[0] = cand(0, 50, 5.0, 1, UINT64_MAX, 0);
-	c[0].stalling = true;
-	c[0].node_bytes[0] = UINT64_MAX;
+	c[0] = on_node0(cand(0, 50, 5.0, 1, UINT64_MAX, 0), true, UINT64_MAX);
 	n = headroom_plan(&p, &zi, 65536, c, 1, req, &nodes);
 	CHECK_EQ_INT(n, 1);
 	CHECK_EQ_U64(req[0].bytes % 65536, 0);
@@ -812,12 +808,9 @@ static void test_last_resort_refill_node_choice(void)
 	set_node(&zi, 1, 100 * MiB, 16 * MiB, 1000 * MiB);
 	for (int refill = 0; refill < 2; refill++) {
 		p.refill = refill;
-		c[0] = cand(0, 50, 0.0, 1, 1000 * MiB, 0);
-		c[0].node_bytes[0] = 30 * MiB;
+		c[0] = on_node0(cand(0, 50, 0.0, 1, 1000 * MiB, 0), false, 30 * MiB);
 		c[0].node_bytes[1] = 100 * MiB;
-		c[1] = cand(1, 50, 9.0, 1, 1000 * MiB, 0);
-		c[1].stalling = true;
-		c[1].node_bytes[0] = 400 * MiB;
+		c[1] = on_node0(cand(1, 50, 9.0, 1, 1000 * MiB, 0), true, 400 * MiB);
 		n = headroom_plan(&p, &zi, PAGE, c, 2, req, &nodes);
 		CHECK_EQ_INT(n, 2);
 		CHECK_EQ_U64(req[0].cgroup_index, 0);
@@ -843,9 +836,7 @@ static void test_last_resort_waits_for_cold_in_flight(void)
 	c[0] = cand(0, 50, 0.0, 1, 1000 * MiB, 0);
 	c[0].in_flight = true;
 	c[0].node_bytes[0] = 400 * MiB;
-	c[1] = cand(1, 50, 9.0, 1, 1000 * MiB, 0);
-	c[1].stalling = true;
-	c[1].node_bytes[0] = 400 * MiB;
+	c[1] = on_node0(cand(1, 50, 9.0, 1, 1000 * MiB, 0), true, 400 * MiB);
 	CHECK_EQ_INT(headroom_plan(&p, &zi, PAGE, c, 2, req, &nodes), 0);
 	CHECK_EQ_U64(nodes.node[0].busy_cgroups, 1);
 	CHECK_EQ_U64(nodes.node[0].busy_bytes, 400 * MiB);
@@ -854,9 +845,7 @@ static void test_last_resort_waits_for_cold_in_flight(void)
 	c[0] = cand(0, 50, 0.0, 1, 1000 * MiB, 0);
 	c[0].in_flight = true;
 	c[0].node_bytes[0] = 25 * MiB;
-	c[1] = cand(1, 50, 9.0, 1, 1000 * MiB, 0);
-	c[1].stalling = true;
-	c[1].node_bytes[0] = 400 * MiB;
+	c[1] = on_node0(cand(1, 50, 9.0, 1, 1000 * MiB, 0), true, 400 * MiB);
 	n = headroom_plan(&p, &zi, PAGE, c, 2, req, &nodes);
 	CHECK_EQ_INT(n, 1);
 	CHECK_EQ_U64(req[0].cgroup_index, 1);
@@ -868,9 +857,7 @@ static void test_last_resort_waits_for_cold_in_flight(void)
 	c[0].in_flight = true;
 	c[0].stalling = true;
 	c[0].node_bytes[0] = 400 * MiB;
-	c[1] = cand(1, 50, 9.0, 1, 1000 * MiB, 0);
-	c[1].stalling = true;
-	c[1].node_bytes[0] = 400 * MiB;
+	c[1] = on_node0(cand(1, 50, 9.0, 1, 1000 * MiB, 0), true, 400 * MiB);
 	n = headroom_plan(&p, &zi, PAGE, c, 2, req, &nodes);
 	CHECK_EQ_INT(n, 1);
 	CHECK_EQ_U64(req[0].cgroup_index, 1);
