@@ -217,6 +217,7 @@ static void job_finished(struct daemon *d, struct node_pool *np, struct reclaim_
 		cg->pending_reclaimed_bytes += job->reclaimed_bytes;
 		cg->pending_requested_bytes += job->request_bytes;
 		cg->pending_partial |= job->outcome != JOB_DONE;
+		d->headroom_job_progressed |= cg->job_headroom && job->reclaimed_bytes > 0;
 		cg->total_reclaimed_bytes += job->reclaimed_bytes;
 		if (job->lruvecs_aged)
 			cg->agings++;
@@ -309,6 +310,12 @@ int daemon_on_pool_event(sd_event_source *s _unused_, int fd _unused_, uint32_t 
 	struct daemon *d = np->d;
 
 	daemon_drain_jobs(d, np);
+	/* Headroom goes one chunk per job: plan the next as soon as one made progress, not 250 ms
+	 * later (one that reclaimed nothing waits for the timer, so EAGAIN cannot spin). */
+	if (d->headroom_job_progressed) {
+		d->headroom_job_progressed = false;
+		headroom_schedule(d, headroom_check(d));
+	}
 	notify_status(d);
 	if (d->opts->once && jobs_pending(d) == 0)
 		sd_event_exit(d->event, 0);
@@ -583,6 +590,7 @@ void daemon_dispatch(struct daemon *d, struct cgroup_node *cg, const struct cgro
 	cg->job = job;
 	cg->job_pool = np->pool;
 	cg->job_node = np->node;
+	cg->job_headroom = flags & (DISPATCH_HEADROOM | DISPATCH_LAST_RESORT);
 	cg->job_last_resort = flags & DISPATCH_LAST_RESORT;
 }
 

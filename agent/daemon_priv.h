@@ -88,6 +88,7 @@ struct daemon {
 	struct vmstat prev_vmstat;
 	bool have_prev_vmstat;
 	uint64_t headroom_requested_bytes;
+	bool headroom_job_progressed;    /* a headroom job ended having reclaimed: check again */
 
 	/* Swap tiers and zswap (swap_ctl.c). */
 	struct zswap_saved zswap_saved;   /* values found before the "zswap" settings, for restore */
@@ -158,7 +159,9 @@ static inline uint64_t cgroup_zswap_max_in_force(const struct cgroup_node *cg,
 enum {
 	DISPATCH_FILE_ONLY = 1 << 0,   /* page cache only, swappiness=0 (no room left in the zswap
 					* pool, zswap.h) */
-	DISPATCH_LAST_RESORT = 1 << 1, /* headroom's request of a stalling cgroup (headroom.h): not
+	DISPATCH_HEADROOM = 1 << 1,    /* policy headroom's request: when it ends having reclaimed
+					* something, the headroom check runs again at once */
+	DISPATCH_LAST_RESORT = 1 << 2, /* headroom's request of a stalling cgroup (headroom.h): not
 					* stopped by the cgroup's stall, nor cancelled by its PSI
 					* trigger */
 };

@@ -107,17 +107,20 @@ bool headroom_check(struct daemon *d)
 		if (n < 0)
 			return false;
 	}
-	/* A last-resort request runs however much its cgroup stalls: one chunk at most, planned
-	 * again at the next check (every 250 ms near the goal), with what the chunk freed seen. */
+	/* One chunk per request: the next is planned when it ends (daemon_on_pool_event()), with
+	 * what it freed seen and the cgroup's state as it is then: a cold cgroup that started to
+	 * stall is asked only for the goal, as the last resort, and a last-resort request, which
+	 * runs however much its cgroup stalls, stays short. */
 	for (int i = 0; i < n; i++) {
 		struct headroom_request *q = &d->requests[i];
 		const struct cgroup_node *cg = d->snap_nodes[q->cgroup_index];
 		uint64_t cap = MAX(cg->rule->params.chunk_bytes / d->snap.page_size, 1) *
 			       d->snap.page_size;
 
-		if (q->last_resort && q->bytes > cap) {
+		if (q->bytes > cap) {
 			plan.node[q->node].requested_bytes -= q->bytes - cap;
-			plan.node[q->node].last_resort_bytes -= q->bytes - cap;
+			if (q->last_resort)
+				plan.node[q->node].last_resort_bytes -= q->bytes - cap;
 			plan.node[q->node].uncovered_bytes += q->bytes - cap;
 			q->bytes = cap;
 		}
@@ -137,12 +140,11 @@ bool headroom_check(struct daemon *d)
 			continue;
 		if (last_resort)
 			snprintf(stalling, sizeof(stalling), ", %" PRIu64 " KiB of it from %u stalling "
-				 "cgroups, a chunk at most each (the last resort: the cold ones could "
-				 "not cover it)",
+				 "cgroups (the last resort: the cold ones could not cover it)",
 				 p->last_resort_bytes >> 10, last_resort);
-		/* Only the goal counts as short: the refill is opportunistic. A stalling cgroup that
-		 * was asked for a chunk is asked again at the next check. */
-		if (p->requested_bytes < p->goal_deficit_bytes && !last_resort)
+		/* Only the goal counts as short: the refill is opportunistic, and a cgroup asked for
+		 * a chunk is asked again when it ends. */
+		if (p->requested_bytes < p->goal_deficit_bytes && users == 0)
 			snprintf(rest, sizeof(rest), p->busy_cgroups ? "; the rest no managed cgroup can "
 				 "give now (%u reclaiming already)" : "; the rest no managed cgroup can "
 				 "give", p->busy_cgroups);
@@ -150,9 +152,10 @@ bool headroom_check(struct daemon *d)
 			  &(struct log_fields){ .has_node = true, .node = (int)node, .reason = "headroom",
 						.has_requested = true, .requested_bytes = p->requested_bytes },
 			  "node %u: free %" PRIu64 " KiB is below the goal of %" PRIu64 " KiB (high "
-			  "watermark + headroom): reclaiming %" PRIu64 " KiB from %u cgroups%s%s%s",
+			  "watermark + headroom): reclaiming %" PRIu64 " KiB from %u cgroups%s%s%s%s",
 			  node, p->free_bytes >> 10, (p->high_bytes + p->goal_bytes) >> 10,
 			  p->requested_bytes >> 10, users,
+			  users ? " (a chunk each, the next when it ends)" : "",
 			  refill && users > last_resort ? " (refilling to twice the headroom)" : "",
 			  stalling, rest);
 	}
@@ -164,7 +167,7 @@ bool headroom_check(struct daemon *d)
 			continue;
 		d->headroom_requested_bytes += q->bytes;
 		daemon_dispatch(d, cg, &d->snap.cgroups[q->cgroup_index], q->bytes, (int)q->node,
-				q->last_resort ? DISPATCH_LAST_RESORT : 0);
+				DISPATCH_HEADROOM | (q->last_resort ? DISPATCH_LAST_RESORT : 0));
 	}
 	return headroom_any_node_near_goal(&hp, &zi, d->snap.page_size);
 }

@@ -64,6 +64,7 @@ struct cgroup_node {
 	struct reclaim_job *job;
 	struct worker_pool *job_pool;   /* the pool `job` was submitted to */
 	int job_node;                   /* that pool's NUMA node */
+	bool job_headroom;              /* dispatched by policy headroom (headroom_ctl.c) */
 	bool job_last_resort;           /* headroom's last resort: the PSI trigger does not cancel it */
 	uint64_t pending_reclaimed_bytes, pending_requested_bytes;
 	bool pending_partial;

@@ -41,8 +41,9 @@
  * memory.reclaim is not node-targeted (kernel-interfaces.md): the kernel walks the zonelist from
  * the writing CPU's node, so the agent should write each request from a thread running on a CPU
  * of request.node. Requests may exceed policy_params.chunk_bytes; the job splits them as usual.
- * The agent caps a last-resort request at one chunk (headroom_ctl.c): it runs on however much the
- * cgroup stalls, so it is kept short and planned again at the next check.
+ * The agent caps every request at one chunk and plans the next when it ends (headroom_ctl.c), so
+ * each is planned on the cgroup's state as it is then, and a last-resort request, which runs on
+ * however much the cgroup stalls, stays short.
  */
 #ifndef RECLAIMD_HEADROOM_H
 #define RECLAIMD_HEADROOM_H
