@@ -217,7 +217,12 @@ static void job_finished(struct daemon *d, struct node_pool *np, struct reclaim_
 		cg->pending_reclaimed_bytes += job->reclaimed_bytes;
 		cg->pending_requested_bytes += job->request_bytes;
 		cg->pending_partial |= job->outcome != JOB_DONE;
-		d->headroom_job_progressed |= cg->job_headroom && job->reclaimed_bytes > 0;
+		if (cg->rule && job->stall_pct > cg->rule->params.psi_some_target_pct)
+			cg->job_stalled_us = job->finished_us;
+		/* Headroom's next chunk comes at once only after one that did all it was asked
+		 * (EAGAIN, a cancel or an error wait for the 250 ms timer or the next tick). */
+		d->headroom_job_progressed |= cg->job_headroom && job->outcome == JOB_DONE &&
+					      job->written_bytes > 0 && job->reclaimed_bytes > 0;
 		cg->total_reclaimed_bytes += job->reclaimed_bytes;
 		if (job->lruvecs_aged)
 			cg->agings++;
@@ -310,11 +315,11 @@ int daemon_on_pool_event(sd_event_source *s _unused_, int fd _unused_, uint32_t 
 	struct daemon *d = np->d;
 
 	daemon_drain_jobs(d, np);
-	/* Headroom goes one chunk per job: plan the next as soon as one made progress, not 250 ms
-	 * later (one that reclaimed nothing waits for the timer, so EAGAIN cannot spin). */
+	/* Headroom goes one chunk per job: plan the next soon after one made progress
+	 * (HEADROOM_CHAIN_US, which also bounds how often /proc/zoneinfo is read), not 250 ms later. */
 	if (d->headroom_job_progressed) {
 		d->headroom_job_progressed = false;
-		headroom_schedule(d, headroom_check(d));
+		headroom_schedule_soon(d);
 	}
 	notify_status(d);
 	if (d->opts->once && jobs_pending(d) == 0)
@@ -558,7 +563,8 @@ void daemon_dispatch(struct daemon *d, struct cgroup_node *cg, const struct cgro
 		cg->n_evict_targets = 0;
 	}
 	job->request_bytes = request_bytes;
-	job->chunk_bytes = pp->chunk_bytes;
+	/* At least a page: a chunk rounded down to pages must not be 0 (64 KiB pages). */
+	job->chunk_bytes = MAX(pp->chunk_bytes, d->snap.page_size);
 	job->swappiness = zswap_swappiness_combine(pp->swappiness, d->swappiness_cap);
 	/* Unset: vm.swappiness, what the kernel's own reclaim of a cgroup-v2 memcg uses
 	 * (mem_cgroup_swappiness() is the global value on the default hierarchy); 60, the kernel's
@@ -590,6 +596,7 @@ void daemon_dispatch(struct daemon *d, struct cgroup_node *cg, const struct cgro
 	cg->job = job;
 	cg->job_pool = np->pool;
 	cg->job_node = np->node;
+	cg->job_request_bytes = request_bytes;
 	cg->job_headroom = flags & (DISPATCH_HEADROOM | DISPATCH_LAST_RESORT);
 	cg->job_last_resort = flags & DISPATCH_LAST_RESORT;
 }

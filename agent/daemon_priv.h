@@ -32,6 +32,9 @@
 #define IDLE_SAMPLE_US USEC_PER_SEC
 /* While a node is within twice its headroom, /proc/zoneinfo is checked this often. */
 #define HEADROOM_FAST_US (250 * USEC_PER_MSEC)
+/* After a headroom chunk that made progress: the next check, at most 50 per second. Reading
+ * /proc/zoneinfo takes each zone's lock (mm/vmstat.c zoneinfo_show()). */
+#define HEADROOM_CHAIN_US (20 * USEC_PER_MSEC)
 /* Host PSI trigger that wakes the headroom check: 50 ms of memory stall in 1 s. */
 #define HOST_TRIGGER_STALL_US (50 * USEC_PER_MSEC)
 #define HOST_TRIGGER_WINDOW_US USEC_PER_SEC
@@ -50,6 +53,7 @@ struct node_pool {
 	unsigned max_workers, allowed;
 	uint64_t bytes_reclaimed;
 	usec_t headroom_log_us;
+	bool headroom_refilling;       /* fell below its goal, not back at twice the headroom yet */
 };
 
 struct daemon {
@@ -88,7 +92,8 @@ struct daemon {
 	struct vmstat prev_vmstat;
 	bool have_prev_vmstat;
 	uint64_t headroom_requested_bytes;
-	bool headroom_job_progressed;    /* a headroom job ended having reclaimed: check again */
+	bool headroom_job_progressed;    /* a headroom job did its chunk: check again soon */
+
 
 	/* Swap tiers and zswap (swap_ctl.c). */
 	struct zswap_saved zswap_saved;   /* values found before the "zswap" settings, for restore */
@@ -192,6 +197,8 @@ void headroom_stop(struct daemon *d);
  * within twice its headroom (the caller then checks again in HEADROOM_FAST_US). */
 bool headroom_check(struct daemon *d);
 void headroom_schedule(struct daemon *d, bool near);
+/* The next headroom check in HEADROOM_CHAIN_US (a headroom job just made progress). */
+void headroom_schedule_soon(struct daemon *d);
 void report_direct_reclaim(struct daemon *d);
 
 /* swap_ctl.c */

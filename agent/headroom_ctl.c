@@ -2,8 +2,9 @@
 /*
  * headroom_ctl.c - policy headroom in the loop: reads /proc/zoneinfo, asks the pure planner
  * (policies/headroom.c) for the reclaim that brings each node back above high watermark +
- * headroom, and dispatches it to that node's workers. Woken every tick, by a host-wide PSI
- * trigger on /proc/pressure/memory, and every 250 ms while a node is near its goal. Also reports
+ * headroom, one chunk per cgroup, and dispatches it to that node's workers. Woken every tick, by a
+ * host-wide PSI trigger on /proc/pressure/memory, every 250 ms while a node is near its goal, and
+ * 20 ms after a headroom chunk ended done (HEADROOM_CHAIN_US). Also reports
  * direct reclaim on the host (/proc/vmstat) and managed cgroups' memory.events high/max.
  */
 #include <errno.h>
@@ -25,7 +26,6 @@ bool headroom_check(struct daemon *d)
 				      .goal_pct = d->config->headroom_pct };
 	struct headroom_nodes plan;
 	struct zoneinfo zi;
-	bool refill = false;
 	size_t len, nc = 0;
 	int r, n;
 
@@ -80,7 +80,13 @@ bool headroom_check(struct daemon *d)
 		d->cands[nc].stalling =
 			100.0 * (double)s->mem_some_delta_us / (double)s->elapsed_us >=
 				cg->rule->params.psi_some_target_pct ||
-			cg->trigger_fired_us > d->snap.timestamp_us - s->elapsed_us;
+			cg->trigger_fired_us > d->snap.timestamp_us - s->elapsed_us ||
+			cg->job_stalled_us > d->snap.timestamp_us - s->elapsed_us;
+		d->cands[nc].in_flight_bytes = cg->job ? cg->job_request_bytes : 0;
+		/* One chunk per request, the next planned when it ends (daemon_on_pool_event()), so
+		 * each sees what the last freed and whether the cgroup started to stall, and a
+		 * last-resort request, which runs on however much its cgroup stalls, stays short. */
+		d->cands[nc].max_bytes = MAX(cg->rule->params.chunk_bytes, d->snap.page_size);
 		/* The snapshot is up to a tick old: what jobs reclaimed since is no longer there, and
 		 * asking for the stale amount could cross the floor (test-reclaim saw 178 MiB against
 		 * a 200 MiB floor before this). */
@@ -90,40 +96,23 @@ bool headroom_check(struct daemon *d)
 	n = headroom_plan(&hp, &zi, d->snap.page_size, d->cands, nc, d->requests, &plan);
 	if (n < 0)
 		return false;
-	if (n > 0) {
-		/* Below the goal: the cold cgroups refill to twice the headroom (hysteresis, as kswapd
-		 * reclaims up to the high watermark once woken at low), so one burst of allocations
-		 * does not find the node short again right away. */
-		struct headroom_params hp2 = hp;
-		int n2;
+	/* A node that fell below its goal is refilled by the cold cgroups to twice the headroom
+	 * (hysteresis, as kswapd reclaims up to the high watermark once woken at low), so one burst
+	 * of allocations does not find it short again right away. */
+	for (unsigned node = 0; node < plan.n_nodes; node++) {
+		struct node_pool *np = &d->nodes[node];
 
-		hp2.refill = true;
-		n2 = headroom_plan(&hp2, &zi, d->snap.page_size, d->cands, nc, d->requests, &plan);
-		if (n2 >= 0) {
-			n = n2;
-			refill = true;
-		} else
-			n = headroom_plan(&hp, &zi, d->snap.page_size, d->cands, nc, d->requests, &plan);
+		if (plan.node[node].goal_deficit_bytes > 0)
+			np->headroom_refilling = true;
+		else if (!headroom_node_near_goal(&hp, &zi.node[node], d->snap.page_size))
+			np->headroom_refilling = false;
+		if (np->headroom_refilling)
+			hp.refill_nodes |= 1ULL << node;
+	}
+	if (hp.refill_nodes) {
+		n = headroom_plan(&hp, &zi, d->snap.page_size, d->cands, nc, d->requests, &plan);
 		if (n < 0)
 			return false;
-	}
-	/* One chunk per request: the next is planned when it ends (daemon_on_pool_event()), with
-	 * what it freed seen and the cgroup's state as it is then: a cold cgroup that started to
-	 * stall is asked only for the goal, as the last resort, and a last-resort request, which
-	 * runs however much its cgroup stalls, stays short. */
-	for (int i = 0; i < n; i++) {
-		struct headroom_request *q = &d->requests[i];
-		const struct cgroup_node *cg = d->snap_nodes[q->cgroup_index];
-		uint64_t cap = MAX(cg->rule->params.chunk_bytes / d->snap.page_size, 1) *
-			       d->snap.page_size;
-
-		if (q->bytes > cap) {
-			plan.node[q->node].requested_bytes -= q->bytes - cap;
-			if (q->last_resort)
-				plan.node[q->node].last_resort_bytes -= q->bytes - cap;
-			plan.node[q->node].uncovered_bytes += q->bytes - cap;
-			q->bytes = cap;
-		}
 	}
 	for (unsigned node = 0; node < plan.n_nodes; node++) {
 		const struct headroom_node_plan *p = &plan.node[node];
@@ -142,21 +131,23 @@ bool headroom_check(struct daemon *d)
 			snprintf(stalling, sizeof(stalling), ", %" PRIu64 " KiB of it from %u stalling "
 				 "cgroups (the last resort: the cold ones could not cover it)",
 				 p->last_resort_bytes >> 10, last_resort);
-		/* Only the goal counts as short: the refill is opportunistic, and a cgroup asked for
-		 * a chunk is asked again when it ends. */
-		if (p->requested_bytes < p->goal_deficit_bytes && users == 0)
-			snprintf(rest, sizeof(rest), p->busy_cgroups ? "; the rest no managed cgroup can "
-				 "give now (%u reclaiming already)" : "; the rest no managed cgroup can "
-				 "give", p->busy_cgroups);
+		if (users == 0 && p->busy_cgroups)
+			snprintf(rest, sizeof(rest), "; no managed cgroup can give now (%u reclaiming "
+				 "already)", p->busy_cgroups);
+		else if (users == 0)
+			snprintf(rest, sizeof(rest), n > 0 ? "; no managed cgroup can give more now (one "
+				 "node at a time each)" : "; no managed cgroup can give");
 		log_event(LOG_NOTICE, MSGID_HEADROOM,
 			  &(struct log_fields){ .has_node = true, .node = (int)node, .reason = "headroom",
 						.has_requested = true, .requested_bytes = p->requested_bytes },
 			  "node %u: free %" PRIu64 " KiB is below the goal of %" PRIu64 " KiB (high "
-			  "watermark + headroom): reclaiming %" PRIu64 " KiB from %u cgroups%s%s%s%s",
+			  "watermark + headroom): %s %" PRIu64 " KiB from %u cgroups%s%s%s%s",
 			  node, p->free_bytes >> 10, (p->high_bytes + p->goal_bytes) >> 10,
+			  d->opts->dry_run ? "would reclaim (dry run)" : "reclaiming",
 			  p->requested_bytes >> 10, users,
-			  users ? " (a chunk each, the next when it ends)" : "",
-			  refill && users > last_resort ? " (refilling to twice the headroom)" : "",
+			  users ? " (a chunk each, the next when one ends)" : "",
+			  p->requested_bytes > p->goal_deficit_bytes ? " (refilling to twice the headroom)"
+								      : "",
 			  stalling, rest);
 	}
 	for (int i = 0; i < n && !d->opts->dry_run; i++) {
@@ -170,6 +161,14 @@ bool headroom_check(struct daemon *d)
 				DISPATCH_HEADROOM | (q->last_resort ? DISPATCH_LAST_RESORT : 0));
 	}
 	return headroom_any_node_near_goal(&hp, &zi, d->snap.page_size);
+}
+
+void headroom_schedule_soon(struct daemon *d)
+{
+	if (!d->headroom_source)
+		return;
+	sd_event_source_set_time_relative(d->headroom_source, HEADROOM_CHAIN_US);
+	sd_event_source_set_enabled(d->headroom_source, SD_EVENT_ONESHOT);
 }
 
 void headroom_schedule(struct daemon *d, bool near)

@@ -39,7 +39,7 @@ static uint64_t round_up(uint64_t v, uint64_t page_size)
 void headroom_params_default(struct headroom_params *ret)
 {
 	*ret = (struct headroom_params){ .goal_bytes = 0, .goal_pct = HEADROOM_GOAL_PCT_DEFAULT,
-					 .refill = false };
+					 .refill_nodes = 0 };
 }
 
 int headroom_params_check(const struct headroom_params *params)
@@ -121,7 +121,7 @@ static int candidate_cmp(const void *pa, const void *pb)
 }
 
 static void node_arith(const struct headroom_params *params, const struct zoneinfo_node *zn,
-		       uint64_t page_size, struct headroom_node_plan *ret)
+		       bool refill, uint64_t page_size, struct headroom_node_plan *ret)
 {
 	struct headroom_node_plan np = {0};
 	uint64_t target;
@@ -134,7 +134,7 @@ static void node_arith(const struct headroom_params *params, const struct zonein
 		np.goal_bytes = headroom_goal_bytes(params, np.managed_bytes);
 		target = add_sat(np.high_bytes, np.goal_bytes);
 		np.goal_deficit_bytes = round_up(sub_sat(target, np.free_bytes), page_size);
-		if (params->refill)
+		if (refill)
 			target = add_sat(target, np.goal_bytes);
 		np.deficit_bytes = round_up(sub_sat(target, np.free_bytes), page_size);
 		np.uncovered_bytes = np.deficit_bytes;
@@ -169,7 +169,10 @@ static bool best_node(const struct headroom_candidate *c, const struct headroom_
 
 		if (remaining == 0)
 			continue;
-		bytes = round_down(MIN(MIN(c->node_bytes[i], reclaimable), remaining), page_size);
+		bytes = MIN(MIN(c->node_bytes[i], reclaimable), remaining);
+		if (c->max_bytes)
+			bytes = MIN(bytes, c->max_bytes);
+		bytes = round_down(bytes, page_size);
 		/* What of it goes toward the node's goal (not its refill): preferred, so that a cold
 		 * cgroup is not spent on refilling one node while a stalling one pays for another
 		 * node's goal. */
@@ -203,21 +206,22 @@ int headroom_plan(const struct headroom_params *params, const struct zoneinfo *z
 		return -EINVAL;
 
 	for (unsigned i = 0; i < nodes.n_nodes; i++) {
-		node_arith(params, &zi->node[i], page_size, &nodes.node[i]);
+		node_arith(params, &zi->node[i], (params->refill_nodes >> i) & 1, page_size,
+			   &nodes.node[i]);
 		total_uncovered = add_sat(total_uncovered, nodes.node[i].uncovered_bytes);
 	}
 
 	/* A cgroup in flight may be covering the deficit right now (a headroom job of the last
-	 * check, or the psi policy's of this tick): what a cold one could give on a node is not asked
-	 * of stalling ones there; the next check sees what it freed. */
+	 * check, or the psi policy's of this tick): what a cold one's job may still free on a node is
+	 * not asked of stalling ones there; the next check sees what it freed. */
 	for (size_t k = 0; k < n_cands; k++) {
 		const struct headroom_candidate *c = &cands[k];
 		uint64_t reclaimable = sub_sat(c->current_bytes, c->floor_bytes);
 
-		if (!c->in_flight)
+		if (!c->in_flight || c->in_flight_bytes == 0)
 			continue;
 		for (unsigned i = 0; i < MIN(c->n_nodes, nodes.n_nodes); i++) {
-			uint64_t bytes = MIN(c->node_bytes[i], reclaimable);
+			uint64_t bytes = MIN(MIN(c->node_bytes[i], reclaimable), c->in_flight_bytes);
 
 			if (bytes < page_size)
 				continue;

@@ -77,6 +77,8 @@ struct reclaim_job {
 				      * generations idle for two intervals (outcome JOB_PARTIAL) */
 	int aging_error;             /* first unexpected -errno of an aging write, or 0 */
 	usec_t aging_us;             /* time spent aging (page table walks), microseconds */
+	double stall_pct;            /* the cgroup's memory PSI some over the job, percent (window at
+				      * least 1 s); -1 when memory.pressure could not be read */
 	usec_t queued_us, started_us, finished_us;
 
 	/* Pool bookkeeping. */

@@ -64,8 +64,11 @@ struct cgroup_node {
 	struct reclaim_job *job;
 	struct worker_pool *job_pool;   /* the pool `job` was submitted to */
 	int job_node;                   /* that pool's NUMA node */
+	uint64_t job_request_bytes;     /* what `job` asked for (0: aging only) */
 	bool job_headroom;              /* dispatched by policy headroom (headroom_ctl.c) */
 	bool job_last_resort;           /* headroom's last resort: the PSI trigger does not cancel it */
+	usec_t job_stalled_us;          /* when a job last ended with the cgroup's stall over its
+					 * psi_some_target_pct (headroom counts it as stalling) */
 	uint64_t pending_reclaimed_bytes, pending_requested_bytes;
 	bool pending_partial;
 

@@ -16,21 +16,22 @@
  *                                      about 0.1 % of memory above min, see watermark_scale_factor
  *                                      in Documentation/admin-guide/sysctl/vm.rst)
  *   deficit   = target - free, rounded up to whole pages, when free < target; else 0
- * refill (the caller's hysteresis once a node fell below its goal): the cold candidates cover the
- * deficit to high + 2 * goal instead.
+ * refill (params.refill_nodes, the caller's hysteresis once a node fell below its goal): there
+ * the cold candidates cover the deficit to high + 2 * goal instead.
  * Candidates are taken in two passes, each in order: reclaim_priority descending, then memory PSI
  * some ascending (colder first), then inactive share descending, then cgroup_index ascending
  * (deterministic). Pass 1 takes the cold candidates. Pass 2, the last resort, takes the stalling
  * ones (candidate.stalling: using what they have), and only for what is left of the deficit to
- * high + goal, never for the refill, after what cold candidates in flight could still give on
- * that node (they may be covering it right now; the next call sees what they freed). Without the headroom the next burst of allocations takes
- * free memory to the low and min watermarks, where the kernel reclaims from every cgroup
- * (kswapd, then direct reclaim in the allocating task: mm/vmscan.c, mm/page_alloc.c), stalling
- * them all; the agent takes the same memory from the most expendable stalling cgroup first.
+ * high + goal, never for the refill, and after what the jobs of cold candidates in flight may
+ * still free on that node (in_flight_bytes: they may be covering it right now; the next call sees
+ * what they freed). Without the headroom the next burst of allocations takes free memory to the
+ * low and min watermarks, where the kernel reclaims from every cgroup (kswapd, then direct
+ * reclaim in the allocating task: mm/vmscan.c, mm/page_alloc.c), stalling them all; the agent
+ * takes the same memory from the most expendable stalling cgroup first.
  * Skipped: a cgroup with a job in flight, one with less than a page above its floor. Each
  * candidate gets at most one request per call (one job in flight per cgroup), on one node:
- *   request   = min(bytes on that node, memory.current - floor, remaining deficit of the node),
- *               rounded down to pages; nothing when that is 0
+ *   request   = min(bytes on that node, memory.current - floor, max_bytes when set, remaining
+ *               deficit of the node), rounded down to pages; nothing when that is 0
  * Node choice for a cgroup with memory on several deficit nodes: the node where its request does
  * the most toward the node's goal (not its refill, so a cold cgroup is not spent refilling one
  * node while a stalling one pays for another's goal), then where the request is largest (ties:
@@ -40,10 +41,9 @@
  *
  * memory.reclaim is not node-targeted (kernel-interfaces.md): the kernel walks the zonelist from
  * the writing CPU's node, so the agent should write each request from a thread running on a CPU
- * of request.node. Requests may exceed policy_params.chunk_bytes; the job splits them as usual.
- * The agent caps every request at one chunk and plans the next when it ends (headroom_ctl.c), so
- * each is planned on the cgroup's state as it is then, and a last-resort request, which runs on
- * however much the cgroup stalls, stays short.
+ * of request.node. The agent sets max_bytes to one chunk and plans again when a request ends
+ * (headroom_ctl.c), so each chunk sees what the last one freed, and a last-resort request, which
+ * runs on however much its cgroup stalls, stays short.
  */
 #ifndef RECLAIMD_HEADROOM_H
 #define RECLAIMD_HEADROOM_H
@@ -59,10 +59,11 @@
 struct headroom_params {
 	uint64_t goal_bytes; /* headroom above the high watermark on every node; 0 = use goal_pct */
 	double goal_pct;     /* percent of the node's managed memory, 0 < x <= 100; 2.0 */
-	bool refill;         /* cold candidates cover the deficit to high + 2 * goal; false */
+	uint64_t refill_nodes; /* bit n: on node n the cold candidates cover the deficit to
+				* high + 2 * goal (RECLAIMD_MAX_NODES is 64); 0 */
 };
 
-/* goal_bytes 0, goal_pct 2.0, refill false. */
+/* goal_bytes 0, goal_pct 2.0, refill_nodes 0. */
 void headroom_params_default(struct headroom_params *ret);
 /* 0, or -EINVAL when goal_bytes is 0 and goal_pct is not in (0, 100]. */
 int headroom_params_check(const struct headroom_params *params);
@@ -74,8 +75,11 @@ struct headroom_candidate {
 	double psi_some_pct;   /* recent memory PSI some, percent; lower = colder = reclaimed first */
 	double inactive_share; /* (inactive_anon + inactive_file) / (anon + file), 0..1 */
 	bool in_flight;        /* a reclaim job already runs for this cgroup: skipped */
+	uint64_t in_flight_bytes; /* what that job asked for, bytes (0: aging only): a cold one's is
+				   * held back from stalling candidates on its nodes */
 	bool stalling;         /* using what it has (PSI at or above its target, or its trigger
 				* fired): taken only in the last-resort pass; set by the caller */
+	uint64_t max_bytes;    /* largest request for it, bytes (the agent: one chunk); 0 = none */
 	uint64_t current_bytes; /* memory.current */
 	uint64_t floor_bytes;   /* cgroup_floor_bytes(): never reclaimed below */
 	unsigned n_nodes;       /* node_bytes[i] valid for i < n_nodes */
@@ -112,9 +116,11 @@ struct headroom_node_plan {
 				      * candidates may cover (<= deficit_bytes) */
 	uint64_t requested_bytes; /* sum of this call's requests for the node (<= deficit) */
 	uint64_t last_resort_bytes; /* the part of requested_bytes asked of stalling candidates */
-	uint64_t busy_bytes;      /* what cold candidates in flight could give here: not asked of
-				   * stalling ones */
-	unsigned busy_cgroups;    /* candidates in flight with at least a page to give here */
+	uint64_t busy_bytes;      /* what the jobs of cold candidates in flight may still free here
+				   * (their in_flight_bytes, at most their memory here): not asked
+				   * of stalling ones */
+	unsigned busy_cgroups;    /* candidates in flight reclaiming (in_flight_bytes > 0) with at
+				   * least a page here */
 	uint64_t uncovered_bytes; /* deficit - requested: what no managed cgroup gave in this call
 				   * (includes the refill part stalling ones may not give) */
 };

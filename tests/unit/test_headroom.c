@@ -289,7 +289,7 @@ static void test_defaults_and_goal(void)
 	headroom_params_default(&p);
 	CHECK_EQ_U64(p.goal_bytes, 0);
 	CHECK_NEAR(p.goal_pct, 2.0, 1e-12);
-	CHECK(!p.refill);
+	CHECK_EQ_U64(p.refill_nodes, 0);
 	CHECK_EQ_INT(headroom_params_check(&p), 0);
 	CHECK_EQ_U64(headroom_goal_bytes(&p, 1000 * MiB), 20 * MiB);
 	p.goal_bytes = 64 * MiB;
@@ -634,8 +634,6 @@ static void test_page_rounding(void)
 	CHECK_EQ_U64(req[0].bytes, 3 * 65536);
 }
 
-/* Node 0: high 16 MiB, goal 64 MiB, free 40 MiB: the goal deficit is 40 MiB (104 MiB when
- * refilling to twice the goal). */
 /* cand() with `bytes` on node 0 and the stalling flag. */
 static struct headroom_candidate on_node0(struct headroom_candidate c, bool stalling, uint64_t bytes)
 {
@@ -644,6 +642,8 @@ static struct headroom_candidate on_node0(struct headroom_candidate c, bool stal
 	return c;
 }
 
+/* Node 0: high 16 MiB, goal 64 MiB, free 40 MiB: the goal deficit is 40 MiB (104 MiB when
+ * refilling to twice the goal). */
 static void test_stalling_last_resort(void)
 {
 	struct headroom_params p = goal(64 * MiB);
@@ -675,7 +675,7 @@ static void test_stalling_last_resort(void)
 
 	/* Refilling: the cold one could cover to twice the goal, the stalling one only to the
 	 * goal, so it gives 30 MiB and 64 MiB stay uncovered. */
-	p.refill = true;
+	p.refill_nodes = ~0ULL;
 	c[0] = on_node0(cand(0, 100, 5.0, 1, 1000 * MiB, 0), true, 400 * MiB);
 	c[1] = on_node0(cand(1, 10, 0, 1, 1000 * MiB, 0), false, 10 * MiB);
 	n = headroom_plan(&p, &zi, PAGE, c, 2, req, &nodes);
@@ -699,7 +699,7 @@ static void test_stalling_last_resort(void)
 
 	/* Only stalling cgroups: by priority, then the colder; one in flight is skipped; floors
 	 * hold. */
-	p.refill = false;
+	p.refill_nodes = 0;
 	c[0] = cand(0, 100, 9.0, 1, 1000 * MiB, 990 * MiB); /* 10 MiB above its floor */
 	c[1] = cand(1, 100, 1.0, 1, 1000 * MiB, 0);        /* in flight */
 	c[2] = cand(2, 50, 0.5, 1, 1000 * MiB, 0);         /* lower priority, colder */
@@ -747,7 +747,7 @@ static void test_last_resort_edges(void)
 	CHECK_EQ_U64(nodes.node[0].uncovered_bytes, 40 * MiB);
 
 	/* All stalling, refilling: exactly the goal deficit, never the refill part. */
-	p.refill = true;
+	p.refill_nodes = ~0ULL;
 	for (int i = 0; i < 3; i++) {
 		c[i] = cand((size_t)i, 50, 5.0 + i, 1, 1000 * MiB, 0);
 		c[i].stalling = true;
@@ -760,19 +760,23 @@ static void test_last_resort_edges(void)
 	CHECK_EQ_U64(nodes.node[0].requested_bytes, 40 * MiB);
 	CHECK_EQ_U64(nodes.node[0].uncovered_bytes, 64 * MiB);
 
-	/* All in flight: nothing, stalling or not; counted as busy on the node. */
-	for (int i = 0; i < 3; i++)
+	/* All in flight: nothing, stalling or not; counted as busy on the node when reclaiming
+	 * (c[2] only ages: in_flight_bytes 0). */
+	for (int i = 0; i < 3; i++) {
 		c[i].in_flight = true;
+		c[i].in_flight_bytes = 8 * MiB;
+	}
 	c[1].stalling = false;
+	c[2].in_flight_bytes = 0;
 	CHECK_EQ_INT(headroom_plan(&p, &zi, PAGE, c, 3, req, &nodes), 0);
-	CHECK_EQ_U64(nodes.node[0].busy_cgroups, 3);
-	CHECK_EQ_U64(nodes.node[0].busy_bytes, 15 * MiB); /* the cold one only */
+	CHECK_EQ_U64(nodes.node[0].busy_cgroups, 2);
+	CHECK_EQ_U64(nodes.node[0].busy_bytes, 8 * MiB); /* the cold one's job only */
 
 	/* goal_pct with refill: 60 % refills to 120 % of the node (the goal is not doubled as a
 	 * parameter, which would fail headroom_params_check()). */
 	p = goal(0);
 	p.goal_pct = 60.0;
-	p.refill = true;
+	p.refill_nodes = ~0ULL;
 	set_node(&zi, 0, 100 * MiB, 16 * MiB, 1000 * MiB);
 	c[0] = on_node0(cand(0, 50, 0.0, 1, 4000 * MiB, 0), false, 4000 * MiB);
 	n = headroom_plan(&p, &zi, PAGE, c, 1, req, &nodes);
@@ -782,7 +786,7 @@ static void test_last_resort_edges(void)
 
 	/* A goal near UINT64_MAX saturates; stalling still within the goal deficit. */
 	p = goal(UINT64_MAX - 5);
-	p.refill = true;
+	p.refill_nodes = ~0ULL;
 	c[0] = on_node0(cand(0, 50, 5.0, 1, UINT64_MAX, 0), true, UINT64_MAX);
 	n = headroom_plan(&p, &zi, 65536, c, 1, req, &nodes);
 	CHECK_EQ_INT(n, 1);
@@ -807,7 +811,7 @@ static void test_last_resort_refill_node_choice(void)
 	set_node(&zi, 0, 40 * MiB, 16 * MiB, 1000 * MiB);
 	set_node(&zi, 1, 100 * MiB, 16 * MiB, 1000 * MiB);
 	for (int refill = 0; refill < 2; refill++) {
-		p.refill = refill;
+		p.refill_nodes = refill ? ~0ULL : 0;
 		c[0] = on_node0(cand(0, 50, 0.0, 1, 1000 * MiB, 0), false, 30 * MiB);
 		c[0].node_bytes[1] = 100 * MiB;
 		c[1] = on_node0(cand(1, 50, 9.0, 1, 1000 * MiB, 0), true, 400 * MiB);
@@ -818,6 +822,17 @@ static void test_last_resort_refill_node_choice(void)
 		CHECK_EQ_U64(req[0].bytes, 30 * MiB);
 		CHECK_EQ_U64(nodes.node[0].last_resort_bytes, 10 * MiB);
 	}
+
+	/* Refilling node 0 only: node 1, above its goal, has no deficit at all. */
+	p.refill_nodes = 1;
+	c[0] = cand(0, 50, 0.0, 1, 1000 * MiB, 0);
+	c[0].node_bytes[0] = 30 * MiB;
+	c[0].node_bytes[1] = 100 * MiB;
+	n = headroom_plan(&p, &zi, PAGE, c, 1, req, &nodes);
+	CHECK_EQ_U64(nodes.node[0].deficit_bytes, 104 * MiB);
+	CHECK_EQ_U64(nodes.node[1].deficit_bytes, 0);
+	CHECK_EQ_INT(n, 1);
+	CHECK_EQ_U64(req[0].node, 0);
 }
 
 /* A cold cgroup in flight with memory on the node (the tick's psi-policy job, or a headroom job of
@@ -833,18 +848,18 @@ static void test_last_resort_waits_for_cold_in_flight(void)
 	int n;
 
 	set_node(&zi, 0, 40 * MiB, 16 * MiB, 1000 * MiB);
-	c[0] = cand(0, 50, 0.0, 1, 1000 * MiB, 0);
+	c[0] = on_node0(cand(0, 50, 0.0, 1, 1000 * MiB, 0), false, 400 * MiB);
 	c[0].in_flight = true;
-	c[0].node_bytes[0] = 400 * MiB;
+	c[0].in_flight_bytes = 64 * MiB;
 	c[1] = on_node0(cand(1, 50, 9.0, 1, 1000 * MiB, 0), true, 400 * MiB);
 	CHECK_EQ_INT(headroom_plan(&p, &zi, PAGE, c, 2, req, &nodes), 0);
 	CHECK_EQ_U64(nodes.node[0].busy_cgroups, 1);
-	CHECK_EQ_U64(nodes.node[0].busy_bytes, 400 * MiB);
+	CHECK_EQ_U64(nodes.node[0].busy_bytes, 64 * MiB);
 
 	/* The cold one in flight can give 25 MiB there: the stalling one the other 15. */
-	c[0] = cand(0, 50, 0.0, 1, 1000 * MiB, 0);
+	c[0] = on_node0(cand(0, 50, 0.0, 1, 1000 * MiB, 0), false, 25 * MiB);
 	c[0].in_flight = true;
-	c[0].node_bytes[0] = 25 * MiB;
+	c[0].in_flight_bytes = 64 * MiB;
 	c[1] = on_node0(cand(1, 50, 9.0, 1, 1000 * MiB, 0), true, 400 * MiB);
 	n = headroom_plan(&p, &zi, PAGE, c, 2, req, &nodes);
 	CHECK_EQ_INT(n, 1);
@@ -852,11 +867,21 @@ static void test_last_resort_waits_for_cold_in_flight(void)
 	CHECK_EQ_U64(req[0].bytes, 15 * MiB);
 	CHECK(req[0].last_resort);
 
-	/* A stalling one in flight holds nothing back. */
-	c[0] = cand(0, 50, 3.0, 1, 1000 * MiB, 0);
+	/* Its job asked for 10 MiB only (the psi policy's step): the stalling one gives 30. */
+	c[0] = on_node0(cand(0, 50, 0.0, 1, 1000 * MiB, 0), false, 400 * MiB);
 	c[0].in_flight = true;
-	c[0].stalling = true;
-	c[0].node_bytes[0] = 400 * MiB;
+	c[0].in_flight_bytes = 10 * MiB;
+	c[1] = on_node0(cand(1, 50, 9.0, 1, 1000 * MiB, 0), true, 400 * MiB);
+	n = headroom_plan(&p, &zi, PAGE, c, 2, req, &nodes);
+	CHECK_EQ_INT(n, 1);
+	CHECK_EQ_U64(req[0].cgroup_index, 1);
+	CHECK_EQ_U64(req[0].bytes, 30 * MiB);
+	CHECK_EQ_U64(nodes.node[0].busy_bytes, 10 * MiB);
+
+	/* A stalling one in flight holds nothing back. */
+	c[0] = on_node0(cand(0, 50, 3.0, 1, 1000 * MiB, 0), true, 400 * MiB);
+	c[0].in_flight = true;
+	c[0].in_flight_bytes = 64 * MiB;
 	c[1] = on_node0(cand(1, 50, 9.0, 1, 1000 * MiB, 0), true, 400 * MiB);
 	n = headroom_plan(&p, &zi, PAGE, c, 2, req, &nodes);
 	CHECK_EQ_INT(n, 1);
@@ -864,6 +889,44 @@ static void test_last_resort_waits_for_cold_in_flight(void)
 	CHECK_EQ_U64(req[0].bytes, 40 * MiB);
 	CHECK_EQ_U64(nodes.node[0].busy_bytes, 0);
 	CHECK_EQ_U64(nodes.node[0].busy_cgroups, 1);
+}
+
+/* max_bytes (the agent's one chunk) caps each request, and what one candidate could not take is
+ * offered to the next. Goal deficit 40 MiB. */
+static void test_max_bytes(void)
+{
+	struct headroom_params p = goal(64 * MiB);
+	struct zoneinfo zi = {0};
+	struct headroom_nodes nodes;
+	struct headroom_candidate c[3];
+	struct headroom_request req[3];
+	int n;
+
+	set_node(&zi, 0, 40 * MiB, 16 * MiB, 1000 * MiB);
+	for (int i = 0; i < 3; i++) {
+		c[i] = on_node0(cand((size_t)i, 90 - i, 0, 1, 1000 * MiB, 0), i == 2, 400 * MiB);
+		c[i].max_bytes = 16 * MiB + 100; /* rounded down to pages */
+	}
+	n = headroom_plan(&p, &zi, PAGE, c, 3, req, &nodes);
+	CHECK_EQ_INT(n, 3);
+	CHECK_EQ_U64(req[0].cgroup_index, 0);
+	CHECK_EQ_U64(req[0].bytes, 16 * MiB);
+	CHECK_EQ_U64(req[1].cgroup_index, 1);
+	CHECK_EQ_U64(req[1].bytes, 16 * MiB);
+	CHECK_EQ_U64(req[2].cgroup_index, 2); /* stalling: the last 8 */
+	CHECK_EQ_U64(req[2].bytes, 8 * MiB);
+	CHECK(req[2].last_resort);
+	CHECK_EQ_U64(nodes.node[0].uncovered_bytes, 0);
+
+	/* One candidate: the rest stays uncovered for the next call. */
+	n = headroom_plan(&p, &zi, PAGE, c, 1, req, &nodes);
+	CHECK_EQ_INT(n, 1);
+	CHECK_EQ_U64(req[0].bytes, 16 * MiB);
+	CHECK_EQ_U64(nodes.node[0].uncovered_bytes, 24 * MiB);
+
+	/* Below a page: nothing. */
+	c[0].max_bytes = PAGE - 1;
+	CHECK_EQ_INT(headroom_plan(&p, &zi, PAGE, c, 1, req, &nodes), 0);
 }
 
 static void test_near_goal(void)
@@ -912,6 +975,7 @@ int main(void)
 	test_last_resort_edges();
 	test_last_resort_refill_node_choice();
 	test_last_resort_waits_for_cold_in_flight();
+	test_max_bytes();
 	test_near_goal();
 	return test_report("test_headroom");
 }
