@@ -748,8 +748,10 @@ static int parse_headroom(struct loader *l, const json_t *v, struct config *c)
 		char vbuf[72];
 		double pct;
 
-		if (!percent_parse(json_string_value(v), &pct) || pct > 50)
-			return fail(l, "headroom", "\"%s\" is not a percentage in 0%%..50%% (like \"2%%\")",
+		/* 0 would keep no headroom, and the planner would refuse the goal: say so here. */
+		if (!percent_parse(json_string_value(v), &pct) || !(pct > 0) || pct > 50)
+			return fail(l, "headroom", "\"%s\" is not a percentage above 0%% and at most 50%% "
+				    "(like \"2%%\"; false turns the policy off)",
 				    printable(json_string_value(v), vbuf));
 		{
 			c->headroom_enabled = true;
@@ -762,7 +764,12 @@ static int parse_headroom(struct loader *l, const json_t *v, struct config *c)
 		return fail_type(l, "headroom", "a percentage like \"2%\", a size like \"64M\", or false", v);
 	c->headroom_enabled = true;
 	c->headroom_pct = 0;
-	return parse_size_value(l, "headroom", &desc, v, &c->headroom_bytes);
+	if (parse_size_value(l, "headroom", &desc, v, &c->headroom_bytes) < 0)
+		return -EINVAL;
+	if (c->headroom_bytes == 0)
+		return fail(l, "headroom", "0 keeps no headroom: give a size above 0 (like \"64M\"), "
+			    "or false to turn the policy off");
+	return 0;
 }
 
 static int parse_log_level(struct loader *l, const json_t *v, int *ret)

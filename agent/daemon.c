@@ -202,6 +202,7 @@ static void job_finished(struct daemon *d, struct node_pool *np, struct reclaim_
 	int prio = LOG_INFO;
 	const char *msgid = MSGID_RECLAIM_DONE;
 	char aged[160];
+	const char *purpose = "";
 
 	if (job->swappiness_rejected && !d->swappiness_warned) {
 		d->swappiness_warned = true;
@@ -214,6 +215,8 @@ static void job_finished(struct daemon *d, struct node_pool *np, struct reclaim_
 	np->bytes_reclaimed += job->reclaimed_bytes;
 	if (cg && cg->job == job) {
 		cg->job = NULL;
+		purpose = cg->job_last_resort ? " for headroom (last resort)" :
+			  cg->job_headroom ? " for headroom" : "";
 		cg->pending_reclaimed_bytes += job->reclaimed_bytes;
 		cg->pending_requested_bytes += job->request_bytes;
 		cg->pending_partial |= job->outcome != JOB_DONE;
@@ -285,9 +288,10 @@ static void job_finished(struct daemon *d, struct node_pool *np, struct reclaim_
 			 job->evict ? "; evicted through lru_gen" : "",
 			 job->idle_exhausted ? ", idle generations used up" : "");
 	log_event(prio, msgid, &f,
-		  "%s: reclaim %s on node %d: requested %" PRIu64 " KiB, written %" PRIu64 " KiB in %u "
-		  "chunks, reclaimed %" PRIu64 " KiB, memory.current -%" PRIu64 " KiB, %.3f s%s%s%s",
-		  job->cgroup_path, job_outcome_str(job->outcome), np->node, job->request_bytes >> 10,
+		  "%s: reclaim %s on node %d%s: requested %" PRIu64 " KiB, written %" PRIu64 " KiB in "
+		  "%u chunks, reclaimed %" PRIu64 " KiB, memory.current -%" PRIu64 " KiB, %.3f s%s%s%s",
+		  job->cgroup_path, job_outcome_str(job->outcome), np->node, purpose,
+		  job->request_bytes >> 10,
 		  job->written_bytes >> 10, job->chunks, job->reclaimed_bytes >> 10,
 		  job->current_drop_bytes >> 10,
 		  (double)(job->finished_us - job->started_us) / (double)USEC_PER_SEC, aged,

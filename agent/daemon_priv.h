@@ -54,6 +54,7 @@ struct node_pool {
 	uint64_t bytes_reclaimed;
 	usec_t headroom_log_us;
 	bool headroom_refilling;       /* fell below its goal, not back at twice the headroom yet */
+	uint64_t headroom_asked_bytes, headroom_asked_chunks; /* since the last headroom line */
 };
 
 struct daemon {

@@ -117,7 +117,7 @@ bool headroom_check(struct daemon *d)
 	for (unsigned node = 0; node < plan.n_nodes; node++) {
 		const struct headroom_node_plan *p = &plan.node[node];
 		unsigned users = 0, last_resort = 0;
-		char stalling[160] = "", rest[96] = "";
+		char stalling[160] = "", rest[96] = "", since[96] = "";
 
 		if (!p->considered || p->goal_deficit_bytes == 0)
 			continue;
@@ -125,12 +125,21 @@ bool headroom_check(struct daemon *d)
 			users += d->requests[i].node == node;
 			last_resort += d->requests[i].node == node && d->requests[i].last_resort;
 		}
-		if (!log_ratelimit(&d->nodes[node].headroom_log_us, now_us(), 5 * USEC_PER_SEC))
+		/* What was asked since the last line, so the rate-limited lines add up. */
+		d->nodes[node].headroom_asked_bytes += p->requested_bytes;
+		d->nodes[node].headroom_asked_chunks += users;
+		/* A check that only finds its cgroups still at their chunks says nothing new. */
+		if ((users == 0 && p->busy_cgroups) ||
+		    !log_ratelimit(&d->nodes[node].headroom_log_us, now_us(), 5 * USEC_PER_SEC))
 			continue;
 		if (last_resort)
 			snprintf(stalling, sizeof(stalling), ", %" PRIu64 " KiB of it from %u stalling "
 				 "cgroups (the last resort: the cold ones could not cover it)",
 				 p->last_resort_bytes >> 10, last_resort);
+		if (d->nodes[node].headroom_asked_chunks > users)
+			snprintf(since, sizeof(since), "; %" PRIu64 " KiB in %" PRIu64 " chunks since the "
+				 "last line", d->nodes[node].headroom_asked_bytes >> 10,
+				 d->nodes[node].headroom_asked_chunks);
 		if (users == 0 && p->busy_cgroups)
 			snprintf(rest, sizeof(rest), "; no managed cgroup can give now (%u reclaiming "
 				 "already)", p->busy_cgroups);
@@ -141,14 +150,15 @@ bool headroom_check(struct daemon *d)
 			  &(struct log_fields){ .has_node = true, .node = (int)node, .reason = "headroom",
 						.has_requested = true, .requested_bytes = p->requested_bytes },
 			  "node %u: free %" PRIu64 " KiB is below the goal of %" PRIu64 " KiB (high "
-			  "watermark + headroom): %s %" PRIu64 " KiB from %u cgroups%s%s%s%s",
+			  "watermark + headroom): %s %" PRIu64 " KiB from %u cgroups%s%s%s%s%s",
 			  node, p->free_bytes >> 10, (p->high_bytes + p->goal_bytes) >> 10,
 			  d->opts->dry_run ? "would reclaim (dry run)" : "reclaiming",
 			  p->requested_bytes >> 10, users,
 			  users ? " (a chunk each, the next when one ends)" : "",
 			  p->requested_bytes > p->goal_deficit_bytes ? " (refilling to twice the headroom)"
 								      : "",
-			  stalling, rest);
+			  stalling, rest, since);
+		d->nodes[node].headroom_asked_bytes = d->nodes[node].headroom_asked_chunks = 0;
 	}
 	for (int i = 0; i < n && !d->opts->dry_run; i++) {
 		const struct headroom_request *q = &d->requests[i];

@@ -78,6 +78,7 @@ void headroom_candidate_from_sample(const struct policy_params *params,
 		.floor_bytes = cgroup_floor_bytes(params, cg),
 		.n_nodes = MIN(cg->numa.n_nodes, (unsigned)RECLAIMD_MAX_NODES),
 	};
+	uint64_t limit = MIN(cg->high_bytes, cg->max_bytes);
 	uint64_t lru = add_sat(cg->stat.anon, cg->stat.file);
 	uint64_t inactive = add_sat(cg->stat.inactive_anon, cg->stat.inactive_file);
 
@@ -86,6 +87,7 @@ void headroom_candidate_from_sample(const struct policy_params *params,
 	else
 		c.psi_some_pct = 100.0;
 	c.inactive_share = lru == 0 ? 0.0 : MIN(1.0, (double)inactive / (double)lru);
+	c.at_own_limit = limit > 0 && limit != LIMIT_MAX && cg->current_bytes >= limit - limit / 32;
 
 	for (unsigned i = 0; i < c.n_nodes; i++)
 		c.node_bytes[i] = add_sat(cg->numa.file[i], MIN(cg->numa.anon[i], cg->swap_room_bytes));
@@ -240,6 +242,7 @@ int headroom_plan(const struct headroom_params *params, const struct zoneinfo *z
 			uint64_t bytes;
 
 			if (c->stalling != (pass == 1) || c->in_flight ||
+			    (c->stalling && c->at_own_limit) ||
 			    !best_node(c, &nodes, page_size, &node, &bytes))
 				continue;
 			ret_requests[n_req++] = (struct headroom_request){

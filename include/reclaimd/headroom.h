@@ -21,7 +21,9 @@
  * Candidates are taken in two passes, each in order: reclaim_priority descending, then memory PSI
  * some ascending (colder first), then inactive share descending, then cgroup_index ascending
  * (deterministic). Pass 1 takes the cold candidates. Pass 2, the last resort, takes the stalling
- * ones (candidate.stalling: using what they have), and only for what is left of the deficit to
+ * ones (candidate.stalling: using what they have) that are not at their own memory.high or
+ * memory.max (candidate.at_own_limit: their stall is their own limit's reclaim, so what is taken
+ * comes back at once and frees nothing for long), and only for what is left of the deficit to
  * high + goal, never for the refill, and after what the jobs of cold candidates in flight may
  * still free on that node (in_flight_bytes: they may be covering it right now; the next call sees
  * what they freed). Without the headroom the next burst of allocations takes free memory to the
@@ -79,6 +81,9 @@ struct headroom_candidate {
 				   * held back from stalling candidates on its nodes */
 	bool stalling;         /* using what it has (PSI at or above its target, or its trigger
 				* fired): taken only in the last-resort pass; set by the caller */
+	bool at_own_limit;     /* memory.current within 1/32 of min(memory.high, memory.max): a
+				* stalling one is not even the last resort (its stall is its own
+				* limit's reclaim, and what is taken is refaulted at once) */
 	uint64_t max_bytes;    /* largest request for it, bytes (the agent: one chunk); 0 = none */
 	uint64_t current_bytes; /* memory.current */
 	uint64_t floor_bytes;   /* cgroup_floor_bytes(): never reclaimed below */
@@ -92,6 +97,8 @@ struct headroom_candidate {
  *                    to cannot be reclaimed, the same rule as the floor)
  *   psi_some_pct   = memory PSI some delta / elapsed, percent; 100 without history (first
  *                    sample: unknown is taken as hot, reclaimed last within its priority)
+ *   at_own_limit   = min(memory.high, memory.max) is set (not 0, not "max") and
+ *                    memory.current >= that - that / 32
  *   inactive_share = from memory.stat; 0 when anon + file is 0
  * priority is clamped into 0..100. Never fails. */
 void headroom_candidate_from_sample(const struct policy_params *params,

@@ -772,7 +772,10 @@ static void test_node_keys(void)
 	EXPECT_FAIL("{\"max_workers_per_node\": 65}", "max_workers_per_node: 65 is out of range");
 	EXPECT_FAIL("{\"max_workers_per_node\": 1.5}", "max_workers_per_node: expected an integer");
 	EXPECT_FAIL("{\"max_reclaim_rate_per_node\": \"fast\"}", "max_reclaim_rate_per_node: \"fast\" is not a size");
-	EXPECT_FAIL("{\"headroom\": \"60%\"}", "headroom: \"60%\" is not a percentage in 0%..50%");
+	EXPECT_FAIL("{\"headroom\": \"60%\"}", "headroom: \"60%\" is not a percentage above 0% and at most 50%");
+	EXPECT_FAIL("{\"headroom\": \"0%\"}", "headroom: \"0%\" is not a percentage above 0%");
+	EXPECT_FAIL("{\"headroom\": 0}", "headroom: 0 keeps no headroom");
+	EXPECT_FAIL("{\"headroom\": \"0M\"}", "headroom: 0 keeps no headroom");
 	EXPECT_FAIL("{\"headroom\": \"x%\"}", "headroom: \"x%\" is not a percentage");
 	EXPECT_FAIL("{\"headroom\": true}", "headroom: expected a percentage like \"2%\", a size like \"64M\", or false");
 	EXPECT_FAIL("{\"headroom\": \"lots\"}", "headroom: \"lots\" is not a size");

@@ -929,6 +929,57 @@ static void test_max_bytes(void)
 	CHECK_EQ_INT(headroom_plan(&p, &zi, PAGE, c, 1, req, &nodes), 0);
 }
 
+/* A stalling cgroup at its own memory.max or memory.high is not even the last resort. */
+static void test_last_resort_not_at_own_limit(void)
+{
+	struct headroom_params p = goal(64 * MiB);
+	struct policy_params pp;
+	struct cgroup_sample s = {0};
+	struct zoneinfo zi = {0};
+	struct headroom_nodes nodes;
+	struct headroom_candidate c[2], d;
+	struct headroom_request req[2];
+	int n;
+
+	set_node(&zi, 0, 40 * MiB, 16 * MiB, 1000 * MiB);
+	c[0] = on_node0(cand(0, 100, 9.0, 1, 48 * MiB, 0), true, 48 * MiB); /* thrashing at max */
+	c[0].at_own_limit = true;
+	c[1] = on_node0(cand(1, 50, 9.0, 1, 1000 * MiB, 0), true, 400 * MiB);
+	n = headroom_plan(&p, &zi, PAGE, c, 2, req, &nodes);
+	CHECK_EQ_INT(n, 1);
+	CHECK_EQ_U64(req[0].cgroup_index, 1);
+	CHECK_EQ_U64(req[0].bytes, 40 * MiB);
+
+	/* Cold and at its limit: still given from first. */
+	c[0] = on_node0(cand(0, 100, 0.0, 1, 48 * MiB, 0), false, 48 * MiB);
+	c[0].at_own_limit = true;
+	c[1] = on_node0(cand(1, 50, 9.0, 1, 1000 * MiB, 0), true, 400 * MiB);
+	n = headroom_plan(&p, &zi, PAGE, c, 2, req, &nodes);
+	CHECK_EQ_INT(n, 1);
+	CHECK_EQ_U64(req[0].cgroup_index, 0);
+	CHECK_EQ_U64(req[0].bytes, 40 * MiB);
+
+	/* From the sample: min(high, max), within 1/32; "max", 0 (unread) and below are not. */
+	policy_params_default(&pp);
+	s.current_bytes = 47 * MiB;
+	s.high_bytes = LIMIT_MAX;
+	s.max_bytes = 48 * MiB;
+	headroom_candidate_from_sample(&pp, &s, 0, 50, false, &d);
+	CHECK(d.at_own_limit);
+	s.current_bytes = 46 * MiB;
+	headroom_candidate_from_sample(&pp, &s, 0, 50, false, &d);
+	CHECK(!d.at_own_limit);
+	s.high_bytes = 46 * MiB;
+	headroom_candidate_from_sample(&pp, &s, 0, 50, false, &d);
+	CHECK(d.at_own_limit);
+	s.high_bytes = s.max_bytes = LIMIT_MAX;
+	headroom_candidate_from_sample(&pp, &s, 0, 50, false, &d);
+	CHECK(!d.at_own_limit);
+	s.high_bytes = s.max_bytes = 0;
+	headroom_candidate_from_sample(&pp, &s, 0, 50, false, &d);
+	CHECK(!d.at_own_limit);
+}
+
 static void test_near_goal(void)
 {
 	struct headroom_params p = goal(64 * MiB);
@@ -976,6 +1027,7 @@ int main(void)
 	test_last_resort_refill_node_choice();
 	test_last_resort_waits_for_cold_in_flight();
 	test_max_bytes();
+	test_last_resort_not_at_own_limit();
 	test_near_goal();
 	return test_report("test_headroom");
 }
