@@ -97,16 +97,11 @@ static int on_trigger_event(sd_event_source *s _unused_, int fd _unused_, uint32
 	cg->trigger_fired_us = now_us();
 	/* The next interval starts over from the smallest step. */
 	cg->policy_state.initialised = false;
-	if (cg->job && !cg->job_last_resort) {
+	if (cg->job) {
 		cancel_job(d, cg);
 		log_event(LOG_NOTICE, MSGID_RECLAIM_CANCELLED, &f,
 			  "%s: memory pressure spike (PSI trigger), cancelling in-flight reclaim",
 			  cg->path);
-	} else if (cg->job) {
-		if (log_ratelimit(&cg->last_trigger_log_us, cg->trigger_fired_us, LOG_REPEAT_US))
-			log_event(LOG_INFO, MSGID_PSI_TRIGGER, &f,
-				  "%s: memory pressure spike (PSI trigger); headroom's last-resort "
-				  "reclaim goes on (a node is short of free memory)", cg->path);
 	} else if (log_ratelimit(&cg->last_trigger_log_us, cg->trigger_fired_us, LOG_REPEAT_US)) {
 		log_event(LOG_INFO, MSGID_PSI_TRIGGER, &f,
 			  "%s: memory pressure spike (PSI trigger), no reclaim in flight", cg->path);
@@ -220,8 +215,6 @@ static void job_finished(struct daemon *d, struct node_pool *np, struct reclaim_
 		cg->pending_reclaimed_bytes += job->reclaimed_bytes;
 		cg->pending_requested_bytes += job->request_bytes;
 		cg->pending_partial |= job->outcome != JOB_DONE;
-		if (cg->rule && job->stall_pct > cg->rule->params.psi_some_target_pct)
-			cg->job_stalled_us = job->finished_us;
 		/* Headroom's next chunk comes at once only after one that did all it was asked
 		 * (EAGAIN, a cancel or an error wait for the 250 ms timer or the next tick). */
 		d->headroom_job_progressed |= cg->job_headroom && job->outcome == JOB_DONE &&
@@ -584,7 +577,6 @@ void daemon_dispatch(struct daemon *d, struct cgroup_node *cg, const struct cgro
 	if (flags & DISPATCH_FILE_ONLY)
 		job->swappiness = job->evict_swappiness = 0;
 	job->psi_some_target_pct = pp->psi_some_target_pct;
-	job->ignore_pressure = flags & DISPATCH_LAST_RESORT;
 	job->page_size = d->snap.page_size;
 	r = worker_pool_submit(np->pool, job);
 	if (r < 0) {

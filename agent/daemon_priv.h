@@ -167,9 +167,7 @@ enum {
 					* pool, zswap.h) */
 	DISPATCH_HEADROOM = 1 << 1,    /* policy headroom's request: when it ends having reclaimed
 					* something, the headroom check runs again at once */
-	DISPATCH_LAST_RESORT = 1 << 2, /* headroom's request of a stalling cgroup (headroom.h): not
-					* stopped by the cgroup's stall, nor cancelled by its PSI
-					* trigger */
+	DISPATCH_LAST_RESORT = 1 << 2, /* headroom's request of a stalling cgroup (headroom.h) */
 };
 /* Submits this tick's job for cg (MGLRU aging when built for this tick, then request_bytes,
  * which may be 0) to the pool serving mem_node (-1: placement from memory.numa_stat), with

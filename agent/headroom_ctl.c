@@ -80,12 +80,10 @@ bool headroom_check(struct daemon *d)
 		d->cands[nc].stalling =
 			100.0 * (double)s->mem_some_delta_us / (double)s->elapsed_us >=
 				cg->rule->params.psi_some_target_pct ||
-			cg->trigger_fired_us > d->snap.timestamp_us - s->elapsed_us ||
-			cg->job_stalled_us > d->snap.timestamp_us - s->elapsed_us;
+			cg->trigger_fired_us > d->snap.timestamp_us - s->elapsed_us;
 		d->cands[nc].in_flight_bytes = cg->job ? cg->job_request_bytes : 0;
 		/* One chunk per request, the next planned when it ends (daemon_on_pool_event()), so
-		 * each sees what the last freed and whether the cgroup started to stall, and a
-		 * last-resort request, which runs on however much its cgroup stalls, stays short. */
+		 * each sees what the last freed, and a last-resort request stays short. */
 		d->cands[nc].max_bytes = MAX(cg->rule->params.chunk_bytes, d->snap.page_size);
 		/* The snapshot is up to a tick old: what jobs reclaimed since is no longer there, and
 		 * asking for the stale amount could cross the floor (test-reclaim saw 178 MiB against

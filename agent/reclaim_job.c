@@ -212,7 +212,6 @@ void reclaim_job_run(struct reclaim_job *job)
 
 	job->started_us = now_us();
 	job->outcome = JOB_DONE;
-	job->stall_pct = -1;
 
 	if (job->lru_gen_cmds && job->lru_gen_fd >= 0) {
 		job->lruvecs_aged = lru_gen_run(job->lru_gen_fd, job->lru_gen_cmds, &job->aging_error);
@@ -322,7 +321,7 @@ void reclaim_job_run(struct reclaim_job *job)
 		}
 
 		/* Between chunks: has the workload started to stall since we began? */
-		if (pressure_fd >= 0 && !job->ignore_pressure && job->written_bytes < job->request_bytes &&
+		if (pressure_fd >= 0 && job->written_bytes < job->request_bytes &&
 		    read_some_total(pressure_fd, &stall_now_us) == 0) {
 			usec_t window = MAX(now_us() - job->started_us, STALL_MIN_WINDOW_US);
 			double pct = 100.0 * (double)sub_sat(stall_now_us, stall_start_us) / (double)window;
@@ -334,10 +333,6 @@ void reclaim_job_run(struct reclaim_job *job)
 		}
 	}
 
-	/* A one-chunk job never reaches the check between chunks: its stall is still reported. */
-	if (pressure_fd >= 0 && read_some_total(pressure_fd, &stall_now_us) == 0)
-		job->stall_pct = 100.0 * (double)sub_sat(stall_now_us, stall_start_us) /
-				 (double)MAX(now_us() - job->started_us, STALL_MIN_WINDOW_US);
 	if (measured && job->outcome != JOB_GONE &&
 	    measure(job->cgroup_dirfd, &current_after, &pgsteal_after) == 0) {
 		job->reclaimed_bytes = sub_sat(pgsteal_after, pgsteal_before) * job->page_size;

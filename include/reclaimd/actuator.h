@@ -44,8 +44,6 @@ struct reclaim_job {
 	uint64_t chunk_bytes;
 	int swappiness;              /* SWAPPINESS_UNSET, 0..200, SWAPPINESS_MAX */
 	double psi_some_target_pct;  /* stop when stall since start exceeds this, percent */
-	bool ignore_pressure;        /* never stop on the cgroup's stall (headroom's last resort,
-				      * headroom.h: made knowing the cgroup stalls) */
 	uint64_t page_size;
 	/* MGLRU aging done before the reclaim (see mglru.h): '\n'-terminated "+ id node seq"
 	 * commands written to lru_gen_fd (owned: a dup of the agent's, so a reload that closes
@@ -77,8 +75,6 @@ struct reclaim_job {
 				      * generations idle for two intervals (outcome JOB_PARTIAL) */
 	int aging_error;             /* first unexpected -errno of an aging write, or 0 */
 	usec_t aging_us;             /* time spent aging (page table walks), microseconds */
-	double stall_pct;            /* the cgroup's memory PSI some over the job, percent (window at
-				      * least 1 s); -1 when memory.pressure could not be read */
 	usec_t queued_us, started_us, finished_us;
 
 	/* Pool bookkeeping. */

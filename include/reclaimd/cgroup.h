@@ -66,9 +66,7 @@ struct cgroup_node {
 	int job_node;                   /* that pool's NUMA node */
 	uint64_t job_request_bytes;     /* what `job` asked for (0: aging only) */
 	bool job_headroom;              /* dispatched by policy headroom (headroom_ctl.c) */
-	bool job_last_resort;           /* headroom's last resort: the PSI trigger does not cancel it */
-	usec_t job_stalled_us;          /* when a job last ended with the cgroup's stall over its
-					 * psi_some_target_pct (headroom counts it as stalling) */
+	bool job_last_resort;           /* headroom's last resort (the log says so) */
 	uint64_t pending_reclaimed_bytes, pending_requested_bytes;
 	bool pending_partial;
 

@@ -44,8 +44,8 @@
  * memory.reclaim is not node-targeted (kernel-interfaces.md): the kernel walks the zonelist from
  * the writing CPU's node, so the agent should write each request from a thread running on a CPU
  * of request.node. The agent sets max_bytes to one chunk and plans again when a request ends
- * (headroom_ctl.c), so each chunk sees what the last one freed, and a last-resort request, which
- * runs on however much its cgroup stalls, stays short.
+ * (headroom_ctl.c), so each chunk sees what the last one freed, and a last-resort request stays
+ * short; the cgroup's PSI trigger cancels it like any other.
  */
 #ifndef RECLAIMD_HEADROOM_H
 #define RECLAIMD_HEADROOM_H
@@ -109,8 +109,7 @@ struct headroom_request {
 	size_t cgroup_index; /* from the candidate */
 	unsigned node;       /* the node whose deficit this covers */
 	uint64_t bytes;      /* > 0, a multiple of page_size */
-	bool last_resort;    /* from a stalling candidate (pass 2): the caller should not stop it
-			      * on that cgroup's pressure, which it was made knowing of */
+	bool last_resort;    /* from a stalling candidate (pass 2) */
 };
 
 struct headroom_node_plan {
