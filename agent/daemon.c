@@ -593,7 +593,7 @@ void daemon_dispatch(struct daemon *d, struct cgroup_node *cg, const struct cgro
 	cg->job_pool = np->pool;
 	cg->job_node = np->node;
 	cg->job_request_bytes = request_bytes;
-	cg->job_headroom = flags & (DISPATCH_HEADROOM | DISPATCH_LAST_RESORT);
+	cg->job_headroom = flags & DISPATCH_HEADROOM;
 	cg->job_last_resort = flags & DISPATCH_LAST_RESORT;
 }
 

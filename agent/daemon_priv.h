@@ -165,9 +165,10 @@ static inline uint64_t cgroup_zswap_max_in_force(const struct cgroup_node *cg,
 enum {
 	DISPATCH_FILE_ONLY = 1 << 0,   /* page cache only, swappiness=0 (no room left in the zswap
 					* pool, zswap.h) */
-	DISPATCH_HEADROOM = 1 << 1,    /* policy headroom's request: when it ends having reclaimed
-					* something, the headroom check runs again at once */
-	DISPATCH_LAST_RESORT = 1 << 2, /* headroom's request of a stalling cgroup (headroom.h) */
+	DISPATCH_HEADROOM = 1 << 1,    /* policy headroom's request: when it ends done, the headroom
+					* check runs again HEADROOM_CHAIN_US later */
+	DISPATCH_LAST_RESORT = 1 << 2, /* with DISPATCH_HEADROOM: a stalling cgroup's (headroom.h);
+					* only the log tells it apart */
 };
 /* Submits this tick's job for cg (MGLRU aging when built for this tick, then request_bytes,
  * which may be 0) to the pool serving mem_node (-1: placement from memory.numa_stat), with

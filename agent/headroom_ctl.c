@@ -78,8 +78,7 @@ bool headroom_check(struct daemon *d)
 		 * PSI trigger since. Taken only when the cold ones cannot cover a node's goal (the
 		 * last resort, headroom.h). */
 		d->cands[nc].stalling =
-			100.0 * (double)s->mem_some_delta_us / (double)s->elapsed_us >=
-				cg->rule->params.psi_some_target_pct ||
+			d->cands[nc].psi_some_pct >= cg->rule->params.psi_some_target_pct ||
 			cg->trigger_fired_us > d->snap.timestamp_us - s->elapsed_us;
 		d->cands[nc].in_flight_bytes = cg->job ? cg->job_request_bytes : 0;
 		/* One chunk per request, the next planned when it ends (daemon_on_pool_event()), so
@@ -138,10 +137,7 @@ bool headroom_check(struct daemon *d)
 			snprintf(since, sizeof(since), "; %" PRIu64 " KiB in %" PRIu64 " chunks since the "
 				 "last line", d->nodes[node].headroom_asked_bytes >> 10,
 				 d->nodes[node].headroom_asked_chunks);
-		if (users == 0 && p->busy_cgroups)
-			snprintf(rest, sizeof(rest), "; no managed cgroup can give now (%u reclaiming "
-				 "already)", p->busy_cgroups);
-		else if (users == 0)
+		if (users == 0)
 			snprintf(rest, sizeof(rest), n > 0 ? "; no managed cgroup can give more now (one "
 				 "node at a time each)" : "; no managed cgroup can give");
 		log_event(LOG_NOTICE, MSGID_HEADROOM,
