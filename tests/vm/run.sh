@@ -311,16 +311,27 @@ qemu=(
 
 echo "run.sh: booting $(basename "$scenario") (console: $outdir/console.log)" >&2
 start=$(date +%s.%N)
-set +e
-if [ "$verbose" -eq 1 ]; then
-	timeout -k 10 "$timeout_s" "${qemu[@]}" </dev/null 2>"$outdir/qemu.log" |
-		tr -d '\r' | tee "$outdir/console.log"
-else
-	timeout -k 10 "$timeout_s" "${qemu[@]}" </dev/null 2>"$outdir/qemu.log" |
-		tr -d '\r' >"$outdir/console.log"
-fi
-qrc=${PIPESTATUS[0]}
-set -e
+# qemu itself killed by a signal other than timeout's (exit 128+N, not 137), before the guest
+# printed anything: a crash of the emulator on the host (seen once: SIGSEGV under TCG at boot),
+# not of the scenario. Boot once more; anything else is reported as it is.
+for attempt in 1 2; do
+	set +e
+	if [ "$verbose" -eq 1 ]; then
+		timeout -k 10 "$timeout_s" "${qemu[@]}" </dev/null 2>"$outdir/qemu.log" |
+			tr -d '\r' | tee "$outdir/console.log"
+	else
+		timeout -k 10 "$timeout_s" "${qemu[@]}" </dev/null 2>"$outdir/qemu.log" |
+			tr -d '\r' >"$outdir/console.log"
+	fi
+	qrc=${PIPESTATUS[0]}
+	set -e
+	if [ "$attempt" -eq 1 ] && [ "$qrc" -gt 128 ] && [ "$qrc" -ne 137 ] && [ ! -s "$outdir/console.log" ]; then
+		echo "run.sh: qemu died at boot (exit $qrc, nothing on the console): booting again" >&2
+		echo "qemu_crash_retry=exit $qrc" >>"$outdir/run-info.txt"
+		continue
+	fi
+	break
+done
 elapsed=$(echo "$start $(date +%s.%N)" | awk '{ printf "%.1f", $2 - $1 }')
 echo "vm_wall_s=$elapsed qemu_rc=$qrc" >>"$outdir/run-info.txt"
 
