@@ -16,7 +16,7 @@ PKGS      := libsystemd jansson libcgroup numa
 CFLAGS    ?= -O2 -g
 WARNINGS  := -Wall -Wextra -Wconversion -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
              -Wformat=2 -Wno-format-nonliteral -Werror
-CPPFLAGS  += -Iinclude -D_GNU_SOURCE
+CPPFLAGS  += -Iinclude -Iagent -D_GNU_SOURCE
 ALL_CFLAGS = -std=gnu11 $(WARNINGS) $(CFLAGS) $(PKG_CFLAGS) -pthread -MMD -MP
 LDLIBS    += $(PKG_LIBS) -pthread -lm
 
@@ -31,7 +31,7 @@ endif
 # One object directory per compiler and sanitizer, so switching never mixes objects.
 BUILD     := build/$(notdir $(CC))$(if $(SANITIZER),-$(SANITIZER))
 
-SRCS      := $(wildcard agent/*.c policies/*.c)
+SRCS      := $(shell find agent policies -name "*.c" | LC_ALL=C sort)
 LIB_OBJS  := $(patsubst %.c,$(BUILD)/%.o,$(filter-out agent/main.c,$(SRCS)))
 MAIN_OBJ  := $(BUILD)/agent/main.o
 TEST_SRCS := $(wildcard tests/unit/test_*.c)

@@ -14,7 +14,7 @@
 
 #include "reclaimd/common.h"
 #include "reclaimd/swap.h"
-#include "reclaimd/zswap_ctl.h"
+#include "reclaimd/zswap_params.h"
 
 /* swappiness values: -1 = not passed to memory.reclaim; 0..200; SWAPPINESS_MAX = "max" */
 #define SWAPPINESS_UNSET (-1)

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 
 #include "reclaimd/zswap.h"
-#include "reclaimd/zswap_ctl.h"
+#include "reclaimd/zswap_params.h"
 #include "test.h"
 
 #define KiB 1024ULL

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 
-#include "daemon_priv.h"
+#include "loop/loop.h"
 #include "reclaimd/log.h"
 #include "reclaimd/zoneinfo.h"
 

@@ -26,7 +26,7 @@
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 
-#include "daemon_priv.h"
+#include "loop/loop.h"
 #include "reclaimd/log.h"
 
 static rlim_t nofile_limit(void);

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon_priv.h"
+#include "loop/loop.h"
 #include "reclaimd/log.h"
 #include "reclaimd/zswap.h"
 

@@ -14,7 +14,7 @@
 
 #include "reclaimd/parse.h"
 #include "reclaimd/reader.h"
-#include "reclaimd/zswap_ctl.h"
+#include "reclaimd/zswap_params.h"
 
 /* One decimal or one algorithm name plus '\n' (param_get_charp prints "%s\n"). */
 #define PARAM_BUF_SIZE 64

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon_priv.h"
+#include "loop/loop.h"
 #include "reclaimd/log.h"
 
 struct age_ctx {

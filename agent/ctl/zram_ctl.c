@@ -26,7 +26,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "daemon_priv.h"
+#include "loop/loop.h"
 #include "reclaimd/config.h"
 #include "reclaimd/log.h"
 #include "reclaimd/zram.h"

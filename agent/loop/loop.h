@@ -20,7 +20,7 @@
 #include "reclaimd/reader.h"
 #include "reclaimd/topology.h"
 #include "reclaimd/zswap.h"
-#include "reclaimd/zswap_ctl.h"
+#include "reclaimd/zswap_params.h"
 
 /* Same condition logged again for the same cgroup at most this often. */
 #define LOG_REPEAT_US (60 * USEC_PER_SEC)

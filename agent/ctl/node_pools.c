@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 
-#include "daemon_priv.h"
+#include "loop/loop.h"
 #include "reclaimd/log.h"
 
 unsigned jobs_pending(struct daemon *d)

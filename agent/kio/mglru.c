@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "parse_util.h"
+#include "parse/parse_util.h"
 #include "reclaimd/mglru.h"
 #include "reclaimd/reader.h"
 
