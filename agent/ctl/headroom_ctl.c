@@ -1,142 +1,163 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * headroom_ctl.c - policy headroom in the loop: reads /proc/zoneinfo, asks the pure planner
- * (policies/headroom.c) for the reclaim that brings each node back above high watermark +
- * headroom, one chunk per cgroup, and dispatches it to that node's workers. Woken every tick, by a
- * host-wide PSI trigger on /proc/pressure/memory, every 250 ms while a node is near its goal, and
- * 20 ms after a headroom chunk ended done (HEADROOM_CHAIN_US). Also reports
- * direct reclaim on the host (/proc/vmstat) and managed cgroups' memory.events high/max.
+ * headroom_ctl.c - policy headroom in the loop (headroom_ctl.h): zoneinfo read, candidates
+ * built, the plan made twice when a node refills, one line per node, requests handed over.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 
-#include "loop/loop.h"
+#include "ctl/headroom_ctl.h"
 #include "reclaimd/log.h"
+#include "reclaimd/reader.h"
 #include "reclaimd/zoneinfo.h"
 
-/* Reads /proc/zoneinfo, plans reclaim for nodes below their goal and dispatches it to those
- * nodes' workers. Returns true while some node is within twice its headroom (check faster). */
-bool headroom_check(struct daemon *d)
-{
-	struct headroom_params hp = { .goal_bytes = d->config->headroom_bytes,
-				      .goal_pct = d->config->headroom_pct };
-	struct headroom_nodes plan;
-	struct zoneinfo zi;
-	size_t len, nc = 0;
-	int r, n;
+/* While a node is within twice its headroom, /proc/zoneinfo is checked this often. */
+#define HEADROOM_FAST_US (250 * USEC_PER_MSEC)
+/* After a headroom chunk that made progress: the next check, at most 50 per second. Reading
+ * /proc/zoneinfo takes each zone's lock (mm/vmstat.c zoneinfo_show()). */
+#define HEADROOM_CHAIN_US (20 * USEC_PER_MSEC)
+/* Host PSI trigger that wakes the headroom check: 50 ms of memory stall in 1 s. */
+#define HOST_TRIGGER_STALL_US (50 * USEC_PER_MSEC)
+#define HOST_TRIGGER_WINDOW_US USEC_PER_SEC
+/* A node's headroom line at most this often. */
+#define HEADROOM_LOG_US (5 * USEC_PER_SEC)
 
-	if (!d->config->headroom_enabled || d->zoneinfo_fd < 0)
-		return false;
+struct headroom_node_state {
+	bool refilling;                 /* fell below its goal, not back at twice the headroom yet */
+	usec_t log_us;
+	uint64_t asked_bytes, asked_chunks; /* since the last line */
+};
+
+struct headroom_ctl {
+	struct ctl_env env;
+	struct headroom_hooks hooks;
+	struct tick_ctx ctx;            /* the last tick's; snap NULL: none */
+	int zoneinfo_fd;
+	char *zoneinfo_buf;
+	size_t zoneinfo_buf_size;
+	usec_t zoneinfo_warning_us;
+	sd_event_source *timer, *trigger_source;
+	int trigger_fd;
+	struct headroom_candidate *cands;
+	struct headroom_request *requests;
+	size_t cands_capacity;
+	struct headroom_node_state node[RECLAIMD_MAX_NODES];
+	struct headroom_nodes last_plan;
+	uint64_t checks, requested_bytes, n_requests, n_last_resort;
+};
+
+static int read_zoneinfo(struct headroom_ctl *h, struct zoneinfo *zi)
+{
+	size_t len;
+	int r;
+
 	for (;;) {
-		r = pread_whole(d->zoneinfo_fd, d->zoneinfo_buf, d->zoneinfo_buf_size, &len);
-		if (r != -EFBIG || d->zoneinfo_buf_size >= (64u << 20))
+		r = pread_whole(h->zoneinfo_fd, h->zoneinfo_buf, h->zoneinfo_buf_size, &len);
+		if (r != -EFBIG || h->zoneinfo_buf_size >= (64u << 20))
 			break;
-		char *b = realloc(d->zoneinfo_buf, d->zoneinfo_buf_size * 2);
+		char *b = realloc(h->zoneinfo_buf, h->zoneinfo_buf_size * 2);
 
 		if (!b)
 			break;
-		d->zoneinfo_buf = b;
-		d->zoneinfo_buf_size *= 2;
+		h->zoneinfo_buf = b;
+		h->zoneinfo_buf_size *= 2;
 	}
-	if (r == 0)
-		r = zoneinfo_parse(d->zoneinfo_buf, len, &zi);
-	if (r < 0) {
-		if (log_ratelimit(&d->zoneinfo_warning_us, now_us(), LOG_REPEAT_US))
-			log_event(LOG_WARNING, MSGID_READ_FAILED, NULL,
-				  "%s/zoneinfo: %s; headroom check skipped", d->proc_root, strerror(-r));
-		return false;
-	}
-	if (d->snap.n_cgroups > d->cands_capacity) {
-		struct headroom_candidate *c = realloc(d->cands, d->snap.n_cgroups * sizeof(*c));
-		struct headroom_request *q;
+	return r == 0 ? zoneinfo_parse(h->zoneinfo_buf, len, zi) : r;
+}
 
-		if (!c)
-			return false;
-		d->cands = c;
-		q = realloc(d->requests, d->snap.n_cgroups * sizeof(*q));
-		if (!q)
-			return false;
-		d->requests = q;
-		d->cands_capacity = d->snap.n_cgroups;
-	}
-	for (size_t i = 0; i < d->snap.n_cgroups; i++) {
-		struct cgroup_node *cg = d->snap_nodes[i];
-		const struct cgroup_sample *s = &d->snap.cgroups[i];
+static int cands_reserve(struct headroom_ctl *h, size_t n)
+{
+	struct headroom_candidate *c;
+	struct headroom_request *q;
 
-		/* No PSI history yet: not known to be cold or hot, left alone for the first tick. */
-		if (!cg->rule || strcmp(cg->rule->policy->name, "none") == 0 || !s->has_prev ||
-		    s->elapsed_us == 0)
+	if (n <= h->cands_capacity)
+		return 0;
+	c = realloc(h->cands, n * sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	h->cands = c;
+	q = realloc(h->requests, n * sizeof(*q));
+	if (!q)
+		return -ENOMEM;
+	h->requests = q;
+	h->cands_capacity = n;
+	return 0;
+}
+
+/* One candidate per managed cgroup of the last tick that can be one. Returns how many. */
+static size_t build_candidates(struct headroom_ctl *h)
+{
+	const struct snapshot *snap = h->ctx.snap;
+	size_t nc = 0;
+
+	for (size_t i = 0; i < snap->n_cgroups; i++) {
+		struct cgroup_node *cg = h->ctx.cgroups[i];
+		struct headroom_cgroup_state st = { 0 };
+
+		if (!cg->rule)
 			continue;
-		headroom_candidate_from_sample(&cg->rule->params, &d->snap.cgroups[i], i,
-					       cg->rule->params.reclaim_priority, cg->job != NULL,
-					       &d->cands[nc]);
-		/* Using what it has: memory stall over the last interval at or above its target, or a
-		 * PSI trigger since. Taken only when the cold ones cannot cover a node's goal (the
-		 * last resort, headroom.h). */
-		d->cands[nc].stalling =
-			d->cands[nc].psi_some_pct >= cg->rule->params.psi_some_target_pct ||
-			cg->trigger_fired_us > d->snap.timestamp_us - s->elapsed_us;
-		d->cands[nc].in_flight_bytes = cg->job ? cg->job_request_bytes : 0;
-		/* One chunk per request, the next planned when it ends (daemon_on_pool_event()), so
-		 * each sees what the last freed, and a last-resort request stays short. */
-		d->cands[nc].max_bytes = MAX(cg->rule->params.chunk_bytes, d->snap.page_size);
-		/* The snapshot is up to a tick old: what jobs reclaimed since is no longer there, and
-		 * asking for the stale amount could cross the floor (test-reclaim saw 178 MiB against
-		 * a 200 MiB floor before this). */
-		d->cands[nc].current_bytes = sub_sat(d->cands[nc].current_bytes, cg->pending_reclaimed_bytes);
-		nc++;
+		h->hooks.cgroup_state(h->hooks.userdata, cg, &st);
+		st.excluded = strcmp(cg->rule->policy->name, "none") == 0;
+		st.sample_us = snap->timestamp_us;
+		nc += headroom_candidate_build(&cg->rule->params, &snap->cgroups[i], i, &st,
+					       snap->page_size, &h->cands[nc]);
 	}
-	n = headroom_plan(&hp, &zi, d->snap.page_size, d->cands, nc, d->requests, &plan);
-	if (n < 0)
-		return false;
-	/* A node that fell below its goal is refilled by the cold cgroups to twice the headroom
-	 * (hysteresis, as kswapd reclaims up to the high watermark once woken at low), so one burst
-	 * of allocations does not find it short again right away. */
-	for (unsigned node = 0; node < plan.n_nodes; node++) {
-		struct node_pool *np = &d->nodes[node];
+	return nc;
+}
 
-		if (plan.node[node].goal_deficit_bytes > 0)
-			np->headroom_refilling = true;
-		else if (!headroom_node_near_goal(&hp, &zi.node[node], d->snap.page_size))
-			np->headroom_refilling = false;
-		if (np->headroom_refilling)
-			hp.refill_nodes |= 1ULL << node;
+/* A node that fell below its goal is refilled by the cold cgroups to twice the headroom
+ * (hysteresis, as kswapd reclaims up to the high watermark once woken at low), so one burst of
+ * allocations does not find it short again right away. Returns the refill_nodes mask. */
+static uint64_t refill_nodes(struct headroom_ctl *h, const struct headroom_params *hp,
+			     const struct zoneinfo *zi, const struct headroom_nodes *plan)
+{
+	uint64_t mask = 0;
+
+	for (unsigned node = 0; node < plan->n_nodes; node++) {
+		struct headroom_node_state *ns = &h->node[node];
+
+		if (plan->node[node].goal_deficit_bytes > 0)
+			ns->refilling = true;
+		else if (!headroom_node_near_goal(hp, &zi->node[node], h->ctx.snap->page_size))
+			ns->refilling = false;
+		if (ns->refilling)
+			mask |= 1ULL << node;
 	}
-	if (hp.refill_nodes) {
-		n = headroom_plan(&hp, &zi, d->snap.page_size, d->cands, nc, d->requests, &plan);
-		if (n < 0)
-			return false;
-	}
-	for (unsigned node = 0; node < plan.n_nodes; node++) {
-		const struct headroom_node_plan *p = &plan.node[node];
+	return mask;
+}
+
+/* One line per node below its goal, rate-limited; what was asked since the last line adds up. */
+static void log_plan(struct headroom_ctl *h, const struct headroom_nodes *plan, int n)
+{
+	for (unsigned node = 0; node < plan->n_nodes; node++) {
+		const struct headroom_node_plan *p = &plan->node[node];
+		struct headroom_node_state *ns = &h->node[node];
 		unsigned users = 0, last_resort = 0;
 		char stalling[160] = "", rest[96] = "", since[96] = "";
 
 		if (!p->considered || p->goal_deficit_bytes == 0)
 			continue;
 		for (int i = 0; i < n; i++) {
-			users += d->requests[i].node == node;
-			last_resort += d->requests[i].node == node && d->requests[i].last_resort;
+			users += h->requests[i].node == node;
+			last_resort += h->requests[i].node == node && h->requests[i].last_resort;
 		}
-		/* What was asked since the last line, so the rate-limited lines add up. */
-		d->nodes[node].headroom_asked_bytes += p->requested_bytes;
-		d->nodes[node].headroom_asked_chunks += users;
+		ns->asked_bytes += p->requested_bytes;
+		ns->asked_chunks += users;
 		/* A check that only finds its cgroups still at their chunks says nothing new. */
-		if ((users == 0 && p->busy_cgroups) ||
-		    !log_ratelimit(&d->nodes[node].headroom_log_us, now_us(), 5 * USEC_PER_SEC))
+		if ((users == 0 && p->busy_cgroups) || !log_ratelimit(&ns->log_us, now_us(), HEADROOM_LOG_US))
 			continue;
 		if (last_resort)
 			snprintf(stalling, sizeof(stalling), ", %" PRIu64 " KiB of it from %u stalling "
 				 "cgroups (the last resort: the cold ones could not cover it)",
 				 p->last_resort_bytes >> 10, last_resort);
-		if (d->nodes[node].headroom_asked_chunks > users)
+		if (ns->asked_chunks > users)
 			snprintf(since, sizeof(since), "; %" PRIu64 " KiB in %" PRIu64 " chunks since the "
-				 "last line", d->nodes[node].headroom_asked_bytes >> 10,
-				 d->nodes[node].headroom_asked_chunks);
+				 "last line", ns->asked_bytes >> 10, ns->asked_chunks);
 		if (users == 0)
 			snprintf(rest, sizeof(rest), n > 0 ? "; no managed cgroup can give more now (one "
 				 "node at a time each)" : "; no managed cgroup can give");
@@ -146,165 +167,208 @@ bool headroom_check(struct daemon *d)
 			  "node %u: free %" PRIu64 " KiB is below the goal of %" PRIu64 " KiB (high "
 			  "watermark + headroom): %s %" PRIu64 " KiB from %u cgroups%s%s%s%s%s",
 			  node, p->free_bytes >> 10, (p->high_bytes + p->goal_bytes) >> 10,
-			  d->opts->dry_run ? "would reclaim (dry run)" : "reclaiming",
+			  h->env.dry_run ? "would reclaim (dry run)" : "reclaiming",
 			  p->requested_bytes >> 10, users,
 			  users ? " (a chunk each, the next when one ends)" : "",
 			  p->requested_bytes > p->goal_deficit_bytes ? " (refilling to twice the headroom)"
 								      : "",
 			  stalling, rest, since);
-		d->nodes[node].headroom_asked_bytes = d->nodes[node].headroom_asked_chunks = 0;
+		ns->asked_bytes = ns->asked_chunks = 0;
 	}
-	for (int i = 0; i < n && !d->opts->dry_run; i++) {
-		const struct headroom_request *q = &d->requests[i];
-		struct cgroup_node *cg = d->snap_nodes[q->cgroup_index];
-
-		if (cg->job)
-			continue;
-		d->headroom_requested_bytes += q->bytes;
-		daemon_dispatch(d, cg, &d->snap.cgroups[q->cgroup_index], q->bytes, (int)q->node,
-				DISPATCH_HEADROOM | (q->last_resort ? DISPATCH_LAST_RESORT : 0));
-	}
-	return headroom_any_node_near_goal(&hp, &zi, d->snap.page_size);
 }
 
-void headroom_schedule_soon(struct daemon *d)
+/* Plans reclaim for nodes below their goal and hands it over. Returns true while some node is
+ * within twice its headroom (check faster). */
+static bool check(struct headroom_ctl *h)
 {
-	if (!d->headroom_source)
-		return;
-	sd_event_source_set_time_relative(d->headroom_source, HEADROOM_CHAIN_US);
-	sd_event_source_set_enabled(d->headroom_source, SD_EVENT_ONESHOT);
+	const struct config *c = h->ctx.config;
+	struct headroom_params hp;
+	struct headroom_nodes plan;
+	struct zoneinfo zi;
+	size_t nc;
+	int r, n;
+
+	if (!h->ctx.snap || !c->headroom_enabled || h->zoneinfo_fd < 0)
+		return false;
+	h->checks++;
+	r = read_zoneinfo(h, &zi);
+	if (r < 0) {
+		if (log_ratelimit(&h->zoneinfo_warning_us, now_us(), LOG_REPEAT_US))
+			log_event(LOG_WARNING, MSGID_READ_FAILED, NULL,
+				  "%s/zoneinfo: %s; headroom check skipped", h->env.proc_root, strerror(-r));
+		return false;
+	}
+	if (cands_reserve(h, h->ctx.snap->n_cgroups) < 0)
+		return false;
+	nc = build_candidates(h);
+	hp = (struct headroom_params){ .goal_bytes = c->headroom_bytes, .goal_pct = c->headroom_pct };
+	n = headroom_plan(&hp, &zi, h->ctx.snap->page_size, h->cands, nc, h->requests, &plan);
+	if (n < 0)
+		return false;
+	hp.refill_nodes = refill_nodes(h, &hp, &zi, &plan);
+	if (hp.refill_nodes) {
+		n = headroom_plan(&hp, &zi, h->ctx.snap->page_size, h->cands, nc, h->requests, &plan);
+		if (n < 0)
+			return false;
+	}
+	h->last_plan = plan;
+	log_plan(h, &plan, n);
+	for (int i = 0; i < n && !h->env.dry_run; i++) {
+		const struct headroom_request *q = &h->requests[i];
+
+		h->requested_bytes += q->bytes;
+		h->n_requests++;
+		h->n_last_resort += q->last_resort;
+		h->hooks.submit(h->hooks.userdata, h->ctx.cgroups[q->cgroup_index],
+				&h->ctx.snap->cgroups[q->cgroup_index], q->bytes, q->node, q->last_resort);
+	}
+	return headroom_any_node_near_goal(&hp, &zi, h->ctx.snap->page_size);
 }
 
-void headroom_schedule(struct daemon *d, bool near)
+static void schedule(struct headroom_ctl *h, bool near)
 {
-	if (!d->headroom_source)
+	if (!h->timer)
 		return;
 	if (near) {
-		sd_event_source_set_time_relative(d->headroom_source, HEADROOM_FAST_US);
-		sd_event_source_set_enabled(d->headroom_source, SD_EVENT_ONESHOT);
+		sd_event_source_set_time_relative(h->timer, HEADROOM_FAST_US);
+		sd_event_source_set_enabled(h->timer, SD_EVENT_ONESHOT);
 	} else {
-		sd_event_source_set_enabled(d->headroom_source, SD_EVENT_OFF);
+		sd_event_source_set_enabled(h->timer, SD_EVENT_OFF);
 	}
 }
 
-static int on_headroom_timer(sd_event_source *s _unused_, uint64_t usec _unused_, void *userdata)
+void headroom_ctl_job_done(struct headroom_ctl *h, bool progressed)
 {
-	struct daemon *d = userdata;
+	if (!progressed || !h->timer)
+		return;
+	sd_event_source_set_time_relative(h->timer, HEADROOM_CHAIN_US);
+	sd_event_source_set_enabled(h->timer, SD_EVENT_ONESHOT);
+}
 
-	headroom_schedule(d, headroom_check(d));
+static int on_timer(sd_event_source *s _unused_, uint64_t usec _unused_, void *userdata)
+{
+	struct headroom_ctl *h = userdata;
+
+	schedule(h, check(h));
 	return 0;
 }
 
 static int on_host_trigger(sd_event_source *s _unused_, int fd _unused_, uint32_t revents _unused_,
 			   void *userdata)
 {
-	struct daemon *d = userdata;
+	struct headroom_ctl *h = userdata;
 
-	headroom_schedule(d, headroom_check(d));
+	schedule(h, check(h));
 	return 0;
 }
 
-int headroom_start(struct daemon *d)
+void headroom_ctl_tick(struct headroom_ctl *h, const struct tick_ctx *ctx)
+{
+	h->ctx = *ctx;
+	schedule(h, check(h));
+}
+
+void headroom_ctl_reload(struct headroom_ctl *h, const struct config *c _unused_)
+{
+	h->ctx = (struct tick_ctx){ 0 };
+	schedule(h, false);
+}
+
+void headroom_ctl_report(const struct headroom_ctl *h, struct headroom_report *ret)
+{
+	struct headroom_report r = {
+		.enabled = h->zoneinfo_fd >= 0 && h->ctx.config && h->ctx.config->headroom_enabled,
+		.checks = h->checks, .requested_bytes = h->requested_bytes,
+		.requests = h->n_requests, .last_resort_requests = h->n_last_resort,
+		.n_nodes = h->last_plan.n_nodes,
+	};
+
+	for (unsigned i = 0; i < r.n_nodes; i++) {
+		const struct headroom_node_plan *p = &h->last_plan.node[i];
+
+		r.node[i] = (struct headroom_node_report){
+			.considered = p->considered, .free_bytes = p->free_bytes,
+			.high_bytes = p->high_bytes, .goal_bytes = p->goal_bytes,
+			.deficit_bytes = p->deficit_bytes, .refilling = h->node[i].refilling,
+		};
+	}
+	*ret = r;
+}
+
+static void open_host_trigger(struct headroom_ctl *h)
 {
 	char path[PATH_MAX], spec[64];
-	int r, len;
-
-	snprintf(path, sizeof(path), "%s/zoneinfo", d->proc_root);
-	d->zoneinfo_buf_size = 256 * 1024;
-	d->zoneinfo_buf = malloc(d->zoneinfo_buf_size);
-	if (!d->zoneinfo_buf)
-		return -ENOMEM;
-	d->zoneinfo_fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (d->zoneinfo_fd < 0) {
-		log_event(LOG_WARNING, MSGID_READ_FAILED, NULL,
-			  "cannot open %s: %s; policy headroom off", path, strerror(errno));
-		return 0;
-	}
-	r = sd_event_add_time_relative(d->event, &d->headroom_source, CLOCK_MONOTONIC,
-				       HEADROOM_FAST_US, 10 * USEC_PER_MSEC, on_headroom_timer, d);
-	if (r < 0)
-		return r;
-	sd_event_source_set_enabled(d->headroom_source, SD_EVENT_OFF);
+	int len;
 
 	/* A host-wide PSI trigger wakes the check as soon as anything stalls on memory. */
-	if (d->opts->dry_run)
-		return 0;
-	snprintf(path, sizeof(path), "%s/pressure/memory", d->proc_root);
-	d->host_trigger_fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	snprintf(path, sizeof(path), "%s/pressure/memory", h->env.proc_root);
+	h->trigger_fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	len = snprintf(spec, sizeof(spec), "some %llu %llu", (unsigned long long)HOST_TRIGGER_STALL_US,
 		       (unsigned long long)HOST_TRIGGER_WINDOW_US);
-	if (d->host_trigger_fd < 0 || write(d->host_trigger_fd, spec, (size_t)len + 1) < 0 ||
-	    sd_event_add_io(d->event, &d->host_trigger_source, d->host_trigger_fd, EPOLLPRI,
-			    on_host_trigger, d) < 0) {
+	/* The kernel wants the terminating NUL (kernel/sched/psi.c psi_write()). */
+	if (h->trigger_fd < 0 || write(h->trigger_fd, spec, (size_t)len + 1) < 0 ||
+	    sd_event_add_io(h->env.event, &h->trigger_source, h->trigger_fd, EPOLLPRI,
+			    on_host_trigger, h) < 0) {
 		log_event(LOG_NOTICE, MSGID_KERNEL_FEATURE, NULL,
 			  "no PSI trigger on %s (%s): the headroom check runs each tick, and every "
 			  "250 ms near the goal", path, strerror(errno));
-		if (d->host_trigger_fd >= 0)
-			close(d->host_trigger_fd);
-		d->host_trigger_fd = -1;
+		if (h->trigger_fd >= 0)
+			close(h->trigger_fd);
+		h->trigger_fd = -1;
 	}
+}
+
+int headroom_ctl_new(const struct ctl_env *env, const struct headroom_hooks *hooks,
+		     struct headroom_ctl **ret)
+{
+	struct headroom_ctl *h = calloc(1, sizeof(*h));
+	char path[PATH_MAX];
+	int r;
+
+	if (!h)
+		return -ENOMEM;
+	h->env = *env;
+	h->hooks = *hooks;
+	h->trigger_fd = -1;
+	h->zoneinfo_buf_size = 256 * 1024;
+	h->zoneinfo_buf = malloc(h->zoneinfo_buf_size);
+	if (!h->zoneinfo_buf) {
+		free(h);
+		return -ENOMEM;
+	}
+	snprintf(path, sizeof(path), "%s/zoneinfo", env->proc_root);
+	h->zoneinfo_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (h->zoneinfo_fd < 0) {
+		log_event(LOG_WARNING, MSGID_READ_FAILED, NULL,
+			  "cannot open %s: %s; policy headroom off", path, strerror(errno));
+		*ret = h;
+		return 0;
+	}
+	r = sd_event_add_time_relative(env->event, &h->timer, CLOCK_MONOTONIC, HEADROOM_FAST_US,
+				       10 * USEC_PER_MSEC, on_timer, h);
+	if (r < 0) {
+		headroom_ctl_free(h);
+		return r;
+	}
+	sd_event_source_set_enabled(h->timer, SD_EVENT_OFF);
+	if (!env->dry_run)
+		open_host_trigger(h);
+	*ret = h;
 	return 0;
 }
 
-/* Direct reclaim on the host since the last tick (/proc/vmstat), and memory.events high/max of
- * managed cgroups since their last read: what the headroom policy exists to prevent. */
-void report_direct_reclaim(struct daemon *d)
+void headroom_ctl_free(struct headroom_ctl *h)
 {
-	const struct vmstat *v = &d->snap.host.vmstat;
-
-	if (d->snap.host.meminfo.mem_total == 0) {
-		d->have_prev_vmstat = false; /* the host files could not be read */
+	if (!h)
 		return;
-	}
-	if (d->have_prev_vmstat) {
-		uint64_t stalls = sub_sat(v->allocstall, d->prev_vmstat.allocstall);
-		uint64_t scanned = sub_sat(v->pgscan_direct, d->prev_vmstat.pgscan_direct);
-		uint64_t stolen = sub_sat(v->pgsteal_direct, d->prev_vmstat.pgsteal_direct);
-
-		/* Eviction through lru_gen runs in the agent's worker and the kernel counts it as
-		 * direct reclaim (mm/vmscan.c reclaimer_offset(): neither kswapd nor proactive), so
-		 * scans alone are the agent's own work while it evicts; allocstall is not. */
-		if (stalls || (scanned && !d->lru_gen_evicted))
-			log_event(LOG_INFO, MSGID_DIRECT_RECLAIM,
-				  &(struct log_fields){ .has_direct_reclaim = true, .allocstall = stalls,
-							.pgscan_direct = scanned },
-				  "direct reclaim since the last tick: %" PRIu64 " allocstalls, %" PRIu64
-				  " pages scanned, %" PRIu64 " stolen", stalls, scanned, stolen);
-	}
-	d->prev_vmstat = *v;
-	d->have_prev_vmstat = true;
-	d->lru_gen_evicted = false;
-
-	for (size_t i = 0; i < d->snap.n_cgroups; i++) {
-		struct cgroup_node *cg = d->snap_nodes[i];
-		const struct memory_events *e = &d->snap.cgroups[i].events;
-
-		if (cg->events_seen && (e->high > cg->prev_events_high || e->max > cg->prev_events_max))
-			log_event(LOG_NOTICE, MSGID_DIRECT_RECLAIM,
-				  &(struct log_fields){ .cgroup = cg->path },
-				  "%s: memory.events high +%" PRIu64 ", max +%" PRIu64 " since the last "
-				  "read (allocations throttled or reclaimed at the cgroup's limit)",
-				  cg->path, sub_sat(e->high, cg->prev_events_high),
-				  sub_sat(e->max, cg->prev_events_max));
-		cg->prev_events_high = e->high;
-		cg->prev_events_max = e->max;
-		cg->events_seen = true;
-	}
-}
-
-void headroom_stop(struct daemon *d)
-{
-	d->headroom_source = sd_event_source_disable_unref(d->headroom_source);
-	d->host_trigger_source = sd_event_source_disable_unref(d->host_trigger_source);
-	if (d->host_trigger_fd >= 0)
-		close(d->host_trigger_fd);
-	if (d->zoneinfo_fd >= 0)
-		close(d->zoneinfo_fd);
-	d->host_trigger_fd = d->zoneinfo_fd = -1;
-	free(d->zoneinfo_buf);
-	free(d->cands);
-	free(d->requests);
-	d->zoneinfo_buf = NULL;
-	d->cands = NULL;
-	d->requests = NULL;
+	sd_event_source_disable_unref(h->timer);
+	sd_event_source_disable_unref(h->trigger_source);
+	if (h->trigger_fd >= 0)
+		close(h->trigger_fd);
+	if (h->zoneinfo_fd >= 0)
+		close(h->zoneinfo_fd);
+	free(h->zoneinfo_buf);
+	free(h->cands);
+	free(h->requests);
+	free(h);
 }

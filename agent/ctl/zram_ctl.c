@@ -12,8 +12,9 @@
  * page-sized disk I/O (drivers/block/zram/zram_drv.c writeback_store()), bound by the disk, not
  * by CPU, and would only compete with each other.
  *
- * The thread never touches daemon state: it gets a copy of its inputs, writes its outputs into
- * its own struct, and signals an eventfd; the main loop joins it and logs. Cancellation (stop)
+ * The thread never touches the controller's main-thread state: it gets a copy of its inputs,
+ * writes its outputs into its own part of the struct, and signals an eventfd; the main loop joins
+ * it and logs. Cancellation (stop)
  * takes effect between chunks, so exit waits for at most one chunk.
  */
 #include <errno.h>
@@ -26,7 +27,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "loop/loop.h"
+#include "ctl/zram_ctl.h"
 #include "reclaimd/config.h"
 #include "reclaimd/log.h"
 #include "reclaimd/zram.h"
@@ -51,7 +52,7 @@ struct zram_tracked {
 	usec_t backoff_us;
 };
 
-struct zram_wb {
+struct zram_ctl {
 	/* Thread input (copied before start, read-only while it runs). */
 	char sys_root[PATH_MAX];
 	char name[ZRAM_NAME_MAX];
@@ -65,6 +66,8 @@ struct zram_wb {
 	unsigned chunks;
 	usec_t started_us, finished_us;
 	/* Main thread only. */
+	struct ctl_env env;
+	const struct config *config;   /* the one in force (reload replaces it) */
 	pthread_t thread;
 	bool running;
 	int efd;
@@ -79,7 +82,7 @@ struct zram_wb {
 
 static void *writeback_thread(void *arg)
 {
-	struct zram_wb *wb = arg;
+	struct zram_ctl *wb = arg;
 	uint64_t left = wb->budget_bytes;
 	uint64_t one = 1;
 	int r;
@@ -112,7 +115,7 @@ static void *writeback_thread(void *arg)
 	return NULL;
 }
 
-static struct zram_tracked *tracked(struct zram_wb *wb, const char *name)
+static struct zram_tracked *tracked(struct zram_ctl *wb, const char *name)
 {
 	for (size_t i = 0; i < wb->n_dev; i++)
 		if (strcmp(wb->dev[i].name, name) == 0)
@@ -123,19 +126,18 @@ static struct zram_tracked *tracked(struct zram_wb *wb, const char *name)
 	return &wb->dev[wb->n_dev++];
 }
 
-static usec_t retry_after_us(const struct daemon *d)
+static usec_t retry_after_us(const struct zram_ctl *wb)
 {
-	usec_t age = d->config->swap.zram_idle_age_s * USEC_PER_SEC;
-	usec_t floor_us = 2 * d->config->interval_us;
+	usec_t age = wb->config->swap.zram_idle_age_s * USEC_PER_SEC;
+	usec_t floor_us = 2 * wb->config->interval_us;
 
 	if (age > ZRAM_WB_RETRY_MAX_US)
 		age = ZRAM_WB_RETRY_MAX_US;
 	return age > floor_us ? age : floor_us;
 }
 
-static void on_round_done(struct daemon *d)
+static void on_round_done(struct zram_ctl *wb)
 {
-	struct zram_wb *wb = d->zram_wb;
 	struct zram_tracked *t = tracked(wb, wb->name);
 	struct zram_state *z;
 	const char *why = "";
@@ -153,7 +155,7 @@ static void on_round_done(struct daemon *d)
 		 * administrator's budget used up) backs off: twice as long each time, up to
 		 * ZRAM_WB_BACKOFF_MAX_US. */
 		if (wb->written_bytes > 0 || !t->backoff_us)
-			t->backoff_us = retry_after_us(d);
+			t->backoff_us = retry_after_us(wb);
 		else
 			t->backoff_us = MIN(t->backoff_us * 2, ZRAM_WB_BACKOFF_MAX_US);
 		t->next_try_us = now_us() + t->backoff_us;
@@ -180,7 +182,7 @@ static void on_round_done(struct daemon *d)
 		why = err;
 	}
 	z = malloc(sizeof(*z));
-	r = z ? zram_read_state(d->sys_root, wb->name, z) : -ENOMEM;
+	r = z ? zram_read_state(wb->env.sys_root, wb->name, z) : -ENOMEM;
 	if (r == 0)
 		snprintf(now_held, sizeof(now_held), "%.1f MiB",
 			 (double)zram_in_memory_bytes(z) / 1048576.0);
@@ -195,41 +197,41 @@ static void on_round_done(struct daemon *d)
 	free(z);
 }
 
-static int on_event(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+static int on_event(sd_event_source *s _unused_, int fd, uint32_t revents _unused_, void *userdata)
 {
-	struct daemon *d = userdata;
+	struct zram_ctl *wb = userdata;
 	uint64_t n;
 
-	(void)s;
-	(void)revents;
 	if (read(fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
 		return 0;
-	if (d->zram_wb && d->zram_wb->running)
-		on_round_done(d);
+	if (wb->running)
+		on_round_done(wb);
 	return 0;
 }
 
-static int wb_open(struct daemon *d)
+int zram_ctl_new(const struct ctl_env *env, const struct config *c, struct zram_ctl **ret)
 {
-	struct zram_wb *wb = calloc(1, sizeof(*wb));
+	struct zram_ctl *wb = calloc(1, sizeof(*wb));
 	int r;
 
 	if (!wb)
 		return -ENOMEM;
+	wb->env = *env;
+	wb->config = c;
 	wb->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (wb->efd < 0) {
 		r = -errno;
 		free(wb);
 		return r;
 	}
-	r = sd_event_add_io(d->event, &wb->event_source, wb->efd, EPOLLIN, on_event, d);
+	r = sd_event_add_io(env->event, &wb->event_source, wb->efd, EPOLLIN, on_event, wb);
 	if (r < 0) {
 		close(wb->efd);
 		free(wb);
 		return r;
 	}
 	wb->day_start_us = now_us();
-	d->zram_wb = wb;
+	*ret = wb;
 	return 0;
 }
 
@@ -255,27 +257,14 @@ static bool swapped_on(const struct swaps *sw, const char *resolved)
 	return false;
 }
 
-void zram_ctl_tick(struct daemon *d)
+void zram_ctl_tick(struct zram_ctl *wb, const struct tick_ctx *ctx)
 {
-	const struct swap_section *cfg = &d->config->swap;
-	struct zram_wb *wb;
+	const struct swap_section *cfg = &ctx->config->swap;
 	usec_t now = now_us();
 	uint64_t budget = UINT64_MAX;
 
-	if (d->opts->dry_run)
-		return;
-	if (!d->zram_wb) {
-		bool any = false;
-
-		for (size_t i = 0; i < cfg->n_devices; i++)
-			any |= cfg->devices[i].kind == SWAP_KIND_ZRAM;
-		if (!any)
-			return;
-		if (wb_open(d) < 0)
-			return;
-	}
-	wb = d->zram_wb;
-	if (wb->running)
+	wb->config = ctx->config;
+	if (wb->env.dry_run || wb->running || ctx->snap->host.meminfo.mem_total == 0)
 		return;
 	if (now - wb->day_start_us >= ZRAM_WB_DAY_US) {
 		wb->day_start_us = now;
@@ -299,13 +288,13 @@ void zram_ctl_tick(struct daemon *d)
 		if (cfg->devices[i].kind != SWAP_KIND_ZRAM)
 			continue;
 		name = zram_name(cfg->devices[i].path, resolved);
-		if (!name || !swapped_on(&d->snap.host.swaps, resolved))
+		if (!name || !swapped_on(&ctx->snap->host.swaps, resolved))
 			continue;
 		t = tracked(wb, name);
 		if (!t || t->disabled || now < t->next_try_us)
 			continue;
 		z = malloc(sizeof(*z));
-		if (!z || zram_read_state(d->sys_root, name, z) < 0) {
+		if (!z || zram_read_state(wb->env.sys_root, name, z) < 0) {
 			free(z);
 			continue;
 		}
@@ -322,7 +311,7 @@ void zram_ctl_tick(struct daemon *d)
 		if (!go)
 			continue;
 
-		snprintf(wb->sys_root, sizeof(wb->sys_root), "%s", d->sys_root);
+		snprintf(wb->sys_root, sizeof(wb->sys_root), "%s", wb->env.sys_root);
 		snprintf(wb->name, sizeof(wb->name), "%s", name);
 		wb->idle_age_s = cfg->zram_idle_age_s;
 		wb->budget_bytes = budget;
@@ -332,7 +321,7 @@ void zram_ctl_tick(struct daemon *d)
 		wb->written_bytes = 0;
 		wb->chunks = 0;
 		if (pthread_create(&wb->thread, NULL, writeback_thread, wb) != 0) {
-			t->next_try_us = now + retry_after_us(d);
+			t->next_try_us = now + retry_after_us(wb);
 			continue;
 		}
 		wb->running = true;
@@ -347,23 +336,26 @@ void zram_ctl_tick(struct daemon *d)
 	}
 }
 
-uint64_t zram_ctl_written_bytes(const struct daemon *d)
+void zram_ctl_reload(struct zram_ctl *wb, const struct config *c)
 {
-	return d->zram_wb ? d->zram_wb->total_written_bytes : 0;
+	wb->config = c;
 }
 
-void zram_ctl_stop(struct daemon *d)
+void zram_ctl_report(const struct zram_ctl *wb, struct zram_report *ret)
 {
-	struct zram_wb *wb = d->zram_wb;
+	*ret = (struct zram_report){ .running = wb->running, .written_bytes = wb->total_written_bytes,
+				     .day_written_bytes = wb->day_written_bytes };
+}
 
+void zram_ctl_free(struct zram_ctl *wb)
+{
 	if (!wb)
 		return;
 	if (wb->running) {
 		atomic_store(&wb->cancel, true);
-		on_round_done(d); /* joins: at most one chunk */
+		on_round_done(wb); /* joins: at most one chunk */
 	}
 	sd_event_source_disable_unref(wb->event_source);
 	close(wb->efd);
 	free(wb);
-	d->zram_wb = NULL;
 }

@@ -43,7 +43,7 @@ void cgroup_reader_set_hot_fd_budget(size_t budget)
 
 void cgroup_close_files(struct cgroup_node *cg)
 {
-	int *fds[] = { &cg->fd_current, &cg->fd_stat, &cg->fd_pressure, &cg->fd_io_pressure };
+	int *fds[] = { &cg->files.fd_current, &cg->files.fd_stat, &cg->files.fd_pressure, &cg->files.fd_io_pressure };
 
 	for (size_t i = 0; i < ARRAY_SIZE(fds); i++)
 		if (*fds[i] >= 0) {
@@ -51,8 +51,8 @@ void cgroup_close_files(struct cgroup_node *cg)
 			*fds[i] = -1;
 			hot_fds_open--;
 		}
-	free(cg->slow);
-	cg->slow = NULL;
+	free(cg->files.slow);
+	cg->files.slow = NULL;
 }
 
 /* Opens a hot file once, then preads it. Past the fd budget it is opened, read and closed
@@ -100,13 +100,13 @@ static int read_optional_u64(struct cgroup_node *cg, enum cgroup_optional_file w
 {
 	int r;
 
-	if (cg->absent_mask & (1u << which)) {
+	if (cg->files.absent_mask & (1u << which)) {
 		*ret = absent_value;
 		return 0;
 	}
 	r = read_u64_at(cg, name, ret);
 	if (r == -ENOENT && faccessat(cg->dirfd, "memory.current", F_OK, 0) == 0) {
-		cg->absent_mask |= 1u << which;
+		cg->files.absent_mask |= 1u << which;
 		*ret = absent_value;
 		return 0;
 	}
@@ -119,25 +119,25 @@ static int swap_room_of(struct cgroup_node *cg, unsigned generation, uint64_t *r
 	uint64_t current;
 	int r;
 
-	if (cg->swap_read_generation != generation) {
-		cg->swap_read_generation = generation;
-		cg->swap_read_ok = false;
-		r = read_optional_u64(cg, OPT_SWAP_MAX, "memory.swap.max", LIMIT_MAX, &cg->swap_max_bytes);
+	if (cg->files.swap_read_generation != generation) {
+		cg->files.swap_read_generation = generation;
+		cg->files.swap_read_ok = false;
+		r = read_optional_u64(cg, OPT_SWAP_MAX, "memory.swap.max", LIMIT_MAX, &cg->files.swap_max_bytes);
 		if (r < 0)
 			return r;
-		if (cg->swap_max_bytes == LIMIT_MAX) {
-			cg->swap_room_bytes = LIMIT_MAX; /* no limit here: no need for swap.current */
+		if (cg->files.swap_max_bytes == LIMIT_MAX) {
+			cg->files.swap_room_bytes = LIMIT_MAX; /* no limit here: no need for swap.current */
 		} else {
 			r = read_optional_u64(cg, OPT_SWAP_CURRENT, "memory.swap.current", 0, &current);
 			if (r < 0)
 				return r;
-			cg->swap_room_bytes = sub_sat(cg->swap_max_bytes, current);
+			cg->files.swap_room_bytes = sub_sat(cg->files.swap_max_bytes, current);
 		}
-		cg->swap_read_ok = true;
+		cg->files.swap_read_ok = true;
 	}
-	if (!cg->swap_read_ok)
+	if (!cg->files.swap_read_ok)
 		return -EIO;
-	*ret = cg->swap_room_bytes;
+	*ret = cg->files.swap_room_bytes;
 	return 0;
 }
 
@@ -166,10 +166,10 @@ static int read_slow_files(struct cgroup_node *cg, struct cgroup_slow_files *sf)
 	if (r < 0 || memory_events_parse(small, len, &sf->events) < 0)
 		memset(&sf->events, 0, sizeof(sf->events));
 
-	if (!(cg->absent_mask & (1u << OPT_NUMA_STAT))) {
+	if (!(cg->files.absent_mask & (1u << OPT_NUMA_STAT))) {
 		r = read_single_at(cg->dirfd, "memory.numa_stat", big_buf, sizeof(big_buf), &len);
 		if (r == -ENOENT && faccessat(cg->dirfd, "memory.current", F_OK, 0) == 0)
-			cg->absent_mask |= 1u << OPT_NUMA_STAT;
+			cg->files.absent_mask |= 1u << OPT_NUMA_STAT;
 		else if (r == -ENOENT || r == -ENODEV)
 			return r;
 		else if (r < 0 || numa_stat_parse(big_buf, len, &sf->numa) < 0)
@@ -187,31 +187,31 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 	size_t len;
 	int r;
 
-	r = read_hot(cg, &cg->fd_current, "memory.current", small, sizeof(small), &len);
+	r = read_hot(cg, &cg->files.fd_current, "memory.current", small, sizeof(small), &len);
 	if (r < 0)
 		return r;
 	r = u64_or_max_parse(small, len, &s.current_bytes);
 	if (r < 0)
 		return r;
 
-	r = read_hot(cg, &cg->fd_stat, "memory.stat", big_buf, STAT_BUF, &len);
+	r = read_hot(cg, &cg->files.fd_stat, "memory.stat", big_buf, STAT_BUF, &len);
 	if (r < 0)
 		return r;
 	r = memory_stat_parse(big_buf, len, &s.stat);
 	if (r < 0)
 		return r;
 
-	r = read_hot(cg, &cg->fd_pressure, "memory.pressure", small, sizeof(small), &len);
+	r = read_hot(cg, &cg->files.fd_pressure, "memory.pressure", small, sizeof(small), &len);
 	if (r < 0)
 		return r;
 	r = psi_parse(small, len, &s.mem_psi);
 	if (r < 0)
 		return r;
 
-	if (!(cg->absent_mask & (1u << OPT_IO_PRESSURE))) {
-		r = read_hot(cg, &cg->fd_io_pressure, "io.pressure", small, sizeof(small), &len);
+	if (!(cg->files.absent_mask & (1u << OPT_IO_PRESSURE))) {
+		r = read_hot(cg, &cg->files.fd_io_pressure, "io.pressure", small, sizeof(small), &len);
 		if (r == -ENOENT)
-			cg->absent_mask |= 1u << OPT_IO_PRESSURE;
+			cg->files.absent_mask |= 1u << OPT_IO_PRESSURE;
 		else if (r < 0)
 			return r;
 		else if ((r = psi_parse(small, len, &s.io_psi)) < 0)
@@ -231,31 +231,31 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 			return r;
 		s.swap_room_bytes = MIN(s.swap_room_bytes, room);
 	}
-	s.swap_max_bytes = cg->swap_max_bytes;
+	s.swap_max_bytes = cg->files.swap_max_bytes;
 
-	if (!cg->slow) {
-		cg->slow = calloc(1, sizeof(*cg->slow));
-		if (!cg->slow)
+	if (!cg->files.slow) {
+		cg->files.slow = calloc(1, sizeof(*cg->files.slow));
+		if (!cg->files.slow)
 			return -ENOMEM;
 	}
 	/* Spread the slow reads of many cgroups over the ticks. */
-	if (cg->slow->read_generation == 0 ||
+	if (cg->files.slow->read_generation == 0 ||
 	    (generation + cg->inode) % CGROUP_SLOW_FILES_TICKS == 0) {
-		r = read_slow_files(cg, cg->slow);
+		r = read_slow_files(cg, cg->files.slow);
 		if (r < 0)
 			return r;
-		cg->slow->read_generation = generation;
+		cg->files.slow->read_generation = generation;
 	}
-	s.low_bytes = cg->slow->low_bytes;
-	s.high_bytes = cg->slow->high_bytes;
-	s.max_bytes = cg->slow->max_bytes;
-	s.swap_current_bytes = cg->slow->swap_current_bytes;
+	s.low_bytes = cg->files.slow->low_bytes;
+	s.high_bytes = cg->files.slow->high_bytes;
+	s.max_bytes = cg->files.slow->max_bytes;
+	s.swap_current_bytes = cg->files.slow->swap_current_bytes;
 	/* memory.stat "zswap" (read every tick) is the same obj_cgroup count as memory.zswap.current
 	 * (mm/memcontrol.c): zswap decisions see this tick's value, not the slow file's. */
-	s.zswap_current_bytes = s.stat.zswap ? s.stat.zswap : cg->slow->zswap_current_bytes;
-	s.zswap_max_bytes = cg->slow->zswap_max_bytes;
-	s.events = cg->slow->events;
-	s.numa = cg->slow->numa;
+	s.zswap_current_bytes = s.stat.zswap ? s.stat.zswap : cg->files.slow->zswap_current_bytes;
+	s.zswap_max_bytes = cg->files.slow->zswap_max_bytes;
+	s.events = cg->files.slow->events;
+	s.numa = cg->files.slow->numa;
 
 	*ret = s;
 	return 0;

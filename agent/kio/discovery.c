@@ -82,8 +82,8 @@ static void cgroup_node_free(struct cgroup_node *cg)
 	if (cg->dirfd >= 0)
 		close(cg->dirfd);
 	free(cg->path);
-	free(cg->age_cmds);
-	free(cg->evict_targets);
+	free(cg->aging.cmds);
+	free(cg->aging.targets);
 	free(cg);
 }
 
@@ -106,8 +106,8 @@ static int cgroup_node_new(struct cgroup_set *s, uint64_t inode, int dirfd, cons
 	cg->inode = inode;
 	cg->dirfd = dirfd;
 	cg->parent = parent;
-	cg->fd_current = cg->fd_stat = cg->fd_pressure = cg->fd_io_pressure = -1;
-	cg->trigger_fd = -1;
+	cg->files.fd_current = cg->files.fd_stat = cg->files.fd_pressure = cg->files.fd_io_pressure = -1;
+	cg->trigger.fd = -1;
 	h = hash_inode(inode, s->n_buckets);
 	cg->hash_next = s->buckets[h];
 	s->buckets[h] = cg;

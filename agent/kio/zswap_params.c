@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * zswap_ctl.c - the zswap mechanism (zswap_ctl.h): module parameters applied with their previous
+ * zswap_params.c - the zswap mechanism (zswap_params.h): module parameters applied with their previous
  * values remembered for restore, and the per-cgroup memory.zswap.max / memory.zswap.writeback
  * writers. One write() per value, O_TRUNC so the same code works on fixture files (sysfs and
  * cgroupfs ignore the truncation). Never logs; the caller does.
@@ -188,7 +188,7 @@ static const enum zswap_param restore_order[] = {
 	ZSWAP_PARAM_ACCEPT_THRESHOLD_PERCENT, ZSWAP_PARAM_SHRINKER_ENABLED,
 };
 
-static int count_failures(const struct zswap_ctl_result *res)
+static int count_failures(const struct zswap_params_result *res)
 {
 	int n = 0;
 
@@ -198,11 +198,11 @@ static int count_failures(const struct zswap_ctl_result *res)
 	return n;
 }
 
-int zswap_ctl_apply(const char *sys_root, const struct zswap_settings *want,
-		    struct zswap_saved *ret_saved, struct zswap_ctl_result *ret_result)
+int zswap_params_apply(const char *sys_root, const struct zswap_settings *want,
+		    struct zswap_saved *ret_saved, struct zswap_params_result *ret_result)
 {
 	_cleanup_(closep) int dirfd = -1;
-	struct zswap_ctl_result res;
+	struct zswap_params_result res;
 	struct zswap_saved saved;
 
 	dirfd = open_params_dir(sys_root);
@@ -242,11 +242,11 @@ int zswap_ctl_apply(const char *sys_root, const struct zswap_settings *want,
 	return count_failures(&res);
 }
 
-int zswap_ctl_restore(const char *sys_root, const struct zswap_saved *saved,
-		      struct zswap_ctl_result *ret_result)
+int zswap_params_restore(const char *sys_root, const struct zswap_saved *saved,
+		      struct zswap_params_result *ret_result)
 {
 	_cleanup_(closep) int dirfd = -1;
-	struct zswap_ctl_result res;
+	struct zswap_params_result res;
 
 	dirfd = open_params_dir(sys_root);
 	if (dirfd < 0)
@@ -272,7 +272,7 @@ int zswap_ctl_restore(const char *sys_root, const struct zswap_saved *saved,
 	return count_failures(&res);
 }
 
-int zswap_ctl_read(const char *sys_root, struct zswap_settings *ret)
+int zswap_params_read(const char *sys_root, struct zswap_settings *ret)
 {
 	_cleanup_(closep) int dirfd = -1;
 	struct zswap_settings s;

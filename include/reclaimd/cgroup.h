@@ -25,6 +25,19 @@ enum cgroup_optional_file {
 	OPT_IO_PRESSURE, _OPT_MAX,
 };
 
+/*
+ * One cgroup. Discovery (agent/kio/discovery.c) owns the identity fields at the top and frees the
+ * node; every other group below has exactly one owner, which is the only code that writes it:
+ *   files    the per-cgroup reader (agent/kio/cgroup_reader.c)
+ *   hist     the loop's snapshot builder (agent/loop/snapshot.c): counters for deltas,
+ *            and when a read warning was last logged
+ *   policy   the loop's policy step (agent/loop/daemon.c)
+ *   trigger  the loop's PSI triggers (agent/loop/triggers.c)
+ *   job      the dispatcher (agent/ctl/dispatcher.c)
+ *   zswap    the zswap controller (agent/ctl/zswap_ctl.c)
+ *   aging    the MGLRU aging controller (agent/ctl/aging_ctl.c)
+ *   events   the loop's reports (agent/loop/report.c)
+ */
 struct cgroup_node {
 	uint64_t inode;
 	char *path;                 /* relative to the root, "" for the root itself */
@@ -37,76 +50,83 @@ struct cgroup_node {
 	bool has_matching_descendant;
 	bool walk_truncated;        /* at the depth limit: its children were not listed */
 	bool managed;
-
-	/* Hot files, kept open once managed (re-read with pread at offset 0). */
-	int fd_current, fd_stat, fd_pressure, fd_io_pressure;
-	unsigned absent_mask;       /* 1 << enum cgroup_optional_file */
-
-	/* Per-tick cache of this cgroup's swap room (ancestors are shared by their children). */
-	unsigned swap_read_generation;
-	bool swap_read_ok;
-	uint64_t swap_max_bytes, swap_room_bytes;
-
-	/* Files that inform reports and placement but no decision (memory.low/high/max,
-	 * swap.current, zswap.current/max, events, numa_stat): re-read every
-	 * CGROUP_SLOW_FILES_TICKS ticks, carried in between. */
-	struct cgroup_slow_files *slow;  /* allocated once managed; NULL otherwise */
-
-	/* History for deltas. */
-	bool has_prev;
-	usec_t prev_timestamp_us, prev_mem_some_us, prev_io_some_us;
-	uint64_t prev_refault_pages;
-
-	/* Policy. */
-	struct policy_state policy_state;
-
-	/* Reclaim in flight (at most one job per cgroup) and results not yet folded in. */
-	struct reclaim_job *job;
-	struct worker_pool *job_pool;   /* the pool `job` was submitted to */
-	int job_node;                   /* that pool's NUMA node */
-	uint64_t job_request_bytes;     /* what `job` asked for (0: aging only) */
-	bool job_headroom;              /* dispatched by policy headroom (headroom_ctl.c) */
-	bool job_last_resort;           /* headroom's last resort (the log says so) */
-	uint64_t pending_reclaimed_bytes, pending_requested_bytes;
-	bool pending_partial;
-
-	/* PSI trigger that halts reclaim. */
-	int trigger_fd;
-	struct sd_event_source *trigger_source;
-	usec_t trigger_fired_us;
-
-	/* Rate limiting of repeated log lines. */
-	enum decision_reason last_reason;
-	usec_t last_log_us;
-	usec_t last_read_warning_us;
-	usec_t last_fail_log_us;
-	usec_t last_trigger_log_us;
-
-	uint64_t total_reclaimed_bytes;
-
-	/* zswap (agent/swap_ctl.c): the agent lowered memory.zswap.max toward a fair share; the
-	 * rule's zswap_max last written; the rule's zswap_writeback last written + 1 (0: never). */
-	bool zswap_lowered, zswap_rule_applied, zswap_max_known;
-	uint64_t zswap_rule_written;
-	uint64_t zswap_max_written;     /* memory.zswap.max as the agent last wrote it */
-	uint64_t zswap_max_before;      /* the limit in force when the agent first lowered it: given
-					 * back when calm and at exit (never more) */
-	int zswap_wb_written;
-
-	/* memory.events high/max at the last report. */
-	bool events_seen;
-	uint64_t prev_events_high, prev_events_max;
-
-	/* MGLRU aging commands for this tick's job (mglru.h), built from lru_gen. */
-	char *age_cmds;
-	size_t age_len, age_size;
-	unsigned age_tick;          /* tick age_cmds was built for */
-	unsigned agings;            /* jobs that aged its lruvecs */
-	/* Its lruvecs as read with age_cmds, for eviction through lru_gen (mglru.h). */
-	struct lru_gen_target *evict_targets;
-	size_t n_evict_targets, evict_targets_cap;
-
 	struct cgroup_node *hash_next;
+
+	struct {
+		/* Hot files, kept open once managed (re-read with pread at offset 0). */
+		int fd_current, fd_stat, fd_pressure, fd_io_pressure;
+		unsigned absent_mask;       /* 1 << enum cgroup_optional_file */
+		/* Per-tick cache of this cgroup's swap room (ancestors are shared by their
+		 * children). */
+		unsigned swap_read_generation;
+		bool swap_read_ok;
+		uint64_t swap_max_bytes, swap_room_bytes;
+		/* Files that inform reports and placement but no decision (memory.low/high/max,
+		 * swap.current, zswap.current/max, events, numa_stat): re-read every
+		 * CGROUP_SLOW_FILES_TICKS ticks, carried in between. */
+		struct cgroup_slow_files *slow;  /* allocated once managed; NULL otherwise */
+	} files;
+
+	struct {
+		bool has_prev;
+		usec_t timestamp_us, mem_some_us, io_some_us;
+		uint64_t refault_pages;
+		usec_t read_warning_us;     /* rate limit of read and trigger warnings */
+	} hist;
+
+	struct {
+		struct policy_state state;
+		enum decision_reason last_reason;
+		usec_t last_log_us;
+	} policy;
+
+	struct {
+		/* PSI trigger that halts reclaim (POLLPRI on memory.pressure). */
+		int fd;
+		struct sd_event_source *source;
+		usec_t fired_us;            /* last firing, monotonic; 0: never */
+		usec_t last_log_us;
+	} trigger;
+
+	struct {
+		/* Reclaim in flight (at most one job per cgroup) and results not yet folded in. */
+		struct reclaim_job *job;
+		struct worker_pool *pool;   /* the pool `job` was submitted to */
+		uint64_t request_bytes;     /* what `job` asked for (0: aging only) */
+		unsigned flags;             /* DISPATCH_* of `job` (dispatcher.h) */
+		uint64_t pending_reclaimed_bytes, pending_requested_bytes;
+		bool pending_partial;
+		usec_t last_fail_log_us;
+		uint64_t total_reclaimed_bytes;
+	} job;
+
+	struct {
+		/* The agent lowered memory.zswap.max toward a fair share; the rule's zswap_max last
+		 * written; the rule's zswap_writeback last written + 1 (0: never). */
+		bool lowered, rule_applied, max_known;
+		uint64_t rule_written;
+		uint64_t max_written;     /* memory.zswap.max as the agent last wrote it */
+		uint64_t max_before;      /* the limit in force when the agent first lowered it:
+					   * given back when calm and at exit (never more) */
+		int wb_written;
+	} zswap;
+
+	struct {
+		/* MGLRU aging commands for this tick's job (mglru.h), built from lru_gen. */
+		char *cmds;
+		size_t len, size;
+		unsigned tick;          /* tick cmds was built for */
+		unsigned agings;        /* jobs that aged its lruvecs */
+		/* Its lruvecs as read with cmds, for eviction through lru_gen (mglru.h). */
+		struct lru_gen_target *targets;
+		size_t n_targets, targets_cap;
+	} aging;
+
+	struct {
+		/* memory.events high/max at the last report. */
+		bool seen;
+		uint64_t prev_high, prev_max;
+	} events;
 };
 
 /* Ticks between two reads of the slow files: one minute at the default 6 s interval. */

@@ -105,6 +105,33 @@ void headroom_candidate_from_sample(const struct policy_params *params,
 				    const struct cgroup_sample *cg, size_t cgroup_index,
 				    int priority, bool in_flight, struct headroom_candidate *ret);
 
+/* What the loop knows of a managed cgroup beyond its sample, for headroom_candidate_build(). */
+struct headroom_cgroup_state {
+	bool excluded;                  /* policy "none": never a candidate */
+	bool in_flight;                 /* a reclaim job runs for it */
+	uint64_t in_flight_bytes;       /* what that job asked for, bytes (0: aging only) */
+	uint64_t reclaimed_since_bytes; /* what its jobs reclaimed since the sample was taken */
+	usec_t trigger_fired_us;        /* its PSI trigger's last firing, monotonic µs; 0: never */
+	usec_t sample_us;               /* when the sample was taken, monotonic µs */
+};
+
+/*
+ * The candidate for one managed cgroup as the agent plans headroom, or false when it is none:
+ * excluded, or no PSI history yet (not known to be cold or hot: left alone for its first tick).
+ * On top of headroom_candidate_from_sample():
+ *   stalling        = psi_some_pct >= params->psi_some_target_pct, or its PSI trigger fired
+ *                     within the sample's interval or since (sample_us - elapsed_us onward)
+ *   in_flight_bytes = st->in_flight_bytes while in flight, else 0
+ *   max_bytes       = max(params->chunk_bytes, page_size): one chunk per request, the next
+ *                     planned when it ends, so each sees what the last one freed
+ *   current_bytes  -= reclaimed_since_bytes (saturating): the sample is up to a tick old, and
+ *                     asking for the stale amount could cross the floor
+ * Pure; *ret is written only when it returns true.
+ */
+bool headroom_candidate_build(const struct policy_params *params, const struct cgroup_sample *s,
+			      size_t cgroup_index, const struct headroom_cgroup_state *st,
+			      uint64_t page_size, struct headroom_candidate *ret);
+
 struct headroom_request {
 	size_t cgroup_index; /* from the candidate */
 	unsigned node;       /* the node whose deficit this covers */

@@ -108,6 +108,16 @@ struct lru_gen_target {
 			       * this tick's aging, those not accessed for two intervals */
 };
 
+/* What one job takes along for MGLRU (reclaim_job.lru_gen_cmds, lru_gen_fd, evict): built by the
+ * aging controller for this tick, handed over to the job on submit. All members owned; an empty
+ * payload is { NULL, -1, NULL, 0 }. */
+struct lru_gen_payload {
+	char *cmds;                    /* '\n'-terminated "+ id node seq" aging commands, or NULL */
+	int fd;                        /* a dup of the agent's lru_gen fd, or -1 */
+	struct lru_gen_target *evict;  /* eviction targets (with a request), or NULL */
+	size_t n_evict;
+};
+
 /* "- <memcg_id> <node> <seq> <swappiness> <nr_pages>\n" into buf (NUL-terminated). Returns its
  * length, or -ENOBUFS when it does not fit, -EINVAL for swappiness outside 0..200. */
 int lru_gen_format_evict(char *buf, size_t size, unsigned memcg_id, int node, uint64_t seq,

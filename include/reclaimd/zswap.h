@@ -3,7 +3,7 @@
  * zswap.h - decisions about zswap: watching the pool for LRU inversion, keeping it below a target,
  * sharing it fairly between managed cgroups (memory.zswap.max), and pacing the core policy's
  * reclaim while the pool is near its target. Pure functions of host and cgroup samples (no I/O,
- * no clocks, no logging, no allocation); the mechanism that writes the results is zswap_ctl.h.
+ * no clocks, no logging, no allocation); the mechanism that writes the results is zswap_params.h.
  *
  * Kernel behaviour relied on (mm/zswap.c, Documentation/admin-guide/mm/zswap.rst,
  * Documentation/admin-guide/cgroup-v2.rst):
@@ -244,6 +244,10 @@ struct zswap_pacing {
 	double step_factor; /* in (0, 1] */
 	int swappiness;     /* SWAPPINESS_UNSET (no override) or 0..200 */
 };
+
+/* The zswap policy's parameters from a configuration: the defaults, the "zswap" section's
+ * pool_target_pct and the "swap" section's swapout_budget per tier. Pure, never fails. */
+void zswap_policy_params_from_config(const struct config *c, struct zswap_policy_params *p);
 
 void zswap_pacing_compute(const struct zswap_policy_params *p, double pool_fill,
 			  double target_fraction, bool inversion, struct zswap_pacing *ret);

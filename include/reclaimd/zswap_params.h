@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * zswap_ctl.h - writing zswap's settings: the global module parameters under
+ * zswap_params.h - writing zswap's settings: the global module parameters under
  * <sys_root>/module/zswap/parameters (applied, remembered and restored on exit) and the
  * per-cgroup files memory.zswap.max and memory.zswap.writeback. Decisions are in zswap.h.
  *
@@ -14,8 +14,8 @@
  * (the kernel trims whitespace and answers -ENOENT for an unknown one); memory.zswap.max takes
  * bytes or "max"; memory.zswap.writeback takes "0" or "1".
  */
-#ifndef RECLAIMD_ZSWAP_CTL_H
-#define RECLAIMD_ZSWAP_CTL_H
+#ifndef RECLAIMD_ZSWAP_PARAMS_H
+#define RECLAIMD_ZSWAP_PARAMS_H
 
 #include "reclaimd/common.h"
 
@@ -47,14 +47,14 @@ struct zswap_settings {
 void zswap_settings_init(struct zswap_settings *ret);
 bool zswap_settings_is_set(const struct zswap_settings *s, enum zswap_param p);
 
-/* What zswap_ctl_apply() changed, with the values found before: exactly the parameters to put
+/* What zswap_params_apply() changed, with the values found before: exactly the parameters to put
  * back. Parameters that were already at the wanted value, or could not be changed, are unset. */
 struct zswap_saved {
 	struct zswap_settings old;
 };
 
 /* Per-parameter outcome of apply or restore. */
-struct zswap_ctl_result {
+struct zswap_params_result {
 	int error[_ZSWAP_PARAM_MAX];     /* 0; -ENOENT: absent on this kernel; -errno of the write */
 	bool changed[_ZSWAP_PARAM_MAX];  /* a value was written */
 };
@@ -67,17 +67,17 @@ struct zswap_ctl_result {
  * outputs untouched); otherwise the number of parameters that failed with an error other than
  * -ENOENT (0: all applied or merely absent), with *ret_saved and *ret_result filled.
  */
-int zswap_ctl_apply(const char *sys_root, const struct zswap_settings *want,
-		    struct zswap_saved *ret_saved, struct zswap_ctl_result *ret_result);
+int zswap_params_apply(const char *sys_root, const struct zswap_settings *want,
+		    struct zswap_saved *ret_saved, struct zswap_params_result *ret_result);
 
 /* Writes back every value in `saved`; enabled first (zswap is switched off before the pool
- * parameters change under it), then the others. Same return convention as zswap_ctl_apply(). */
-int zswap_ctl_restore(const char *sys_root, const struct zswap_saved *saved,
-		      struct zswap_ctl_result *ret_result);
+ * parameters change under it), then the others. Same return convention as zswap_params_apply(). */
+int zswap_params_restore(const char *sys_root, const struct zswap_saved *saved,
+		      struct zswap_params_result *ret_result);
 
 /* Reads every parameter present into *ret (absent ones stay unset). -errno when the directory
  * cannot be opened; 0 otherwise. */
-int zswap_ctl_read(const char *sys_root, struct zswap_settings *ret);
+int zswap_params_read(const char *sys_root, struct zswap_settings *ret);
 
 /* memory.zswap.max of the cgroup at cgroup_dirfd: bytes, or "max" for LIMIT_MAX.
  * 0; -ENOENT: no such file (kernel without it, or the root cgroup); -errno. */

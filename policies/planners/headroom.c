@@ -94,6 +94,26 @@ void headroom_candidate_from_sample(const struct policy_params *params,
 	*ret = c;
 }
 
+bool headroom_candidate_build(const struct policy_params *params, const struct cgroup_sample *s,
+			      size_t cgroup_index, const struct headroom_cgroup_state *st,
+			      uint64_t page_size, struct headroom_candidate *ret)
+{
+	struct headroom_candidate c;
+
+	if (st->excluded || !s->has_prev || s->elapsed_us == 0)
+		return false;
+	headroom_candidate_from_sample(params, s, cgroup_index, params->reclaim_priority,
+				       st->in_flight, &c);
+	c.stalling = c.psi_some_pct >= params->psi_some_target_pct ||
+		     (st->trigger_fired_us > 0 &&
+		      st->trigger_fired_us > sub_sat(st->sample_us, s->elapsed_us));
+	c.in_flight_bytes = st->in_flight ? st->in_flight_bytes : 0;
+	c.max_bytes = MAX(params->chunk_bytes, page_size);
+	c.current_bytes = sub_sat(c.current_bytes, st->reclaimed_since_bytes);
+	*ret = c;
+	return true;
+}
+
 /* NaN sorts as the worst value: PSI as hottest, inactive share as 0. */
 static double psi_key(double v)
 {

@@ -415,3 +415,12 @@ bool zswap_shrinker_wanted(const struct zswap_policy_params *p, bool on_now, uin
 		       (double)pool_bytes >= (double)target_bytes * p->near_target_pct / 100.0;
 	return inversion || (double)pool_bytes >= (double)target_bytes * p->calm_pct / 100.0;
 }
+
+void zswap_policy_params_from_config(const struct config *c, struct zswap_policy_params *p)
+{
+	zswap_policy_params_default(p);
+	p->pool_target_pct = c->zswap.pool_target_pct;
+	for (int k = 0; k < _SWAP_KIND_MAX; k++)
+		if (c->swap.swapout_budget_set[k])
+			p->swapout_budget_bytes_per_s[k] = c->swap.swapout_budget[k];
+}

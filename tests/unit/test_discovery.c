@@ -194,12 +194,12 @@ static void test_identity_by_inode_and_removal(void)
 	r = cgroup_read_sample(cg, 1, 1ULL << 40, &smp);
 	CHECK_EQ_INT(r, 0);
 	CHECK_EQ_U64(smp.current_bytes, 300ULL << 20);
-	CHECK_EQ_INT(cg->fd_current, -1);
-	CHECK_EQ_INT(cg->fd_stat, -1);
+	CHECK_EQ_INT(cg->files.fd_current, -1);
+	CHECK_EQ_INT(cg->files.fd_stat, -1);
 	cgroup_reader_set_hot_fd_budget(SIZE_MAX);
 	r = cgroup_read_sample(cg, 1, 1ULL << 40, &smp);
 	CHECK_EQ_INT(r, 0);
-	CHECK(cg->fd_current >= 0);
+	CHECK(cg->files.fd_current >= 0);
 
 	/* A swap.max on the cgroup bounds the room. */
 	put("web", "memory.swap.max", "1048576\n");
@@ -252,7 +252,7 @@ static void test_identity_by_inode_and_removal(void)
 	CHECK((cg = find(&s, "web")) != NULL);
 	if (cg) {
 		CHECK(cg->inode != ino_before);
-		CHECK(!cg->has_prev);
+		CHECK(!cg->hist.has_prev);
 	}
 	CHECK_EQ_U64(gone_count, 2);
 	cgroup_set_done(&s);

@@ -2,7 +2,7 @@
 /*
  * test_zswap.c - zswap.h on recorded-style counter sequences built in memory (calm, pool
  * filling, limit hit, rejects with swap-out, counter reset), the pool target, fair share,
- * pacing, swap-out budget and per-rule limits; zswap_ctl.h on a temporary sysfs/cgroupfs tree
+ * pacing, swap-out budget and per-rule limits; zswap_params.h on a temporary sysfs/cgroupfs tree
  * with the kernel's file formats (apply, restore, absent files).
  */
 #include <errno.h>
@@ -727,7 +727,7 @@ static void test_ctl_apply_restore(void)
 	char sys[512], buf[64];
 	struct zswap_settings want, now;
 	struct zswap_saved saved;
-	struct zswap_ctl_result res;
+	struct zswap_params_result res;
 
 	build_tree(true);
 	snprintf(sys, sizeof(sys), "%s/sys", tmp_root);
@@ -741,7 +741,7 @@ static void test_ctl_apply_restore(void)
 	want.accept_threshold_percent = 90; /* already so: not written, not saved */
 	want.shrinker_enabled = 1;
 
-	CHECK_EQ_INT(zswap_ctl_apply(sys, &want, &saved, &res), 0);
+	CHECK_EQ_INT(zswap_params_apply(sys, &want, &saved, &res), 0);
 	for (int p = 0; p < _ZSWAP_PARAM_MAX; p++)
 		CHECK_EQ_INT(res.error[p], 0);
 	CHECK(res.changed[ZSWAP_PARAM_ENABLED]);
@@ -767,17 +767,17 @@ static void test_ctl_apply_restore(void)
 	CHECK_EQ_INT(saved.old.shrinker_enabled, 0);
 
 	/* Read back what was applied (the parser takes the "Y" without newline too). */
-	CHECK_EQ_INT(zswap_ctl_read(sys, &now), 0);
+	CHECK_EQ_INT(zswap_params_read(sys, &now), 0);
 	CHECK_EQ_INT(now.enabled, 1);
 	CHECK_STREQ(now.compressor, "zstd");
 	CHECK_EQ_INT(now.max_pool_percent, 25);
 	CHECK_EQ_INT(now.accept_threshold_percent, 90);
 	CHECK_EQ_INT(now.shrinker_enabled, 1);
 
-	CHECK_EQ_INT(zswap_ctl_restore(sys, &saved, &res), 0);
+	CHECK_EQ_INT(zswap_params_restore(sys, &saved, &res), 0);
 	CHECK(res.changed[ZSWAP_PARAM_ENABLED]);
 	CHECK(!res.changed[ZSWAP_PARAM_ACCEPT_THRESHOLD_PERCENT]);
-	CHECK_EQ_INT(zswap_ctl_read(sys, &now), 0);
+	CHECK_EQ_INT(zswap_params_read(sys, &now), 0);
 	CHECK_EQ_INT(now.enabled, 0);
 	CHECK_STREQ(now.compressor, "lzo");
 	CHECK_EQ_INT(now.max_pool_percent, 20);
@@ -789,14 +789,14 @@ static void test_ctl_apply_restore(void)
 	/* Applying only one parameter touches only that one. */
 	zswap_settings_init(&want);
 	want.max_pool_percent = 30;
-	CHECK_EQ_INT(zswap_ctl_apply(sys, &want, &saved, &res), 0);
+	CHECK_EQ_INT(zswap_params_apply(sys, &want, &saved, &res), 0);
 	CHECK(res.changed[ZSWAP_PARAM_MAX_POOL_PERCENT]);
 	CHECK(!res.changed[ZSWAP_PARAM_ENABLED]);
 	CHECK_EQ_INT(saved.old.enabled, ZSWAP_SETTING_UNSET);
 	CHECK_EQ_INT(saved.old.max_pool_percent, 20);
 	slurp(PARAMS "enabled", buf, sizeof(buf));
 	CHECK_STREQ(buf, "N");
-	CHECK_EQ_INT(zswap_ctl_restore(sys, &saved, &res), 0);
+	CHECK_EQ_INT(zswap_params_restore(sys, &saved, &res), 0);
 	slurp(PARAMS "max_pool_percent", buf, sizeof(buf));
 	CHECK_STREQ(buf, "20");
 }
@@ -806,7 +806,7 @@ static void test_ctl_absent(void)
 	char sys[512], buf[64];
 	struct zswap_settings want, now;
 	struct zswap_saved saved;
-	struct zswap_ctl_result res;
+	struct zswap_params_result res;
 
 	/* A kernel before 6.8: no shrinker_enabled. Reported, not fatal; the rest applies. */
 	build_tree(false);
@@ -814,16 +814,16 @@ static void test_ctl_absent(void)
 	zswap_settings_init(&want);
 	want.enabled = 1;
 	want.shrinker_enabled = 1;
-	CHECK_EQ_INT(zswap_ctl_apply(sys, &want, &saved, &res), 0);
+	CHECK_EQ_INT(zswap_params_apply(sys, &want, &saved, &res), 0);
 	CHECK_EQ_INT(res.error[ZSWAP_PARAM_SHRINKER_ENABLED], -ENOENT);
 	CHECK(!res.changed[ZSWAP_PARAM_SHRINKER_ENABLED]);
 	CHECK(res.changed[ZSWAP_PARAM_ENABLED]);
 	CHECK_EQ_INT(saved.old.shrinker_enabled, ZSWAP_SETTING_UNSET);
 	slurp(PARAMS "shrinker_enabled", buf, sizeof(buf));
 	CHECK_STREQ(buf, ""); /* not created */
-	CHECK_EQ_INT(zswap_ctl_read(sys, &now), 0);
+	CHECK_EQ_INT(zswap_params_read(sys, &now), 0);
 	CHECK_EQ_INT(now.shrinker_enabled, ZSWAP_SETTING_UNSET);
-	CHECK_EQ_INT(zswap_ctl_restore(sys, &saved, &res), 0);
+	CHECK_EQ_INT(zswap_params_restore(sys, &saved, &res), 0);
 	slurp(PARAMS "enabled", buf, sizeof(buf));
 	CHECK_STREQ(buf, "N");
 
@@ -831,17 +831,17 @@ static void test_ctl_absent(void)
 	write_file(PARAMS "max_pool_percent", "lots\n");
 	zswap_settings_init(&want);
 	want.max_pool_percent = 10;
-	CHECK_EQ_INT(zswap_ctl_apply(sys, &want, &saved, &res), 1);
+	CHECK_EQ_INT(zswap_params_apply(sys, &want, &saved, &res), 1);
 	CHECK_EQ_INT(res.error[ZSWAP_PARAM_MAX_POOL_PERCENT], -EBADMSG);
 	CHECK_EQ_INT(saved.old.max_pool_percent, ZSWAP_SETTING_UNSET);
 
 	/* No zswap at all: -ENOENT, outputs untouched. */
 	snprintf(sys, sizeof(sys), "%s/nonexistent", tmp_root);
 	saved.old.enabled = 42;
-	CHECK_EQ_INT(zswap_ctl_apply(sys, &want, &saved, &res), -ENOENT);
+	CHECK_EQ_INT(zswap_params_apply(sys, &want, &saved, &res), -ENOENT);
 	CHECK_EQ_INT(saved.old.enabled, 42);
-	CHECK_EQ_INT(zswap_ctl_restore(sys, &saved, &res), -ENOENT);
-	CHECK_EQ_INT(zswap_ctl_read(sys, &now), -ENOENT);
+	CHECK_EQ_INT(zswap_params_restore(sys, &saved, &res), -ENOENT);
+	CHECK_EQ_INT(zswap_params_read(sys, &now), -ENOENT);
 
 	CHECK_STREQ(zswap_param_name(ZSWAP_PARAM_ACCEPT_THRESHOLD_PERCENT), "accept_threshold_percent");
 }

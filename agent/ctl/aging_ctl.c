@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * aging_ctl.c - MGLRU aging commands and eviction targets per managed memcg (aging_ctl.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl/aging_ctl.h"
+#include "reclaimd/log.h"
+
+struct aging_ctl {
+	struct ctl_env env;
+	struct aging_hooks hooks;
+	struct mglru *mglru;        /* NULL: no aging */
+	usec_t warning_us;
+	uint64_t lruvecs_aged, aging_jobs;
+	/* This tick's lookup, by path. */
+	struct cgroup_node **by_path;
+	size_t n, cap;
+	unsigned tick;
+};
+
+static int cmp_node_path(const void *a, const void *b)
+{
+	return strcmp((*(struct cgroup_node *const *)a)->path, (*(struct cgroup_node *const *)b)->path);
+}
+
+static struct cgroup_node *find_path(const struct aging_ctl *ag, const char *p, size_t pn)
+{
+	size_t lo = 0, hi = ag->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const char *mp = ag->by_path[mid]->path;
+		int c = strncmp(mp, p, pn);
+
+		if (c == 0 && mp[pn] != '\0')
+			c = 1;
+		if (c == 0)
+			return ag->by_path[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static void add_target(struct cgroup_node *cg, const struct lru_gen_lruvec *v)
+{
+	struct lru_gen_target *t;
+
+	if (cg->aging.n_targets == cg->aging.targets_cap) {
+		size_t cap = MAX(cg->aging.targets_cap * 2, (size_t)2);
+		struct lru_gen_target *nt = realloc(cg->aging.targets, cap * sizeof(*nt));
+
+		if (!nt)
+			return;
+		cg->aging.targets = nt;
+		cg->aging.targets_cap = cap;
+	}
+	t = &cg->aging.targets[cg->aging.n_targets++];
+	*t = (struct lru_gen_target){ .memcg_id = v->memcg_id, .node = v->node, .max_seq = v->max_seq };
+	/* Generations up to max_seq - 1: after this tick's aging, idle for two intervals. */
+	for (unsigned g = 0; g < v->n_gens && v->min_seq + g + 1 <= v->max_seq; g++)
+		t->idle_pages += v->anon_pages[g] + v->file_pages[g];
+}
+
+static int on_lruvec(const struct lru_gen_lruvec *v, void *userdata)
+{
+	struct aging_ctl *ag = userdata;
+	/* lru_gen prints "/" + our relative path ("/" alone for the root, whose path is ""). */
+	struct cgroup_node *cg = find_path(ag, v->path + 1, v->path_len - 1);
+
+	if (!cg || (ag->hooks.busy && ag->hooks.busy(ag->hooks.userdata, cg)))
+		return 0;
+	if (cg->aging.tick != ag->tick) {
+		cg->aging.tick = ag->tick;
+		cg->aging.len = 0;
+		cg->aging.n_targets = 0;
+	}
+	add_target(cg, v);
+	for (;;) {
+		if (cg->aging.size - cg->aging.len >= 64 &&
+		    lru_gen_format_age(cg->aging.cmds, cg->aging.size, &cg->aging.len, v->memcg_id,
+				       v->node, v->max_seq) == 0)
+			return 0;
+		size_t size = MAX(cg->aging.size * 2, (size_t)256);
+		char *b = realloc(cg->aging.cmds, size);
+
+		if (!b)
+			return 0; /* this lruvec is not aged this tick */
+		cg->aging.cmds = b;
+		cg->aging.size = size;
+	}
+}
+
+void aging_ctl_tick(struct aging_ctl *ag, const struct tick_ctx *ctx)
+{
+	size_t n = ctx->snap->n_cgroups;
+	int r;
+
+	ag->tick = ctx->tick;
+	ag->n = 0;
+	if (!ag->mglru || n == 0)
+		return;
+	if (n > ag->cap) {
+		struct cgroup_node **b = realloc(ag->by_path, n * sizeof(*b));
+
+		if (!b)
+			return;
+		ag->by_path = b;
+		ag->cap = n;
+	}
+	memcpy(ag->by_path, ctx->cgroups, n * sizeof(*ag->by_path));
+	qsort(ag->by_path, n, sizeof(*ag->by_path), cmp_node_path);
+	ag->n = n;
+	r = mglru_read(ag->mglru, on_lruvec, ag);
+	ag->n = 0; /* the nodes may be freed before the next tick */
+	if (r < 0 && log_ratelimit(&ag->warning_us, now_us(), LOG_REPEAT_US))
+		log_event(LOG_WARNING, MSGID_READ_FAILED, NULL,
+			  "cannot read %s/kernel/debug/lru_gen: %s; MGLRU aging skipped this tick",
+			  ag->env.sys_root, strerror(-r));
+}
+
+void aging_ctl_take(struct aging_ctl *ag, struct cgroup_node *cg, unsigned tick, bool evict,
+		    struct lru_gen_payload *ret)
+{
+	*ret = (struct lru_gen_payload){ .fd = -1 };
+	if (!ag->mglru || cg->aging.tick != tick || cg->aging.len == 0)
+		return;
+	ret->cmds = strndup(cg->aging.cmds, cg->aging.len);
+	ret->fd = fcntl(mglru_fd(ag->mglru), F_DUPFD_CLOEXEC, 3);
+	if (evict && cg->aging.n_targets > 0 &&
+	    (ret->evict = malloc(cg->aging.n_targets * sizeof(*ret->evict)))) {
+		memcpy(ret->evict, cg->aging.targets, cg->aging.n_targets * sizeof(*ret->evict));
+		ret->n_evict = cg->aging.n_targets;
+	}
+	cg->aging.len = 0; /* once per tick, even if headroom dispatches again */
+	cg->aging.n_targets = 0;
+}
+
+void aging_ctl_job_done(struct aging_ctl *ag, struct cgroup_node *cg, const struct reclaim_job *job)
+{
+	ag->lruvecs_aged += job->lruvecs_aged;
+	ag->aging_jobs += job->lruvecs_aged > 0;
+	if (cg && job->lruvecs_aged)
+		cg->aging.agings++;
+	if (job->aging_error && log_ratelimit(&ag->warning_us, now_us(), LOG_REPEAT_US))
+		log_event(LOG_WARNING, MSGID_KERNEL_FEATURE,
+			  &(struct log_fields){ .cgroup = job->cgroup_path },
+			  "%s: MGLRU aging through lru_gen failed: %s", job->cgroup_path,
+			  strerror(-job->aging_error));
+}
+
+bool aging_ctl_active(const struct aging_ctl *ag)
+{
+	return ag->mglru != NULL;
+}
+
+void aging_ctl_reload(struct aging_ctl *ag, const struct config *c)
+{
+	int r;
+
+	if (!c->mglru_aging || ag->env.dry_run) {
+		mglru_free(ag->mglru);
+		ag->mglru = NULL;
+		return;
+	}
+	if (ag->mglru)
+		return;
+	r = mglru_open(ag->env.sys_root, &ag->mglru);
+	if (r == 0)
+		log_event(LOG_INFO, MSGID_KERNEL_FEATURE, NULL,
+			  "MGLRU aging: each managed memcg is aged once per tick through "
+			  "%s/kernel/debug/lru_gen, so memory.reclaim evicts pages idle for two intervals",
+			  ag->env.sys_root);
+	else
+		log_event(LOG_NOTICE, MSGID_KERNEL_FEATURE, NULL,
+			  "MGLRU aging off (%s): %s; memory.reclaim relies on the kernel's own aging",
+			  strerror(-r),
+			  r == -EOPNOTSUPP ? "MGLRU is switched off in /sys/kernel/mm/lru_gen/enabled" :
+			  r == -ENOENT ? "no MGLRU in this kernel, or debugfs is not mounted at "
+					 "/sys/kernel/debug" :
+			  "lru_gen cannot be opened (reclaimd must run as root)");
+}
+
+int aging_ctl_new(const struct ctl_env *env, const struct config *c, const struct aging_hooks *hooks,
+		  struct aging_ctl **ret)
+{
+	struct aging_ctl *ag = calloc(1, sizeof(*ag));
+
+	if (!ag)
+		return -ENOMEM;
+	ag->env = *env;
+	ag->hooks = *hooks;
+	aging_ctl_reload(ag, c);
+	*ret = ag;
+	return 0;
+}
+
+void aging_ctl_free(struct aging_ctl *ag)
+{
+	if (!ag)
+		return;
+	mglru_free(ag->mglru);
+	free(ag->by_path);
+	free(ag);
+}
+
+void aging_ctl_report(const struct aging_ctl *ag, struct aging_report *ret)
+{
+	*ret = (struct aging_report){ .active = ag->mglru != NULL, .lruvecs_aged = ag->lruvecs_aged,
+				      .aging_jobs = ag->aging_jobs };
+}

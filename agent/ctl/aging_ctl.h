@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * aging_ctl.h - the MGLRU aging controller (why: include/reclaimd/mglru.h). Once per tick it
+ * reads /sys/kernel/debug/lru_gen and gives every managed cgroup without a job in flight the
+ * "+ memcg node max_seq" commands of its lruvecs and its eviction targets, kept in the cgroup's
+ * `aging` group; the loop takes them into the cgroup's job (aging_ctl_take()), so the page-table
+ * walks run on the node's worker, before its reclaim. Off when mglru_aging is false, in a dry
+ * run, or when the kernel has no usable MGLRU (said once).
+ */
+#ifndef RECLAIMD_AGING_CTL_H
+#define RECLAIMD_AGING_CTL_H
+
+#include "ctl/ctl.h"
+#include "reclaimd/actuator.h"
+#include "reclaimd/mglru.h"
+
+struct aging_hooks {
+	/* Whether cg has a job in flight (then it is not aged this tick). */
+	bool (*busy)(void *userdata, const struct cgroup_node *cg);
+	void *userdata;
+};
+
+struct aging_report {
+	bool active;                /* lru_gen open: memcgs are aged */
+	uint64_t lruvecs_aged;      /* aging commands the kernel accepted, since start */
+	uint64_t aging_jobs;        /* jobs that aged at least one lruvec, since start */
+};
+
+struct aging_ctl;
+
+/* Opens lru_gen when c asks for aging (not in a dry run). Returns 0 (also when MGLRU is not
+ * usable: logged, aging off) or -ENOMEM. */
+int aging_ctl_new(const struct ctl_env *env, const struct config *c, const struct aging_hooks *hooks,
+		  struct aging_ctl **ret);
+void aging_ctl_free(struct aging_ctl *ag);
+/* Builds this tick's commands and targets for the managed cgroups of ctx. */
+void aging_ctl_tick(struct aging_ctl *ag, const struct tick_ctx *ctx);
+/* Opens or closes lru_gen per the new configuration. */
+void aging_ctl_reload(struct aging_ctl *ag, const struct config *c);
+/* Whether memcgs are aged (the MGLRU warm-up applies: limits.h). */
+bool aging_ctl_active(const struct aging_ctl *ag);
+/* What cg's job takes along this tick (once: a second job in the same tick gets nothing):
+ * its aging commands and a dup of the lru_gen fd, and with `evict` (a reclaim request) its
+ * eviction targets. *ret is an empty payload when there is nothing. Never fails; on ENOMEM
+ * the job goes without. */
+void aging_ctl_take(struct aging_ctl *ag, struct cgroup_node *cg, unsigned tick, bool evict,
+		    struct lru_gen_payload *ret);
+/* A job of cg (NULL: gone) finished: counts its agings, logs an aging error (rate-limited). */
+void aging_ctl_job_done(struct aging_ctl *ag, struct cgroup_node *cg, const struct reclaim_job *job);
+void aging_ctl_report(const struct aging_ctl *ag, struct aging_report *ret);
+
+#endif

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * dispatcher.h - the dispatcher controller: one worker pool per NUMA node with CPUs (pinned to
+ * them; a node without CPUs is served by the nearest node, topology_cpu_node()), placement of a
+ * job on the pool of the node holding the cgroup's memory (placement_node()), the books of every
+ * job (at most one per cgroup, in struct cgroup_node's `job` group), and the measured results,
+ * which are logged and folded into the next snapshot (dispatcher_take_results()).
+ *
+ * Finished jobs come back through each pool's eventfd on the main thread; for each the
+ * dispatcher calls `job_done`, then `drained` once per batch. A PSI trigger, a cgroup that is no
+ * longer managed, or a stop cancels a job (the worker is re-signalled every KICK_INTERVAL_US while
+ * it is still inside memory.reclaim: actuator.h). How many workers of a pool may run follows the
+ * node's idle cores (dispatcher_set_idle(), from the idle-core sampler).
+ */
+#ifndef RECLAIMD_DISPATCHER_H
+#define RECLAIMD_DISPATCHER_H
+
+#include "ctl/ctl.h"
+#include "reclaimd/actuator.h"
+#include "reclaimd/limits.h"
+#include "reclaimd/mglru.h"
+
+/* Request flags (struct dispatch_request.flags). */
+enum {
+	DISPATCH_FILE_ONLY = 1 << 0,   /* page cache only, swappiness=0 (no room left in the zswap
+					* pool, zswap.h) */
+	DISPATCH_HEADROOM = 1 << 1,    /* policy headroom's request (headroom_ctl.h) */
+	DISPATCH_LAST_RESORT = 1 << 2, /* with DISPATCH_HEADROOM: a stalling cgroup's (headroom.h);
+					* only the log tells it apart */
+};
+
+struct dispatch_request {
+	uint64_t request_bytes;       /* 0: aging only */
+	int mem_node;                 /* the pool serving this node; -1: from memory.numa_stat */
+	unsigned flags;               /* DISPATCH_* */
+	uint64_t chunk_bytes;         /* per memory.reclaim write, bytes (raised to a page) */
+	double psi_some_target_pct;   /* the job stops when its own stall exceeds this */
+	struct job_swappiness swappiness;
+	struct lru_gen_payload mglru; /* moved into the job on submit, freed on failure */
+};
+
+/* One finished job, for the job_done callback. */
+struct job_result {
+	struct cgroup_node *cg;        /* NULL when its cgroup is gone (memcg ids are reused) */
+	const struct reclaim_job *job; /* valid during the callback only */
+	int node;                      /* the pool's node */
+	unsigned flags;                /* DISPATCH_* it was submitted with */
+};
+
+struct dispatcher_hooks {
+	void (*job_done)(void *userdata, const struct job_result *r);
+	void (*drained)(void *userdata);   /* after each batch of finished jobs */
+	void *userdata;
+};
+
+struct dispatcher_node_report {
+	int node;
+	unsigned allowed, n_workers, busy, queued;
+	double idle_cores;            /* average over the idle sampler's window */
+	uint64_t reclaimed_bytes;     /* since start, by this node's workers */
+	uint64_t jobs_dropped;        /* queue full */
+};
+
+struct dispatcher_report {
+	unsigned n_pools;
+	struct dispatcher_node_report node[RECLAIMD_MAX_NODES];
+	unsigned pending;               /* queued + running over all pools */
+	uint64_t total_reclaimed_bytes; /* since start */
+	uint64_t jobs_submitted;        /* with request_bytes > 0 */
+	uint64_t jobs_dropped;          /* queue full */
+	uint64_t lru_gen_evict_jobs;    /* finished jobs that evicted through lru_gen */
+};
+
+struct dispatcher;
+
+/* Starts one pool per node with CPUs: `workers` threads per node (0: max_workers_per_node of c,
+ * itself 0 for default_max_workers()). topo and cgroups outlive the dispatcher; topo is the
+ * loop's, changed only through dispatcher_topology_changed(). Returns 0, -ENOENT when no node has
+ * CPUs, or -errno. */
+int dispatcher_new(const struct ctl_env *env, const struct config *c, unsigned workers,
+		   const struct numa_topology *topo, struct cgroup_set *cgroups,
+		   const struct dispatcher_hooks *hooks, struct dispatcher **ret);
+/* Interrupts in-flight writes, joins the workers, reports what each interrupted job did, frees. */
+void dispatcher_free(struct dispatcher *ds);
+
+/* Whether a job of cg is queued or running (its `job` group: read-only outside the dispatcher). */
+static inline bool dispatcher_busy(const struct cgroup_node *cg)
+{
+	return cg->job.job != NULL;
+}
+
+/* Submits req for cg (whose sample is s) to the pool serving req->mem_node. req->mglru is taken
+ * over in every case. A cgroup already busy gets nothing (-EBUSY). After a kernel was found
+ * without memory.reclaim, only aging is submitted. Returns 0, -EBUSY, -ENOMEM, or -EAGAIN when
+ * the pool's queue is full (logged here). */
+int dispatcher_submit(struct dispatcher *ds, struct cgroup_node *cg, const struct cgroup_sample *s,
+		      struct dispatch_request *req);
+/* Cancels cg's job, if any (between chunks, or by signal inside a write). */
+void dispatcher_cancel(struct dispatcher *ds, struct cgroup_node *cg);
+/* cg is going away: its job is cancelled and left to the pool (its result finds no cgroup). */
+void dispatcher_forget(struct dispatcher *ds, struct cgroup_node *cg);
+/* Results of cg's jobs finished since the last call (bytes), folded into its sample; reset. */
+void dispatcher_take_results(struct cgroup_node *cg, struct cgroup_sample *s);
+/* Once per tick: the per-node line, at most once a minute. */
+void dispatcher_tick(struct dispatcher *ds, const struct tick_ctx *ctx);
+/* Rate limits from the new configuration; max_workers_per_node applies at restart only. */
+void dispatcher_reload(struct dispatcher *ds, const struct config *c);
+/* The idle-core averages per node (topology.h): how many workers each pool may run. */
+void dispatcher_set_idle(struct dispatcher *ds, const struct idle_tracker *idle);
+/* CPU or memory hotplug: called with the new topology before the loop adopts it. Re-pins pools
+ * to their node's remaining CPUs, dissolves those of nodes left without CPUs (their jobs are
+ * interrupted and reported), starts pools for nodes that gained CPUs. */
+void dispatcher_topology_changed(struct dispatcher *ds, const struct numa_topology *t);
+unsigned dispatcher_pending(struct dispatcher *ds);
+void dispatcher_report(struct dispatcher *ds, struct dispatcher_report *ret);
+
+#endif

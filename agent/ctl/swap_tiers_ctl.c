@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * swap_tiers_ctl.c - the swap tiers controller (swap_tiers_ctl.h): the "swap" devices arranged
+ * by the pure planner (swap.h) at start and on reload, swap devices added or removed reported
+ * each tick, and the swap-out budget of the slowest tier turned into a swappiness cap.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl/swap_tiers_ctl.h"
+#include "reclaimd/log.h"
+#include "reclaimd/reader.h"
+#include "reclaimd/swap.h"
+#include "reclaimd/zswap.h"
+#include "reclaimd/zswap_params.h"
+
+struct swap_tiers_ctl {
+	struct ctl_env env;
+	struct swaps *prev;          /* last tick's /proc/swaps */
+	bool have_prev;
+	uint64_t prev_pswpout;       /* /proc/vmstat pswpout at the last tick, pages */
+	usec_t prev_us;
+	int swapout_cap;             /* this tick's cap: SWAPPINESS_UNSET or 0..200 */
+};
+
+/* /proc/swaps and MemAvailable, read now (not from the snapshot: swapon/swapoff change them). */
+static int read_swaps_meminfo(const char *proc_root, struct swaps *sw, struct meminfo *mi)
+{
+	_cleanup_(freep) char *buf = malloc(256 * 1024);
+	char path[PATH_MAX];
+	size_t len;
+	int r;
+
+	if (!buf)
+		return -ENOMEM;
+	snprintf(path, sizeof(path), "%s/swaps", proc_root);
+	r = read_at(AT_FDCWD, path, buf, 256 * 1024, &len);
+	if (r == 0)
+		r = swaps_parse(buf, len, sw);
+	if (r < 0)
+		return r;
+	snprintf(path, sizeof(path), "%s/meminfo", proc_root);
+	r = read_at(AT_FDCWD, path, buf, 256 * 1024, &len);
+	if (r == 0)
+		r = meminfo_parse(buf, len, mi);
+	return r;
+}
+
+/* Arranges the configured swap devices (plan in swap.h, executed in order). */
+static void swap_arrange(struct swap_tiers_ctl *st, const struct config *c)
+{
+	const struct swap_section *cfg = &c->swap;
+	struct swap_device_cfg *dev;
+	struct swap_action *act;
+	struct swap_config_warning warn[RECLAIMD_MAX_SWAPS];
+	struct swaps *sw;
+	struct meminfo mi;
+	size_t n_act, n_warn = RECLAIMD_MAX_SWAPS, keep = 0;
+	size_t unconf[RECLAIMD_MAX_SWAPS], n_unconf;
+	int r;
+
+	if (cfg->n_devices == 0)
+		return;
+	dev = calloc(cfg->n_devices, sizeof(*dev));
+	act = calloc(cfg->n_devices, sizeof(*act));
+	sw = malloc(sizeof(*sw));
+	if (!dev || !act || !sw)
+		goto out;
+	r = read_swaps_meminfo(st->env.proc_root, sw, &mi);
+	if (r < 0) {
+		log_event(LOG_WARNING, MSGID_SWAP, NULL, "swap: cannot read %s/swaps or meminfo: %s; "
+			  "the swap devices are left as they are", st->env.proc_root, strerror(-r));
+		goto out;
+	}
+	/* Canonical paths: /proc/swaps shows what the kernel resolved. A path that does not
+	 * resolve, or is not a swap device, is skipped here with the reason. */
+	for (size_t i = 0; i < cfg->n_devices; i++) {
+		char real[PATH_MAX], why[256];
+
+		if (!realpath(cfg->devices[i].path, real)) {
+			log_event(LOG_WARNING, MSGID_SWAP, NULL, "swap %s: skipped: %s",
+				  cfg->devices[i].path, strerror(errno));
+			continue;
+		}
+		r = 0;
+		for (size_t j = 0; j < keep && !r; j++)
+			r = strcmp(dev[j].path, real) == 0;
+		if (r) {
+			log_event(LOG_WARNING, MSGID_SWAP, NULL,
+				  "swap %s: skipped: the same device as an earlier entry (%s)",
+				  cfg->devices[i].path, real);
+			continue;
+		}
+		dev[keep] = cfg->devices[i];
+		dev[keep].path = strdup(real);
+		if (!dev[keep].path)
+			goto out;
+		r = 0;
+		for (size_t j = 0; j < sw->n; j++)
+			r |= strcmp(sw->dev[j].path, real) == 0;
+		/* An active device is the kernel's already; only inactive ones must prove they are
+		 * swap (a missing signature would make swapon fail anyway, with a vaguer error). */
+		if (!r && swap_check_device(real, why, sizeof(why)) < 0) {
+			log_event(LOG_WARNING, MSGID_SWAP, NULL, "swap %s: skipped: %s",
+				  cfg->devices[i].path, why);
+			free(dev[keep].path);
+			continue;
+		}
+		keep++;
+	}
+	if (swap_config_warnings(dev, keep, warn, &n_warn) == 0)
+		for (size_t i = 0; i < n_warn; i++)
+			log_event(LOG_WARNING, MSGID_SWAP, NULL,
+				  "swap: %s and %s are both %s but have priorities %d and %d; the kernel "
+				  "stripes only devices of equal priority", warn[i].path_a, warn[i].path_b,
+				  swap_kind_to_string(warn[i].kind), warn[i].priority_a, warn[i].priority_b);
+	n_act = keep;
+	r = swap_plan(dev, keep, cfg->reprioritize, sw, mi.mem_available, act, &n_act);
+	if (r < 0) {
+		log_event(LOG_WARNING, MSGID_SWAP, NULL, "swap: no plan: %s", strerror(-r));
+		goto out;
+	}
+	for (size_t i = 0; i < n_act; i++) {
+		const struct swap_action *a = &act[i];
+
+		switch (a->kind) {
+		case SWAP_ACT_NONE:
+			log_event(LOG_INFO, MSGID_SWAP, NULL, "swap %s: active at priority %d (%s), as configured",
+				  a->path, a->have_priority, swap_kind_to_string(a->swap_kind));
+			break;
+		case SWAP_ACT_ACTIVATE:
+			r = swap_activate(a->path, a->want_priority);
+			if (r == 0)
+				log_event(LOG_NOTICE, MSGID_SWAP, NULL, "swap %s: activated at priority %d (%s)",
+					  a->path, a->want_priority, swap_kind_to_string(a->swap_kind));
+			else
+				log_event(LOG_WARNING, MSGID_SWAP, NULL, "swap %s: cannot activate: %s%s",
+					  a->path, strerror(-r),
+					  r == -EBUSY ? " (already in use, perhaps active under another name)" : "");
+			break;
+		case SWAP_ACT_REPRIORITIZE:
+			/* Safe by the plan: empty, or its pages fit in memory (swap_swapoff_fits()). */
+			r = swap_deactivate(a->path);
+			if (r < 0) {
+				log_event(LOG_WARNING, MSGID_SWAP, NULL,
+					  "swap %s: cannot swap off to re-prioritise it: %s; left at priority %d",
+					  a->path, strerror(-r), a->have_priority);
+				break;
+			}
+			r = swap_activate(a->path, a->want_priority);
+			if (r < 0) {
+				log_event(LOG_ERR, MSGID_SWAP, NULL,
+					  "swap %s: swapped off to re-prioritise it, but swapon failed: %s; "
+					  "it is inactive now (no data was lost: its pages were read back)",
+					  a->path, strerror(-r));
+				break;
+			}
+			if (a->used_bytes == 0)
+				log_event(LOG_NOTICE, MSGID_SWAP, NULL,
+					  "swap %s: re-prioritised from %d to %d (it was empty)", a->path,
+					  a->have_priority, a->want_priority);
+			else
+				log_event(LOG_NOTICE, MSGID_SWAP, NULL,
+					  "swap %s: re-prioritised from %d to %d (its %" PRIu64 " MiB fit in "
+					  "memory: %" PRIu64 " MiB available)", a->path, a->have_priority,
+					  a->want_priority, a->used_bytes >> 20, a->budget_bytes >> 20);
+			break;
+		case SWAP_ACT_REPORT_MISMATCH:
+			log_event(LOG_WARNING, MSGID_SWAP, NULL,
+				  "swap %s: active at priority %d, configured %d: left alone (%s: it holds "
+				  "%" PRIu64 " MiB, %" PRIu64 " MiB available, reprioritize is %s)", a->path,
+				  a->have_priority, a->want_priority,
+				  swap_mismatch_reason_to_string(a->reason), a->used_bytes >> 20,
+				  a->budget_bytes >> 20, swap_reprioritize_to_string(cfg->reprioritize));
+			break;
+		default:
+			break;
+		}
+	}
+	n_unconf = swap_unconfigured(dev, keep, sw, unconf);
+	for (size_t i = 0; i < n_unconf; i++)
+		log_event(LOG_INFO, MSGID_SWAP, NULL,
+			  "swap %s: active at priority %d, not in the configuration: left alone",
+			  sw->dev[unconf[i]].path, sw->dev[unconf[i]].priority);
+out:
+	if (dev)
+		for (size_t i = 0; i < keep; i++)
+			free(dev[i].path);
+	free(dev);
+	free(act);
+	free(sw);
+}
+
+static bool is_zram(const char *path)
+{
+	return strncmp(path, "/dev/zram", 9) == 0;
+}
+
+/* zswap in front of zram compresses every page twice. */
+static void warn_zswap_before_zram(struct swap_tiers_ctl *st)
+{
+	struct zswap_settings now;
+
+	if (zswap_params_read(st->env.sys_root, &now) == 0 && now.enabled == 1) {
+		struct swaps *sw = malloc(sizeof(*sw));
+		struct meminfo mi;
+
+		if (sw && read_swaps_meminfo(st->env.proc_root, sw, &mi) == 0)
+			for (size_t i = 0; i < sw->n; i++)
+				if (is_zram(sw->dev[i].path)) {
+					log_event(LOG_WARNING, MSGID_ZSWAP, NULL,
+						  "zswap is enabled in front of %s: pages are compressed "
+						  "twice (disable one of them)", sw->dev[i].path);
+					break;
+				}
+		free(sw);
+	}
+}
+
+static void report_swap_changes(const struct swaps *prev, const struct swaps *cur)
+{
+	for (size_t i = 0; i < cur->n; i++) {
+		bool seen = false;
+
+		for (size_t j = 0; j < prev->n && !seen; j++)
+			seen = strcmp(cur->dev[i].path, prev->dev[j].path) == 0;
+		if (!seen)
+			log_event(LOG_NOTICE, MSGID_SWAP, NULL,
+				  "swap device added: %s (priority %d, %" PRIu64 " MiB)", cur->dev[i].path,
+				  cur->dev[i].priority, cur->dev[i].size_bytes >> 20);
+	}
+	for (size_t j = 0; j < prev->n; j++) {
+		bool seen = false;
+
+		for (size_t i = 0; i < cur->n && !seen; i++)
+			seen = strcmp(cur->dev[i].path, prev->dev[j].path) == 0;
+		if (!seen)
+			log_event(LOG_NOTICE, MSGID_SWAP, NULL, "swap device removed: %s", prev->dev[j].path);
+	}
+}
+
+int swap_tiers_ctl_tick(struct swap_tiers_ctl *st, const struct tick_ctx *ctx)
+{
+	const struct host_sample *cur = &ctx->snap->host;
+	const struct config *c = ctx->config;
+
+	st->swapout_cap = SWAPPINESS_UNSET;
+	if (cur->meminfo.mem_total == 0)
+		return st->swapout_cap; /* the host files could not be read this tick */
+	if (st->have_prev)
+		report_swap_changes(st->prev, &cur->swaps);
+	if (st->have_prev && ctx->snap->timestamp_us > st->prev_us) {
+		struct zswap_policy_params params;
+		uint64_t pswpout = sub_sat(cur->vmstat.pswpout, st->prev_pswpout);
+
+		zswap_policy_params_from_config(c, &params);
+		/* Swap-out budget of the slowest configured tier that takes direct swap-outs. */
+		for (size_t i = 0; i < c->swap.n_devices; i++) {
+			enum swap_kind kind = c->swap.devices[i].kind;
+			int cap;
+
+			if (kind == SWAP_KIND_ZRAM || !c->swap.swapout_budget_set[kind])
+				continue;
+			cap = zswap_swapout_swappiness_cap(&params, kind, pswpout, ctx->snap->page_size,
+							   ctx->snap->timestamp_us - st->prev_us,
+							   SWAPPINESS_UNSET);
+			st->swapout_cap = zswap_swappiness_combine(st->swapout_cap, cap);
+		}
+	}
+	*st->prev = cur->swaps;
+	st->prev_pswpout = cur->vmstat.pswpout;
+	st->prev_us = ctx->snap->timestamp_us;
+	st->have_prev = true;
+	return st->swapout_cap;
+}
+
+void swap_tiers_ctl_reload(struct swap_tiers_ctl *st, const struct config *c)
+{
+	if (!st->env.dry_run)
+		swap_arrange(st, c);
+}
+
+void swap_tiers_ctl_report(const struct swap_tiers_ctl *st, struct swap_tiers_report *ret)
+{
+	*ret = (struct swap_tiers_report){ .n_devices = st->have_prev ? st->prev->n : 0,
+					   .swapout_cap = st->swapout_cap };
+}
+
+int swap_tiers_ctl_new(const struct ctl_env *env, const struct config *c, struct swap_tiers_ctl **ret)
+{
+	struct swap_tiers_ctl *st = calloc(1, sizeof(*st));
+
+	if (!st || !(st->prev = malloc(sizeof(*st->prev)))) {
+		free(st);
+		return -ENOMEM;
+	}
+	st->env = *env;
+	st->swapout_cap = SWAPPINESS_UNSET;
+	if (!env->dry_run) {
+		swap_arrange(st, c);
+		warn_zswap_before_zram(st);
+	}
+	*ret = st;
+	return 0;
+}
+
+void swap_tiers_ctl_free(struct swap_tiers_ctl *st)
+{
+	if (!st)
+		return;
+	free(st->prev);
+	free(st);
+}

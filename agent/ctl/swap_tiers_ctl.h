@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * swap_tiers_ctl.h - the swap tiers controller: the "swap" section's devices activated at their
+ * priority, re-prioritised only when that cannot lose data (empty, or "when-fits" and
+ * MemAvailable > 1.5x its used size), otherwise reported (plan: swap.h); devices added or removed
+ * reported every tick; and the swap-out budget of the slowest configured tier turned into this
+ * tick's swappiness cap (zswap_swapout_swappiness_cap(), zswap.h).
+ */
+#ifndef RECLAIMD_SWAP_TIERS_CTL_H
+#define RECLAIMD_SWAP_TIERS_CTL_H
+
+#include "ctl/ctl.h"
+
+struct swap_tiers_report {
+	size_t n_devices;   /* active swap devices at the last tick */
+	int swapout_cap;    /* the last tick's cap: SWAPPINESS_UNSET or 0..200 */
+};
+
+struct swap_tiers_ctl;
+
+/* Arranges the devices of c (not in a dry run). Returns 0 or -ENOMEM; a device that cannot be
+ * arranged is logged, not an error. */
+int swap_tiers_ctl_new(const struct ctl_env *env, const struct config *c,
+		       struct swap_tiers_ctl **ret);
+/* Frees; swap devices are left as they are (swapoff at exit could not be undone safely). */
+void swap_tiers_ctl_free(struct swap_tiers_ctl *st);
+/* Reports device changes; returns this tick's swappiness cap (SWAPPINESS_UNSET: none). */
+int swap_tiers_ctl_tick(struct swap_tiers_ctl *st, const struct tick_ctx *ctx);
+/* Arranges the devices of the new configuration. */
+void swap_tiers_ctl_reload(struct swap_tiers_ctl *st, const struct config *c);
+void swap_tiers_ctl_report(const struct swap_tiers_ctl *st, struct swap_tiers_report *ret);
+
+#endif

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * report.c - what only observes: one line per decision (repeated skip reasons once a minute),
+ * direct reclaim on the host and memory.events high/max of managed cgroups since the last tick
+ * (what policy headroom exists to prevent), and sd_notify STATUS= from the controllers' reports.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include <systemd/sd-daemon.h>
+
+#include "loop/loop.h"
+#include "reclaimd/log.h"
+
+void report_decision(struct cgroup_node *cg, const struct reclaim_decision *dec, bool file_only,
+		     usec_t now, bool dry_run)
+{
+	struct log_fields f = {
+		.cgroup = cg->path, .policy = cg->rule->policy->name,
+		.reason = decision_reason_str(dec->reason),
+		.has_requested = true, .requested_bytes = dec->request_bytes,
+		.has_psi = true, .psi_some_pct = dec->psi_some_pct,
+	};
+
+	if (dec->reason == DECISION_RECLAIM) {
+		cg->policy.last_reason = dec->reason;
+		log_event(LOG_INFO, MSGID_RECLAIM_REQUESTED, &f,
+			  "%s: %s %" PRIu64 " KiB%s (step %.3f of %" PRIu64 " KiB above floor %"
+			  PRIu64 " KiB; memory PSI some %.3f%%)", cg->path,
+			  dry_run ? "would reclaim (dry run)" : "reclaiming", dec->request_bytes >> 10,
+			  file_only ? " of page cache only (no room left in the zswap pool)" : "",
+			  dec->step, dec->reclaimable_bytes >> 10, dec->floor_bytes >> 10,
+			  dec->psi_some_pct);
+		return;
+	}
+	if (dec->reason == DECISION_NO_HISTORY)
+		return;
+	/* Repeated skip reasons: say it when it changes, then once a minute. */
+	if (dec->reason != cg->policy.last_reason)
+		cg->policy.last_log_us = 0;
+	cg->policy.last_reason = dec->reason;
+	if (!log_ratelimit(&cg->policy.last_log_us, now, LOG_REPEAT_US))
+		return;
+	switch (dec->reason) {
+	case DECISION_MEMORY_PRESSURE:
+		log_event(LOG_INFO, MSGID_RECLAIM_SKIPPED, &f,
+			  "%s: not reclaiming: memory PSI some %.3f%% is at or above the target "
+			  "(the workload is using what it has)", cg->path, dec->psi_some_pct);
+		break;
+	case DECISION_IO_PRESSURE:
+		log_event(LOG_INFO, MSGID_RECLAIM_SKIPPED, &f,
+			  "%s: not reclaiming: io PSI some %.3f%% is above its target (file refaults)",
+			  cg->path, dec->io_some_pct);
+		break;
+	case DECISION_ZSWAP_FULL:
+		log_event(LOG_INFO, MSGID_RECLAIM_SKIPPED, &f,
+			  "%s: not reclaiming: no room left in the zswap pool below its target and no "
+			  "page cache to take (what reclaim would push now would be refused to the "
+			  "disk)", cg->path);
+		break;
+	case DECISION_AT_FLOOR:
+		log_event(LOG_INFO, MSGID_RECLAIM_SKIPPED, &f,
+			  "%s: not reclaiming: at its floor of %" PRIu64 " KiB (min_bytes, memory.min "
+			  "or memory that cannot be reclaimed with the swap available)",
+			  cg->path, dec->floor_bytes >> 10);
+		break;
+	default:
+		log_event(LOG_DEBUG, MSGID_RECLAIM_SKIPPED, &f, "%s: not reclaiming: %s", cg->path,
+			  decision_reason_str(dec->reason));
+		break;
+	}
+}
+
+void report_direct_reclaim(struct daemon *d)
+{
+	const struct snapshot *snap = &d->snap.snap;
+	const struct vmstat *v = &snap->host.vmstat;
+	struct loop_report *rp = &d->report;
+	struct dispatcher_report dr;
+	bool evicted;
+
+	if (snap->host.meminfo.mem_total == 0) {
+		rp->have_prev_vmstat = false; /* the host files could not be read */
+		return;
+	}
+	/* Whether a job evicted through lru_gen since the last report. */
+	dispatcher_report(d->dispatcher, &dr);
+	evicted = dr.lru_gen_evict_jobs != rp->prev_evict_jobs;
+	rp->prev_evict_jobs = dr.lru_gen_evict_jobs;
+	if (rp->have_prev_vmstat) {
+		uint64_t stalls = sub_sat(v->allocstall, rp->prev_vmstat.allocstall);
+		uint64_t scanned = sub_sat(v->pgscan_direct, rp->prev_vmstat.pgscan_direct);
+		uint64_t stolen = sub_sat(v->pgsteal_direct, rp->prev_vmstat.pgsteal_direct);
+
+		/* Eviction through lru_gen runs in the agent's worker and the kernel counts it as
+		 * direct reclaim (mm/vmscan.c reclaimer_offset(): neither kswapd nor proactive), so
+		 * scans alone are the agent's own work while it evicts; allocstall is not. */
+		if (stalls || (scanned && !evicted))
+			log_event(LOG_INFO, MSGID_DIRECT_RECLAIM,
+				  &(struct log_fields){ .has_direct_reclaim = true, .allocstall = stalls,
+							.pgscan_direct = scanned },
+				  "direct reclaim since the last tick: %" PRIu64 " allocstalls, %" PRIu64
+				  " pages scanned, %" PRIu64 " stolen", stalls, scanned, stolen);
+	}
+	rp->prev_vmstat = *v;
+	rp->have_prev_vmstat = true;
+
+	for (size_t i = 0; i < snap->n_cgroups; i++) {
+		struct cgroup_node *cg = d->snap.nodes[i];
+		const struct memory_events *e = &snap->cgroups[i].events;
+
+		if (cg->events.seen && (e->high > cg->events.prev_high || e->max > cg->events.prev_max))
+			log_event(LOG_NOTICE, MSGID_DIRECT_RECLAIM,
+				  &(struct log_fields){ .cgroup = cg->path },
+				  "%s: memory.events high +%" PRIu64 ", max +%" PRIu64 " since the last "
+				  "read (allocations throttled or reclaimed at the cgroup's limit)",
+				  cg->path, sub_sat(e->high, cg->events.prev_high),
+				  sub_sat(e->max, cg->events.prev_max));
+		cg->events.prev_high = e->high;
+		cg->events.prev_max = e->max;
+		cg->events.seen = true;
+	}
+}
+
+void report_notify_status(struct daemon *d)
+{
+	struct dispatcher_report dr;
+	struct zswap_report zr;
+	struct zram_report zm;
+	char nodes[512] = "";
+	size_t off = 0;
+
+	dispatcher_report(d->dispatcher, &dr);
+	zswap_ctl_report(d->zswap, &zr);
+	zram_ctl_report(d->zram, &zm);
+	/* Per node: allowed/maximum workers, busy, queued. */
+	for (unsigned i = 0; i < dr.n_pools; i++) {
+		const struct dispatcher_node_report *n = &dr.node[i];
+		int w = snprintf(nodes + off, sizeof(nodes) - off,
+				 "; node %d: %u/%u workers, %u busy, %u queued, %.1f idle cores, %" PRIu64 " MiB",
+				 n->node, n->allowed, n->n_workers, n->busy, n->queued, n->idle_cores,
+				 n->reclaimed_bytes >> 20);
+
+		if (w < 0 || (size_t)w >= sizeof(nodes) - off)
+			break;
+		off += (size_t)w;
+	}
+	sd_notifyf(false, "STATUS=%zu managed cgroups, %" PRIu64 " MiB reclaimed, %u jobs in flight, "
+		   "%zu swap devices, zswap pool %.0f %% of its limit, %" PRIu64 " inversions, "
+		   "%" PRIu64 " MiB written back from zram%s",
+		   d->snap.n_managed, dr.total_reclaimed_bytes >> 20, dr.pending,
+		   d->snap.snap.host.swaps.n, zr.pool_fill * 100, zr.inversions,
+		   zm.written_bytes >> 20, nodes);
+}

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * snapshot.c - one snapshot per tick (snapshot.h): the host files once, every managed cgroup's
+ * files once (cgroup_reader.c), deltas against the cgroup's previous sample (its `hist` group),
+ * and what its jobs reclaimed since then (dispatcher_take_results()). A cgroup that went away
+ * mid-tick is left out quietly; the next discovery pass drops it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "loop/loop.h"
+#include "reclaimd/log.h"
+
+rlim_t loop_nofile_limit(void)
+{
+	struct rlimit rl;
+
+	return getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur : 0;
+}
+
+static int snap_reserve(struct loop_snapshot *ls, size_t n)
+{
+	struct cgroup_sample *c;
+	struct cgroup_node **nodes;
+
+	if (n <= ls->capacity)
+		return 0;
+	n = MAX(n, ls->capacity * 2);
+	c = realloc(ls->snap.cgroups, n * sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	ls->snap.cgroups = c;
+	nodes = realloc(ls->nodes, n * sizeof(*nodes));
+	if (!nodes)
+		return -ENOMEM;
+	ls->nodes = nodes;
+	ls->capacity = n;
+	return 0;
+}
+
+void snapshot_free(struct loop_snapshot *ls)
+{
+	free(ls->snap.cgroups);
+	free(ls->nodes);
+	ls->snap.cgroups = NULL;
+	ls->nodes = NULL;
+	ls->capacity = ls->snap.n_cgroups = 0;
+}
+
+/* Deltas against the previous sample. A counter going backwards means the object was recreated:
+ * start over. */
+static void fold_history(struct cgroup_node *cg, usec_t now, struct cgroup_sample *s)
+{
+	uint64_t refaults = s->stat.workingset_refault_anon + s->stat.workingset_refault_file;
+
+	if (cg->hist.has_prev && s->mem_psi.some.total_us >= cg->hist.mem_some_us &&
+	    s->io_psi.some.total_us >= cg->hist.io_some_us && now > cg->hist.timestamp_us) {
+		s->has_prev = true;
+		s->elapsed_us = now - cg->hist.timestamp_us;
+		s->mem_some_delta_us = s->mem_psi.some.total_us - cg->hist.mem_some_us;
+		s->io_some_delta_us = s->io_psi.some.total_us - cg->hist.io_some_us;
+		s->refault_delta_pages = sub_sat(refaults, cg->hist.refault_pages);
+	}
+	cg->hist.has_prev = true;
+	cg->hist.timestamp_us = now;
+	cg->hist.mem_some_us = s->mem_psi.some.total_us;
+	cg->hist.io_some_us = s->io_psi.some.total_us;
+	cg->hist.refault_pages = refaults;
+}
+
+/* Reads one managed cgroup into s. Returns 0 when s is this tick's sample, 1 when the cgroup is
+ * skipped (logged here, rate-limited), -EMFILE when out of descriptors (the caller logs once). */
+static int sample_one(struct daemon *d, struct cgroup_node *cg, usec_t now, struct cgroup_sample *s)
+{
+	int r = cgroup_read_sample(cg, d->tick, d->snap.snap.host.meminfo.swap_free, s);
+
+	if ((r == -ENOENT || r == -ENODEV) && faccessat(cg->dirfd, "memory.current", F_OK, 0) < 0) {
+		/* Went away mid-tick (the next discovery pass drops it), or its parent turned the
+		 * memory controller off: discovery checks again until it is back. */
+		cg->has_memory = false;
+		return 1;
+	}
+	if (r == -ENOENT) {
+		/* Still there, but a file is missing: cgroup.pressure=0 hides memory.pressure. */
+		if (log_ratelimit(&cg->hist.read_warning_us, now, LOG_REPEAT_US))
+			log_event(LOG_WARNING, MSGID_READ_FAILED, &(struct log_fields){ .cgroup = cg->path },
+				  "%s: a memory file it needs is missing (memory.pressure is hidden "
+				  "when cgroup.pressure is 0); skipped", cg->path);
+		return 1;
+	}
+	if (r == -EMFILE || r == -ENFILE)
+		return -EMFILE;
+	if (r < 0) {
+		if (log_ratelimit(&cg->hist.read_warning_us, now, LOG_REPEAT_US))
+			log_event(LOG_WARNING, MSGID_READ_FAILED, &(struct log_fields){ .cgroup = cg->path },
+				  "%s: cannot read its memory files (%s); skipped this tick",
+				  cg->path, strerror(-r));
+		return 1;
+	}
+	return 0;
+}
+
+void snapshot_build(struct daemon *d)
+{
+	struct snapshot *snap = &d->snap.snap;
+	usec_t now = now_us();
+	unsigned n_emfile = 0;
+	int r;
+
+	snap->timestamp_us = now;
+	snap->n_cgroups = 0;
+	r = host_reader_read(d->host, &snap->host);
+	if (r < 0) {
+		/* Without host data there is no known free swap: anon counts as unreclaimable. */
+		memset(&snap->host, 0, sizeof(snap->host));
+		if (log_ratelimit(&d->report.host_warning_us, now, LOG_REPEAT_US))
+			log_event(LOG_WARNING, MSGID_READ_FAILED, NULL,
+				  "cannot read host memory files under %s or %s: %s", d->roots.proc,
+				  d->roots.sys, strerror(-r));
+	}
+	if (snap_reserve(&d->snap, d->cgroups.n) < 0)
+		return;
+	d->snap.n_managed = 0;
+	CGROUP_SET_FOREACH(&d->cgroups, cg) {
+		struct cgroup_sample *s = &snap->cgroups[snap->n_cgroups];
+
+		if (!cg->managed) {
+			if (cg->trigger.fd >= 0)
+				trigger_remove(cg);
+			dispatcher_cancel(d->dispatcher, cg);
+			continue;
+		}
+		d->snap.n_managed++;
+		r = sample_one(d, cg, now, s);
+		if (r == -EMFILE)
+			n_emfile++; /* one line for all of them, below */
+		if (r != 0)
+			continue;
+		if (cg->trigger.fd < 0 && !cg->hist.has_prev)
+			log_event(LOG_INFO, MSGID_CGROUP_MANAGED,
+				  &(struct log_fields){ .cgroup = cg->path, .policy = cg->rule->policy->name },
+				  "%s: managed by rule \"%s\" (policy %s)", cg->path, cg->rule->match,
+				  cg->rule->policy->name);
+		trigger_install(d, cg);
+		fold_history(cg, now, s);
+		dispatcher_take_results(cg, s);
+		d->snap.nodes[snap->n_cgroups++] = cg;
+	}
+	if (n_emfile && log_ratelimit(&d->report.emfile_warning_us, now, LOG_REPEAT_US))
+		log_event(LOG_WARNING, MSGID_READ_FAILED, NULL,
+			  "%u managed cgroups skipped this tick: out of file descriptors (open files "
+			  "limit %llu for %zu known cgroups; reclaimd keeps a directory fd per cgroup and "
+			  "4 more per managed one): raise LimitNOFILE=", n_emfile,
+			  (unsigned long long)loop_nofile_limit(), d->cgroups.n);
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * limits.h - what happens to a per-cgroup policy's answer before it becomes a job: this tick's
+ * limits from the zswap and swap-tier controllers, the MGLRU warm-up, and the swappiness a job
+ * is written with. Pure (policies/planners/limits.c): no I/O, no clocks, no logging.
+ */
+#ifndef RECLAIMD_LIMITS_H
+#define RECLAIMD_LIMITS_H
+
+#include "reclaimd/policy.h"
+
+/* With MGLRU aging, a memcg is reclaimed only once it has been aged this often, one interval
+ * apart: then its oldest generation holds only pages idle for at least two intervals (MAX_NR_GENS
+ * is 4, include/linux/mmzone.h) and memory.reclaim need not age it on its own. */
+#define MGLRU_WARMUP_AGINGS 3
+
+/* This tick's limits on reclaim, returned by the zswap controller (pacing and room) and merged
+ * with the swap tiers' swap-out budget cap by reclaim_limits_merge(). */
+struct reclaim_limits {
+	double step_factor;         /* (0, 1]: each request is scaled by it (zswap.h pacing) */
+	int swappiness_cap;         /* SWAPPINESS_UNSET (none) or 0..200 */
+	uint64_t zswap_room_bytes;  /* what reclaim may still push into the zswap pool this tick,
+				     * shared by all requests; LIMIT_MAX: no cap (zswap.h) */
+};
+
+/* No limits: step 1, no swappiness cap, no room cap. */
+void reclaim_limits_none(struct reclaim_limits *ret);
+
+/* The zswap limits with a further swappiness cap (the swap tiers' swap-out budget,
+ * SWAPPINESS_UNSET for none): the lower cap wins (zswap_swappiness_combine()). */
+void reclaim_limits_merge(const struct reclaim_limits *zswap, int swapout_cap,
+			  struct reclaim_limits *ret);
+
+/* One cgroup as the limits see it. */
+struct limits_cgroup {
+	bool mglru_aging;            /* the agent ages memcgs through lru_gen this run */
+	unsigned agings;             /* jobs that aged this cgroup's lruvecs so far */
+	bool reaches_zswap;          /* its reclaim can store pages in zswap (swap room, and
+				      * memory.zswap.max in force > 0) */
+	uint64_t inactive_file_bytes;
+	bool swappiness_supported;   /* the kernel takes swappiness= in memory.reclaim */
+};
+
+/*
+ * Applies this tick's limits to one policy answer, in this order (each only while the request is
+ * still > 0):
+ *   1. pacing: request = request * step_factor, rounded down to pages; 0 -> DECISION_BELOW_PAGE
+ *   2. MGLRU warm-up: with aging on and agings < MGLRU_WARMUP_AGINGS the request is 0 and the
+ *      reason DECISION_NO_HISTORY: generations mean "idle for N intervals" only after a few
+ *      agings one interval apart; before that memory.reclaim has to age the memcg itself, within
+ *      milliseconds, and takes hot pages with cold ones. The job only ages.
+ *   3. zswap room, for a cgroup that reaches zswap: zswap_room_take() on *room_bytes (taken out
+ *      of it); 0 -> DECISION_ZSWAP_FULL
+ * Returns true when the request is for page cache only (no room left in the pool, zswap.h): the
+ * job is then written with swappiness=0. page_size must be a power of two.
+ */
+bool reclaim_limits_apply(const struct reclaim_limits *lim, const struct limits_cgroup *cg,
+			  uint64_t page_size, uint64_t *room_bytes, struct reclaim_decision *dec);
+
+/* The swappiness a job is written with. */
+struct job_swappiness {
+	int swappiness;       /* memory.reclaim's swappiness=: SWAPPINESS_UNSET (left out), 0..200,
+			       * SWAPPINESS_MAX */
+	int evict_swappiness; /* lru_gen eviction's, 0..200 (always explicit there) */
+};
+
+/*
+ * rule_swappiness: the rule's swappiness (SWAPPINESS_UNSET, 0..200, SWAPPINESS_MAX);
+ * cap: reclaim_limits.swappiness_cap; vm_swappiness: /proc/sys/vm/swappiness or -1 when
+ * unreadable; swap_room_bytes: the cgroup's swap room; file_only: from reclaim_limits_apply().
+ *   swappiness       = zswap_swappiness_combine(rule_swappiness, cap), 0 when file_only
+ *   evict_swappiness = that, with SWAPPINESS_MAX as 200; when unset, vm.swappiness (what the
+ *                      kernel's own reclaim of a cgroup-v2 memcg uses: mem_cgroup_swappiness()
+ *                      is the global value on the default hierarchy), or the kernel default 60
+ *                      when unreadable; 0 when the cgroup has no swap room (anon pages chosen
+ *                      for eviction would fail add_to_swap() and be put back as young, while
+ *                      memory.reclaim gets the same from the kernel's get_swappiness()) or when
+ *                      file_only.
+ */
+void job_swappiness_decide(int rule_swappiness, int cap, int vm_swappiness,
+			   uint64_t swap_room_bytes, bool file_only, struct job_swappiness *ret);
+
+#endif

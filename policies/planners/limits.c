@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * limits.c - this tick's limits applied to a policy's answer, and a job's swappiness (limits.h).
+ * Pure: no I/O, no clocks, no logging, no allocation.
+ */
+#include "reclaimd/limits.h"
+#include "reclaimd/zswap.h"
+
+void reclaim_limits_none(struct reclaim_limits *ret)
+{
+	*ret = (struct reclaim_limits){ .step_factor = 1, .swappiness_cap = SWAPPINESS_UNSET,
+					.zswap_room_bytes = LIMIT_MAX };
+}
+
+void reclaim_limits_merge(const struct reclaim_limits *zswap, int swapout_cap,
+			  struct reclaim_limits *ret)
+{
+	*ret = *zswap;
+	ret->swappiness_cap = zswap_swappiness_combine(swapout_cap, zswap->swappiness_cap);
+}
+
+bool reclaim_limits_apply(const struct reclaim_limits *lim, const struct limits_cgroup *cg,
+			  uint64_t page_size, uint64_t *room_bytes, struct reclaim_decision *dec)
+{
+	bool file_only = false;
+
+	if (dec->request_bytes > 0 && lim->step_factor < 1) {
+		uint64_t paced = (uint64_t)((double)dec->request_bytes * lim->step_factor);
+
+		dec->request_bytes = paced / page_size * page_size;
+		if (dec->request_bytes == 0)
+			dec->reason = DECISION_BELOW_PAGE;
+	}
+	if (dec->request_bytes > 0 && cg->mglru_aging && cg->agings < MGLRU_WARMUP_AGINGS) {
+		dec->request_bytes = 0;
+		dec->reason = DECISION_NO_HISTORY;
+	}
+	if (dec->request_bytes > 0 && cg->reaches_zswap) {
+		dec->request_bytes = zswap_room_take(room_bytes, dec->request_bytes,
+						     cg->inactive_file_bytes, cg->swappiness_supported,
+						     page_size, &file_only);
+		if (dec->request_bytes == 0)
+			dec->reason = DECISION_ZSWAP_FULL;
+	}
+	return file_only;
+}
+
+void job_swappiness_decide(int rule_swappiness, int cap, int vm_swappiness,
+			   uint64_t swap_room_bytes, bool file_only, struct job_swappiness *ret)
+{
+	int sw = zswap_swappiness_combine(rule_swappiness, cap);
+	int ev = sw == SWAPPINESS_UNSET ? (vm_swappiness >= 0 ? vm_swappiness : 60) :
+		 sw == SWAPPINESS_MAX ? 200 : sw;
+
+	if (swap_room_bytes == 0)
+		ev = 0;
+	if (file_only)
+		sw = ev = 0;
+	ret->swappiness = sw;
+	ret->evict_swappiness = ev;
+}
