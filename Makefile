@@ -4,7 +4,7 @@
 #   make CC=clang             build with clang
 #   make deps                 install the Debian packages everything below needs (root)
 #   make check                unit tests, then the real-kernel VM tests; ends "N passed, N failed"
-#   make check-unit           unit tests only (about a second, no VM)
+#   make check-unit           purity check of policies/, unit tests (seconds, no VM)
 #   make install              binary, systemd unit and example config (PREFIX=/usr/local)
 #   make demo                 boot the VM and show reclaimd against two workloads
 #   make bench                benchmarks (tables)
@@ -34,6 +34,7 @@ BUILD     := build/$(notdir $(CC))$(if $(SANITIZER),-$(SANITIZER))
 SRCS      := $(shell find agent policies -name "*.c" | LC_ALL=C sort)
 LIB_OBJS  := $(patsubst %.c,$(BUILD)/%.o,$(filter-out agent/main.c,$(SRCS)))
 MAIN_OBJ  := $(BUILD)/agent/main.o
+POLICY_OBJS := $(filter $(BUILD)/policies/%,$(LIB_OBJS))
 TEST_SRCS := $(wildcard tests/unit/test_*.c)
 TESTS     := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 
@@ -59,10 +60,13 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS)
 deps:
 	@tests/deps.sh
 
-check-unit: $(TESTS)
+# The purity check first: policies/ objects may reference only each other and an allow-list.
+check-unit: $(TESTS) $(POLICY_OBJS)
+	@tests/purity.sh $(POLICY_OBJS)
 	@tests/run-unit.sh $(TESTS)
 
 check: deps reclaimd $(TESTS)
+	@tests/purity.sh $(POLICY_OBJS)
 	@tests/check.sh $(TESTS)
 
 check-vm: reclaimd

@@ -1007,6 +1007,104 @@ static void test_near_goal(void)
 	}
 }
 
+/* headroom_candidate_build(): the agent's corrections on top of the sample. */
+static void test_candidate_build(void)
+{
+	struct policy_params pp;
+	struct cgroup_sample s = {
+		.path = "a", .current_bytes = 300 * MiB, .swap_room_bytes = 1024 * MiB,
+		.has_prev = true, .elapsed_us = 6 * USEC_PER_SEC, .mem_some_delta_us = 600,
+	};
+	struct headroom_cgroup_state st = { .sample_us = 100 * USEC_PER_SEC };
+	struct headroom_candidate c, from;
+
+	policy_params_default(&pp);
+	pp.psi_some_target_pct = 0.1;
+	pp.chunk_bytes = 8 * MiB;
+	pp.reclaim_priority = 70;
+	s.stat.anon = 200 * MiB;
+	s.stat.file = 100 * MiB;
+	s.numa.n_nodes = 1;
+	s.numa.anon[0] = 200 * MiB;
+	s.numa.file[0] = 100 * MiB;
+
+	/* A cold cgroup: the sample's candidate with one chunk as its cap. */
+	CHECK(headroom_candidate_build(&pp, &s, 4, &st, PAGE, &c));
+	headroom_candidate_from_sample(&pp, &s, 4, 70, false, &from);
+	CHECK_EQ_U64(c.cgroup_index, 4);
+	CHECK_EQ_INT(c.priority, 70);
+	CHECK_EQ_U64(c.current_bytes, from.current_bytes);
+	CHECK_EQ_U64(c.floor_bytes, from.floor_bytes);
+	CHECK_EQ_U64(c.node_bytes[0], from.node_bytes[0]);
+	CHECK_NEAR(c.psi_some_pct, 0.01, 1e-9);
+	CHECK(!c.stalling);
+	CHECK(!c.in_flight);
+	CHECK_EQ_U64(c.in_flight_bytes, 0);
+	CHECK_EQ_U64(c.max_bytes, 8 * MiB);
+
+	/* The chunk is at least a page (64 KiB pages, chunk_bytes 4 KiB). */
+	pp.chunk_bytes = 4096;
+	CHECK(headroom_candidate_build(&pp, &s, 4, &st, 65536, &c));
+	CHECK_EQ_U64(c.max_bytes, 65536);
+	pp.chunk_bytes = 8 * MiB;
+
+	/* Stalling: PSI at the target (not only above it). */
+	s.mem_some_delta_us = 6000; /* 0.1 % of 6 s */
+	CHECK(headroom_candidate_build(&pp, &s, 4, &st, PAGE, &c));
+	CHECK(c.stalling);
+	s.mem_some_delta_us = 5999;
+	CHECK(headroom_candidate_build(&pp, &s, 4, &st, PAGE, &c));
+	CHECK(!c.stalling);
+
+	/* Stalling: the trigger fired within the sample's interval or since; not before it. */
+	st.trigger_fired_us = st.sample_us - s.elapsed_us + 1;
+	CHECK(headroom_candidate_build(&pp, &s, 4, &st, PAGE, &c));
+	CHECK(c.stalling);
+	st.trigger_fired_us = st.sample_us + 3 * USEC_PER_SEC;
+	CHECK(headroom_candidate_build(&pp, &s, 4, &st, PAGE, &c));
+	CHECK(c.stalling);
+	st.trigger_fired_us = st.sample_us - s.elapsed_us;
+	CHECK(headroom_candidate_build(&pp, &s, 4, &st, PAGE, &c));
+	CHECK(!c.stalling);
+	st.trigger_fired_us = 0; /* never */
+	st.sample_us = 1;        /* a sample taken right after boot: no underflow into "fired" */
+	CHECK(headroom_candidate_build(&pp, &s, 4, &st, PAGE, &c));
+	CHECK(!c.stalling);
+	st.sample_us = 100 * USEC_PER_SEC;
+
+	/* In flight: the bytes its job asked for; none while not in flight. */
+	st.in_flight = true;
+	st.in_flight_bytes = 12 * MiB;
+	CHECK(headroom_candidate_build(&pp, &s, 4, &st, PAGE, &c));
+	CHECK(c.in_flight);
+	CHECK_EQ_U64(c.in_flight_bytes, 12 * MiB);
+	st.in_flight = false;
+	CHECK(headroom_candidate_build(&pp, &s, 4, &st, PAGE, &c));
+	CHECK_EQ_U64(c.in_flight_bytes, 0);
+	st.in_flight_bytes = 0;
+
+	/* What jobs reclaimed since the sample is no longer there (saturating). */
+	st.reclaimed_since_bytes = 50 * MiB;
+	CHECK(headroom_candidate_build(&pp, &s, 4, &st, PAGE, &c));
+	CHECK_EQ_U64(c.current_bytes, 250 * MiB);
+	st.reclaimed_since_bytes = 400 * MiB;
+	CHECK(headroom_candidate_build(&pp, &s, 4, &st, PAGE, &c));
+	CHECK_EQ_U64(c.current_bytes, 0);
+	st.reclaimed_since_bytes = 0;
+
+	/* Not a candidate: excluded, or no PSI history; *ret untouched then. */
+	memset(&c, 0xa5, sizeof(c));
+	st.excluded = true;
+	CHECK(!headroom_candidate_build(&pp, &s, 4, &st, PAGE, &c));
+	CHECK_EQ_U64(c.cgroup_index, 0xa5a5a5a5a5a5a5a5ULL);
+	st.excluded = false;
+	s.has_prev = false;
+	CHECK(!headroom_candidate_build(&pp, &s, 4, &st, PAGE, &c));
+	s.has_prev = true;
+	s.elapsed_us = 0;
+	CHECK(!headroom_candidate_build(&pp, &s, 4, &st, PAGE, &c));
+}
+
 int main(void)
 {
 	test_zoneinfo_real_612();
@@ -1029,5 +1127,6 @@ int main(void)
 	test_max_bytes();
 	test_last_resort_not_at_own_limit();
 	test_near_goal();
+	test_candidate_build();
 	return test_report("test_headroom");
 }

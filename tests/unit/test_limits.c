@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_limits.c - what happens to a policy's answer before it becomes a job (limits.h):
+ * the tick's limits merged, applied in order (pacing, MGLRU warm-up, zswap room), and a job's
+ * swappiness; and the zswap policy parameters taken from a configuration.
+ */
+#include "reclaimd/config.h"
+#include "reclaimd/limits.h"
+#include "reclaimd/zswap.h"
+#include "test.h"
+
+#define MiB (1024ULL * 1024)
+#define PAGE 4096ULL
+
+static struct reclaim_decision reclaim(uint64_t bytes)
+{
+	return (struct reclaim_decision){ .reason = DECISION_RECLAIM, .request_bytes = bytes };
+}
+
+static void test_none_and_merge(void)
+{
+	struct reclaim_limits none, z, m;
+
+	reclaim_limits_none(&none);
+	CHECK_NEAR(none.step_factor, 1.0, 0);
+	CHECK_EQ_INT(none.swappiness_cap, SWAPPINESS_UNSET);
+	CHECK_EQ_U64(none.zswap_room_bytes, LIMIT_MAX);
+
+	/* No swap-out cap: the zswap limits as they are. */
+	z = (struct reclaim_limits){ .step_factor = 0.5, .swappiness_cap = 40, .zswap_room_bytes = 7 * MiB };
+	reclaim_limits_merge(&z, SWAPPINESS_UNSET, &m);
+	CHECK_NEAR(m.step_factor, 0.5, 0);
+	CHECK_EQ_INT(m.swappiness_cap, 40);
+	CHECK_EQ_U64(m.zswap_room_bytes, 7 * MiB);
+	/* The lower cap wins, either way round. */
+	reclaim_limits_merge(&z, 20, &m);
+	CHECK_EQ_INT(m.swappiness_cap, 20);
+	reclaim_limits_merge(&z, 90, &m);
+	CHECK_EQ_INT(m.swappiness_cap, 40);
+	z.swappiness_cap = SWAPPINESS_UNSET;
+	reclaim_limits_merge(&z, 90, &m);
+	CHECK_EQ_INT(m.swappiness_cap, 90);
+	CHECK_NEAR(m.step_factor, 0.5, 0);
+}
+
+static void test_apply_pacing(void)
+{
+	struct reclaim_limits lim;
+	struct limits_cgroup cg = { .swappiness_supported = true };
+	struct reclaim_decision dec;
+	uint64_t room = LIMIT_MAX;
+
+	reclaim_limits_none(&lim);
+	dec = reclaim(10 * MiB);
+	CHECK(!reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec));
+	CHECK_EQ_U64(dec.request_bytes, 10 * MiB);
+	CHECK_EQ_INT(dec.reason, DECISION_RECLAIM);
+
+	/* Scaled, rounded down to pages. */
+	lim.step_factor = 0.3;
+	dec = reclaim(10 * MiB);
+	reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec);
+	CHECK_EQ_U64(dec.request_bytes, (uint64_t)(10.0 * MiB * 0.3) / PAGE * PAGE);
+	CHECK_EQ_U64(dec.request_bytes % PAGE, 0);
+	CHECK_EQ_INT(dec.reason, DECISION_RECLAIM);
+
+	/* Below a page after pacing. */
+	dec = reclaim(2 * PAGE);
+	lim.step_factor = 0.25;
+	reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec);
+	CHECK_EQ_U64(dec.request_bytes, 0);
+	CHECK_EQ_INT(dec.reason, DECISION_BELOW_PAGE);
+
+	/* A decision that asks nothing keeps its own reason. */
+	dec = (struct reclaim_decision){ .reason = DECISION_AT_FLOOR };
+	reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec);
+	CHECK_EQ_INT(dec.reason, DECISION_AT_FLOOR);
+	CHECK_EQ_U64(room, LIMIT_MAX);
+}
+
+static void test_apply_warmup(void)
+{
+	struct reclaim_limits lim;
+	struct limits_cgroup cg = { .mglru_aging = true, .swappiness_supported = true };
+	struct reclaim_decision dec;
+	uint64_t room = 100 * MiB;
+
+	reclaim_limits_none(&lim);
+	cg.reaches_zswap = true;
+	for (unsigned a = 0; a < MGLRU_WARMUP_AGINGS; a++) {
+		cg.agings = a;
+		dec = reclaim(8 * MiB);
+		CHECK(!reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec));
+		CHECK_EQ_U64(dec.request_bytes, 0);
+		CHECK_EQ_INT(dec.reason, DECISION_NO_HISTORY);
+		CHECK_EQ_U64(room, 100 * MiB); /* the room is not taken by a warm-up */
+	}
+	cg.agings = MGLRU_WARMUP_AGINGS;
+	dec = reclaim(8 * MiB);
+	reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec);
+	CHECK_EQ_U64(dec.request_bytes, 8 * MiB);
+	CHECK_EQ_U64(room, 92 * MiB);
+	/* Without aging there is no warm-up. */
+	cg.mglru_aging = false;
+	cg.agings = 0;
+	dec = reclaim(8 * MiB);
+	reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec);
+	CHECK_EQ_U64(dec.request_bytes, 8 * MiB);
+	/* Pacing to below a page comes first: BELOW_PAGE, not NO_HISTORY. */
+	cg.mglru_aging = true;
+	lim.step_factor = 0.1;
+	dec = reclaim(PAGE);
+	reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec);
+	CHECK_EQ_INT(dec.reason, DECISION_BELOW_PAGE);
+}
+
+static void test_apply_room(void)
+{
+	struct reclaim_limits lim;
+	struct limits_cgroup cg = { .reaches_zswap = true, .swappiness_supported = true,
+				    .inactive_file_bytes = 10 * MiB };
+	struct reclaim_decision dec;
+	uint64_t room;
+
+	reclaim_limits_none(&lim);
+	/* Within the room: taken out of it. */
+	room = 20 * MiB + 100; /* not a page multiple */
+	dec = reclaim(8 * MiB);
+	CHECK(!reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec));
+	CHECK_EQ_U64(dec.request_bytes, 8 * MiB);
+	CHECK_EQ_U64(room, 12 * MiB + 100);
+	/* More than the room: the room, page-rounded. */
+	dec = reclaim(30 * MiB);
+	CHECK(!reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec));
+	CHECK_EQ_U64(dec.request_bytes, 12 * MiB);
+	CHECK_EQ_U64(room, 100);
+	/* No room left: page cache only, at most half the inactive file. */
+	dec = reclaim(30 * MiB);
+	CHECK(reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec));
+	CHECK_EQ_U64(dec.request_bytes, 5 * MiB);
+	CHECK_EQ_INT(dec.reason, DECISION_RECLAIM);
+	/* ... and nothing when the kernel takes no swappiness=, or there is no page cache. */
+	cg.swappiness_supported = false;
+	dec = reclaim(30 * MiB);
+	CHECK(!reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec));
+	CHECK_EQ_U64(dec.request_bytes, 0);
+	CHECK_EQ_INT(dec.reason, DECISION_ZSWAP_FULL);
+	cg.swappiness_supported = true;
+	cg.inactive_file_bytes = 0;
+	dec = reclaim(30 * MiB);
+	CHECK(!reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec));
+	CHECK_EQ_INT(dec.reason, DECISION_ZSWAP_FULL);
+	/* A cgroup that cannot reach zswap takes nothing from the room. */
+	cg.reaches_zswap = false;
+	room = 0;
+	dec = reclaim(30 * MiB);
+	CHECK(!reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec));
+	CHECK_EQ_U64(dec.request_bytes, 30 * MiB);
+	CHECK_EQ_U64(room, 0);
+	/* The room is shared: two requests in a row. */
+	cg.reaches_zswap = true;
+	room = 10 * MiB;
+	dec = reclaim(6 * MiB);
+	reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec);
+	CHECK_EQ_U64(dec.request_bytes, 6 * MiB);
+	dec = reclaim(6 * MiB);
+	reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec);
+	CHECK_EQ_U64(dec.request_bytes, 4 * MiB);
+	CHECK_EQ_U64(room, 0);
+	/* Pacing happens before the room is taken. */
+	lim.step_factor = 0.5;
+	room = 10 * MiB;
+	dec = reclaim(8 * MiB);
+	reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec);
+	CHECK_EQ_U64(dec.request_bytes, 4 * MiB);
+	CHECK_EQ_U64(room, 6 * MiB);
+}
+
+static void test_job_swappiness(void)
+{
+	struct job_swappiness j;
+
+	/* Nothing set: memory.reclaim without swappiness=, eviction with vm.swappiness. */
+	job_swappiness_decide(SWAPPINESS_UNSET, SWAPPINESS_UNSET, 35, MiB, false, &j);
+	CHECK_EQ_INT(j.swappiness, SWAPPINESS_UNSET);
+	CHECK_EQ_INT(j.evict_swappiness, 35);
+	/* vm.swappiness unreadable: the kernel default 60. */
+	job_swappiness_decide(SWAPPINESS_UNSET, SWAPPINESS_UNSET, -1, MiB, false, &j);
+	CHECK_EQ_INT(j.evict_swappiness, 60);
+	/* The rule's value, and "max" as 200 for eviction. */
+	job_swappiness_decide(120, SWAPPINESS_UNSET, 35, MiB, false, &j);
+	CHECK_EQ_INT(j.swappiness, 120);
+	CHECK_EQ_INT(j.evict_swappiness, 120);
+	job_swappiness_decide(SWAPPINESS_MAX, SWAPPINESS_UNSET, 35, MiB, false, &j);
+	CHECK_EQ_INT(j.swappiness, SWAPPINESS_MAX);
+	CHECK_EQ_INT(j.evict_swappiness, 200);
+	/* The cap: lower wins, also over "max"; a cap alone is passed. */
+	job_swappiness_decide(120, 30, 35, MiB, false, &j);
+	CHECK_EQ_INT(j.swappiness, 30);
+	CHECK_EQ_INT(j.evict_swappiness, 30);
+	job_swappiness_decide(SWAPPINESS_MAX, 30, 35, MiB, false, &j);
+	CHECK_EQ_INT(j.swappiness, 30);
+	job_swappiness_decide(SWAPPINESS_UNSET, 50, 35, MiB, false, &j);
+	CHECK_EQ_INT(j.swappiness, 50);
+	CHECK_EQ_INT(j.evict_swappiness, 50);
+	/* No swap room: eviction takes file pages only; memory.reclaim keeps its value (the kernel
+	 * sees no swap room itself). */
+	job_swappiness_decide(120, SWAPPINESS_UNSET, 35, 0, false, &j);
+	CHECK_EQ_INT(j.swappiness, 120);
+	CHECK_EQ_INT(j.evict_swappiness, 0);
+	/* Page cache only: both 0. */
+	job_swappiness_decide(SWAPPINESS_MAX, SWAPPINESS_UNSET, 35, MiB, true, &j);
+	CHECK_EQ_INT(j.swappiness, 0);
+	CHECK_EQ_INT(j.evict_swappiness, 0);
+}
+
+static void test_zswap_params_from_config(void)
+{
+	struct config *c = NULL;
+	struct config_error err = { 0 };
+	struct zswap_policy_params p, def;
+	const char *json =
+		"{\"zswap\": {\"pool_target_pct\": 70},"
+		" \"swap\": {\"swapout_budget\": {\"hdd\": \"8M\"}},"
+		" \"rules\": [{\"match\": \"a.slice\", \"policy\": \"psi\"}]}";
+	int r = config_load_string(json, &c, &err);
+
+	CHECK_EQ_INT(r, 0);
+	if (r < 0) {
+		fprintf(stderr, "%s\n", err.text);
+		return;
+	}
+	zswap_policy_params_default(&def);
+	zswap_policy_params_from_config(c, &p);
+	CHECK_NEAR(p.pool_target_pct, 70, 0);
+	CHECK_EQ_U64(p.swapout_budget_bytes_per_s[SWAP_KIND_HDD], 8 * MiB);
+	CHECK_EQ_U64(p.swapout_budget_bytes_per_s[SWAP_KIND_SSD], def.swapout_budget_bytes_per_s[SWAP_KIND_SSD]);
+	CHECK_NEAR(p.calm_pct, def.calm_pct, 0);
+	CHECK_NEAR(p.near_target_pct, def.near_target_pct, 0);
+	config_free(c);
+}
+
+int main(void)
+{
+	test_none_and_merge();
+	test_apply_pacing();
+	test_apply_warmup();
+	test_apply_room();
+	test_job_swappiness();
+	test_zswap_params_from_config();
+	return test_report("test_limits");
+}
