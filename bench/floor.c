@@ -4,7 +4,7 @@
  * tick, and nothing else (no discovery, no parsing, no policy). Printed next to the agent's CPU
  * time by bench/overhead.sh.
  *
- * The file set mirrors agent/cgroup_reader.c and agent/host_reader.c:
+ * The file set mirrors agent/kio/cgroup_reader.c and agent/kio/host_reader.c:
  *   per managed cgroup   memory.current memory.stat memory.pressure io.pressure memory.min
  *   per managed cgroup, every 10th tick (the agent's CGROUP_SLOW_FILES_TICKS, spread over
  *   ticks; here every 10th cgroup in each pass, the same amount per tick)
@@ -59,7 +59,7 @@ static char buf[64 * 1024];
 
 enum mode { MODE_OPEN, MODE_HOT, MODE_HOT1, MODE_USED, MODE_WALK, MODE_ALL };
 
-/* agent/cgroup_reader.c CGROUP_SLOW_FILES_TICKS */
+/* agent/kio/cgroup_reader.c CGROUP_SLOW_FILES_TICKS */
 #define SLOW_EVERY 10
 
 struct item {

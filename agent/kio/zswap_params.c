@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * zswap_params.c - the zswap mechanism (zswap_params.h): module parameters applied with their previous
- * values remembered for restore, and the per-cgroup memory.zswap.max / memory.zswap.writeback
+ * zswap_params.c - the zswap mechanism (zswap_params.h): module parameters applied with their
+ * previous values remembered for restore, and the per-cgroup memory.zswap.max / memory.zswap.writeback
  * writers. One write() per value, O_TRUNC so the same code works on fixture files (sysfs and
  * cgroupfs ignore the truncation). Never logs; the caller does.
  */

@@ -76,9 +76,10 @@ static void on_job_done(void *userdata, const struct job_result *r)
 	if (cg && job->request_bytes > 0 && job->outcome == JOB_CANCELLED && cg->trigger.fired_us &&
 	    job->finished_us >= cg->trigger.fired_us)
 		log_event(LOG_NOTICE, MSGID_RECLAIM_CANCELLED,
-			  &(struct log_fields){ .cgroup = job->cgroup_path, .has_node = true,
-						.node = r->node, .reason = job_outcome_str(job->outcome),
-						.policy = cg->rule ? cg->rule->policy->name : NULL },
+			  &(struct log_fields){ .cgroup = job->cgroup_path, .has_node = true, .node = r->node,
+						.policy = cg->rule ? cg->rule->policy->name : NULL,
+						.has_requested = true, .requested_bytes = job->request_bytes,
+						.has_reclaimed = true, .reclaimed_bytes = job->reclaimed_bytes },
 			  "%s: reclaim halted %.3f s after the PSI trigger fired", job->cgroup_path,
 			  (double)(job->finished_us - cg->trigger.fired_us) / (double)USEC_PER_SEC);
 }
@@ -502,6 +503,7 @@ static int daemon_setup(struct daemon *d)
  * controllers that put back what they changed, while the cgroups are still open. */
 static void daemon_teardown(struct daemon *d)
 {
+	report_summary(d);
 	dispatcher_free(d->dispatcher);
 	d->dispatcher = NULL;
 	idle_ctl_free(d->idle);

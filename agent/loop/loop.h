@@ -98,5 +98,7 @@ void report_decision(struct cgroup_node *cg, const struct reclaim_decision *dec,
  * managed cgroups since their last read. */
 void report_direct_reclaim(struct daemon *d);
 void report_notify_status(struct daemon *d);
+/* One line at stop: every controller's report since start. */
+void report_summary(struct daemon *d);
 
 #endif

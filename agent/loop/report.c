@@ -125,22 +125,33 @@ void report_direct_reclaim(struct daemon *d)
 void report_notify_status(struct daemon *d)
 {
 	struct dispatcher_report dr;
+	struct headroom_report hr;
 	struct zswap_report zr;
 	struct zram_report zm;
-	char nodes[512] = "";
+	char nodes[1024] = "";
 	size_t off = 0;
 
 	dispatcher_report(d->dispatcher, &dr);
+	headroom_ctl_report(d->headroom, &hr);
 	zswap_ctl_report(d->zswap, &zr);
 	zram_ctl_report(d->zram, &zm);
-	/* Per node: allowed/maximum workers, busy, queued. */
+	/* Per node: allowed/maximum workers, busy, queued; free memory against the headroom goal. */
 	for (unsigned i = 0; i < dr.n_pools; i++) {
 		const struct dispatcher_node_report *n = &dr.node[i];
-		int w = snprintf(nodes + off, sizeof(nodes) - off,
-				 "; node %d: %u/%u workers, %u busy, %u queued, %.1f idle cores, %" PRIu64 " MiB",
-				 n->node, n->allowed, n->n_workers, n->busy, n->queued, n->idle_cores,
-				 n->reclaimed_bytes >> 20);
+		const struct headroom_node_report *h =
+			hr.enabled && (unsigned)n->node < hr.n_nodes && hr.node[n->node].considered ?
+			&hr.node[n->node] : NULL;
+		char head[128] = "";
+		int w;
 
+		if (h)
+			snprintf(head, sizeof(head), ", free %" PRIu64 " MiB for a goal of %" PRIu64 " MiB%s",
+				 h->free_bytes >> 20, (h->high_bytes + h->goal_bytes) >> 20,
+				 h->deficit_bytes ? (h->refilling ? " (short, refilling)" : " (short)") : "");
+		w = snprintf(nodes + off, sizeof(nodes) - off,
+			     "; node %d: %u/%u workers, %u busy, %u queued, %.1f idle cores, %" PRIu64 " MiB%s",
+			     n->node, n->allowed, n->n_workers, n->busy, n->queued, n->idle_cores,
+			     n->reclaimed_bytes >> 20, head);
 		if (w < 0 || (size_t)w >= sizeof(nodes) - off)
 			break;
 		off += (size_t)w;
@@ -151,4 +162,41 @@ void report_notify_status(struct daemon *d)
 		   d->snap.n_managed, dr.total_reclaimed_bytes >> 20, dr.pending,
 		   d->snap.snap.host.swaps.n, zr.pool_fill * 100, zr.inversions,
 		   zm.written_bytes >> 20, nodes);
+}
+
+void report_summary(struct daemon *d)
+{
+	struct dispatcher_report dr;
+	struct headroom_report hr;
+	struct aging_report ar;
+	struct zswap_report zr;
+	struct swap_tiers_report sr;
+	struct zram_report zm;
+	uint64_t dropped = 0;
+
+	if (!d->dispatcher || !d->headroom || !d->aging || !d->zswap || !d->swap_tiers || !d->zram)
+		return; /* the start failed part-way: nothing ran */
+	dispatcher_report(d->dispatcher, &dr);
+	headroom_ctl_report(d->headroom, &hr);
+	aging_ctl_report(d->aging, &ar);
+	zswap_ctl_report(d->zswap, &zr);
+	swap_tiers_ctl_report(d->swap_tiers, &sr);
+	zram_ctl_report(d->zram, &zm);
+	for (unsigned i = 0; i < dr.n_pools; i++)
+		dropped += dr.node[i].jobs_dropped;
+	log_event(LOG_INFO, MSGID_STOPPING, &(struct log_fields){ .has_reclaimed = true,
+								  .reclaimed_bytes = dr.total_reclaimed_bytes },
+		  "since start: %" PRIu64 " MiB reclaimed by %" PRIu64 " requests (%" PRIu64 " dropped "
+		  "at submit, %" PRIu64 " by the pools, %u in flight at stop, %" PRIu64 " evicted through "
+		  "lru_gen); headroom %s: %" PRIu64 " checks, %" PRIu64 " MiB asked in %" PRIu64 " chunks, "
+		  "%" PRIu64 " of them last resort; MGLRU aging %s: %" PRIu64 " lruvecs aged by %" PRIu64
+		  " jobs; zswap: %" PRIu64 " inversions, %" PRIu64 " memory.zswap.max writes, %" PRIu64
+		  " shrinker switches; swap: %zu devices, swap-out cap %d; zram: %" PRIu64 " MiB written "
+		  "back (%" PRIu64 " MiB in the current day%s)",
+		  dr.total_reclaimed_bytes >> 20, dr.jobs_submitted, dr.jobs_dropped, dropped, dr.pending,
+		  dr.lru_gen_evict_jobs, hr.enabled ? "on" : "off", hr.checks, hr.requested_bytes >> 20,
+		  hr.requests, hr.last_resort_requests, ar.active ? "on" : "off", ar.lruvecs_aged,
+		  ar.aging_jobs, zr.inversions, zr.zswap_max_writes, zr.shrinker_switches,
+		  sr.n_devices, sr.swapout_cap, zm.written_bytes >> 20, zm.day_written_bytes >> 20,
+		  zm.running ? ", a round was running" : "");
 }

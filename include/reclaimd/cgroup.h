@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * cgroup.h - the cgroups reclaimd knows about: discovery (agent/discovery.c) and the per-cgroup
- * reader (agent/cgroup_reader.c).
+ * cgroup.h - the cgroups reclaimd knows about: discovery (agent/kio/discovery.c) and the
+ * per-cgroup reader (agent/kio/cgroup_reader.c).
  *
  * A cgroup is identified by the inode of its directory, never by its name: one removed and
  * recreated under the same name is a new struct cgroup_node with fresh history (kernfs gives every

@@ -80,7 +80,7 @@ struct zswap_section {
 	bool manage;                       /* fair-share zswap.max and pacing; true */
 	double pool_target_pct;            /* 85 (percent of accept_threshold_percent) */
 	bool shrinker_auto;                /* shrinker_enabled "auto": on while the pool is over its
-					    * target (swap_ctl.c); settings.shrinker_enabled unset */
+					    * target (zswap_ctl.c); settings.shrinker_enabled unset */
 };
 
 struct config {

@@ -13,7 +13,7 @@
  * choice would give, and PSI some rose to 0.3 % after each 3 MiB step). Aging every managed memcg
  * once per tick gives generations a time meaning: the oldest generation then holds pages not
  * accessed for at least two intervals, and that is what memory.reclaim evicts. With a warm-up of
- * three agings before the first request (daemon_priv.h MGLRU_WARMUP_AGINGS), the demo's first
+ * three agings before the first request (limits.h MGLRU_WARMUP_AGINGS), the demo's first
  * requests (12, 23, 43 MiB) caused no refault at all, where before a 3 MiB request caused
  * thousands; later refaults still appear in some emulated runs (README.md, the demo).
  *

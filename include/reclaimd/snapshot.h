@@ -2,7 +2,7 @@
 /*
  * snapshot.h - everything reclaimd knows about the host and its managed cgroups at one tick.
  *
- * The agent builds exactly one snapshot per tick (agent/snapshot.c): each kernel file is read at
+ * The agent builds exactly one snapshot per tick (agent/loop/snapshot.c): each kernel file is read at
  * most once, deltas are taken against the previous tick's counters, and the measured results of
  * reclaim jobs finished since then are folded in. Policies only ever see this struct.
  */
@@ -49,7 +49,8 @@ struct cgroup_sample {
 	uint64_t refault_delta_pages;/* workingset_refault_anon + _file delta */
 
 	/* Results of reclaim jobs that finished since the previous tick. */
-	uint64_t reclaimed_bytes;    /* measured: memory.current drop during the jobs */
+	uint64_t reclaimed_bytes;    /* measured: memory.stat pgsteal delta * page size over the jobs
+				      * (reclaim_job.reclaimed_bytes), not the memory.current drop */
 	uint64_t reclaim_requested_bytes;
 	bool reclaim_partial;        /* EAGAIN or stopped early */
 };

@@ -3,8 +3,8 @@
  * swap.h - swap tiers: reclaimd arranges swap priorities so that cold memory lands in the right
  * tier (zram first, then SSD, then HDD or files, as the configuration says).
  *
- * Decision (policies/swap_plan.c, pure, no I/O): swap_plan() compares the configured devices with
- * /proc/swaps and says, per configured device, what to do. Mechanism (agent/swap_dev.c): checking
+ * Decision (policies/planners/swap_plan.c, pure, no I/O): swap_plan() compares the configured devices with
+ * /proc/swaps and says, per configured device, what to do. Mechanism (agent/kio/swap_dev.c): checking
  * a device for a swap signature, swapon(2) with a priority, swapoff(2).
  *
  * The kernel cannot change the priority of an active device: the only way is swapoff (which faults
@@ -153,7 +153,7 @@ int swap_config_warnings(const struct swap_device_cfg *cfg, size_t n_cfg,
 size_t swap_unconfigured(const struct swap_device_cfg *cfg, size_t n_cfg,
 			 const struct swaps *active, size_t ret_index[RECLAIMD_MAX_SWAPS]);
 
-/* ---- mechanism: agent/swap_dev.c ----------------------------------------------------------- */
+/* ---- mechanism: agent/kio/swap_dev.c ------------------------------------------------------- */
 
 /*
  * Whether `path` can be given to swapon: it exists, is a block device or a regular file, and

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * zram.h - the zram swap tier: its state from /sys/block/zramN (agent/zram.c reads, agent/
- * parse_zram.c parses), idle writeback to its backing device (agent/zram.c), and when to ask for
- * it (policies/zram_writeback.c, pure).
+ * zram.h - the zram swap tier: its state from /sys/block/zramN (agent/kio/zram_dev.c reads,
+ * agent/parse/parse_zram.c parses), idle writeback to its backing device (agent/kio/zram_dev.c),
+ * and when to ask for it (policies/planners/zram_writeback.c, pure).
  *
  * Source: Documentation/admin-guide/blockdev/zram.rst and drivers/block/zram/zram_drv.c
  * (mm_stat_show, bd_stat_show, idle_store, writeback_store).
@@ -97,11 +97,11 @@ int zram_writeback_chunk(const char *sys_root, const char *dev_name, uint64_t ma
 
 /* The uncompressed size of the pages zram holds in memory: mm_stat orig_data_size minus bd_stat
  * bd_count (written-back pages stay counted in orig_data_size on 6.12: zram_drv.c
- * writeback_store()). Pure (policies/zram_writeback.c). */
+ * writeback_store()). Pure (policies/planners/zram_writeback.c). */
 uint64_t zram_in_memory_bytes(const struct zram_state *z);
 
 /*
- * Pure decision (policies/zram_writeback.c): true when zram_in_memory_bytes() is above at_pct
+ * Pure decision (policies/planners/zram_writeback.c): true when zram_in_memory_bytes() is above at_pct
  * percent of disksize. Both are uncompressed sizes: disksize is the capacity the swap layer
  * sees, so this says "the zram tier is filling up; before it is full and new pages spill into
  * the next tier, move its idle pages out". Never true without a backing device, for disksize 0,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * test_mglru.c - the lru_gen parser (agent/mglru.c) on a real 6.12 file recorded during the demo
+ * test_mglru.c - the lru_gen parser (agent/kio/mglru.c) on a real 6.12 file recorded during the demo
  * (tests/fixtures/real-6.12/sys/kernel/debug/lru_gen: two memcgs being removed, printed with id
  * 0, then the live ones), on hand-written variants and on malformed input; the aging command
  * formatting and lru_gen_run() against a pipe.
