@@ -67,10 +67,11 @@ static void on_job_done(void *userdata, const struct job_result *r)
 	const struct reclaim_job *job = r->job;
 	struct cgroup_node *cg = r->cg;
 
-	aging_ctl_job_done(d->aging, cg, job);
+	if (d->aging)
+		aging_ctl_job_done(d->aging, cg, job);
 	/* Headroom's next chunk comes at once only after one that did all it was asked (EAGAIN,
 	 * a cancel or an error wait for the 250 ms timer or the next tick). */
-	if (cg && (r->flags & DISPATCH_HEADROOM))
+	if (cg && (r->flags & DISPATCH_HEADROOM) && d->headroom)
 		headroom_ctl_job_done(d->headroom, job->outcome == JOB_DONE && job->written_bytes > 0 &&
 						   job->reclaimed_bytes > 0);
 	if (cg && job->request_bytes > 0 && job->outcome == JOB_CANCELLED && cg->trigger.fired_us &&
@@ -88,9 +89,10 @@ static void on_jobs_drained(void *userdata)
 {
 	struct daemon *d = userdata;
 
-	report_notify_status(d);
+	if (d->zswap && d->zram && d->headroom)
+		report_notify_status(d);
 	if (d->opts->once && d->tick >= 2 && dispatcher_pending(d->dispatcher) == 0)
-		sd_event_exit(d->event, 0);
+		sd_event_exit(d->env.event, 0);
 }
 
 static bool aging_busy(void *userdata _unused_, const struct cgroup_node *cg)
@@ -250,7 +252,7 @@ static int on_tick(sd_event_source *s, uint64_t usec _unused_, void *userdata)
 	 * an interval later, decides and dispatches, and the agent exits when its jobs are done. */
 	if (d->opts->once && d->tick >= 2) {
 		if (dispatcher_pending(d->dispatcher) == 0)
-			sd_event_exit(d->event, 0);
+			sd_event_exit(d->env.event, 0);
 		return 0;
 	}
 	sd_event_source_set_time_relative(s, d->config->interval_us);
@@ -268,7 +270,7 @@ static int on_stop_signal(sd_event_source *s _unused_, const struct signalfd_sig
 	sd_notify(false, "STOPPING=1");
 	log_event(LOG_INFO, MSGID_STOPPING, NULL, "received %s, stopping",
 		  strsignal((int)si->ssi_signo));
-	sd_event_exit(d->event, 0);
+	sd_event_exit(d->env.event, 0);
 	return 0;
 }
 
@@ -467,26 +469,26 @@ static int daemon_setup(struct daemon *d)
 		return -EINVAL;
 	}
 
-	r = sd_event_default(&d->event);
+	d->env = (struct ctl_env){ .proc_root = d->roots.proc,
+				   .sys_root = d->roots.sys, .dry_run = d->opts->dry_run };
+	r = sd_event_default(&d->env.event);
 	if (r < 0)
 		return r;
-	d->env = (struct ctl_env){ .event = d->event, .proc_root = d->roots.proc,
-				   .sys_root = d->roots.sys, .dry_run = d->opts->dry_run };
 	/* sd-event takes SIGTERM/SIGINT/SIGHUP through a signalfd; daemon_run() blocked them
 	 * before any worker thread exists, so every thread inherits the mask. */
 	r = setup_controllers(d);
 	if (r < 0)
 		return r;
-	if ((r = sd_event_add_signal(d->event, NULL, SIGTERM, on_stop_signal, d)) < 0 ||
-	    (r = sd_event_add_signal(d->event, NULL, SIGINT, on_stop_signal, d)) < 0 ||
-	    (r = sd_event_add_signal(d->event, NULL, SIGHUP, on_reload_signal, d)) < 0 ||
-	    (r = sd_event_add_time_relative(d->event, &d->tick_source, CLOCK_MONOTONIC, 0,
+	if ((r = sd_event_add_signal(d->env.event, NULL, SIGTERM, on_stop_signal, d)) < 0 ||
+	    (r = sd_event_add_signal(d->env.event, NULL, SIGINT, on_stop_signal, d)) < 0 ||
+	    (r = sd_event_add_signal(d->env.event, NULL, SIGHUP, on_reload_signal, d)) < 0 ||
+	    (r = sd_event_add_time_relative(d->env.event, &d->tick_source, CLOCK_MONOTONIC, 0,
 					    TICK_ACCURACY_US, on_tick, d)) < 0) {
 		log_error("cannot set up the event loop: %s", strerror(-r));
 		return r;
 	}
 	/* Pings the service manager's watchdog at half of WATCHDOG_USEC when it asks for it. */
-	sd_event_set_watchdog(d->event, true);
+	sd_event_set_watchdog(d->env.event, true);
 	{
 		struct dispatcher_report dr;
 
@@ -518,7 +520,7 @@ static void daemon_teardown(struct daemon *d)
 			trigger_remove(cg);
 	cgroup_set_done(&d->cgroups);
 	sd_event_source_disable_unref(d->tick_source);
-	sd_event_unref(d->event);
+	sd_event_unref(d->env.event);
 	host_reader_free(d->host);
 	snapshot_free(&d->snap);
 	free(d->roots.proc);
@@ -552,7 +554,7 @@ int daemon_run(const struct daemon_options *o, struct config *config)
 		return status;
 	}
 	sd_notify(false, "READY=1");
-	r = sd_event_loop(d.event);
+	r = sd_event_loop(d.env.event);
 	sd_notify(false, "STOPPING=1");
 	daemon_teardown(&d);
 	return r < 0 ? 1 : 0;

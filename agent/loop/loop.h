@@ -54,9 +54,8 @@ struct loop_report {
 struct daemon {
 	const struct daemon_options *opts;
 	struct config *config;
-	sd_event *event;
+	struct ctl_env env;             /* the event loop, roots in use, dry run: given to controllers */
 	sd_event_source *tick_source;
-	struct ctl_env env;
 	struct cgroup_set cgroups;
 	struct host_reader *host;
 	struct numa_topology *topo;

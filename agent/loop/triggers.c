@@ -84,7 +84,7 @@ void trigger_install(struct daemon *d, struct cgroup_node *cg)
 	}
 	t->d = d;
 	t->cg = cg;
-	r = sd_event_add_io(d->event, &cg->trigger.source, cg->trigger.fd, EPOLLPRI, on_trigger_event, t);
+	r = sd_event_add_io(d->env.event, &cg->trigger.source, cg->trigger.fd, EPOLLPRI, on_trigger_event, t);
 	if (r < 0) {
 		free(t);
 		errno = -r;
