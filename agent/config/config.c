@@ -2,13 +2,20 @@
 /*
  * config.c - the JSON configuration: loading (jansson), validation, rule lookup and printing.
  *
+ * Every key is declared once, in the descriptor table of its section below (the top level, the
+ * policy parameters, a rule, "swap", a swap device, "zswap"): its name, its value type (the JSON
+ * types it takes, how it is parsed, defaulted and shown), where it is stored (offsetof), its
+ * range and its built-in default. One walker, parse_object(), reads a JSON object against a
+ * section: unknown keys get a hint or a "did you mean" from the same tables, values are type-
+ * and range-checked, required keys are enforced. section_init() gives every key its default
+ * (what "{}" loads, and policy_params_default()), and section_print() is config_print().
+ *
  * A load decodes the whole document first (duplicate keys rejected, syntax errors carry line and
- * column from jansson), then builds a fresh struct config from it: globals, then "defaults"
- * overlaid on the built-in defaults, then each rule overlaid on "defaults". Any unknown key,
- * wrong type or out-of-range value stops the load with -EINVAL and one line naming the file and
- * the JSON path ("rules[1].probe_max"); the half-built struct is freed, the caller's pointer is
- * untouched. Every policy parameter is described once, in `param_table` below, which drives
- * parsing, range checks, error messages and config_print(). Nothing here logs.
+ * column from jansson), then builds a fresh struct config from it: the table defaults, then the
+ * top-level keys in file order, then "defaults" overlaid on the built-in defaults, then each rule
+ * overlaid on "defaults". Any unknown key, wrong type or out-of-range value stops the load with
+ * -EINVAL and one line naming the file and the JSON path ("rules[1].probe_max"); the half-built
+ * struct is freed, the caller's pointer is untouched. Nothing here logs.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,99 +37,15 @@
 /* A configuration is a few KiB; anything past this is not one (and /dev/zero never ends). */
 #define CONFIG_FILE_MAX_BYTES (1024 * 1024)
 
-#define INTERVAL_DEFAULT_US (6 * USEC_PER_SEC)
-#define INTERVAL_MIN_S      0.5
-#define INTERVAL_MAX_S      3600.0
-
 #define PAGE_BYTES ((uint64_t)4096)
 #define MiB        ((uint64_t)1 << 20)
 #define GiB        ((uint64_t)1 << 30)
 
-/* ---- the policy parameters ------------------------------------------------------------------ */
+#define STR_(x) #x
+#define STR(x)  STR_(x)
 
-enum param_kind {
-	PARAM_SIZE,       /* uint64_t bytes: JSON integer or size string */
-	PARAM_NUMBER,     /* double: any JSON number */
-	PARAM_USEC,       /* usec_t: JSON integer */
-	PARAM_SWAPPINESS, /* int: 0..200, "max" or null */
-	PARAM_INT,        /* int: JSON integer in umin..umax */
-	PARAM_ZSWAP_MAX,  /* struct zswap_rule_limit: size, "N%" or null */
-	PARAM_TRISTATE,   /* int: true, false or null (TRISTATE_UNSET) */
-};
-
-struct param_desc {
-	const char *key;
-	enum param_kind kind;
-	size_t offset;          /* into struct policy_params */
-	double min, max;        /* PARAM_NUMBER; min excluded when min_open */
-	bool min_open;
-	uint64_t umin, umax;    /* PARAM_SIZE, PARAM_USEC, inclusive */
-	const char *range;      /* for messages */
-};
-
-#define FIELD(f) offsetof(struct policy_params, f)
-
-static const struct param_desc param_table[] = {
-	{ "min_bytes", PARAM_SIZE, FIELD(min_bytes), .umin = 0, .umax = (uint64_t)1 << 62,
-	  .range = "0..2^62 bytes" },
-	{ "psi_some_target_pct", PARAM_NUMBER, FIELD(psi_some_target_pct), .min = 0, .max = 100,
-	  .min_open = true, .range = "0 < x <= 100" },
-	{ "io_psi_some_target_pct", PARAM_NUMBER, FIELD(io_psi_some_target_pct), .min = 0,
-	  .max = 100, .min_open = true, .range = "0 < x <= 100" },
-	{ "probe_min", PARAM_NUMBER, FIELD(probe_min), .min = 0, .max = 1, .min_open = true,
-	  .range = "0 < x <= 1" },
-	{ "probe_growth", PARAM_NUMBER, FIELD(probe_growth), .min = 1, .max = 16,
-	  .range = "1 <= x <= 16" },
-	{ "probe_max", PARAM_NUMBER, FIELD(probe_max), .min = 0, .max = 1, .min_open = true,
-	  .range = "0 < x <= 1" },
-	{ "chunk_bytes", PARAM_SIZE, FIELD(chunk_bytes), .umin = PAGE_BYTES, .umax = GiB,
-	  .range = "4K..1G" },
-	{ "swappiness", PARAM_SWAPPINESS, FIELD(swappiness), .range = "0..200, \"max\" or null" },
-	{ "reclaim_priority", PARAM_INT, FIELD(reclaim_priority), .umin = 0, .umax = 100,
-	  .range = "0..100" },
-	{ "zswap_max", PARAM_ZSWAP_MAX, FIELD(zswap_max), .umin = 0, .umax = (uint64_t)1 << 62,
-	  .range = "a size, 0%..100% of memory.current, or null" },
-	{ "zswap_writeback", PARAM_TRISTATE, FIELD(zswap_writeback), .range = "true, false or null" },
-	/* The kernel's PSI trigger limits: window 500 ms..10 s, stall > 0 and <= window. */
-	{ "trigger_stall_us", PARAM_USEC, FIELD(trigger_stall_us), .umin = 1,
-	  .umax = 10 * USEC_PER_SEC, .range = "1..10000000 us, and <= trigger_window_us" },
-	{ "trigger_window_us", PARAM_USEC, FIELD(trigger_window_us), .umin = 500 * USEC_PER_MSEC,
-	  .umax = 10 * USEC_PER_SEC, .range = "500000..10000000 us" },
-};
-
-void policy_params_default(struct policy_params *ret)
-{
-	*ret = (struct policy_params){
-		.min_bytes = 100 * MiB,
-		.psi_some_target_pct = 0.1,
-		.io_psi_some_target_pct = 1.0,
-		.probe_min = 0.01,
-		.probe_growth = 2.0,
-		.probe_max = 0.2,
-		.chunk_bytes = 32 * MiB,
-		.swappiness = SWAPPINESS_UNSET,
-		.reclaim_priority = 50,
-		.zswap_max = { .kind = ZSWAP_LIMIT_UNSET },
-		.zswap_writeback = TRISTATE_UNSET,
-		.trigger_stall_us = 50 * USEC_PER_MSEC,
-		.trigger_window_us = USEC_PER_SEC,
-	};
-}
-
-static const char *const global_keys[] = {
-	"interval", "log_level", "cgroup_root", "proc_root", "sys_root", "mglru_aging",
-	"max_workers_per_node", "max_reclaim_rate_per_node", "headroom", "swap", "zswap", "defaults",
-	"rules", NULL,
-};
-static const char *const rule_keys[] = { "match", "policy", NULL };
-
-static const struct {
-	const char *name;
-	int level;
-} log_levels[] = {
-	{ "err", CFG_LOG_ERR },   { "warning", CFG_LOG_WARNING }, { "notice", CFG_LOG_NOTICE },
-	{ "info", CFG_LOG_INFO }, { "debug", CFG_LOG_DEBUG },
-};
+/* The policy of a rule that names none. */
+#define DEFAULT_POLICY "psi"
 
 /* ---- error reporting ----------------------------------------------------------------------- */
 
@@ -254,53 +177,198 @@ static void consider(const char *key, const char *candidate, const char **best, 
 	}
 }
 
-static bool in_list(const char *key, const char *const *list)
+/* ---- descriptors --------------------------------------------------------------------------- */
+
+struct key_desc;
+struct section;
+
+/* A scalar field, as it is stored (and its default given, in union value). */
+enum storage {
+	AS_NONE,     /* not a scalar: the type's init and print know the field */
+	AS_INT,      /* int, .i */
+	AS_UNSIGNED, /* unsigned, .u */
+	AS_U64,      /* uint64_t (bytes, usec_t, seconds), .u */
+	AS_DOUBLE,   /* double, .d */
+	AS_BOOL,     /* bool, .b */
+};
+
+union value {
+	uint64_t u;
+	double d;
+	int i;
+	bool b;
+	const char *s;
+};
+
+/* One kind of value: the JSON types it takes and how it is parsed, defaulted and shown. Each
+ * function gets the struct of the section (`base`) and finds its field at d->offset. */
+struct value_type {
+	unsigned json;        /* JT_* accepted; anything else is "expected <expected>, got ..." (0:
+			       * the parser checks and words its own message) */
+	const char *expected;
+	enum storage as;
+	/* 0 or -EINVAL (-ENOMEM) with the message in l->err; `where` is the JSON path of the value */
+	int (*parse)(struct loader *l, const char *where, const struct key_desc *d, const json_t *v,
+		     void *base);
+	/* Stores the default; 0 or -ENOMEM/-ENOENT. NULL: d->def as `as` says (nothing for
+	 * AS_NONE: the zeroed field is the default). */
+	int (*init)(const struct key_desc *d, void *base);
+	/* One line "<label padded> <value>" (or a few); NULL: shown with another key. */
+	void (*print)(FILE *out, const char *label, const struct key_desc *d, const void *base);
+};
+
+#define JT(t)     (1u << (t))
+#define JT_BOOL   (JT(JSON_TRUE) | JT(JSON_FALSE))
+#define JT_NUMBER (JT(JSON_INTEGER) | JT(JSON_REAL))
+#define JT_SIZE   (JT(JSON_INTEGER) | JT(JSON_STRING))
+
+struct key_desc {
+	const char *key;
+	const struct value_type *type;
+	size_t offset; /* of the field in the section's struct */
+	union value def;         /* the built-in default */
+	double min, max;         /* numbers; min excluded when min_open */
+	bool min_open;
+	uint64_t umin, umax;     /* integers and sizes, inclusive */
+	const char *range;       /* for messages: "0 < x <= 1" */
+	const char *unset;       /* what config_print() shows for a default that means "not set" */
+	const char *unit;        /* what it shows after the value: " s", "/s" */
+	const struct section *sub; /* the keys of an object value */
+	bool required;           /* the object is incomplete without it */
+	bool late;               /* parsed after every other key of the object, in table order */
+};
+
+/* A key that belongs elsewhere: where it goes, instead of a "did you mean". */
+struct hint {
+	const struct section *owner;
+	const char *text;
+};
+
+struct section {
+	const char *expected;         /* "an object", for "expected <this>, got an array" */
+	const char *prefix;           /* before each key in config_print(): "swap.", "  " */
+	const struct key_desc *keys;
+	size_t n_keys;
+	const struct section *inherit; /* whose keys are taken too (a rule: the policy parameters), */
+	size_t inherit_offset;         /*   stored at this offset, and suggested before the own */
+	const struct hint *hints;      /* terminated by { NULL } */
+	const char *missing;           /* message when a required key is absent */
+	/* Constraints between keys, after they are all parsed: 0 or -EINVAL. */
+	int (*check)(struct loader *l, const char *where, const void *base);
+};
+
+static const struct section sec_top, sec_params, sec_rule, sec_swap, sec_device, sec_zswap;
+
+static void *field_of(void *base, const struct key_desc *d)
 {
-	for (; list && *list; list++)
-		if (strcmp(key, *list) == 0)
-			return true;
-	return false;
+	return (char *)base + d->offset;
 }
 
-static bool is_param_key(const char *key)
+static const void *cfield_of(const void *base, const struct key_desc *d)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(param_table); i++)
-		if (strcmp(key, param_table[i].key) == 0)
-			return true;
-	return false;
+	return (const char *)base + d->offset;
 }
 
-/* Unknown `key` in the object at `where`; `extra` are the object's keys besides (or, for the
- * top level, instead of) the policy parameters. */
-static int fail_unknown_key(struct loader *l, const char *where, const char *key, bool params,
-			    const char *const *extra)
-{
-	const char *best = NULL;
-	size_t best_d = SIZE_MAX;
-	char kbuf[72], hint[160] = "";
+static int parse_object(struct loader *l, const char *where, const struct section *s,
+			const json_t *obj, void *base);
+static int section_init(const struct section *s, void *base);
+static void section_print(FILE *out, const struct section *s, const void *base);
 
-	if (!params && is_param_key(key)) {
-		snprintf(hint, sizeof(hint), " (policy parameters go in \"defaults\" or in a rule)");
-	} else if (params && in_list(key, global_keys)) {
-		snprintf(hint, sizeof(hint), " (a global setting: it goes at the top level)");
-	} else if (params && !extra && in_list(key, rule_keys)) {
-		snprintf(hint, sizeof(hint), " (only a rule has it)");
-	} else if (strlen(key) <= SUGGEST_MAX_LEN) {
-		if (params)
-			for (size_t i = 0; i < ARRAY_SIZE(param_table); i++)
-				consider(key, param_table[i].key, &best, &best_d);
-		for (const char *const *e = extra; e && *e; e++)
-			consider(key, *e, &best, &best_d);
-		/* Close enough to be a typo or a near miss ("chunk_size"): up to half the key. */
-		if (best && best_d <= MAX((size_t)2, strlen(key) / 2) && best_d < strlen(key))
-			snprintf(hint, sizeof(hint), " (did you mean \"%s\"?)", best);
+static void print_label(FILE *out, const char *label)
+{
+	fprintf(out, "%-26s ", label);
+}
+
+static void print_size(FILE *out, uint64_t bytes)
+{
+	static const char units[] = "KMGT";
+
+	fprintf(out, "%" PRIu64 " bytes", bytes);
+	for (int i = 3; i >= 0; i--) {
+		unsigned shift = 10 * (unsigned)(i + 1);
+
+		if (bytes && bytes % ((uint64_t)1 << shift) == 0) {
+			fprintf(out, " (%" PRIu64 " %ciB)", bytes >> shift, units[i]);
+			break;
+		}
 	}
-	return fail(l, where, "unknown key \"%s\"%s", printable(key, kbuf), hint);
 }
 
-/* ---- values -------------------------------------------------------------------------------- */
+static const char *unit_of(const struct key_desc *d)
+{
+	return d->unit ? d->unit : "";
+}
 
-static int parse_size_value(struct loader *l, const char *where, const struct param_desc *d,
+static void store(const struct key_desc *d, void *base, union value v)
+{
+	void *f = field_of(base, d);
+
+	switch (d->type->as) {
+	case AS_INT: *(int *)f = v.i; break;
+	case AS_UNSIGNED: *(unsigned *)f = (unsigned)v.u; break;
+	case AS_U64: *(uint64_t *)f = v.u; break;
+	case AS_DOUBLE: *(double *)f = v.d; break;
+	case AS_BOOL: *(bool *)f = v.b; break;
+	case AS_NONE: break;
+	}
+}
+
+static union value load(const struct key_desc *d, const void *base)
+{
+	const void *f = cfield_of(base, d);
+
+	switch (d->type->as) {
+	case AS_INT: return (union value){ .i = *(const int *)f };
+	case AS_UNSIGNED: return (union value){ .u = *(const unsigned *)f };
+	case AS_U64: return (union value){ .u = *(const uint64_t *)f };
+	case AS_DOUBLE: return (union value){ .d = *(const double *)f };
+	case AS_BOOL: return (union value){ .b = *(const bool *)f };
+	case AS_NONE: break;
+	}
+	return (union value){ .u = 0 };
+}
+
+/* The field holds its default, and the default means "not set" (config_print() says so). */
+static bool is_unset(const struct key_desc *d, const void *base)
+{
+	union value v = load(d, base);
+
+	if (!d->unset)
+		return false;
+	switch (d->type->as) {
+	case AS_INT: return v.i == d->def.i;
+	case AS_UNSIGNED: case AS_U64: return v.u == d->def.u;
+	case AS_DOUBLE: return v.d == d->def.d;
+	case AS_BOOL: return v.b == d->def.b;
+	case AS_NONE: break;
+	}
+	return false;
+}
+
+/* "<label> <value><unit>", or d->unset. */
+static void print_scalar(FILE *out, const char *label, const struct key_desc *d, const void *base)
+{
+	union value v = load(d, base);
+
+	print_label(out, label);
+	if (is_unset(d, base)) {
+		fprintf(out, "%s\n", d->unset);
+		return;
+	}
+	switch (d->type->as) {
+	case AS_INT: fprintf(out, "%d", v.i); break;
+	case AS_UNSIGNED: case AS_U64: fprintf(out, "%" PRIu64, v.u); break;
+	case AS_DOUBLE: fprintf(out, "%g", v.d); break;
+	case AS_BOOL: fputs(v.b ? "true" : "false", out); break;
+	case AS_NONE: break;
+	}
+	fprintf(out, "%s\n", unit_of(d));
+}
+
+/* ---- value types --------------------------------------------------------------------------- */
+
+/* Sizes: a JSON integer (bytes) or a size string, in d->umin..d->umax. */
+static int parse_size_value(struct loader *l, const char *where, const struct key_desc *d,
 			    const json_t *v, uint64_t *ret)
 {
 	char vbuf[72], shown[96];
@@ -333,125 +401,411 @@ static int parse_size_value(struct loader *l, const char *where, const struct pa
 	return 0;
 }
 
-static int parse_param(struct loader *l, const char *where, const struct param_desc *d,
-		       const json_t *v, struct policy_params *p)
+static int parse_size(struct loader *l, const char *where, const struct key_desc *d,
+		      const json_t *v, void *base)
 {
-	void *field = (char *)p + d->offset;
-
-	switch (d->kind) {
-	case PARAM_SIZE:
-		return parse_size_value(l, where, d, v, field);
-
-	case PARAM_NUMBER: {
-		double x;
-
-		if (!json_is_number(v))
-			return fail_type(l, where, "a number", v);
-		x = json_number_value(v);
-		if ((d->min_open ? x <= d->min : x < d->min) || x > d->max)
-			return fail(l, where, "%g is out of range (%s)", x, d->range);
-		*(double *)field = x;
-		return 0;
-	}
-
-	case PARAM_INT: {
-		json_int_t i;
-
-		if (!json_is_integer(v))
-			return fail_type(l, where, "an integer", v);
-		i = json_integer_value(v);
-		if (i < 0 || (uint64_t)i < d->umin || (uint64_t)i > d->umax)
-			return fail(l, where, "%lld is out of range (%s)", (long long)i, d->range);
-		*(int *)field = (int)i;
-		return 0;
-	}
-
-	case PARAM_ZSWAP_MAX: {
-		struct zswap_rule_limit *lim = field;
-		char vbuf[72];
-
-		if (json_is_null(v)) {
-			*lim = (struct zswap_rule_limit){ .kind = ZSWAP_LIMIT_UNSET };
-			return 0;
-		}
-		if (is_percent_string(v)) {
-			double pct;
-
-			if (!percent_parse(json_string_value(v), &pct) || pct > 100)
-				return fail(l, where, "\"%s\" is not a percentage in 0%%..100%%",
-					    printable(json_string_value(v), vbuf));
-			*lim = (struct zswap_rule_limit){ .kind = ZSWAP_LIMIT_PERCENT, .pct = pct };
-			return 0;
-		}
-		*lim = (struct zswap_rule_limit){ .kind = ZSWAP_LIMIT_BYTES };
-		return parse_size_value(l, where, d, v, &lim->bytes);
-	}
-
-	case PARAM_TRISTATE:
-		if (json_is_null(v))
-			*(int *)field = TRISTATE_UNSET;
-		else if (json_is_boolean(v))
-			*(int *)field = json_is_true(v);
-		else
-			return fail_type(l, where, "true, false or null", v);
-		return 0;
-
-	case PARAM_USEC: {
-		json_int_t i;
-
-		if (!json_is_integer(v))
-			return fail_type(l, where, "an integer (microseconds)", v);
-		i = json_integer_value(v);
-		if (i < 0 || (uint64_t)i < d->umin || (uint64_t)i > d->umax)
-			return fail(l, where, "%lld is out of range (%s)", (long long)i, d->range);
-		*(usec_t *)field = (usec_t)i;
-		return 0;
-	}
-
-	case PARAM_SWAPPINESS:
-		if (json_is_null(v)) {
-			*(int *)field = SWAPPINESS_UNSET;
-			return 0;
-		}
-		if (json_is_string(v)) {
-			char vbuf[72];
-
-			if (strcmp(json_string_value(v), "max") != 0)
-				return fail(l, where, "\"%s\" is not a swappiness (%s)",
-					    printable(json_string_value(v), vbuf), d->range);
-			*(int *)field = SWAPPINESS_MAX;
-			return 0;
-		}
-		if (json_is_integer(v)) {
-			json_int_t i = json_integer_value(v);
-
-			if (i < 0 || i > 200)
-				return fail(l, where, "%lld is out of range (%s)", (long long)i,
-					    d->range);
-			*(int *)field = (int)i;
-			return 0;
-		}
-		return fail_type(l, where, "an integer 0..200, \"max\" or null", v);
-	}
-	return -EINVAL;
+	return parse_size_value(l, where, d, v, field_of(base, d));
 }
 
-/* 1 when `key` is a policy parameter (parsed into *p), 0 when it is not one, or -errno. */
-static int parse_param_key(struct loader *l, const char *prefix, const char *key, const json_t *v,
-			   struct policy_params *p)
+static void print_size_key(FILE *out, const char *label, const struct key_desc *d,
+			   const void *base)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(param_table); i++) {
-		char where[96];
-		int r;
+	print_label(out, label);
+	if (is_unset(d, base)) {
+		fprintf(out, "%s\n", d->unset);
+		return;
+	}
+	print_size(out, load(d, base).u);
+	fprintf(out, "%s\n", unit_of(d));
+}
 
-		if (strcmp(key, param_table[i].key) != 0)
-			continue;
-		snprintf(where, sizeof(where), "%s.%s", prefix, key);
-		r = parse_param(l, where, &param_table[i], v, p);
-		return r < 0 ? r : 1;
+static const struct value_type t_size = {
+	JT_SIZE, "a size (integer bytes or a string like \"64M\")", AS_U64, parse_size, NULL,
+	print_size_key,
+};
+
+/* Numbers: any JSON number in d->min..d->max. */
+static int number_value(struct loader *l, const char *where, const struct key_desc *d,
+			const json_t *v, double *ret)
+{
+	double x = json_number_value(v);
+
+	if ((d->min_open ? x <= d->min : x < d->min) || x > d->max)
+		return fail(l, where, "%g is out of range (%s)", x, d->range);
+	*ret = x;
+	return 0;
+}
+
+static int parse_number(struct loader *l, const char *where, const struct key_desc *d,
+			const json_t *v, void *base)
+{
+	return number_value(l, where, d, v, field_of(base, d));
+}
+
+static const struct value_type t_number = { JT_NUMBER, "a number", AS_DOUBLE, parse_number, NULL, print_scalar };
+
+/* Seconds as a JSON number, kept in microseconds (usec_t); the default is in microseconds. */
+static int parse_seconds(struct loader *l, const char *where, const struct key_desc *d,
+			 const json_t *v, void *base)
+{
+	double s = 0;
+	int r = number_value(l, where, d, v, &s);
+
+	if (r < 0)
+		return r;
+	*(usec_t *)field_of(base, d) = (usec_t)llround(s * (double)USEC_PER_SEC);
+	return 0;
+}
+
+static void print_seconds(FILE *out, const char *label, const struct key_desc *d,
+			  const void *base)
+{
+	print_label(out, label);
+	fprintf(out, "%g%s\n", (double)*(const usec_t *)cfield_of(base, d) / (double)USEC_PER_SEC,
+		unit_of(d));
+}
+
+static const struct value_type t_seconds = {
+	JT_NUMBER, "a number of seconds", AS_U64, parse_seconds, NULL, print_seconds,
+};
+
+/* Integers: a JSON integer in d->umin..d->umax, kept as the type says (int, unsigned, uint64_t). */
+static int integer_value(struct loader *l, const char *where, const struct key_desc *d,
+			 const json_t *v, uint64_t *ret)
+{
+	json_int_t i = json_integer_value(v);
+
+	if (i < 0 || (uint64_t)i < d->umin || (uint64_t)i > d->umax)
+		return fail(l, where, "%lld is out of range (%s)", (long long)i, d->range);
+	*ret = (uint64_t)i;
+	return 0;
+}
+
+static int parse_integer(struct loader *l, const char *where, const struct key_desc *d,
+			 const json_t *v, void *base)
+{
+	uint64_t i = 0;
+	int r = integer_value(l, where, d, v, &i);
+
+	if (r >= 0)
+		store(d, base, d->type->as == AS_INT ? (union value){ .i = (int)i } : (union value){ .u = i });
+	return r;
+}
+
+static const struct value_type t_int = { JT(JSON_INTEGER), "an integer", AS_INT, parse_integer, NULL, print_scalar };
+static const struct value_type t_unsigned = {
+	JT(JSON_INTEGER), "an integer", AS_UNSIGNED, parse_integer, NULL, print_scalar,
+};
+static const struct value_type t_u64 = { JT(JSON_INTEGER), "an integer", AS_U64, parse_integer, NULL, print_scalar };
+static const struct value_type t_usec = {
+	JT(JSON_INTEGER), "an integer (microseconds)", AS_U64, parse_integer, NULL, print_scalar,
+};
+
+/* Booleans: true or false. */
+static int parse_bool(struct loader *l, const char *where, const struct key_desc *d,
+		      const json_t *v, void *base)
+{
+	(void)l, (void)where;
+	store(d, base, (union value){ .b = json_is_true(v) });
+	return 0;
+}
+
+static const struct value_type t_bool = { JT_BOOL, "true or false", AS_BOOL, parse_bool, NULL, print_scalar };
+
+/* Tri-states kept as int: 0, 1, or the default "not set" (TRISTATE_UNSET, ZSWAP_SETTING_UNSET,
+ * both -1) for null where the type takes it. */
+static int parse_tristate(struct loader *l, const char *where, const struct key_desc *d,
+			  const json_t *v, void *base)
+{
+	(void)l, (void)where;
+	store(d, base, (union value){ .i = json_is_null(v) ? TRISTATE_UNSET : json_is_true(v) });
+	return 0;
+}
+
+static void print_tristate(FILE *out, const char *label, const struct key_desc *d,
+			   const void *base)
+{
+	print_label(out, label);
+	fprintf(out, "%s\n", is_unset(d, base) ? d->unset : load(d, base).i ? "true" : "false");
+}
+
+static const struct value_type t_tristate = {
+	JT_BOOL | JT(JSON_NULL), "true, false or null", AS_INT, parse_tristate, NULL, print_tristate,
+};
+/* A zswap parameter: true or false, unset when absent (null is not taken). */
+static const struct value_type t_setting_bool = {
+	JT_BOOL, "true or false", AS_INT, parse_tristate, NULL, print_tristate,
+};
+
+/* swappiness: 0..200, "max" or null (int: SWAPPINESS_UNSET, 0..200, SWAPPINESS_MAX). */
+static int parse_swappiness(struct loader *l, const char *where, const struct key_desc *d,
+			    const json_t *v, void *base)
+{
+	int *swappiness = field_of(base, d);
+	char vbuf[72];
+
+	if (json_is_null(v)) {
+		*swappiness = SWAPPINESS_UNSET;
+	} else if (json_is_string(v)) {
+		if (strcmp(json_string_value(v), "max") != 0)
+			return fail(l, where, "\"%s\" is not a swappiness (%s)",
+				    printable(json_string_value(v), vbuf), d->range);
+		*swappiness = SWAPPINESS_MAX;
+	} else {
+		json_int_t i = json_integer_value(v);
+
+		if (i < 0 || i > 200)
+			return fail(l, where, "%lld is out of range (%s)", (long long)i, d->range);
+		*swappiness = (int)i;
 	}
 	return 0;
 }
+
+static void print_swappiness(FILE *out, const char *label, const struct key_desc *d,
+			     const void *base)
+{
+	int s = *(const int *)cfield_of(base, d);
+
+	print_label(out, label);
+	if (s == SWAPPINESS_UNSET)
+		fprintf(out, "%s\n", d->unset);
+	else if (s == SWAPPINESS_MAX)
+		fputs("max\n", out);
+	else
+		fprintf(out, "%d\n", s);
+}
+
+static const struct value_type t_swappiness = {
+	JT(JSON_NULL) | JT(JSON_STRING) | JT(JSON_INTEGER), "an integer 0..200, \"max\" or null",
+	AS_INT, parse_swappiness, NULL, print_swappiness,
+};
+
+/* zswap_max: a size, "N%" of memory.current, or null (struct zswap_rule_limit). */
+static int parse_zswap_max(struct loader *l, const char *where, const struct key_desc *d,
+			   const json_t *v, void *base)
+{
+	struct zswap_rule_limit *lim = field_of(base, d);
+	char vbuf[72];
+	double pct;
+
+	if (json_is_null(v)) {
+		*lim = (struct zswap_rule_limit){ .kind = ZSWAP_LIMIT_UNSET };
+		return 0;
+	}
+	if (is_percent_string(v)) {
+		if (!percent_parse(json_string_value(v), &pct) || pct > 100)
+			return fail(l, where, "\"%s\" is not a percentage in 0%%..100%%",
+				    printable(json_string_value(v), vbuf));
+		*lim = (struct zswap_rule_limit){ .kind = ZSWAP_LIMIT_PERCENT, .pct = pct };
+		return 0;
+	}
+	*lim = (struct zswap_rule_limit){ .kind = ZSWAP_LIMIT_BYTES };
+	return parse_size_value(l, where, d, v, &lim->bytes);
+}
+
+static int init_zswap_max(const struct key_desc *d, void *base)
+{
+	*(struct zswap_rule_limit *)field_of(base, d) =
+		(struct zswap_rule_limit){ .kind = (enum zswap_limit_kind)d->def.i };
+	return 0;
+}
+
+static void print_zswap_max(FILE *out, const char *label, const struct key_desc *d,
+			    const void *base)
+{
+	const struct zswap_rule_limit *lim = cfield_of(base, d);
+
+	print_label(out, label);
+	if (lim->kind == ZSWAP_LIMIT_UNSET)
+		fputs(d->unset, out);
+	else if (lim->kind == ZSWAP_LIMIT_PERCENT)
+		fprintf(out, "%g%% of memory.current", lim->pct);
+	else
+		print_size(out, lim->bytes);
+	fputc('\n', out);
+}
+
+static const struct value_type t_zswap_max = {
+	JT_SIZE | JT(JSON_NULL), "a size (integer bytes or a string like \"64M\")", AS_NONE,
+	parse_zswap_max, init_zswap_max, print_zswap_max,
+};
+
+/* Absolute paths (char *, owned); null, where the type takes it, is NULL. */
+static int parse_path(struct loader *l, const char *where, const struct key_desc *d,
+		      const json_t *v, void *base)
+{
+	char **path = field_of(base, d), *copy = NULL;
+	const char *s = json_string_value(v);
+
+	if (s && s[0] != '/')
+		return fail(l, where, "must be an absolute path");
+	if (s && strlen(s) >= PATH_MAX)
+		return fail(l, where, "longer than PATH_MAX");
+	if (s && !(copy = strdup(s)))
+		return fail_oom(l);
+	free(*path);
+	*path = copy;
+	return 0;
+}
+
+static int init_path(const struct key_desc *d, void *base)
+{
+	char **path = field_of(base, d);
+
+	*path = d->def.s ? strdup(d->def.s) : NULL;
+	return d->def.s && !*path ? -ENOMEM : 0;
+}
+
+static void print_path(FILE *out, const char *label, const struct key_desc *d, const void *base)
+{
+	const char *path = *(char *const *)cfield_of(base, d);
+
+	print_label(out, label);
+	fprintf(out, "%s\n", path ? path : d->unset);
+}
+
+static const struct value_type t_path = {
+	JT(JSON_STRING), "an absolute path", AS_NONE, parse_path, init_path, print_path,
+};
+static const struct value_type t_path_or_null = {
+	JT(JSON_STRING) | JT(JSON_NULL), "an absolute path or null", AS_NONE, parse_path, init_path, print_path,
+};
+
+/* log_level: a syslog level name (int). */
+static const struct {
+	const char *name;
+	int level;
+} log_levels[] = {
+	{ "err", CFG_LOG_ERR },   { "warning", CFG_LOG_WARNING }, { "notice", CFG_LOG_NOTICE },
+	{ "info", CFG_LOG_INFO }, { "debug", CFG_LOG_DEBUG },
+};
+
+static int parse_log_level(struct loader *l, const char *where, const struct key_desc *d,
+			   const json_t *v, void *base)
+{
+	char vbuf[72];
+
+	for (size_t i = 0; i < ARRAY_SIZE(log_levels); i++)
+		if (strcmp(json_string_value(v), log_levels[i].name) == 0) {
+			*(int *)field_of(base, d) = log_levels[i].level;
+			return 0;
+		}
+	return fail(l, where, "unknown level \"%s\" (valid: err, warning, notice, info, debug)",
+		    printable(json_string_value(v), vbuf));
+}
+
+static void print_log_level(FILE *out, const char *label, const struct key_desc *d,
+			    const void *base)
+{
+	int level = *(const int *)cfield_of(base, d);
+	const char *name = "?";
+
+	for (size_t i = 0; i < ARRAY_SIZE(log_levels); i++)
+		if (log_levels[i].level == level)
+			name = log_levels[i].name;
+	print_label(out, label);
+	fprintf(out, "%s\n", name);
+}
+
+static const struct value_type t_log_level = {
+	JT(JSON_STRING), "a string", AS_INT, parse_log_level, NULL, print_log_level,
+};
+
+/* headroom: "2%" (of each node's memory), a size (64M, bytes), or false (policy off). It sets
+ * three fields of struct config; the default is a percentage (def.d). */
+static int parse_headroom(struct loader *l, const char *where, const struct key_desc *d,
+			  const json_t *v, void *base)
+{
+	struct config *c = base;
+	char vbuf[72];
+	double pct;
+
+	if (json_is_false(v)) {
+		c->headroom_enabled = false;
+		return 0;
+	}
+	if (is_percent_string(v)) {
+		/* 0 would keep no headroom, and the planner would refuse the goal: say so here. */
+		if (!percent_parse(json_string_value(v), &pct) || !(pct > 0) || pct > 50)
+			return fail(l, where, "\"%s\" is not a percentage above 0%% and at most 50%% "
+				    "(like \"2%%\"; false turns the policy off)",
+				    printable(json_string_value(v), vbuf));
+		c->headroom_enabled = true;
+		c->headroom_pct = pct;
+		c->headroom_bytes = 0;
+		return 0;
+	}
+	c->headroom_enabled = true;
+	c->headroom_pct = 0;
+	if (parse_size_value(l, where, d, v, &c->headroom_bytes) < 0)
+		return -EINVAL;
+	if (c->headroom_bytes == 0)
+		return fail(l, where, "0 keeps no headroom: give a size above 0 (like \"64M\"), "
+			    "or false to turn the policy off");
+	return 0;
+}
+
+static int init_headroom(const struct key_desc *d, void *base)
+{
+	struct config *c = base;
+
+	c->headroom_enabled = true;
+	c->headroom_pct = d->def.d;
+	c->headroom_bytes = 0;
+	return 0;
+}
+
+static void print_headroom(FILE *out, const char *label, const struct key_desc *d,
+			   const void *base)
+{
+	const struct config *c = base;
+
+	(void)d;
+	print_label(out, label);
+	if (!c->headroom_enabled)
+		fputs("false (policy off)\n", out);
+	else if (c->headroom_bytes)
+		print_size(out, c->headroom_bytes), fputs(" above each node's high watermark\n", out);
+	else
+		fprintf(out, "%g%% of each node's memory above its high watermark\n", c->headroom_pct);
+}
+
+static const struct value_type t_headroom = {
+	JT(JSON_FALSE) | JT_SIZE, "a percentage like \"2%\", a size like \"64M\", or false",
+	AS_NONE, parse_headroom, init_headroom, print_headroom,
+};
+
+/* An object value with keys of its own (d->sub), kept in a struct at d->offset. */
+static int parse_section(struct loader *l, const char *where, const struct key_desc *d,
+			 const json_t *v, void *base)
+{
+	return parse_object(l, where, d->sub, v, field_of(base, d));
+}
+
+static int init_section(const struct key_desc *d, void *base)
+{
+	return section_init(d->sub, field_of(base, d));
+}
+
+static void print_section(FILE *out, const char *label, const struct key_desc *d,
+			  const void *base)
+{
+	(void)label;
+	section_print(out, d->sub, cfield_of(base, d));
+}
+
+static const struct value_type t_section = { 0, NULL, AS_NONE, parse_section, init_section, print_section };
+
+static void print_defaults(FILE *out, const char *label, const struct key_desc *d,
+			   const void *base)
+{
+	fprintf(out, "\n%s\n", label);
+	print_section(out, label, d, base);
+}
+
+static const struct value_type t_defaults = { 0, NULL, AS_NONE, parse_section, init_section, print_defaults };
+
+/* ---- rules --------------------------------------------------------------------------------- */
 
 /* Constraints between parameters, checked on the overlaid result. */
 static int check_params(struct loader *l, const char *where, const struct policy_params *p,
@@ -468,380 +822,45 @@ static int check_params(struct loader *l, const char *where, const struct policy
 	return 0;
 }
 
-static int parse_interval(struct loader *l, const json_t *v, usec_t *ret)
+static int check_defaults(struct loader *l, const char *where, const void *base)
 {
-	double s;
-
-	if (!json_is_number(v))
-		return fail_type(l, "interval", "a number of seconds", v);
-	s = json_number_value(v);
-	if (s < INTERVAL_MIN_S || s > INTERVAL_MAX_S)
-		return fail(l, "interval", "%g is out of range (0.5..3600 seconds)", s);
-	*ret = (usec_t)llround(s * (double)USEC_PER_SEC);
-	return 0;
+	return check_params(l, where, base, false);
 }
 
-static const struct param_desc rate_desc = {
-	"max_reclaim_rate_per_node", PARAM_SIZE, 0, .umin = 0, .umax = (uint64_t)1 << 50,
-	.range = "0 (no limit) ..2^50 bytes per second",
-};
-
-static int parse_max_workers(struct loader *l, const json_t *v, unsigned *ret)
+static int check_rule(struct loader *l, const char *where, const void *base)
 {
-	json_int_t i;
-
-	if (!json_is_integer(v))
-		return fail_type(l, "max_workers_per_node", "an integer", v);
-	i = json_integer_value(v);
-	if (i < 1 || i > CONFIG_MAX_WORKERS_PER_NODE)
-		return fail(l, "max_workers_per_node",
-			    "%lld is out of range (1..%d; it must also not exceed a node's CPU count)",
-			    (long long)i, CONFIG_MAX_WORKERS_PER_NODE);
-	*ret = (unsigned)i;
-	return 0;
+	return check_params(l, where, &((const struct rule *)base)->params, true);
 }
 
-/* ---- "swap" and "zswap" ------------------------------------------------------------------------ */
-
-static int parse_bool_key(struct loader *l, const char *where, const json_t *v, bool *ret)
+static int parse_match(struct loader *l, const char *where, const struct key_desc *d,
+		       const json_t *v, void *base)
 {
-	if (!json_is_boolean(v))
-		return fail_type(l, where, "true or false", v);
-	*ret = json_is_true(v);
-	return 0;
-}
+	char **match = field_of(base, d);
+	const char *s = json_string_value(v);
 
-static int parse_number_key(struct loader *l, const char *where, const json_t *v, double min,
-			    double max, double *ret)
-{
-	double x;
-
-	if (!json_is_number(v))
-		return fail_type(l, where, "a number", v);
-	x = json_number_value(v);
-	if (!(x >= min && x <= max))
-		return fail(l, where, "%g is out of range (%g..%g)", x, min, max);
-	*ret = x;
-	return 0;
-}
-
-static int parse_int_key(struct loader *l, const char *where, const json_t *v, long long min,
-			 long long max, int *ret)
-{
-	json_int_t i;
-
-	if (!json_is_integer(v))
-		return fail_type(l, where, "an integer", v);
-	i = json_integer_value(v);
-	if (i < min || i > max)
-		return fail(l, where, "%lld is out of range (%lld..%lld)", (long long)i, min, max);
-	*ret = (int)i;
-	return 0;
-}
-
-static const struct param_desc bytes_desc = {
-	"", PARAM_SIZE, 0, .umin = 0, .umax = (uint64_t)1 << 50, .range = "0..2^50 bytes",
-};
-
-static int parse_swap_device(struct loader *l, const char *where, const json_t *obj,
-			     struct swap_device_cfg *ret)
-{
-	static const char *const keys[] = { "path", "priority", "kind", NULL };
-	bool have_path = false, have_prio = false, have_kind = false;
-	char sub[128];
-	const char *key;
-	json_t *v;
-	int r;
-
-	if (!json_is_object(obj))
-		return fail_type(l, where, "an object {path, priority, kind}", obj);
-	json_object_foreach((json_t *)obj, key, v) {
-		snprintf(sub, sizeof(sub), "%s.%.40s", where, key);
-		if (strcmp(key, "path") == 0) {
-			if (!json_is_string(v) || json_string_value(v)[0] != '/' ||
-			    strcspn(json_string_value(v), "\n\t\r") != strlen(json_string_value(v)))
-				return fail(l, sub, "expected an absolute path to a block device or swap file");
-			free(ret->path);
-			ret->path = strdup(json_string_value(v));
-			if (!ret->path)
-				return fail_oom(l);
-			have_path = true;
-		} else if (strcmp(key, "priority") == 0) {
-			r = parse_int_key(l, sub, v, 0, SWAP_PRIORITY_MAX, &ret->priority);
-			if (r < 0)
-				return r;
-			have_prio = true;
-		} else if (strcmp(key, "kind") == 0) {
-			if (!json_is_string(v) || swap_kind_from_string(json_string_value(v), &ret->kind) < 0)
-				return fail(l, sub, "expected \"zram\", \"ssd\", \"hdd\" or \"file\"");
-			have_kind = true;
-		} else {
-			return fail_unknown_key(l, where, key, false, keys);
-		}
-	}
-	if (!have_path || !have_prio || !have_kind)
-		return fail(l, where, "needs \"path\", \"priority\" and \"kind\"");
-	return 0;
-}
-
-static int parse_swap_section(struct loader *l, const json_t *obj, struct swap_section *sw)
-{
-	static const char *const keys[] = { "devices", "reprioritize", "zram_writeback_at_pct",
-					    "zram_idle_age", "zram_writeback_limit", "swapout_budget", NULL };
-	char where[64];
-	const char *key;
-	json_t *v;
-	int r = 0;
-
-	if (!json_is_object(obj))
-		return fail_type(l, "swap", "an object", obj);
-	json_object_foreach((json_t *)obj, key, v) {
-		snprintf(where, sizeof(where), "swap.%.40s", key);
-		if (strcmp(key, "devices") == 0) {
-			size_t bad;
-
-			if (!json_is_array(v))
-				return fail_type(l, where, "an array of {path, priority, kind}", v);
-			if (json_array_size(v) > RECLAIMD_MAX_SWAPS)
-				return fail(l, where, "%zu devices; the kernel takes at most %d (MAX_SWAPFILES)",
-					    json_array_size(v), RECLAIMD_MAX_SWAPS);
-			sw->devices = calloc(json_array_size(v) + 1, sizeof(*sw->devices));
-			if (!sw->devices)
-				return fail_oom(l);
-			for (size_t i = 0; i < json_array_size(v); i++) {
-				char sub[64];
-
-				snprintf(sub, sizeof(sub), "swap.devices[%zu]", i);
-				sw->n_devices = i + 1;
-				r = parse_swap_device(l, sub, json_array_get(v, i), &sw->devices[i]);
-				if (r < 0)
-					return r;
-			}
-			if (swap_config_validate(sw->devices, sw->n_devices, &bad) < 0)
-				return fail(l, "swap.devices", "devices[%zu]: the same path is listed twice", bad);
-		} else if (strcmp(key, "reprioritize") == 0) {
-			if (!json_is_string(v) ||
-			    swap_reprioritize_from_string(json_string_value(v), &sw->reprioritize) < 0)
-				return fail(l, where, "expected \"empty-only\" or \"when-fits\"");
-		} else if (strcmp(key, "zram_writeback_at_pct") == 0) {
-			r = parse_number_key(l, where, v, 1, 100, &sw->zram_writeback_at_pct);
-		} else if (strcmp(key, "zram_idle_age") == 0) {
-			int age;
-
-			r = parse_int_key(l, where, v, 0, 30 * 86400, &age);
-			sw->zram_idle_age_s = (uint64_t)age;
-		} else if (strcmp(key, "zram_writeback_limit") == 0) {
-			r = parse_size_value(l, where, &bytes_desc, v, &sw->zram_writeback_limit_bytes);
-			if (r >= 0 && sw->zram_writeback_limit_bytes > 0 &&
-			    sw->zram_writeback_limit_bytes < 4096)
-				return fail(l, where, "%" PRIu64 " is less than one 4 KiB page (0 means "
-					    "no budget)", sw->zram_writeback_limit_bytes);
-		} else if (strcmp(key, "swapout_budget") == 0) {
-			const char *kind;
-			char kbuf[72];
-			json_t *b;
-
-			if (!json_is_object(v))
-				return fail_type(l, where, "an object of bytes per second per kind", v);
-			json_object_foreach(v, kind, b) {
-				enum swap_kind k;
-				char sub[64];
-
-				snprintf(sub, sizeof(sub), "swap.swapout_budget.%.32s", kind);
-				if (swap_kind_from_string(kind, &k) < 0)
-					return fail(l, "swap.swapout_budget", "unknown kind \"%s\" (valid: ssd, hdd, file)",
-						    printable(kind, kbuf));
-				if (k == SWAP_KIND_ZRAM)
-					return fail(l, sub, "zram has no wear to budget (valid: ssd, hdd, file)");
-				r = parse_size_value(l, sub, &bytes_desc, b, &sw->swapout_budget[k]);
-				if (r < 0)
-					return r;
-				sw->swapout_budget_set[k] = true;
-			}
-		} else {
-			return fail_unknown_key(l, "swap", key, false, keys);
-		}
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
-static int parse_zswap_section(struct loader *l, const json_t *obj, struct zswap_section *z)
-{
-	static const char *const keys[] = { "enabled", "compressor", "max_pool_percent",
-					    "accept_threshold_percent", "shrinker_enabled",
-					    "restore_on_exit", "pool_target_pct", "manage", NULL };
-	char where[64];
-	const char *key;
-	json_t *v;
-	int r = 0;
-
-	if (!json_is_object(obj))
-		return fail_type(l, "zswap", "an object", obj);
-	json_object_foreach((json_t *)obj, key, v) {
-		bool b = false;
-
-		snprintf(where, sizeof(where), "zswap.%.40s", key);
-		if (strcmp(key, "enabled") == 0) {
-			r = parse_bool_key(l, where, v, &b);
-			z->settings.enabled = b;
-		} else if (strcmp(key, "shrinker_enabled") == 0) {
-			if (json_is_string(v) && strcmp(json_string_value(v), "auto") == 0) {
-				z->shrinker_auto = true;
-				z->settings.shrinker_enabled = ZSWAP_SETTING_UNSET;
-				continue;
-			}
-			if (!json_is_boolean(v))
-				return fail(l, where, "expected true, false or \"auto\"");
-			r = parse_bool_key(l, where, v, &b);
-			z->settings.shrinker_enabled = b;
-			z->shrinker_auto = false;
-		} else if (strcmp(key, "compressor") == 0) {
-			const char *c = json_is_string(v) ? json_string_value(v) : NULL;
-
-			if (!c)
-				return fail(l, where, "expected a compressor name such as \"lz4\" or "
-					    "\"zstd\", got %s", type_str(v));
-			if (!c[0] || strlen(c) >= sizeof(z->settings.compressor) ||
-			    strspn(c, "abcdefghijklmnopqrstuvwxyz0123456789-_") != strlen(c))
-				return fail(l, where, "\"%.64s\" is not a compressor name: the kernel's "
-					    "crypto names are lowercase letters, digits, '-' and '_', at most "
-					    "%zu characters, such as \"lz4\" or \"zstd\"", c,
-					    sizeof(z->settings.compressor) - 1);
-			snprintf(z->settings.compressor, sizeof(z->settings.compressor), "%s", c);
-		} else if (strcmp(key, "max_pool_percent") == 0) {
-			r = parse_int_key(l, where, v, 1, 100, &z->settings.max_pool_percent);
-		} else if (strcmp(key, "accept_threshold_percent") == 0) {
-			r = parse_int_key(l, where, v, 1, 100, &z->settings.accept_threshold_percent);
-		} else if (strcmp(key, "restore_on_exit") == 0) {
-			r = parse_bool_key(l, where, v, &z->restore_on_exit);
-		} else if (strcmp(key, "manage") == 0) {
-			r = parse_bool_key(l, where, v, &z->manage);
-		} else if (strcmp(key, "pool_target_pct") == 0) {
-			r = parse_number_key(l, where, v, 1, 100, &z->pool_target_pct);
-		} else {
-			return fail_unknown_key(l, "zswap", key, false, keys);
-		}
-		if (r < 0)
-			return r;
-	}
-	if (z->shrinker_auto && !z->manage)
-		return fail(l, "zswap.shrinker_enabled", "\"auto\" needs \"manage\": true (the shrinker "
-			    "follows the pool target that management keeps)");
-	return 0;
-}
-
-/* "2%" (of each node's memory), a size (64M, bytes), or false (policy off). */
-static int parse_headroom(struct loader *l, const json_t *v, struct config *c)
-{
-	static const struct param_desc desc = {
-		"headroom", PARAM_SIZE, 0, .umin = 0, .umax = (uint64_t)1 << 50,
-		.range = "0..2^50 bytes",
-	};
-
-	if (json_is_false(v)) {
-		c->headroom_enabled = false;
-		return 0;
-	}
-	if (is_percent_string(v)) {
-		char vbuf[72];
-		double pct;
-
-		/* 0 would keep no headroom, and the planner would refuse the goal: say so here. */
-		if (!percent_parse(json_string_value(v), &pct) || !(pct > 0) || pct > 50)
-			return fail(l, "headroom", "\"%s\" is not a percentage above 0%% and at most 50%% "
-				    "(like \"2%%\"; false turns the policy off)",
-				    printable(json_string_value(v), vbuf));
-		{
-			c->headroom_enabled = true;
-			c->headroom_pct = pct;
-			c->headroom_bytes = 0;
-			return 0;
-		}
-	}
-	if (!json_is_string(v) && !json_is_integer(v))
-		return fail_type(l, "headroom", "a percentage like \"2%\", a size like \"64M\", or false", v);
-	c->headroom_enabled = true;
-	c->headroom_pct = 0;
-	if (parse_size_value(l, "headroom", &desc, v, &c->headroom_bytes) < 0)
-		return -EINVAL;
-	if (c->headroom_bytes == 0)
-		return fail(l, "headroom", "0 keeps no headroom: give a size above 0 (like \"64M\"), "
-			    "or false to turn the policy off");
-	return 0;
-}
-
-static int parse_log_level(struct loader *l, const json_t *v, int *ret)
-{
-	char vbuf[72];
-
-	if (!json_is_string(v))
-		return fail_type(l, "log_level", "a string", v);
-	for (size_t i = 0; i < ARRAY_SIZE(log_levels); i++)
-		if (strcmp(json_string_value(v), log_levels[i].name) == 0) {
-			*ret = log_levels[i].level;
-			return 0;
-		}
-	return fail(l, "log_level", "unknown level \"%s\" (valid: err, warning, notice, info, debug)",
-		    printable(json_string_value(v), vbuf));
-}
-
-/* An absolute directory; null only where `null_ok` (cgroup_root: find it through libcgroup). */
-static int parse_root(struct loader *l, const char *key, const json_t *v, bool null_ok, char **ret)
-{
-	const char *s;
-	char *copy;
-
-	if (null_ok && json_is_null(v)) {
-		free(*ret);
-		*ret = NULL;
-		return 0;
-	}
-	if (!json_is_string(v))
-		return fail_type(l, key, null_ok ? "an absolute path or null" : "an absolute path", v);
-	s = json_string_value(v);
-	if (s[0] != '/')
-		return fail(l, key, "must be an absolute path");
-	if (strlen(s) >= PATH_MAX)
-		return fail(l, key, "longer than PATH_MAX");
-	copy = strdup(s);
-	if (!copy)
-		return fail_oom(l);
-	free(*ret);
-	*ret = copy;
-	return 0;
-}
-
-static int parse_match(struct loader *l, const char *where, const json_t *v, char **ret)
-{
-	const char *s;
-
-	if (!json_is_string(v))
-		return fail_type(l, where, "a string (a glob on the cgroup path)", v);
-	s = json_string_value(v);
 	if (s[0] == '/')
 		return fail(l, where, "must be relative to the cgroup root, without a leading '/'");
 	if ((s[0] && s[strlen(s) - 1] == '/') || strstr(s, "//"))
 		return fail(l, where, "has an empty path component (a trailing '/' or \"//\")");
 	if (strlen(s) >= PATH_MAX)
 		return fail(l, where, "longer than PATH_MAX");
-	*ret = strdup(s);
-	return *ret ? 0 : fail_oom(l);
+	*match = strdup(s);
+	return *match ? 0 : fail_oom(l);
 }
 
-static int parse_policy_name(struct loader *l, const char *where, const json_t *v,
-			     const struct policy_desc **ret)
+static const struct value_type t_match = {
+	JT(JSON_STRING), "a string (a glob on the cgroup path)", AS_NONE, parse_match, NULL, NULL,
+};
+
+static int parse_policy(struct loader *l, const char *where, const struct key_desc *d,
+			const json_t *v, void *base)
 {
-	const struct policy_desc *pd;
+	const struct policy_desc *pd = policy_find(json_string_value(v));
 	char valid[128] = "", vbuf[72];
 	size_t n = 0;
 
-	if (!json_is_string(v))
-		return fail_type(l, where, "a policy name", v);
-	pd = policy_find(json_string_value(v));
 	if (pd) {
-		*ret = pd;
+		*(const struct policy_desc **)field_of(base, d) = pd;
 		return 0;
 	}
 	for (const char *const *name = policy_names(); *name && n < sizeof(valid); name++)
@@ -850,162 +869,652 @@ static int parse_policy_name(struct loader *l, const char *where, const json_t *
 		    printable(json_string_value(v), vbuf), valid);
 }
 
-/* ---- objects ------------------------------------------------------------------------------- */
-
-static int parse_defaults(struct loader *l, const json_t *obj, struct policy_params *p)
+static int init_policy(const struct key_desc *d, void *base)
 {
-	const char *key;
-	json_t *v;
+	const struct policy_desc **pd = field_of(base, d);
 
-	if (!json_is_object(obj))
-		return fail_type(l, "defaults", "an object of policy parameters", obj);
-	json_object_foreach((json_t *)obj, key, v) {
-		int r = parse_param_key(l, "defaults", key, v, p);
-
-		if (r < 0)
-			return r;
-		if (r == 0)
-			return fail_unknown_key(l, "defaults", key, true, NULL);
-	}
-	return check_params(l, "defaults", p, false);
+	*pd = policy_find(d->def.s);
+	return *pd ? 0 : -ENOENT;
 }
 
-static int parse_rule(struct loader *l, size_t index, const json_t *obj, struct rule *rule)
+static const struct value_type t_policy = {
+	JT(JSON_STRING), "a policy name", AS_NONE, parse_policy, init_policy, NULL,
+};
+
+/* "rules": each one starts from "defaults" and its own keys' defaults (the policy). */
+static int parse_rules(struct loader *l, const char *where, const struct key_desc *d,
+		       const json_t *v, void *base)
 {
-	char where[32], sub[48];
-	const char *key;
-	json_t *v;
+	struct config *c = base;
+	size_t n = json_array_size(v);
 
-	snprintf(where, sizeof(where), "rules[%zu]", index);
-	if (!json_is_object(obj))
-		return fail_type(l, where, "an object", obj);
-	json_object_foreach((json_t *)obj, key, v) {
-		int r;
-
-		if (strcmp(key, "match") == 0) {
-			snprintf(sub, sizeof(sub), "%s.match", where);
-			r = parse_match(l, sub, v, &rule->match);
-		} else if (strcmp(key, "policy") == 0) {
-			snprintf(sub, sizeof(sub), "%s.policy", where);
-			r = parse_policy_name(l, sub, v, &rule->policy);
-		} else {
-			r = parse_param_key(l, where, key, v, &rule->params);
-			if (r == 0)
-				return fail_unknown_key(l, where, key, true, rule_keys);
-		}
-		if (r < 0)
-			return r;
-	}
-	if (!rule->match)
-		return fail(l, where, "missing \"match\" (a glob on the cgroup path, e.g. "
-				      "\"system.slice/*.service\")");
-	return check_params(l, where, &rule->params, true);
-}
-
-static int parse_rules(struct loader *l, const json_t *arr, struct config *c)
-{
-	const struct policy_desc *psi = policy_find("psi");
-	size_t n;
-
-	if (!json_is_array(arr))
-		return fail_type(l, "rules", "an array of rules", arr);
-	if (!psi)
-		return fail(l, "rules", "the default policy \"psi\" is not in the registry");
-	n = json_array_size(arr);
+	(void)d;
 	c->rules = calloc(MAX(n, (size_t)1), sizeof(*c->rules));
 	if (!c->rules)
 		return fail_oom(l);
 	for (size_t i = 0; i < n; i++) {
 		struct rule *rule = &c->rules[c->n_rules++];
+		char sub[48];
 		int r;
 
-		rule->policy = psi;
 		rule->params = c->defaults;
-		r = parse_rule(l, i, json_array_get(arr, i), rule);
+		if (section_init(&sec_rule, rule) < 0)
+			return fail(l, where, "the default policy \"" DEFAULT_POLICY "\" is not in the "
+				    "registry");
+		snprintf(sub, sizeof(sub), "%s[%zu]", where, i);
+		r = parse_object(l, sub, &sec_rule, json_array_get(v, i), rule);
 		if (r < 0)
 			return r;
 	}
 	return 0;
 }
 
-static int config_build(struct loader *l, const json_t *root, const char *path, struct config **ret)
+static void print_rules(FILE *out, const char *label, const struct key_desc *d, const void *base)
 {
-	_cleanup_(config_freep) struct config *c = NULL;
-	const json_t *defaults = NULL, *rules = NULL;
+	const struct config *c = base;
+
+	(void)d;
+	for (size_t i = 0; i < c->n_rules; i++) {
+		const struct rule *r = &c->rules[i];
+
+		fprintf(out, "\n%s[%zu]  match \"%s\"  policy %s\n", label, i, r->match, r->policy->name);
+		section_print(out, &sec_params, &r->params);
+	}
+	if (c->n_rules == 0)
+		fputs("\n(no rules: no cgroup is managed)\n", out);
+	else
+		fputs("\n(the first rule that matches decides; a cgroup matching none is not managed)\n",
+		      out);
+}
+
+static const struct value_type t_rules = {
+	JT(JSON_ARRAY), "an array of rules", AS_NONE, parse_rules, NULL, print_rules,
+};
+
+/* ---- "swap" -------------------------------------------------------------------------------- */
+
+static int parse_device_path(struct loader *l, const char *where, const struct key_desc *d,
+			     const json_t *v, void *base)
+{
+	char **path = field_of(base, d);
+	const char *s = json_string_value(v);
+
+	if (!s || s[0] != '/' || strcspn(s, "\n\t\r") != strlen(s))
+		return fail(l, where, "expected an absolute path to a block device or swap file");
+	free(*path);
+	*path = strdup(s);
+	return *path ? 0 : fail_oom(l);
+}
+
+static const struct value_type t_device_path = { 0, NULL, AS_NONE, parse_device_path, NULL, NULL };
+
+static int parse_swap_kind(struct loader *l, const char *where, const struct key_desc *d,
+			   const json_t *v, void *base)
+{
+	if (!json_is_string(v) || swap_kind_from_string(json_string_value(v), field_of(base, d)) < 0)
+		return fail(l, where, "expected \"zram\", \"ssd\", \"hdd\" or \"file\"");
+	return 0;
+}
+
+static const struct value_type t_swap_kind = { 0, NULL, AS_NONE, parse_swap_kind, NULL, NULL };
+
+static int parse_devices(struct loader *l, const char *where, const struct key_desc *d,
+			 const json_t *v, void *base)
+{
+	struct swap_section *sw = base;
+	size_t bad;
+
+	(void)d;
+	if (json_array_size(v) > RECLAIMD_MAX_SWAPS)
+		return fail(l, where, "%zu devices; the kernel takes at most %d (MAX_SWAPFILES)",
+			    json_array_size(v), RECLAIMD_MAX_SWAPS);
+	sw->devices = calloc(json_array_size(v) + 1, sizeof(*sw->devices));
+	if (!sw->devices)
+		return fail_oom(l);
+	for (size_t i = 0; i < json_array_size(v); i++) {
+		char sub[64];
+		int r;
+
+		snprintf(sub, sizeof(sub), "%s[%zu]", where, i);
+		sw->n_devices = i + 1;
+		r = parse_object(l, sub, &sec_device, json_array_get(v, i), &sw->devices[i]);
+		if (r < 0)
+			return r;
+	}
+	if (swap_config_validate(sw->devices, sw->n_devices, &bad) < 0)
+		return fail(l, where, "devices[%zu]: the same path is listed twice", bad);
+	return 0;
+}
+
+static void print_devices(FILE *out, const char *label, const struct key_desc *d,
+			  const void *base)
+{
+	const struct swap_section *sw = base;
+
+	(void)d;
+	if (sw->n_devices == 0) {
+		print_label(out, "swap");
+		fputs("(no devices configured: swap left as it is)\n", out);
+	}
+	for (size_t i = 0; i < sw->n_devices; i++) {
+		char sub[64];
+
+		snprintf(sub, sizeof(sub), "%s[%zu]", label, i);
+		print_label(out, sub);
+		fprintf(out, "%s priority %d (%s)\n", sw->devices[i].path, sw->devices[i].priority,
+			swap_kind_to_string(sw->devices[i].kind));
+	}
+}
+
+static const struct value_type t_devices = {
+	JT(JSON_ARRAY), "an array of {path, priority, kind}", AS_NONE, parse_devices, NULL, print_devices,
+};
+
+static int parse_reprioritize(struct loader *l, const char *where, const struct key_desc *d,
+			      const json_t *v, void *base)
+{
+	if (!json_is_string(v) ||
+	    swap_reprioritize_from_string(json_string_value(v), field_of(base, d)) < 0)
+		return fail(l, where, "expected \"empty-only\" or \"when-fits\"");
+	return 0;
+}
+
+static int init_reprioritize(const struct key_desc *d, void *base)
+{
+	*(enum swap_reprioritize *)field_of(base, d) = (enum swap_reprioritize)d->def.i;
+	return 0;
+}
+
+static void print_reprioritize(FILE *out, const char *label, const struct key_desc *d,
+			       const void *base)
+{
+	print_label(out, label);
+	fprintf(out, "%s\n", swap_reprioritize_to_string(*(const enum swap_reprioritize *)cfield_of(base, d)));
+}
+
+static const struct value_type t_reprioritize = {
+	0, NULL, AS_NONE, parse_reprioritize, init_reprioritize, print_reprioritize,
+};
+
+/* zram_writeback_at_pct: a number; its line says whether any device it applies to is listed. */
+static void print_writeback_at(FILE *out, const char *label, const struct key_desc *d,
+			       const void *base)
+{
+	const struct swap_section *sw = base;
+
+	print_label(out, label);
+	fprintf(out, "%g %% (%s)\n", *(const double *)cfield_of(base, d),
+		sw->n_devices ? "zram devices listed below that have a backing device"
+			      : "no device listed: unused");
+}
+
+static const struct value_type t_writeback_at = {
+	JT_NUMBER, "a number", AS_DOUBLE, parse_number, NULL, print_writeback_at,
+};
+
+/* zram_writeback_limit: a size; 0 is no budget, and anything else at least a page. */
+static int parse_writeback_limit(struct loader *l, const char *where, const struct key_desc *d,
+				 const json_t *v, void *base)
+{
+	uint64_t *bytes = field_of(base, d);
+	int r = parse_size_value(l, where, d, v, bytes);
+
+	if (r >= 0 && *bytes > 0 && *bytes < PAGE_BYTES)
+		return fail(l, where, "%" PRIu64 " is less than one 4 KiB page (0 means no budget)",
+			    *bytes);
+	return r;
+}
+
+static const struct value_type t_writeback_limit = {
+	JT_SIZE, "a size (integer bytes or a string like \"64M\")", AS_U64, parse_writeback_limit,
+	NULL, print_size_key,
+};
+
+/* swapout_budget: an object from device kind to bytes per second (d->umax, d->range). */
+static int parse_budget(struct loader *l, const char *where, const struct key_desc *d,
+			const json_t *v, void *base)
+{
+	struct swap_section *sw = base;
+	const char *kind;
+	char kbuf[72];
+	json_t *b;
+
+	json_object_foreach((json_t *)v, kind, b) {
+		enum swap_kind k;
+		char sub[64];
+		int r;
+
+		snprintf(sub, sizeof(sub), "%s.%.32s", where, kind);
+		if (swap_kind_from_string(kind, &k) < 0)
+			return fail(l, where, "unknown kind \"%s\" (valid: ssd, hdd, file)",
+				    printable(kind, kbuf));
+		if (k == SWAP_KIND_ZRAM)
+			return fail(l, sub, "zram has no wear to budget (valid: ssd, hdd, file)");
+		r = parse_size_value(l, sub, d, b, &sw->swapout_budget[k]);
+		if (r < 0)
+			return r;
+		sw->swapout_budget_set[k] = true;
+	}
+	return 0;
+}
+
+static void print_budget(FILE *out, const char *label, const struct key_desc *d,
+			 const void *base)
+{
+	const struct swap_section *sw = base;
+
+	for (int k = 0; k < _SWAP_KIND_MAX; k++) {
+		char sub[64];
+
+		if (!sw->swapout_budget_set[k])
+			continue;
+		snprintf(sub, sizeof(sub), "%s.%s", label, swap_kind_to_string((enum swap_kind)k));
+		print_label(out, sub);
+		print_size(out, sw->swapout_budget[k]);
+		fprintf(out, "%s\n", unit_of(d));
+	}
+}
+
+static const struct value_type t_budget = {
+	JT(JSON_OBJECT), "an object of bytes per second per kind", AS_NONE, parse_budget, NULL, print_budget,
+};
+
+/* ---- "zswap" ------------------------------------------------------------------------------- */
+
+static int check_zswap(struct loader *l, const char *where, const void *base)
+{
+	const struct zswap_section *z = base;
+	char sub[64];
+
+	snprintf(sub, sizeof(sub), "%s.shrinker_enabled", where);
+	if (z->shrinker_auto && !z->manage)
+		return fail(l, sub, "\"auto\" needs \"manage\": true (the shrinker "
+			    "follows the pool target that management keeps)");
+	return 0;
+}
+
+/* manage: a boolean; its line shows pool_target_pct too. */
+static void print_manage(FILE *out, const char *label, const struct key_desc *d,
+			 const void *base)
+{
+	const struct zswap_section *z = base;
+
+	print_label(out, label);
+	fprintf(out, "%s (pool target %g %% of accept_threshold_percent)\n",
+		*(const bool *)cfield_of(base, d) ? "true" : "false", z->pool_target_pct);
+}
+
+static const struct value_type t_manage = { JT_BOOL, "true or false", AS_BOOL, parse_bool, NULL, print_manage };
+static const struct value_type t_pool_target = { JT_NUMBER, "a number", AS_DOUBLE, parse_number, NULL, NULL };
+
+static int parse_compressor(struct loader *l, const char *where, const struct key_desc *d,
+			    const json_t *v, void *base)
+{
+	char *compressor = field_of(base, d);
+	const char *c = json_string_value(v);
+
+	if (!c[0] || strlen(c) >= ZSWAP_COMPRESSOR_SIZE ||
+	    strspn(c, "abcdefghijklmnopqrstuvwxyz0123456789-_") != strlen(c))
+		return fail(l, where, "\"%.64s\" is not a compressor name: the kernel's "
+			    "crypto names are lowercase letters, digits, '-' and '_', at most "
+			    "%d characters, such as \"lz4\" or \"zstd\"", c, ZSWAP_COMPRESSOR_SIZE - 1);
+	snprintf(compressor, ZSWAP_COMPRESSOR_SIZE, "%s", c);
+	return 0;
+}
+
+static int init_compressor(const struct key_desc *d, void *base)
+{
+	snprintf(field_of(base, d), ZSWAP_COMPRESSOR_SIZE, "%s", d->def.s);
+	return 0;
+}
+
+static void print_compressor(FILE *out, const char *label, const struct key_desc *d,
+			     const void *base)
+{
+	const char *compressor = cfield_of(base, d);
+
+	print_label(out, label);
+	fprintf(out, "%s\n", compressor[0] ? compressor : d->unset);
+}
+
+static const struct value_type t_compressor = {
+	JT(JSON_STRING), "a compressor name such as \"lz4\" or \"zstd\"", AS_NONE, parse_compressor,
+	init_compressor, print_compressor,
+};
+
+/* shrinker_enabled: true, false, or "auto" (zswap_section.shrinker_auto, then unset). */
+static int parse_shrinker(struct loader *l, const char *where, const struct key_desc *d,
+			  const json_t *v, void *base)
+{
+	struct zswap_section *z = base;
+
+	z->shrinker_auto = json_is_string(v) && strcmp(json_string_value(v), "auto") == 0;
+	if (z->shrinker_auto) {
+		*(int *)field_of(base, d) = ZSWAP_SETTING_UNSET;
+		return 0;
+	}
+	if (!json_is_boolean(v))
+		return fail(l, where, "expected true, false or \"auto\"");
+	return parse_tristate(l, where, d, v, base);
+}
+
+static void print_shrinker(FILE *out, const char *label, const struct key_desc *d,
+			   const void *base)
+{
+	if (!((const struct zswap_section *)base)->shrinker_auto) {
+		print_tristate(out, label, d, base);
+		return;
+	}
+	print_label(out, label);
+	fputs("auto (on while the pool is over its target or after an inversion, off "
+	      "below 70 % of the target)\n", out);
+}
+
+static const struct value_type t_shrinker = { 0, NULL, AS_INT, parse_shrinker, NULL, print_shrinker };
+
+/* ---- the tables ---------------------------------------------------------------------------- */
+
+#define HINT_PARAM  " (policy parameters go in \"defaults\" or in a rule)"
+#define HINT_GLOBAL " (a global setting: it goes at the top level)"
+
+static const struct hint hints_not_params[] = { { &sec_params, HINT_PARAM }, { NULL, NULL } };
+
+/* The policy parameters, in "defaults" and in each rule (struct policy_params). */
+#define PP(f) offsetof(struct policy_params, f)
+static const struct key_desc param_keys[] = {
+	{ "min_bytes", &t_size, PP(min_bytes), .def.u = 100 * MiB,
+	  .umax = (uint64_t)1 << 62, .range = "0..2^62 bytes" },
+	{ "psi_some_target_pct", &t_number, PP(psi_some_target_pct), .def.d = 0.1,
+	  .min = 0, .max = 100, .min_open = true, .range = "0 < x <= 100" },
+	{ "io_psi_some_target_pct", &t_number, PP(io_psi_some_target_pct), .def.d = 1.0,
+	  .min = 0, .max = 100, .min_open = true, .range = "0 < x <= 100" },
+	{ "probe_min", &t_number, PP(probe_min), .def.d = 0.01,
+	  .min = 0, .max = 1, .min_open = true, .range = "0 < x <= 1" },
+	{ "probe_growth", &t_number, PP(probe_growth), .def.d = 2.0,
+	  .min = 1, .max = 16, .range = "1 <= x <= 16" },
+	{ "probe_max", &t_number, PP(probe_max), .def.d = 0.2,
+	  .min = 0, .max = 1, .min_open = true, .range = "0 < x <= 1" },
+	{ "chunk_bytes", &t_size, PP(chunk_bytes), .def.u = 32 * MiB,
+	  .umin = PAGE_BYTES, .umax = GiB, .range = "4K..1G" },
+	{ "swappiness", &t_swappiness, PP(swappiness), .def.i = SWAPPINESS_UNSET,
+	  .range = "0..200, \"max\" or null", .unset = "unset (not passed to memory.reclaim)" },
+	{ "reclaim_priority", &t_int, PP(reclaim_priority), .def.i = 50,
+	  .umax = 100, .range = "0..100" },
+	{ "zswap_max", &t_zswap_max, PP(zswap_max), .def.i = ZSWAP_LIMIT_UNSET,
+	  .umax = (uint64_t)1 << 62, .range = "a size, 0%..100% of memory.current, or null",
+	  .unset = "unset (memory.zswap.max left alone)" },
+	{ "zswap_writeback", &t_tristate, PP(zswap_writeback), .def.i = TRISTATE_UNSET,
+	  .unset = "unset (left alone)" },
+	/* The kernel's PSI trigger limits: window 500 ms..10 s, stall > 0 and <= window. */
+	{ "trigger_stall_us", &t_usec, PP(trigger_stall_us), .def.u = 50 * USEC_PER_MSEC,
+	  .umin = 1, .umax = 10 * USEC_PER_SEC, .range = "1..10000000 us, and <= trigger_window_us",
+	  .unit = " us" },
+	{ "trigger_window_us", &t_usec, PP(trigger_window_us), .def.u = USEC_PER_SEC,
+	  .umin = 500 * USEC_PER_MSEC, .umax = 10 * USEC_PER_SEC, .range = "500000..10000000 us",
+	  .unit = " us" },
+};
+
+static const struct hint hints_defaults[] = {
+	{ &sec_top, HINT_GLOBAL }, { &sec_rule, " (only a rule has it)" }, { NULL, NULL },
+};
+static const struct section sec_params = {
+	.expected = "an object of policy parameters", .prefix = "  ",
+	.keys = param_keys, .n_keys = ARRAY_SIZE(param_keys),
+	.hints = hints_defaults, .check = check_defaults,
+};
+
+/* A rule (struct rule): its own keys, and the policy parameters over "defaults". */
+static const struct key_desc rule_keys[] = {
+	{ "match", &t_match, offsetof(struct rule, match), .required = true },
+	{ "policy", &t_policy, offsetof(struct rule, policy), .def.s = DEFAULT_POLICY },
+};
+
+static const struct hint hints_rule[] = { { &sec_top, HINT_GLOBAL }, { NULL, NULL } };
+static const struct section sec_rule = {
+	.expected = "an object", .keys = rule_keys, .n_keys = ARRAY_SIZE(rule_keys),
+	.inherit = &sec_params, .inherit_offset = offsetof(struct rule, params),
+	.hints = hints_rule, .check = check_rule,
+	.missing = "missing \"match\" (a glob on the cgroup path, e.g. \"system.slice/*.service\")",
+};
+
+/* One entry of "swap.devices" (struct swap_device_cfg). */
+static const struct key_desc device_keys[] = {
+	{ "path", &t_device_path, offsetof(struct swap_device_cfg, path), .required = true },
+	{ "priority", &t_int, offsetof(struct swap_device_cfg, priority), .required = true,
+	  .umax = SWAP_PRIORITY_MAX, .range = "0.." STR(SWAP_PRIORITY_MAX) },
+	{ "kind", &t_swap_kind, offsetof(struct swap_device_cfg, kind), .required = true },
+};
+
+static const struct section sec_device = {
+	.expected = "an object {path, priority, kind}",
+	.keys = device_keys, .n_keys = ARRAY_SIZE(device_keys), .hints = hints_not_params,
+	.missing = "needs \"path\", \"priority\" and \"kind\"",
+};
+
+/* "swap" (struct swap_section), in config_print() order. */
+#define SW(f) offsetof(struct swap_section, f)
+static const struct key_desc swap_keys[] = {
+	{ "reprioritize", &t_reprioritize, SW(reprioritize), .def.i = SWAP_REPRIO_EMPTY_ONLY },
+	{ "zram_writeback_at_pct", &t_writeback_at, SW(zram_writeback_at_pct), .def.d = 80,
+	  .min = 1, .max = 100, .range = "1..100" },
+	{ "zram_idle_age", &t_u64, SW(zram_idle_age_s), .def.u = 600,
+	  .umax = 30 * 86400, .range = "0..2592000", .unit = " s" },
+	{ "zram_writeback_limit", &t_writeback_limit, SW(zram_writeback_limit_bytes), .def.u = 0,
+	  .umax = (uint64_t)1 << 50, .range = "0..2^50 bytes", .unset = "none",
+	  .unit = " per 24 h" },
+	{ "devices", &t_devices, SW(devices), .def.s = NULL /* none */ },
+	{ "swapout_budget", &t_budget, SW(swapout_budget),
+	  .umax = (uint64_t)1 << 50, .range = "0..2^50 bytes", .unit = "/s" },
+};
+
+static const struct section sec_swap = {
+	.expected = "an object", .prefix = "swap.",
+	.keys = swap_keys, .n_keys = ARRAY_SIZE(swap_keys), .hints = hints_not_params,
+};
+
+/* "zswap" (struct zswap_section), in config_print() order: management, then the module
+ * parameters in enum zswap_param order, each unset (left as the kernel has it) by default. */
+#define ZS(f) offsetof(struct zswap_section, f)
+#define ZSWAP_UNSET "unset (left as the kernel has it)"
+static const struct key_desc zswap_keys[] = {
+	{ "manage", &t_manage, ZS(manage), .def.b = true },
+	{ "pool_target_pct", &t_pool_target, ZS(pool_target_pct), .def.d = 85,
+	  .min = 1, .max = 100, .range = "1..100" },
+	{ "restore_on_exit", &t_bool, ZS(restore_on_exit), .def.b = true },
+	{ "enabled", &t_setting_bool, ZS(settings.enabled), .def.i = ZSWAP_SETTING_UNSET,
+	  .unset = ZSWAP_UNSET },
+	{ "compressor", &t_compressor, ZS(settings.compressor), .def.s = "", .unset = ZSWAP_UNSET },
+	{ "max_pool_percent", &t_int, ZS(settings.max_pool_percent), .def.i = ZSWAP_SETTING_UNSET,
+	  .umin = 1, .umax = 100, .range = "1..100", .unset = ZSWAP_UNSET },
+	{ "accept_threshold_percent", &t_int, ZS(settings.accept_threshold_percent),
+	  .def.i = ZSWAP_SETTING_UNSET, .umin = 1, .umax = 100, .range = "1..100",
+	  .unset = ZSWAP_UNSET },
+	{ "shrinker_enabled", &t_shrinker, ZS(settings.shrinker_enabled),
+	  .def.i = ZSWAP_SETTING_UNSET, .unset = ZSWAP_UNSET },
+};
+
+static const struct section sec_zswap = {
+	.expected = "an object", .prefix = "zswap.",
+	.keys = zswap_keys, .n_keys = ARRAY_SIZE(zswap_keys), .hints = hints_not_params,
+	.check = check_zswap,
+};
+
+/* The top level (struct config). "defaults" is parsed after the other keys and before "rules",
+ * wherever they are in the file. */
+#define CFG(f) offsetof(struct config, f)
+static const struct key_desc top_keys[] = {
+	{ "interval", &t_seconds, CFG(interval_us), .def.u = 6 * USEC_PER_SEC,
+	  .min = 0.5, .max = 3600, .range = "0.5..3600 seconds", .unit = " s" },
+	{ "log_level", &t_log_level, CFG(log_level), .def.i = CFG_LOG_INFO },
+	{ "cgroup_root", &t_path_or_null, CFG(cgroup_root), .def.s = NULL,
+	  .unset = "(auto: the cgroup-v2 mount, through libcgroup)" },
+	{ "proc_root", &t_path, CFG(proc_root), .def.s = "/proc" },
+	{ "sys_root", &t_path, CFG(sys_root), .def.s = "/sys" },
+	{ "mglru_aging", &t_bool, CFG(mglru_aging), .def.b = false },
+	{ "max_workers_per_node", &t_unsigned, CFG(max_workers_per_node), .def.u = 0,
+	  .umin = 1, .umax = CONFIG_MAX_WORKERS_PER_NODE,
+	  .range = "1.." STR(CONFIG_MAX_WORKERS_PER_NODE) "; it must also not exceed a node's CPU count",
+	  .unset = "(auto: min(4, the node's CPUs))" },
+	{ "max_reclaim_rate_per_node", &t_size, CFG(max_reclaim_rate_per_node), .def.u = 0,
+	  .umax = (uint64_t)1 << 50, .range = "0 (no limit) ..2^50 bytes per second",
+	  .unset = "unlimited", .unit = "/s" },
+	{ "headroom", &t_headroom, CFG(headroom_enabled), .def.d = 2.0,
+	  .umax = (uint64_t)1 << 50, .range = "0..2^50 bytes" },
+	{ "swap", &t_section, CFG(swap), .sub = &sec_swap },
+	{ "zswap", &t_section, CFG(zswap), .sub = &sec_zswap },
+	{ "defaults", &t_defaults, CFG(defaults), .sub = &sec_params, .late = true },
+	{ "rules", &t_rules, CFG(rules), .late = true },
+};
+
+static const struct section sec_top = {
+	.expected = "an object", .prefix = "",
+	.keys = top_keys, .n_keys = ARRAY_SIZE(top_keys), .hints = hints_not_params,
+};
+
+/* ---- the walker ---------------------------------------------------------------------------- */
+
+static const struct key_desc *section_find(const struct section *s, const char *key)
+{
+	for (size_t i = 0; s && i < s->n_keys; i++)
+		if (strcmp(key, s->keys[i].key) == 0)
+			return &s->keys[i];
+	return NULL;
+}
+
+/* Unknown `key` in the object at `where` (NULL: the top level): where it goes, if it is a key of
+ * another section the hints name, or else the closest key of this section. */
+static int fail_unknown_key(struct loader *l, const char *where, const struct section *s,
+			    const char *key)
+{
+	const char *best = NULL;
+	size_t best_d = SIZE_MAX;
+	char kbuf[72], hint[160] = "";
+
+	for (const struct hint *h = s->hints; h->owner; h++)
+		if (section_find(h->owner, key)) {
+			snprintf(hint, sizeof(hint), "%s", h->text);
+			break;
+		}
+	if (!hint[0] && strlen(key) <= SUGGEST_MAX_LEN) {
+		for (size_t i = 0; s->inherit && i < s->inherit->n_keys; i++)
+			consider(key, s->inherit->keys[i].key, &best, &best_d);
+		for (size_t i = 0; i < s->n_keys; i++)
+			consider(key, s->keys[i].key, &best, &best_d);
+		/* Close enough to be a typo or a near miss ("chunk_size"): up to half the key. */
+		if (best && best_d <= MAX((size_t)2, strlen(key) / 2) && best_d < strlen(key))
+			snprintf(hint, sizeof(hint), " (did you mean \"%s\"?)", best);
+	}
+	return fail(l, where, "unknown key \"%s\"%s", printable(key, kbuf), hint);
+}
+
+/* One value: "where.key" as its path, the JSON type checked against the descriptor's. */
+static int parse_value(struct loader *l, const char *where, const struct key_desc *d,
+		       const json_t *v, void *base)
+{
+	char sub[128];
+
+	if (where)
+		snprintf(sub, sizeof(sub), "%s.%s", where, d->key);
+	else
+		snprintf(sub, sizeof(sub), "%s", d->key);
+	if (d->type->json && !(d->type->json & JT(json_typeof(v))))
+		return fail_type(l, sub, d->type->expected, v);
+	return d->type->parse(l, sub, d, v, base);
+}
+
+/* Parses the object `obj` at `where` (NULL: the top level) into `base` against section `s`:
+ * keys in file order, then the late ones in table order, then the required ones and the
+ * section's own check. 0, or -EINVAL (-ENOMEM) with the message in l->err. */
+static int parse_object(struct loader *l, const char *where, const struct section *s,
+			const json_t *obj, void *base)
+{
 	const char *key;
 	json_t *v;
 	int r;
 
+	if (!json_is_object(obj))
+		return fail_type(l, where, s->expected, obj);
+	json_object_foreach((json_t *)obj, key, v) {
+		const struct key_desc *d = section_find(s, key);
+		void *b = base;
+
+		if (!d && (d = section_find(s->inherit, key)))
+			b = (char *)base + s->inherit_offset;
+		if (!d)
+			return fail_unknown_key(l, where, s, key);
+		if (d->late)
+			continue;
+		r = parse_value(l, where, d, v, b);
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; i < s->n_keys; i++) {
+		const struct key_desc *d = &s->keys[i];
+
+		v = json_object_get(obj, d->key);
+		if (d->late && v && (r = parse_value(l, where, d, v, base)) < 0)
+			return r;
+	}
+	for (size_t i = 0; i < s->n_keys; i++)
+		if (s->keys[i].required && !json_object_get(obj, s->keys[i].key))
+			return fail(l, where, "%s", s->missing);
+	return s->check ? s->check(l, where, base) : 0;
+}
+
+/* Every key of `s` (and of its sub-sections) to its default. 0, or -ENOMEM (-ENOENT: the
+ * default policy is not in the registry). */
+static int section_init(const struct section *s, void *base)
+{
+	for (size_t i = 0; i < s->n_keys; i++) {
+		const struct key_desc *d = &s->keys[i];
+		int r = 0;
+
+		if (d->type->init)
+			r = d->type->init(d, base);
+		else
+			store(d, base, d->def);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* One line per key (prefix and key as its label), in table order. */
+static void section_print(FILE *out, const struct section *s, const void *base)
+{
+	for (size_t i = 0; i < s->n_keys; i++) {
+		const struct key_desc *d = &s->keys[i];
+		char label[64];
+
+		if (!d->type->print)
+			continue;
+		snprintf(label, sizeof(label), "%s%s", s->prefix, d->key);
+		d->type->print(out, label, d, base);
+	}
+}
+
+void policy_params_default(struct policy_params *ret)
+{
+	*ret = (struct policy_params){ 0 };
+	(void)section_init(&sec_params, ret); /* the parameters' defaults cannot fail */
+}
+
+static int config_build(struct loader *l, const json_t *root, const char *path, struct config **ret)
+{
+	_cleanup_(config_freep) struct config *c = NULL;
+	int r;
+
 	if (!json_is_object(root))
 		return fail(l, NULL, "the top level must be an object, not %s", type_str(root));
-
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return fail_oom(l);
-	c->interval_us = INTERVAL_DEFAULT_US;
-	c->log_level = CFG_LOG_INFO;
-	c->mglru_aging = false;
-	c->headroom_enabled = true;
-	c->headroom_pct = 2.0;
-	c->swap.reprioritize = SWAP_REPRIO_EMPTY_ONLY;
-	c->swap.zram_writeback_at_pct = 80;
-	c->swap.zram_idle_age_s = 600;
-	zswap_settings_init(&c->zswap.settings);
-	c->zswap.restore_on_exit = true;
-	c->zswap.manage = true;
-	c->zswap.pool_target_pct = 85;
 	c->path = path ? strdup(path) : NULL;
-	c->proc_root = strdup("/proc");
-	c->sys_root = strdup("/sys");
-	if ((path && !c->path) || !c->proc_root || !c->sys_root)
+	if ((path && !c->path) || section_init(&sec_top, c) < 0)
 		return fail_oom(l);
-	policy_params_default(&c->defaults);
-
-	/* Globals in file order; "defaults" before "rules" wherever they are in the file. */
-	json_object_foreach((json_t *)root, key, v) {
-		if (strcmp(key, "interval") == 0)
-			r = parse_interval(l, v, &c->interval_us);
-		else if (strcmp(key, "log_level") == 0)
-			r = parse_log_level(l, v, &c->log_level);
-		else if (strcmp(key, "cgroup_root") == 0)
-			r = parse_root(l, key, v, true, &c->cgroup_root);
-		else if (strcmp(key, "proc_root") == 0)
-			r = parse_root(l, key, v, false, &c->proc_root);
-		else if (strcmp(key, "sys_root") == 0)
-			r = parse_root(l, key, v, false, &c->sys_root);
-		else if (strcmp(key, "max_workers_per_node") == 0)
-			r = parse_max_workers(l, v, &c->max_workers_per_node);
-		else if (strcmp(key, "max_reclaim_rate_per_node") == 0)
-			r = parse_size_value(l, key, &rate_desc, v, &c->max_reclaim_rate_per_node);
-		else if (strcmp(key, "headroom") == 0)
-			r = parse_headroom(l, v, c);
-		else if (strcmp(key, "swap") == 0)
-			r = parse_swap_section(l, v, &c->swap);
-		else if (strcmp(key, "zswap") == 0)
-			r = parse_zswap_section(l, v, &c->zswap);
-		else if (strcmp(key, "mglru_aging") == 0) {
-			r = json_is_boolean(v) ? 0 : fail_type(l, key, "true or false", v);
-			c->mglru_aging = json_is_true(v);
-		} else if (strcmp(key, "defaults") == 0)
-			defaults = v, r = 0;
-		else if (strcmp(key, "rules") == 0)
-			rules = v, r = 0;
-		else
-			r = fail_unknown_key(l, NULL, key, false, global_keys);
-		if (r < 0)
-			return r;
-	}
-	if (defaults) {
-		r = parse_defaults(l, defaults, &c->defaults);
-		if (r < 0)
-			return r;
-	}
-	if (rules) {
-		r = parse_rules(l, rules, c);
-		if (r < 0)
-			return r;
-	}
-
+	r = parse_object(l, NULL, &sec_top, root, c);
+	if (r < 0)
+		return r;
 	*ret = c;
 	c = NULL;
 	return 0;
@@ -1150,172 +1659,10 @@ const struct rule *config_match(const struct config *c, const char *relpath)
 
 /* ---- printing ------------------------------------------------------------------------------ */
 
-static void print_size(FILE *out, uint64_t bytes)
-{
-	static const char units[] = "KMGT";
-
-	fprintf(out, "%" PRIu64 " bytes", bytes);
-	for (int i = 3; i >= 0; i--) {
-		unsigned shift = 10 * (unsigned)(i + 1);
-
-		if (bytes && bytes % ((uint64_t)1 << shift) == 0) {
-			fprintf(out, " (%" PRIu64 " %ciB)", bytes >> shift, units[i]);
-			break;
-		}
-	}
-}
-
-static void print_params(FILE *out, const struct policy_params *p)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(param_table); i++) {
-		const struct param_desc *d = &param_table[i];
-		const void *field = (const char *)p + d->offset;
-
-		fprintf(out, "  %-24s ", d->key);
-		switch (d->kind) {
-		case PARAM_SIZE:
-			print_size(out, *(const uint64_t *)field);
-			break;
-		case PARAM_NUMBER:
-			fprintf(out, "%g", *(const double *)field);
-			break;
-		case PARAM_USEC:
-			fprintf(out, "%" PRIu64 " us", *(const usec_t *)field);
-			break;
-		case PARAM_INT:
-			fprintf(out, "%d", *(const int *)field);
-			break;
-		case PARAM_ZSWAP_MAX: {
-			const struct zswap_rule_limit *lim = field;
-
-			if (lim->kind == ZSWAP_LIMIT_UNSET)
-				fputs("unset (memory.zswap.max left alone)", out);
-			else if (lim->kind == ZSWAP_LIMIT_PERCENT)
-				fprintf(out, "%g%% of memory.current", lim->pct);
-			else
-				print_size(out, lim->bytes);
-			break;
-		}
-		case PARAM_TRISTATE: {
-			int t = *(const int *)field;
-
-			fputs(t == TRISTATE_UNSET ? "unset (left alone)" : t ? "true" : "false", out);
-			break;
-		}
-		case PARAM_SWAPPINESS: {
-			int s = *(const int *)field;
-
-			if (s == SWAPPINESS_UNSET)
-				fputs("unset (not passed to memory.reclaim)", out);
-			else if (s == SWAPPINESS_MAX)
-				fputs("max", out);
-			else
-				fprintf(out, "%d", s);
-			break;
-		}
-		}
-		fputc('\n', out);
-	}
-}
-
-static const char *log_level_str(int level)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(log_levels); i++)
-		if (log_levels[i].level == level)
-			return log_levels[i].name;
-	return "?";
-}
-
 void config_print(const struct config *c, FILE *out)
 {
 	fprintf(out, "# effective configuration%s%s\n", c->path ? " of " : "", c->path ? c->path : "");
-	fprintf(out, "interval                   %g s\n", (double)c->interval_us / (double)USEC_PER_SEC);
-	fprintf(out, "log_level                  %s\n", log_level_str(c->log_level));
-	fprintf(out, "cgroup_root                %s\n",
-		c->cgroup_root ? c->cgroup_root : "(auto: the cgroup-v2 mount, through libcgroup)");
-	fprintf(out, "proc_root                  %s\n", c->proc_root);
-	fprintf(out, "sys_root                   %s\n", c->sys_root);
-	fprintf(out, "mglru_aging                %s\n", c->mglru_aging ? "true" : "false");
-	if (c->max_workers_per_node)
-		fprintf(out, "max_workers_per_node       %u\n", c->max_workers_per_node);
-	else
-		fputs("max_workers_per_node       (auto: min(4, the node's CPUs))\n", out);
-	fputs("max_reclaim_rate_per_node  ", out);
-	if (c->max_reclaim_rate_per_node) {
-		print_size(out, c->max_reclaim_rate_per_node);
-		fputs("/s\n", out);
-	} else {
-		fputs("unlimited\n", out);
-	}
-	fputs("headroom                   ", out);
-	if (!c->headroom_enabled)
-		fputs("false (policy off)\n", out);
-	else if (c->headroom_bytes)
-		print_size(out, c->headroom_bytes), fputs(" above each node's high watermark\n", out);
-	else
-		fprintf(out, "%g%% of each node's memory above its high watermark\n", c->headroom_pct);
-	fprintf(out, "swap.reprioritize          %s\n", swap_reprioritize_to_string(c->swap.reprioritize));
-	fprintf(out, "swap.zram_writeback_at_pct %g %% (%s)\n", c->swap.zram_writeback_at_pct,
-		c->swap.n_devices ? "zram devices listed below that have a backing device"
-				  : "no device listed: unused");
-	fprintf(out, "swap.zram_idle_age         %" PRIu64 " s\n", c->swap.zram_idle_age_s);
-	fputs("swap.zram_writeback_limit  ", out);
-	if (c->swap.zram_writeback_limit_bytes)
-		print_size(out, c->swap.zram_writeback_limit_bytes), fputs(" per 24 h\n", out);
-	else
-		fputs("none\n", out);
-	if (c->swap.n_devices) {
-		for (size_t i = 0; i < c->swap.n_devices; i++)
-			fprintf(out, "swap.devices[%zu]            %s priority %d (%s)\n", i,
-				c->swap.devices[i].path, c->swap.devices[i].priority,
-				swap_kind_to_string(c->swap.devices[i].kind));
-	} else {
-		fputs("swap                       (no devices configured: swap left as it is)\n", out);
-	}
-	for (int k = 0; k < _SWAP_KIND_MAX; k++)
-		if (c->swap.swapout_budget_set[k]) {
-			fprintf(out, "swap.swapout_budget.%-6s ", swap_kind_to_string((enum swap_kind)k));
-			print_size(out, c->swap.swapout_budget[k]);
-			fputs("/s\n", out);
-		}
-	fprintf(out, "zswap.manage               %s (pool target %g %% of accept_threshold_percent)\n",
-		c->zswap.manage ? "true" : "false", c->zswap.pool_target_pct);
-	fprintf(out, "zswap.restore_on_exit      %s\n", c->zswap.restore_on_exit ? "true" : "false");
-	for (int p = 0; p < _ZSWAP_PARAM_MAX; p++) {
-		const struct zswap_settings *z = &c->zswap.settings;
-
-		fprintf(out, "zswap.%-20s ", zswap_param_name((enum zswap_param)p));
-		if (p == ZSWAP_PARAM_SHRINKER_ENABLED && c->zswap.shrinker_auto) {
-			fputs("auto (on while the pool is over its target or after an inversion, off "
-			      "below 70 % of the target)\n", out);
-			continue;
-		}
-		if (!zswap_settings_is_set(z, (enum zswap_param)p)) {
-			fputs("unset (left as the kernel has it)\n", out);
-			continue;
-		}
-		switch ((enum zswap_param)p) {
-		case ZSWAP_PARAM_ENABLED: fputs(z->enabled ? "true\n" : "false\n", out); break;
-		case ZSWAP_PARAM_SHRINKER_ENABLED: fputs(z->shrinker_enabled ? "true\n" : "false\n", out); break;
-		case ZSWAP_PARAM_COMPRESSOR: fprintf(out, "%s\n", z->compressor); break;
-		case ZSWAP_PARAM_MAX_POOL_PERCENT: fprintf(out, "%d\n", z->max_pool_percent); break;
-		case ZSWAP_PARAM_ACCEPT_THRESHOLD_PERCENT: fprintf(out, "%d\n", z->accept_threshold_percent); break;
-		default: fputc('\n', out); break;
-		}
-	}
-	fputs("\ndefaults\n", out);
-	print_params(out, &c->defaults);
-	for (size_t i = 0; i < c->n_rules; i++) {
-		const struct rule *r = &c->rules[i];
-
-		fprintf(out, "\nrules[%zu]  match \"%s\"  policy %s\n", i, r->match, r->policy->name);
-		print_params(out, &r->params);
-	}
-	if (c->n_rules == 0)
-		fputs("\n(no rules: no cgroup is managed)\n", out);
-	else
-		fputs("\n(the first rule that matches decides; a cgroup matching none is not managed)\n",
-		      out);
+	section_print(out, &sec_top, c);
 }
 
 int config_check_topology(const struct config *c, const struct numa_topology *t,
