@@ -7,6 +7,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -63,19 +65,193 @@ static struct config *load_string_ok(const char *json)
 	return r < 0 ? NULL : c;
 }
 
+/* ---- comparing configurations, field by field ---------------------------------------------- */
+
+enum field_kind {
+	F_U64, F_DOUBLE, F_INT, F_UNSIGNED, F_BOOL,
+	F_STRING,      /* char *, NULL or a string */
+	F_CHARS,       /* char[] */
+	F_ZSWAP_LIMIT, /* struct zswap_rule_limit */
+	F_DEVICES,     /* struct swap_section: devices and n_devices */
+	F_BUDGET,      /* struct swap_section: swapout_budget and swapout_budget_set */
+};
+
+/* A field of the configuration and the key config_print() shows it under. test_field_lists()
+ * holds these lists to what config_print() prints, so a key added to a table in config.c fails
+ * the tests until it is compared here. */
+struct field {
+	const char *key;
+	size_t offset;
+	enum field_kind kind;
+};
+
+#define PARAM(key, kind) { #key, offsetof(struct policy_params, key), kind }
+static const struct field param_fields[] = {
+	PARAM(min_bytes, F_U64),
+	PARAM(psi_some_target_pct, F_DOUBLE),
+	PARAM(io_psi_some_target_pct, F_DOUBLE),
+	PARAM(probe_min, F_DOUBLE),
+	PARAM(probe_growth, F_DOUBLE),
+	PARAM(probe_max, F_DOUBLE),
+	PARAM(chunk_bytes, F_U64),
+	PARAM(swappiness, F_INT),
+	PARAM(reclaim_priority, F_INT),
+	PARAM(zswap_max, F_ZSWAP_LIMIT),
+	PARAM(zswap_writeback, F_INT),
+	PARAM(trigger_stall_us, F_U64),
+	PARAM(trigger_window_us, F_U64),
+};
+
+/* Everything of struct config but the path, "defaults" and "rules". */
+_Static_assert(sizeof(enum swap_reprioritize) == sizeof(int), "compared as an int");
+#define CONF(key, f, kind) { key, offsetof(struct config, f), kind }
+static const struct field config_fields[] = {
+	CONF("interval", interval_us, F_U64),
+	CONF("log_level", log_level, F_INT),
+	CONF("cgroup_root", cgroup_root, F_STRING),
+	CONF("proc_root", proc_root, F_STRING),
+	CONF("sys_root", sys_root, F_STRING),
+	CONF("mglru_aging", mglru_aging, F_BOOL),
+	CONF("max_workers_per_node", max_workers_per_node, F_UNSIGNED),
+	CONF("max_reclaim_rate_per_node", max_reclaim_rate_per_node, F_U64),
+	CONF("headroom", headroom_enabled, F_BOOL),
+	CONF("headroom", headroom_bytes, F_U64),
+	CONF("headroom", headroom_pct, F_DOUBLE),
+	CONF("swap.reprioritize", swap.reprioritize, F_INT),
+	CONF("swap.zram_writeback_at_pct", swap.zram_writeback_at_pct, F_DOUBLE),
+	CONF("swap.zram_idle_age", swap.zram_idle_age_s, F_U64),
+	CONF("swap.zram_writeback_limit", swap.zram_writeback_limit_bytes, F_U64),
+	CONF("swap.devices", swap, F_DEVICES),
+	CONF("swap.swapout_budget", swap, F_BUDGET),
+	CONF("zswap.manage", zswap.manage, F_BOOL),
+	CONF("zswap.manage", zswap.pool_target_pct, F_DOUBLE), /* printed on manage's line */
+	CONF("zswap.restore_on_exit", zswap.restore_on_exit, F_BOOL),
+	CONF("zswap.enabled", zswap.settings.enabled, F_INT),
+	CONF("zswap.compressor", zswap.settings.compressor, F_CHARS),
+	CONF("zswap.max_pool_percent", zswap.settings.max_pool_percent, F_INT),
+	CONF("zswap.accept_threshold_percent", zswap.settings.accept_threshold_percent, F_INT),
+	CONF("zswap.shrinker_enabled", zswap.settings.shrinker_enabled, F_INT),
+	CONF("zswap.shrinker_enabled", zswap.shrinker_auto, F_BOOL),
+};
+
+static bool field_equal(const struct field *f, const void *a, const void *b)
+{
+	const void *x = (const char *)a + f->offset, *y = (const char *)b + f->offset;
+
+	switch (f->kind) {
+	case F_U64: return *(const uint64_t *)x == *(const uint64_t *)y;
+	case F_DOUBLE: return fabs(*(const double *)x - *(const double *)y) <= 1e-12;
+	case F_INT: return *(const int *)x == *(const int *)y;
+	case F_UNSIGNED: return *(const unsigned *)x == *(const unsigned *)y;
+	case F_BOOL: return *(const bool *)x == *(const bool *)y;
+	case F_STRING: {
+		const char *s = *(char *const *)x, *t = *(char *const *)y;
+
+		return s == t || (s && t && strcmp(s, t) == 0);
+	}
+	case F_CHARS: return strcmp(x, y) == 0;
+	case F_ZSWAP_LIMIT: {
+		const struct zswap_rule_limit *l = x, *m = y;
+
+		return l->kind == m->kind && l->bytes == m->bytes && fabs(l->pct - m->pct) <= 1e-12;
+	}
+	case F_DEVICES: {
+		const struct swap_section *v = x, *w = y;
+
+		if (v->n_devices != w->n_devices)
+			return false;
+		for (size_t i = 0; i < v->n_devices; i++)
+			if (strcmp(v->devices[i].path, w->devices[i].path) != 0 ||
+			    v->devices[i].priority != w->devices[i].priority ||
+			    v->devices[i].kind != w->devices[i].kind)
+				return false;
+		return true;
+	}
+	case F_BUDGET: {
+		const struct swap_section *v = x, *w = y;
+
+		for (int k = 0; k < _SWAP_KIND_MAX; k++)
+			if (v->swapout_budget_set[k] != w->swapout_budget_set[k] ||
+			    v->swapout_budget[k] != w->swapout_budget[k])
+				return false;
+		return true;
+	}
+	}
+	return false;
+}
+
+/* One check per field. */
+static void check_fields_equal(const char *what, const struct field *fields, size_t n,
+			       const void *a, const void *b)
+{
+	for (size_t i = 0; i < n; i++) {
+		bool same = field_equal(&fields[i], a, b);
+
+		if (!same)
+			fprintf(stderr, "%s: %s differs\n", what, fields[i].key);
+		CHECK(same);
+	}
+}
+
 static void check_params_equal(const struct policy_params *a, const struct policy_params *b)
 {
-	CHECK_EQ_U64(a->min_bytes, b->min_bytes);
-	CHECK_NEAR(a->psi_some_target_pct, b->psi_some_target_pct, 1e-12);
-	CHECK_NEAR(a->io_psi_some_target_pct, b->io_psi_some_target_pct, 1e-12);
-	CHECK_NEAR(a->probe_min, b->probe_min, 1e-12);
-	CHECK_NEAR(a->probe_growth, b->probe_growth, 1e-12);
-	CHECK_NEAR(a->probe_max, b->probe_max, 1e-12);
-	CHECK_EQ_U64(a->chunk_bytes, b->chunk_bytes);
-	CHECK_EQ_INT(a->swappiness, b->swappiness);
-	CHECK_EQ_U64(a->trigger_stall_us, b->trigger_stall_us);
-	CHECK_EQ_U64(a->trigger_window_us, b->trigger_window_us);
+	check_fields_equal("params", param_fields, ARRAY_SIZE(param_fields), a, b);
 }
+
+static void check_config_equal(const struct config *a, const struct config *b)
+{
+	check_fields_equal("config", config_fields, ARRAY_SIZE(config_fields), a, b);
+}
+
+/* The built-in defaults, as README.md "Configuration reference" documents them. */
+static const struct policy_params builtin_params = {
+	.min_bytes = 100 * MiB,
+	.psi_some_target_pct = 0.1,
+	.io_psi_some_target_pct = 1.0,
+	.probe_min = 0.01,
+	.probe_growth = 2.0,
+	.probe_max = 0.2,
+	.chunk_bytes = 32 * MiB,
+	.swappiness = SWAPPINESS_UNSET,
+	.reclaim_priority = 50,
+	.zswap_max = { .kind = ZSWAP_LIMIT_UNSET },
+	.zswap_writeback = TRISTATE_UNSET,
+	.trigger_stall_us = 50000,
+	.trigger_window_us = 1000000,
+};
+
+static const struct config builtin_config = {
+	.interval_us = 6 * USEC_PER_SEC,
+	.log_level = CFG_LOG_INFO,
+	.cgroup_root = NULL,
+	.proc_root = (char *)"/proc",
+	.sys_root = (char *)"/sys",
+	.mglru_aging = false,
+	.max_workers_per_node = 0,
+	.max_reclaim_rate_per_node = 0,
+	.headroom_enabled = true,
+	.headroom_bytes = 0,
+	.headroom_pct = 2.0,
+	.swap = {
+		.reprioritize = SWAP_REPRIO_EMPTY_ONLY,
+		.zram_writeback_at_pct = 80,
+		.zram_idle_age_s = 600,
+		.zram_writeback_limit_bytes = 0,
+	},
+	.zswap = {
+		.settings = {
+			.enabled = ZSWAP_SETTING_UNSET,
+			.compressor = "",
+			.max_pool_percent = ZSWAP_SETTING_UNSET,
+			.accept_threshold_percent = ZSWAP_SETTING_UNSET,
+			.shrinker_enabled = ZSWAP_SETTING_UNSET,
+		},
+		.restore_on_exit = true,
+		.manage = true,
+		.pool_target_pct = 85,
+		.shrinker_auto = false,
+	},
+};
 
 /* ---- size_parse ---------------------------------------------------------------------------- */
 
@@ -154,16 +330,7 @@ static void test_builtin_defaults(void)
 	_cleanup_(config_freep) struct config *c = NULL;
 
 	policy_params_default(&p);
-	CHECK_EQ_U64(p.min_bytes, 100 * MiB);
-	CHECK_NEAR(p.psi_some_target_pct, 0.1, 1e-12);
-	CHECK_NEAR(p.io_psi_some_target_pct, 1.0, 1e-12);
-	CHECK_NEAR(p.probe_min, 0.01, 1e-12);
-	CHECK_NEAR(p.probe_growth, 2.0, 1e-12);
-	CHECK_NEAR(p.probe_max, 0.2, 1e-12);
-	CHECK_EQ_U64(p.chunk_bytes, 32 * MiB);
-	CHECK_EQ_INT(p.swappiness, SWAPPINESS_UNSET);
-	CHECK_EQ_U64(p.trigger_stall_us, 50000);
-	CHECK_EQ_U64(p.trigger_window_us, 1000000);
+	check_params_equal(&p, &builtin_params);
 
 	c = load_string_ok("{}");
 	if (!c)
@@ -176,6 +343,7 @@ static void test_builtin_defaults(void)
 	CHECK_STREQ(c->sys_root, "/sys");
 	CHECK_EQ_U64(c->n_rules, 0);
 	check_params_equal(&c->defaults, &p);
+	check_config_equal(c, &builtin_config);
 	CHECK(config_match(c, "") == NULL);
 	CHECK(config_match(c, "system.slice/a.service") == NULL);
 }
@@ -196,11 +364,46 @@ static void test_good_full(void)
 		return;
 
 	CHECK_STREQ(c->path, FIXTURES "good-full.json");
-	CHECK_EQ_U64(c->interval_us, 2500000);
-	CHECK_EQ_INT(c->log_level, CFG_LOG_DEBUG);
-	CHECK_STREQ(c->cgroup_root, "/tmp/cgroup");
-	CHECK_STREQ(c->proc_root, "/tmp/proc");
-	CHECK_STREQ(c->sys_root, "/tmp/sys");
+	/* every key of every section but "defaults" and "rules" */
+	check_config_equal(c, &(struct config){
+		.interval_us = 2500000,
+		.log_level = CFG_LOG_DEBUG,
+		.cgroup_root = (char *)"/tmp/cgroup",
+		.proc_root = (char *)"/tmp/proc",
+		.sys_root = (char *)"/tmp/sys",
+		.mglru_aging = true,
+		.max_workers_per_node = 3,
+		.max_reclaim_rate_per_node = 256 * MiB,
+		.headroom_enabled = true,
+		.headroom_bytes = 64 * MiB,
+		.headroom_pct = 0,
+		.swap = {
+			.devices = (struct swap_device_cfg[]){
+				{ (char *)"/dev/zram0", 100, SWAP_KIND_ZRAM },
+				{ (char *)"/swapfile", 10, SWAP_KIND_FILE },
+			},
+			.n_devices = 2,
+			.reprioritize = SWAP_REPRIO_WHEN_FITS,
+			.zram_writeback_at_pct = 90,
+			.zram_idle_age_s = 3600,
+			.zram_writeback_limit_bytes = (uint64_t)1 << 30,
+			.swapout_budget = { [SWAP_KIND_FILE] = 8 * MiB, [SWAP_KIND_HDD] = 0 },
+			.swapout_budget_set = { [SWAP_KIND_FILE] = true, [SWAP_KIND_HDD] = true },
+		},
+		.zswap = {
+			.settings = {
+				.enabled = 1,
+				.compressor = "zstd",
+				.max_pool_percent = 20,
+				.accept_threshold_percent = 80,
+				.shrinker_enabled = ZSWAP_SETTING_UNSET,
+			},
+			.restore_on_exit = false,
+			.manage = true,
+			.pool_target_pct = 70,
+			.shrinker_auto = true,
+		},
+	});
 
 	d = (struct policy_params){
 		.min_bytes = 32 * MiB,
@@ -211,6 +414,9 @@ static void test_good_full(void)
 		.probe_max = 0.25,
 		.chunk_bytes = 16 * MiB,
 		.swappiness = 60,
+		.reclaim_priority = 70,
+		.zswap_max = { .kind = ZSWAP_LIMIT_PERCENT, .pct = 10 },
+		.zswap_writeback = 0,
 		.trigger_stall_us = 100000,
 		.trigger_window_us = 2000000,
 	};
@@ -237,12 +443,17 @@ static void test_good_full(void)
 		.probe_max = 1,
 		.chunk_bytes = (uint64_t)1 << 30,
 		.swappiness = SWAPPINESS_MAX,
+		.reclaim_priority = 100,
+		.zswap_max = { .kind = ZSWAP_LIMIT_BYTES, .bytes = (uint64_t)1 << 62 },
+		.zswap_writeback = 1,
 		.trigger_stall_us = 10000000,
 		.trigger_window_us = 10000000,
 	});
 
-	/* rules[2]: null swappiness undoes the default; the smallest chunk */
+	/* rules[2]: null undoes a default; the smallest chunk */
 	CHECK_EQ_INT(c->rules[2].params.swappiness, SWAPPINESS_UNSET);
+	CHECK_EQ_INT(c->rules[2].params.zswap_max.kind, ZSWAP_LIMIT_UNSET);
+	CHECK_EQ_INT(c->rules[2].params.zswap_writeback, TRISTATE_UNSET);
 	CHECK_EQ_U64(c->rules[2].params.chunk_bytes, 4096);
 	CHECK_EQ_U64(c->rules[2].params.min_bytes, 32 * MiB);
 	CHECK(c->rules[2].policy == policy_find("psi")); /* the default policy */
@@ -679,16 +890,12 @@ static void test_print(void)
 	CHECK(contains(buf, "  probe_growth             1.5\n"));
 	CHECK(contains(buf, "  trigger_window_us        2000000 us\n"));
 	/* every parameter in "defaults" and in each of the 4 rules */
-	CHECK_EQ_U64(count(buf, "  min_bytes "), 5);
-	CHECK_EQ_U64(count(buf, "  psi_some_target_pct "), 5);
-	CHECK_EQ_U64(count(buf, "  io_psi_some_target_pct "), 5);
-	CHECK_EQ_U64(count(buf, "  probe_min "), 5);
-	CHECK_EQ_U64(count(buf, "  probe_growth "), 5);
-	CHECK_EQ_U64(count(buf, "  probe_max "), 5);
-	CHECK_EQ_U64(count(buf, "  chunk_bytes "), 5);
-	CHECK_EQ_U64(count(buf, "  swappiness "), 5);
-	CHECK_EQ_U64(count(buf, "  trigger_stall_us "), 5);
-	CHECK_EQ_U64(count(buf, "  trigger_window_us "), 5);
+	for (size_t i = 0; i < ARRAY_SIZE(param_fields); i++) {
+		char needle[64];
+
+		snprintf(needle, sizeof(needle), "  %s ", param_fields[i].key);
+		CHECK_EQ_U64(count(buf, needle), 5);
+	}
 
 	{
 		_cleanup_(config_freep) struct config *e = load_string_ok("{}");
@@ -705,6 +912,65 @@ static void test_print(void)
 		CHECK(contains(ebuf, "cgroup_root                (auto"));
 		CHECK(contains(ebuf, "(no rules: no cgroup is managed)"));
 	}
+}
+
+/* config_print() shows every key of the tables in config.c. Each key it shows must be compared
+ * by check_config_equal(), or in "defaults" by check_params_equal() in the same order, so a new
+ * key cannot be left out of the comparisons above; and each key compared there must be shown. */
+static void test_field_lists(void)
+{
+	_cleanup_(config_freep) struct config *c = NULL;
+	_cleanup_(freep) char *buf = NULL;
+	size_t size = 0, n_params = 0;
+	bool in_defaults = false;
+	char *save = NULL;
+	FILE *f;
+
+	CHECK_EQ_INT(config_load_file(FIXTURES "good-full.json", &c, NULL), 0);
+	f = c ? open_memstream(&buf, &size) : NULL;
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	config_print(c, f);
+	fclose(f);
+
+	for (size_t i = 0; i < ARRAY_SIZE(config_fields); i++) {
+		char needle[64];
+
+		snprintf(needle, sizeof(needle), "\n%s", config_fields[i].key);
+		if (!contains(buf, needle))
+			fprintf(stderr, "config_print() does not show \"%s\"\n", config_fields[i].key);
+		CHECK(contains(buf, needle));
+	}
+	for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char key[64];
+		bool known = false;
+
+		if (line[0] == '#' || line[0] == '(' || sscanf(line, "%63s", key) != 1)
+			continue;
+		if (strncmp(key, "rules[", 6) == 0)
+			break;
+		if (strcmp(key, "defaults") == 0) {
+			in_defaults = true;
+			continue;
+		}
+		if (in_defaults) {
+			known = n_params < ARRAY_SIZE(param_fields) &&
+				strcmp(key, param_fields[n_params].key) == 0;
+			n_params++;
+		} else {
+			key[strcspn(key, "[")] = '\0'; /* swap.devices[0] */
+			if (strncmp(key, "swap.swapout_budget.", 20) == 0)
+				key[19] = '\0';        /* swap.swapout_budget.file */
+			for (size_t i = 0; i < ARRAY_SIZE(config_fields); i++)
+				known = known || strcmp(key, config_fields[i].key) == 0;
+		}
+		if (!known)
+			fprintf(stderr, "config_print() shows \"%s\", which test_config does not compare "
+				"(or not in this place)\n", key);
+		CHECK(known);
+	}
+	CHECK_EQ_U64(n_params, ARRAY_SIZE(param_fields));
 }
 
 /* ---- the registry -------------------------------------------------------------------------- */
@@ -946,6 +1212,7 @@ int main(void)
 	test_huge_file();
 	test_shipped_config();
 	test_print();
+	test_field_lists();
 	test_registry();
 	test_node_keys();
 	test_swap_keys();
