@@ -201,7 +201,8 @@ union value {
 };
 
 /* One kind of value: the JSON types it takes and how it is parsed, defaulted and shown. Each
- * function gets the struct of the section (`base`) and finds its field at d->offset. */
+ * function gets the struct of the section (`base`) and finds its field at d->offset; a few
+ * (headroom, devices, rules, the zswap shrinker) also read or set their neighbours there. */
 struct value_type {
 	unsigned json;        /* JT_* accepted; anything else is "expected <expected>, got ..." (0:
 			       * the parser checks and words its own message) */
@@ -249,8 +250,10 @@ struct section {
 	const char *prefix;           /* before each key in config_print(): "swap.", "  " */
 	const struct key_desc *keys;
 	size_t n_keys;
-	const struct section *inherit; /* whose keys are taken too (a rule: the policy parameters), */
-	size_t inherit_offset;         /*   stored at this offset, and suggested before the own */
+	/* Another section whose keys this object takes too (a rule: the policy parameters), kept
+	 * at inherit_offset; "did you mean" considers them before this section's own keys. */
+	const struct section *inherit;
+	size_t inherit_offset;
 	const struct hint *hints;      /* terminated by { NULL } */
 	const char *missing;           /* message when a required key is absent */
 	/* Constraints between keys, after they are all parsed: 0 or -EINVAL. */
@@ -442,7 +445,9 @@ static int parse_number(struct loader *l, const char *where, const struct key_de
 	return number_value(l, where, d, v, field_of(base, d));
 }
 
-static const struct value_type t_number = { JT_NUMBER, "a number", AS_DOUBLE, parse_number, NULL, print_scalar };
+static const struct value_type t_number = {
+	JT_NUMBER, "a number", AS_DOUBLE, parse_number, NULL, print_scalar,
+};
 
 /* Seconds as a JSON number, kept in microseconds (usec_t); the default is in microseconds. */
 static int parse_seconds(struct loader *l, const char *where, const struct key_desc *d,
@@ -487,16 +492,21 @@ static int parse_integer(struct loader *l, const char *where, const struct key_d
 	uint64_t i = 0;
 	int r = integer_value(l, where, d, v, &i);
 
-	if (r >= 0)
-		store(d, base, d->type->as == AS_INT ? (union value){ .i = (int)i } : (union value){ .u = i });
-	return r;
+	if (r < 0)
+		return r;
+	store(d, base, d->type->as == AS_INT ? (union value){ .i = (int)i } : (union value){ .u = i });
+	return 0;
 }
 
-static const struct value_type t_int = { JT(JSON_INTEGER), "an integer", AS_INT, parse_integer, NULL, print_scalar };
+static const struct value_type t_int = {
+	JT(JSON_INTEGER), "an integer", AS_INT, parse_integer, NULL, print_scalar,
+};
 static const struct value_type t_unsigned = {
 	JT(JSON_INTEGER), "an integer", AS_UNSIGNED, parse_integer, NULL, print_scalar,
 };
-static const struct value_type t_u64 = { JT(JSON_INTEGER), "an integer", AS_U64, parse_integer, NULL, print_scalar };
+static const struct value_type t_u64 = {
+	JT(JSON_INTEGER), "an integer", AS_U64, parse_integer, NULL, print_scalar,
+};
 static const struct value_type t_usec = {
 	JT(JSON_INTEGER), "an integer (microseconds)", AS_U64, parse_integer, NULL, print_scalar,
 };
@@ -510,7 +520,9 @@ static int parse_bool(struct loader *l, const char *where, const struct key_desc
 	return 0;
 }
 
-static const struct value_type t_bool = { JT_BOOL, "true or false", AS_BOOL, parse_bool, NULL, print_scalar };
+static const struct value_type t_bool = {
+	JT_BOOL, "true or false", AS_BOOL, parse_bool, NULL, print_scalar,
+};
 
 /* Tri-states kept as int: 0, 1, or the default "not set" (TRISTATE_UNSET, ZSWAP_SETTING_UNSET,
  * both -1) for null where the type takes it. */
@@ -530,7 +542,8 @@ static void print_tristate(FILE *out, const char *label, const struct key_desc *
 }
 
 static const struct value_type t_tristate = {
-	JT_BOOL | JT(JSON_NULL), "true, false or null", AS_INT, parse_tristate, NULL, print_tristate,
+	JT_BOOL | JT(JSON_NULL), "true, false or null", AS_INT, parse_tristate, NULL,
+	print_tristate,
 };
 /* A zswap parameter: true or false, unset when absent (null is not taken). */
 static const struct value_type t_setting_bool = {
@@ -668,7 +681,8 @@ static const struct value_type t_path = {
 	JT(JSON_STRING), "an absolute path", AS_NONE, parse_path, init_path, print_path,
 };
 static const struct value_type t_path_or_null = {
-	JT(JSON_STRING) | JT(JSON_NULL), "an absolute path or null", AS_NONE, parse_path, init_path, print_path,
+	JT(JSON_STRING) | JT(JSON_NULL), "an absolute path or null", AS_NONE, parse_path, init_path,
+	print_path,
 };
 
 /* log_level: a syslog level name (int). */
@@ -794,7 +808,9 @@ static void print_section(FILE *out, const char *label, const struct key_desc *d
 	section_print(out, d->sub, cfield_of(base, d));
 }
 
-static const struct value_type t_section = { 0, NULL, AS_NONE, parse_section, init_section, print_section };
+static const struct value_type t_section = {
+	0, NULL, AS_NONE, parse_section, init_section, print_section,
+};
 
 static void print_defaults(FILE *out, const char *label, const struct key_desc *d,
 			   const void *base)
@@ -803,7 +819,9 @@ static void print_defaults(FILE *out, const char *label, const struct key_desc *
 	print_section(out, label, d, base);
 }
 
-static const struct value_type t_defaults = { 0, NULL, AS_NONE, parse_section, init_section, print_defaults };
+static const struct value_type t_defaults = {
+	0, NULL, AS_NONE, parse_section, init_section, print_defaults,
+};
 
 /* ---- rules --------------------------------------------------------------------------------- */
 
@@ -1007,7 +1025,8 @@ static void print_devices(FILE *out, const char *label, const struct key_desc *d
 }
 
 static const struct value_type t_devices = {
-	JT(JSON_ARRAY), "an array of {path, priority, kind}", AS_NONE, parse_devices, NULL, print_devices,
+	JT(JSON_ARRAY), "an array of {path, priority, kind}", AS_NONE, parse_devices, NULL,
+	print_devices,
 };
 
 static int parse_reprioritize(struct loader *l, const char *where, const struct key_desc *d,
@@ -1028,8 +1047,10 @@ static int init_reprioritize(const struct key_desc *d, void *base)
 static void print_reprioritize(FILE *out, const char *label, const struct key_desc *d,
 			       const void *base)
 {
+	const enum swap_reprioritize *mode = cfield_of(base, d);
+
 	print_label(out, label);
-	fprintf(out, "%s\n", swap_reprioritize_to_string(*(const enum swap_reprioritize *)cfield_of(base, d)));
+	fprintf(out, "%s\n", swap_reprioritize_to_string(*mode));
 }
 
 static const struct value_type t_reprioritize = {
@@ -1116,7 +1137,8 @@ static void print_budget(FILE *out, const char *label, const struct key_desc *d,
 }
 
 static const struct value_type t_budget = {
-	JT(JSON_OBJECT), "an object of bytes per second per kind", AS_NONE, parse_budget, NULL, print_budget,
+	JT(JSON_OBJECT), "an object of bytes per second per kind", AS_NONE, parse_budget, NULL,
+	print_budget,
 };
 
 /* ---- "zswap" ------------------------------------------------------------------------------- */
@@ -1144,8 +1166,12 @@ static void print_manage(FILE *out, const char *label, const struct key_desc *d,
 		*(const bool *)cfield_of(base, d) ? "true" : "false", z->pool_target_pct);
 }
 
-static const struct value_type t_manage = { JT_BOOL, "true or false", AS_BOOL, parse_bool, NULL, print_manage };
-static const struct value_type t_pool_target = { JT_NUMBER, "a number", AS_DOUBLE, parse_number, NULL, NULL };
+static const struct value_type t_manage = {
+	JT_BOOL, "true or false", AS_BOOL, parse_bool, NULL, print_manage,
+};
+static const struct value_type t_pool_target = {
+	JT_NUMBER, "a number", AS_DOUBLE, parse_number, NULL, NULL,
+};
 
 static int parse_compressor(struct loader *l, const char *where, const struct key_desc *d,
 			    const json_t *v, void *base)
@@ -1210,7 +1236,9 @@ static void print_shrinker(FILE *out, const char *label, const struct key_desc *
 	      "below 70 % of the target)\n", out);
 }
 
-static const struct value_type t_shrinker = { 0, NULL, AS_INT, parse_shrinker, NULL, print_shrinker };
+static const struct value_type t_shrinker = {
+	0, NULL, AS_INT, parse_shrinker, NULL, print_shrinker,
+};
 
 /* ---- the tables ---------------------------------------------------------------------------- */
 
