@@ -231,6 +231,10 @@ int dispatcher_submit(struct dispatcher *ds, struct cgroup_node *cg, const struc
 		payload_free(&req->mglru);
 		return -EBUSY;
 	}
+	if (request_bytes == 0 && !req->mglru.cmds) {
+		payload_free(&req->mglru);
+		return 0; /* nothing to reclaim and nothing to age */
+	}
 	np = pool_for_node(ds, req->mem_node >= 0 ? req->mem_node : placement_node(&s->numa, ds->topo));
 	r = reclaim_job_new(cg->dirfd, cg->path, cg->inode, &job);
 	if (r < 0) {

@@ -91,7 +91,8 @@ static inline bool dispatcher_busy(const struct cgroup_node *cg)
 
 /* Submits req for cg (whose sample is s) to the pool serving req->mem_node. req->mglru is taken
  * over in every case. A cgroup already busy gets nothing (-EBUSY). After a kernel was found
- * without memory.reclaim, only aging is submitted. Returns 0, -EBUSY, -ENOMEM, or -EAGAIN when
+ * without memory.reclaim, only aging is submitted; a request with nothing to reclaim or age
+ * submits nothing (0). Returns 0, -EBUSY, -ENOMEM, or -EAGAIN when
  * the pool's queue is full (logged here). */
 int dispatcher_submit(struct dispatcher *ds, struct cgroup_node *cg, const struct cgroup_sample *s,
 		      struct dispatch_request *req);
