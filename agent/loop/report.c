@@ -173,6 +173,7 @@ void report_summary(struct daemon *d)
 	struct swap_tiers_report sr;
 	struct zram_report zm;
 	uint64_t dropped = 0;
+	char cap[16] = "none";
 
 	if (!d->dispatcher || !d->headroom || !d->aging || !d->zswap || !d->swap_tiers || !d->zram)
 		return; /* the start failed part-way: nothing ran */
@@ -184,6 +185,8 @@ void report_summary(struct daemon *d)
 	zram_ctl_report(d->zram, &zm);
 	for (unsigned i = 0; i < dr.n_pools; i++)
 		dropped += dr.node[i].jobs_dropped;
+	if (sr.swapout_cap != SWAPPINESS_UNSET)
+		snprintf(cap, sizeof(cap), "%d", sr.swapout_cap);
 	log_event(LOG_INFO, MSGID_STOPPING, &(struct log_fields){ .has_reclaimed = true,
 								  .reclaimed_bytes = dr.total_reclaimed_bytes },
 		  "since start: %" PRIu64 " MiB reclaimed by %" PRIu64 " requests (%" PRIu64 " dropped "
@@ -191,12 +194,12 @@ void report_summary(struct daemon *d)
 		  "lru_gen); headroom %s: %" PRIu64 " checks, %" PRIu64 " MiB asked in %" PRIu64 " chunks, "
 		  "%" PRIu64 " of them last resort; MGLRU aging %s: %" PRIu64 " lruvecs aged by %" PRIu64
 		  " jobs; zswap: %" PRIu64 " inversions, %" PRIu64 " memory.zswap.max writes, %" PRIu64
-		  " shrinker switches; swap: %zu devices, swap-out cap %d; zram: %" PRIu64 " MiB written "
+		  " shrinker switches; swap: %zu devices, swap-out swappiness cap %s; zram: %" PRIu64 " MiB written "
 		  "back (%" PRIu64 " MiB in the current day%s)",
 		  dr.total_reclaimed_bytes >> 20, dr.jobs_submitted, dr.jobs_dropped, dropped, dr.pending,
 		  dr.lru_gen_evict_jobs, hr.enabled ? "on" : "off", hr.checks, hr.requested_bytes >> 20,
 		  hr.requests, hr.last_resort_requests, ar.active ? "on" : "off", ar.lruvecs_aged,
 		  ar.aging_jobs, zr.inversions, zr.zswap_max_writes, zr.shrinker_switches,
-		  sr.n_devices, sr.swapout_cap, zm.written_bytes >> 20, zm.day_written_bytes >> 20,
+		  sr.n_devices, cap, zm.written_bytes >> 20, zm.day_written_bytes >> 20,
 		  zm.running ? ", a round was running" : "");
 }
