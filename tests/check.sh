@@ -1,22 +1,33 @@
 #!/usr/bin/env bash
-# make check: unit tests, then the VM tests on a real kernel; ends with "N passed, N failed".
+# make check: unit tests, then the VM tests on a real kernel; ends with
+# "N passed, N failed, N skipped". A part whose total line is missing (it crashed or was killed)
+# counts as one failure, as does a part that exits non-zero with no failure counted.
 set -u
 cd "$(dirname "$0")/.."
+total='\([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$'
+
+# field PREFIX N: field N (1 passed, 2 failed, 3 skipped) of stdin's "PREFIX: ..." total line.
+field() {
+	sed -n "s/^$1: $total/\\$2/p" | tail -n 1
+}
+
 unit_out=$(tests/run-unit.sh "$@")
 unit_rc=$?
 printf '%s\n' "$unit_out"
-up=$(printf '%s\n' "$unit_out" | sed -n 's/^unit: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
-uf=$(printf '%s\n' "$unit_out" | sed -n 's/^unit: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
-up=${up:-0}; uf=${uf:-1}
+up=$(printf '%s\n' "$unit_out" | field unit 1)
+uf=$(printf '%s\n' "$unit_out" | field unit 2)
+us=$(printf '%s\n' "$unit_out" | field unit 3)
+[ -n "$up" ] || { up=0 uf=1 us=0; }
 [ "$unit_rc" -ne 0 ] && [ "$uf" -eq 0 ] && uf=1
 
 vm_out=$(tests/vm/run-tests.sh 2>&1)
 vm_rc=$?
 printf '%s\n' "$vm_out"
-vp=$(printf '%s\n' "$vm_out" | sed -n 's/^vm: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
-vf=$(printf '%s\n' "$vm_out" | sed -n 's/^vm: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
-vp=${vp:-0}; vf=${vf:-1}
+vp=$(printf '%s\n' "$vm_out" | field vm 1)
+vf=$(printf '%s\n' "$vm_out" | field vm 2)
+vs=$(printf '%s\n' "$vm_out" | field vm 3)
+[ -n "$vp" ] || { vp=0 vf=1 vs=0; }
 [ "$vm_rc" -ne 0 ] && [ "$vf" -eq 0 ] && vf=1
 
-echo "$((up + vp)) passed, $((uf + vf)) failed"
+echo "$((up + vp)) passed, $((uf + vf)) failed, $((us + vs)) skipped"
 [ $((uf + vf)) -eq 0 ]

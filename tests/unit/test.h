@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test.h - the unit tests' assertion macros. Each test program counts its checks and ends with
- * "<name>: N passed, N failed"; its exit status is non-zero when any check failed.
+ * "<name>: N passed, N failed, N skipped"; its exit status is non-zero when any check failed.
+ * A test that cannot run here (no CPU 1, no /sys node directory) calls SKIP() and returns: it is
+ * counted as skipped, never as passed, and its reason is printed as a "SKIP" line.
  */
 #ifndef RECLAIMD_TEST_H
 #define RECLAIMD_TEST_H
@@ -16,7 +18,7 @@
 
 #include "reclaimd/reader.h"
 
-static unsigned test_passed, test_failed;
+static unsigned test_passed, test_failed, test_skipped;
 
 #define CHECK(cond)                                                                       \
 	do {                                                                              \
@@ -77,9 +79,18 @@ static unsigned test_passed, test_failed;
 		}                                                                           \
 	} while (0)
 
+/* SKIP("fmt", ...): one skipped test (or part of one) and why; the caller then returns. */
+#define SKIP(...)                                                                           \
+	do {                                                                                \
+		test_skipped++;                                                             \
+		printf("SKIP %s:%d: %s: ", __FILE__, __LINE__, __func__);                 \
+		printf(__VA_ARGS__);                                                        \
+		printf("\n");                                                               \
+	} while (0)
+
 static inline int test_report(const char *name)
 {
-	printf("%s: %u passed, %u failed\n", name, test_passed, test_failed);
+	printf("%s: %u passed, %u failed, %u skipped\n", name, test_passed, test_failed, test_skipped);
 	return test_failed ? 1 : 0;
 }
 

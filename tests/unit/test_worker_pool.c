@@ -268,7 +268,7 @@ static void test_pinning(void)
 	CPU_ZERO(&mine);
 	if (sched_getaffinity(0, sizeof(mine), &mine) < 0 || !CPU_ISSET(0, &mine) ||
 	    !CPU_ISSET(1, &mine)) {
-		fprintf(stderr, "test_pinning: skipped, CPUs 0 and 1 are not both available\n");
+		SKIP("CPUs 0 and 1 are not both available");
 		return;
 	}
 	CPU_ZERO(&cpu0);

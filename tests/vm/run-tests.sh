@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The VM tests: each scenario in tests/vm/scenarios/test-*.sh boots Debian's Linux 6.12 in qemu
-# with the agent, runs, and reports PASS/FAIL lines. Prints them and ends with
-# "vm: N passed, N failed". A scenario that does not complete counts as one failure.
+# with the agent, runs, and reports PASS/FAIL/SKIP lines. Prints them and ends with
+# "vm: N passed, N failed, N skipped". A scenario that does not complete, times out or exits
+# non-zero without a FAIL line counts as one failure;
+# a SKIP line (a check the VM could not run) is counted apart, never as a pass.
 #
 # Usage: tests/vm/run-tests.sh [NAME...]   (NAME: test-numa or numa; default: every test-*.sh)
 #
@@ -14,7 +16,7 @@ set -u
 cd "$(dirname "$0")/../.."
 out=tests/vm/out
 mkdir -p "$out"
-passed=0 failed=0
+passed=0 failed=0 skipped=0
 
 files=()
 for f in tests/vm/configs/*.json; do files+=(--file "$f:/etc/reclaimd/$(basename "$f")"); done
@@ -50,7 +52,17 @@ for scenario in "${scenarios[@]}"; do
 	sed 's/^/  /' "$out/$name/results.txt"
 	p=$(grep -c '^PASS ' "$out/$name/results.txt" || true)
 	f=$(grep -c '^FAIL ' "$out/$name/results.txt" || true)
-	passed=$((passed + p)); failed=$((failed + f))
+	s=$(grep -c '^SKIP ' "$out/$name/results.txt" || true)
+	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+	# Results of a scenario that was killed or stopped by an error are incomplete: the checks it
+	# did not reach must not disappear from the count.
+	if [ -f "$out/$name/scenario.timeout" ]; then
+		echo "FAIL $name: the scenario timed out (see $out/$name/scenario.log)"
+		failed=$((failed + 1))
+	elif [ "$(cat "$out/$name/scenario.rc" 2>/dev/null)" != 0 ] && [ "$f" -eq 0 ]; then
+		echo "FAIL $name: the scenario exited $(cat "$out/$name/scenario.rc" 2>/dev/null || echo '?') (see $out/$name/scenario.log)"
+		failed=$((failed + 1))
+	fi
 done
-echo "vm: $passed passed, $failed failed"
+echo "vm: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -17,6 +17,14 @@ fail() {
 	echo "FAIL $_name: $*" | tee -a "$RESULTS/results.txt"
 }
 
+# skip NAME REASON...: a check this VM cannot run; counted as skipped by run-tests.sh, never as
+# passed.
+skip() {
+	_name=$1
+	shift
+	echo "SKIP $_name: $*" | tee -a "$RESULTS/results.txt"
+}
+
 # check NAME COMMAND...: pass if COMMAND succeeds, fail otherwise.
 check() {
 	_name=$1
