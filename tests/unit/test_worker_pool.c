@@ -2,9 +2,11 @@
 /*
  * test_worker_pool.c - the worker pool's mechanics with real threads and a real blocking
  * syscall: the bounded queue, draining, and cancellation of a job blocked in the kernel. The
- * "cgroup" is a directory whose memory.reclaim is a FIFO with no reader, so opening it blocks
- * until the cancel signal interrupts it (EINTR), the way a long memory.reclaim write is
- * interrupted on a real kernel (that case is tested in the VM: tests/vm/scenarios).
+ * "cgroup" is a directory whose memory.reclaim is a FIFO. With no reader, opening it blocks; held
+ * open and full by the test, a write to it blocks, and the test sees the worker inside that
+ * write (/proc/self/task/<tid>/syscall) before cancelling it: the cancel signal interrupts it
+ * (EINTR), the way a long memory.reclaim write is interrupted on a real kernel (that case is
+ * tested in the VM: tests/vm/scenarios).
  *
  * Pinning and adaptive concurrency use a fake job function (worker_pool_set_test_hooks()) that
  * records its worker's CPU set and how many jobs run at once, then blocks until released. The
@@ -12,13 +14,17 @@
  * bucket on an injected clock, so its accounting is asserted exactly and nothing waits on time.
  * Every wait here is a liveness bound (seconds for what takes milliseconds), never a threshold.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "reclaimd/actuator.h"
 #include "reclaimd/config.h"
@@ -56,19 +62,113 @@ static unsigned drain_wait(struct worker_pool *p, struct reclaim_job **got, unsi
 	return n;
 }
 
+/* Opens the FIFO for reading and writing (which never blocks) and fills it: a worker's open of
+ * memory.reclaim then succeeds at once and its write blocks, writing nothing (a request is
+ * shorter than PIPE_BUF, so it goes in whole or not at all), the way a long memory.reclaim write
+ * blocks in the kernel. Returns the fd, -1 on failure; *ret_filled is the bytes queued. */
+static int fifo_open_full(int *ret_filled)
+{
+	char buf[4096];
+	int fd, queued = 0;
+	ssize_t n;
+
+	fd = openat(dirfd_, "memory.reclaim", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	memset(buf, 'x', sizeof(buf));
+	/* Page-sized writes fill the ring's slots; single bytes then top up any partial one. */
+	while ((n = write(fd, buf, sizeof(buf))) > 0)
+		queued += (int)n;
+	while ((n = write(fd, buf, 1)) > 0)
+		queued += (int)n;
+	if (errno != EAGAIN || ioctl(fd, FIONREAD, ret_filled) < 0 || *ret_filled != queued) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Is thread `tid` of this process blocked in write(2) on the file whose inode is `ino`? From
+ * /proc/self/task/<tid>/syscall: "<nr> <arg0> ..." while the thread is in a syscall ("running"
+ * or "-1 ..." otherwise). -errno when that file cannot be read. */
+static int thread_in_write(const char *tid, ino_t ino)
+{
+	char path[320], buf[256];
+	struct stat st;
+	long nr;
+	unsigned long fd;
+	ssize_t n;
+	int f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%s/syscall", tid);
+	f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return -errno;
+	n = read(f, buf, sizeof(buf) - 1);
+	close(f);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	if (sscanf(buf, "%ld 0x%lx", &nr, &fd) != 2 || nr != SYS_write)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/self/fd/%lu", fd);
+	return stat(path, &st) == 0 && st.st_ino == ino && S_ISFIFO(st.st_mode);
+}
+
+/* Waits (at most 5 s, polling every millisecond) until a thread other than this one is blocked
+ * in write(2) on the FIFO with inode `ino`. 1 when it is, 0 on timeout, -errno when the kernel
+ * does not show threads' syscalls (no /proc/<pid>/task/<tid>/syscall). */
+static int wait_in_write(ino_t ino)
+{
+	usec_t end = now_us() + 5 * USEC_PER_SEC;
+	char self[32];
+
+	snprintf(self, sizeof(self), "%ld", (long)syscall(SYS_gettid));
+	do {
+		DIR *d = opendir("/proc/self/task");
+		struct dirent *de;
+		int r = 0;
+
+		if (!d)
+			return -errno;
+		while (r == 0 && (de = readdir(d)))
+			if (de->d_name[0] != '.' && strcmp(de->d_name, self) != 0)
+				r = thread_in_write(de->d_name, ino);
+		closedir(d);
+		if (r != 0)
+			return r;
+		usleep(1000);
+	} while (now_us() < end);
+	return 0;
+}
+
+/* A job blocked inside its memory.reclaim write is interrupted by the cancel signal. The test
+ * waits until the worker is seen in write(2) on the FIFO, so the cancel cannot arrive before
+ * the write (which the loop's own cancel check would catch instead). */
 static void test_cancel_blocked_job(void)
 {
 	struct worker_pool *p = NULL;
 	struct reclaim_job *a, *got[4];
+	struct stat st;
+	int fifo, filled = 0, left = -1, r;
 	usec_t t0;
 	unsigned n;
 
+	CHECK_EQ_INT(fstatat(dirfd_, "memory.reclaim", &st, 0), 0);
+	fifo = fifo_open_full(&filled);
+	CHECK(fifo >= 0);
 	CHECK_EQ_INT(worker_pool_new(1, 2, -1, NULL, &p), 0);
-	if (!p)
-		return;
+	if (!p || fifo < 0)
+		goto out;
 	a = new_job(1);
 	CHECK_EQ_INT(worker_pool_submit(p, a), 0);
-	usleep(100000); /* the worker is now blocked opening the FIFO */
+	r = wait_in_write(st.st_ino);
+	if (r < 0) {
+		SKIP("cannot see where the worker blocks (/proc/self/task/*/syscall: %s)",
+		     strerror(-r));
+		goto out; /* worker_pool_free() interrupts the write and frees the job */
+	}
+	CHECK_EQ_INT(r, 1);
 	CHECK_EQ_U64(worker_pool_pending(p), 1);
 	CHECK_EQ_U64(worker_pool_drain(p) == NULL, 1);
 
@@ -83,8 +183,29 @@ static void test_cancel_blocked_job(void)
 		CHECK(now_us() - t0 < USEC_PER_SEC / 2);
 		reclaim_job_free(a);
 	}
+	/* The interrupted write put nothing into the FIFO. */
+	CHECK_EQ_INT(ioctl(fifo, FIONREAD, &left), 0);
+	CHECK_EQ_INT(left, filled);
 	CHECK_EQ_U64(worker_pool_pending(p), 0);
+out:
 	worker_pool_free(p);
+	if (fifo >= 0)
+		close(fifo); /* the last open end: the FIFO is empty again, an open blocks again */
+}
+
+/* Waits (at most 5 s) until `busy` jobs are running and none is queued. */
+static bool wait_taken(struct worker_pool *p, unsigned busy)
+{
+	usec_t end = now_us() + 5 * USEC_PER_SEC;
+	struct worker_pool_stats st;
+
+	do {
+		worker_pool_get_stats(p, &st);
+		if (st.busy == busy && st.queued == 0)
+			return true;
+		usleep(1000);
+	} while (now_us() < end);
+	return false;
 }
 
 static void test_bounded_queue_and_shutdown(void)
@@ -100,7 +221,7 @@ static void test_bounded_queue_and_shutdown(void)
 	queued = new_job(2);
 	extra = new_job(3);
 	CHECK_EQ_INT(worker_pool_submit(p, running), 0);
-	usleep(100000);
+	CHECK(wait_taken(p, 1)); /* out of the queue, so that it has room for one more */
 	CHECK_EQ_INT(worker_pool_submit(p, queued), 0);
 	/* The queue holds one job: a third is refused at once, never waited for. */
 	t0 = now_us();
