@@ -50,11 +50,15 @@ dry_pid=$!
 wait_for_file /tmp/dry.ready 60
 steal0=$(memstat "$cg/dry" pgsteal)
 agent_start /etc/reclaimd/spike.json "$RESULTS/agent-dry.log" --dry-run
+# 7 s (three ticks) in which a write would show in pgsteal, and at least until the agent decided
+# (at most 60 s more, for a slow run).
 sleep 7
+decided=1
+log_wait "$RESULTS/agent-dry.log" "CGROUP=test/dry .*RECLAIM_REQUESTED_BYTES=[1-9]" 60 >/dev/null || decided=0
+log_wait "$RESULTS/agent-dry.log" "would reclaim \(dry run\)" 60 >/dev/null || decided=0
 agent_stop >/dev/null
 steal1=$(memstat "$cg/dry" pgsteal)
-if [ "$steal0" -eq "$steal1" ] && grep -q "CGROUP=test/dry .*RECLAIM_REQUESTED_BYTES=[1-9]" "$RESULTS/agent-dry.log" &&
-	grep -q "would reclaim (dry run)" "$RESULTS/agent-dry.log"; then
+if [ "$steal0" -eq "$steal1" ] && [ "$decided" -eq 1 ]; then
 	pass dry-run "pgsteal $steal0 -> $steal1 while the agent decided: $(grep -m1 'would reclaim' "$RESULTS/agent-dry.log" | sed 's/.*: test/test/; s/ |.*//')"
 else
 	fail dry-run "pgsteal $steal0 -> $steal1, or no decision logged"
@@ -84,8 +88,8 @@ n=0
 until grep -q "CGROUP=test/big .*REASON=cancelled" "$RESULTS/agent.log" 2>/dev/null; do
 	n=$((n + 1)); [ $n -gt 150 ] && break; sleep 0.1
 done
-sleep 1
-halt=$(grep "reclaim halted" "$RESULTS/agent.log" | grep -m1 "test/big" | sed -n 's/.*halted \([0-9.]*\) s after.*/\1/p')
+halt=$(log_wait "$RESULTS/agent.log" "test/big.*reclaim halted|reclaim halted.*test/big" 10 |
+	sed -n 's/.*halted \([0-9.]*\) s after.*/\1/p') || halt=
 echo "big: $(grep 'test/big' "$RESULTS/agent.log" | sed 's/ |.*//' | tail -5)"
 if [ -n "$halt" ] && awk -v h="$halt" 'BEGIN { exit !(h < 1.0) }'; then
 	pass spike-halts "reclaim halted ${halt} s after the PSI trigger"
@@ -114,13 +118,14 @@ t0=$(uptime_s)
 rmdir "$cg/victim" && rm_ok=1 || rm_ok=0
 t1=$(uptime_s)
 echo "victim removed: ok=$rm_ok, rmdir took $(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') s"
-sleep 5
+# Both lines come within a tick or two; 30 s bounds a run that goes wrong.
+dropped=1
+log_wait "$RESULTS/agent.log" "test/victim: cgroup removed, no longer managed" 30 >/dev/null || dropped=0
+log_wait "$RESULTS/agent.log" "test/victim: reclaim (gone|cancelled)" 30 >/dev/null || dropped=0
 rm -f /tmp/victim.dat
 victim_lines=$(grep 'test/victim' "$RESULTS/agent.log" | grep -v reclaiming | sed 's/.*: test/test/; s/ |.*//' | tr '\n' ';')
 # The write in flight must have ended because the cgroup went away (or was cancelled by its removal).
-if [ "$rm_ok" -eq 1 ] && kill -0 "$AGENT_PID" 2>/dev/null &&
-	grep -q "test/victim: cgroup removed, no longer managed" "$RESULTS/agent.log" &&
-	grep -Eq "test/victim: reclaim (gone|cancelled)" "$RESULTS/agent.log"; then
+if [ "$rm_ok" -eq 1 ] && kill -0 "$AGENT_PID" 2>/dev/null && [ "$dropped" -eq 1 ]; then
 	pass cgroup-removed-mid-write "agent alive; $victim_lines"
 else
 	fail cgroup-removed-mid-write "rmdir ok=$rm_ok, agent alive=$(kill -0 "$AGENT_PID" 2>/dev/null && echo y || echo n); $victim_lines"
@@ -130,14 +135,14 @@ fi
 mkdir -p "$cg/after"
 cp /tmp/bad.json /tmp/live.json
 kill -HUP "$AGENT_PID"
-sleep 1
+kept=1
+log_wait "$RESULTS/agent.log" "configuration not reloaded, keeping the previous one: /tmp/live.json:[0-9]*:[0-9]*" 30 >/dev/null || kept=0
 cg_run "$cg/after" memhog --anon 200M --hot-pct 5 --rate 1000 --duration 600 --ready-file /tmp/after.ready \
 	>"$RESULTS/memhog-after.log" 2>&1
 after_pid=$!
 wait_for_file /tmp/after.ready 60
-sleep 6
-if kill -0 "$AGENT_PID" 2>/dev/null && grep -q "configuration not reloaded, keeping the previous one: /tmp/live.json:[0-9]*:[0-9]*" "$RESULTS/agent.log" &&
-	grep -q "test/after: managed by rule \"test/\*\"" "$RESULTS/agent.log"; then
+log_wait "$RESULTS/agent.log" "test/after: managed by rule \"test/\*\"" 30 >/dev/null || kept=0
+if kill -0 "$AGENT_PID" 2>/dev/null && [ "$kept" -eq 1 ]; then
 	pass sighup-bad-config "kept running with the previous rules: $(grep -m1 'not reloaded' "$RESULTS/agent.log" | sed 's/.*: configuration/configuration/; s/ |.*//')"
 else
 	fail sighup-bad-config "agent died or did not keep its rules"
@@ -145,9 +150,12 @@ fi
 
 # ---- 8d. SIGTERM within 2 s while a reclaim is in flight ------------------------------------------
 # Start a fresh large request: a new cgroup gets probe 1.0 at its second tick.
-until grep -q "CGROUP=test/after .*REASON=reclaim" "$RESULTS/agent.log"; do sleep 0.1; done
+started=1
+log_wait "$RESULTS/agent.log" "CGROUP=test/after .*REASON=reclaim" 60 >/dev/null || started=0
 stop_s=$(agent_stop)
-if awk -v s="$stop_s" 'BEGIN { exit !(s < 2.0) }'; then
+if [ "$started" -eq 0 ]; then
+	fail sigterm-during-reclaim "no reclaim of test/after started within 60 s (stopped in ${stop_s} s)"
+elif awk -v s="$stop_s" 'BEGIN { exit !(s < 2.0) }'; then
 	pass sigterm-during-reclaim "exited ${stop_s} s after SIGTERM"
 else
 	fail sigterm-during-reclaim "took ${stop_s} s"
