@@ -3,7 +3,7 @@
 #   make SANITIZER=address    (or undefined, thread) build with that sanitizer
 #   make CC=clang             build with clang
 #   make deps                 install the Debian packages everything below needs (root)
-#   make check                unit tests, then the real-kernel VM tests; ends "N passed, N failed"
+#   make check                unit tests, then the real-kernel VM tests; ends "N passed, N failed, N skipped"
 #   make check-unit           purity check of policies/, unit tests (seconds, no VM)
 #   make install              binary, systemd unit and example config (PREFIX=/usr/local)
 #   make demo                 boot the VM and show reclaimd against two workloads
