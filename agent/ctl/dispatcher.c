@@ -43,6 +43,9 @@ struct dispatcher {
 	usec_t stats_log_us;
 	uint64_t total_reclaimed_bytes, jobs_submitted, jobs_dropped, lru_gen_evict_jobs;
 	bool swappiness_warned, no_reclaim_file;
+	bool stopped;                    /* dispatcher_stop(): no pools any more */
+	unsigned pending_at_stop;        /* jobs queued or running when it stopped */
+	uint64_t freed_pools_dropped;    /* queue-full drops of pools freed (stop, hotplug) */
 };
 
 #define FOREACH_POOL(ds, np)                                                          \
@@ -353,6 +356,18 @@ static int pool_create(struct dispatcher *ds, const struct numa_topology *t, uns
 	return 0;
 }
 
+/* Frees np's stopped pool, keeping its drop count for the report. */
+static void pool_release(struct dispatcher *ds, struct node_pool *np)
+{
+	struct worker_pool_stats st;
+
+	worker_pool_get_stats(np->pool, &st);
+	ds->freed_pools_dropped += st.jobs_dropped;
+	worker_pool_free(np->pool);
+	np->pool = NULL;
+	np->event_source = sd_event_source_disable_unref(np->event_source);
+}
+
 /* Stops np's pool: in-flight writes are interrupted and reported, queued jobs dropped (their
  * cgroups ask again at their next interval). */
 static void pool_dissolve(struct dispatcher *ds, struct node_pool *np)
@@ -363,9 +378,7 @@ static void pool_dissolve(struct dispatcher *ds, struct node_pool *np)
 		CGROUP_SET_FOREACH(ds->cgroups, cg)
 			if (cg->job.job && cg->job.pool == np->pool)
 				cg->job.job = NULL; /* queued, never run: freed with the pool */
-	worker_pool_free(np->pool);
-	np->pool = NULL;
-	np->event_source = sd_event_source_disable_unref(np->event_source);
+	pool_release(ds, np);
 }
 
 static void pools_log_cpuless(struct dispatcher *ds, const struct numa_topology *t)
@@ -470,11 +483,12 @@ void dispatcher_reload(struct dispatcher *ds, const struct config *c)
 void dispatcher_report(struct dispatcher *ds, struct dispatcher_report *ret)
 {
 	struct dispatcher_report r = {
-		.pending = dispatcher_pending(ds),
+		.pending = ds->stopped ? ds->pending_at_stop : dispatcher_pending(ds),
 		.total_reclaimed_bytes = ds->total_reclaimed_bytes,
 		.jobs_submitted = ds->jobs_submitted,
 		.jobs_dropped = ds->jobs_dropped,
 		.lru_gen_evict_jobs = ds->lru_gen_evict_jobs,
+		.pool_jobs_dropped = ds->freed_pools_dropped,
 	};
 
 	FOREACH_POOL(ds, np) {
@@ -486,6 +500,7 @@ void dispatcher_report(struct dispatcher *ds, struct dispatcher_report *ret)
 			.busy = st.busy, .queued = st.queued, .idle_cores = np->idle_cores,
 			.reclaimed_bytes = np->bytes_reclaimed, .jobs_dropped = st.jobs_dropped,
 		};
+		r.pool_jobs_dropped += st.jobs_dropped;
 	}
 	*ret = r;
 }
@@ -535,19 +550,26 @@ fail:
 	return r;
 }
 
-void dispatcher_free(struct dispatcher *ds)
+void dispatcher_stop(struct dispatcher *ds)
 {
-	if (!ds)
+	if (!ds || ds->stopped)
 		return;
+	ds->pending_at_stop = dispatcher_pending(ds);
+	ds->stopped = true;
 	/* Cancel and interrupt in-flight writes, join the workers, and say what each of those
 	 * writes had done. */
 	FOREACH_POOL(ds, np) {
 		worker_pool_stop(np->pool);
 		drain_jobs(ds, np);
-		worker_pool_free(np->pool);
-		np->pool = NULL;
-		np->event_source = sd_event_source_disable_unref(np->event_source);
+		pool_release(ds, np);
 	}
+}
+
+void dispatcher_free(struct dispatcher *ds)
+{
+	if (!ds)
+		return;
+	dispatcher_stop(ds);
 	if (ds->cgroups && ds->cgroups->buckets)
 		CGROUP_SET_FOREACH(ds->cgroups, cg)
 			cg->job.job = NULL;

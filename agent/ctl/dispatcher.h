@@ -68,6 +68,7 @@ struct dispatcher_report {
 	uint64_t total_reclaimed_bytes; /* since start */
 	uint64_t jobs_submitted;        /* with request_bytes > 0 */
 	uint64_t jobs_dropped;          /* queue full */
+	uint64_t pool_jobs_dropped;     /* the pools' own drop counts, freed pools included */
 	uint64_t lru_gen_evict_jobs;    /* finished jobs that evicted through lru_gen */
 };
 
@@ -80,7 +81,11 @@ struct dispatcher;
 int dispatcher_new(const struct ctl_env *env, const struct config *c, unsigned workers,
 		   const struct numa_topology *topo, struct cgroup_set *cgroups,
 		   const struct dispatcher_hooks *hooks, struct dispatcher **ret);
-/* Interrupts in-flight writes, joins the workers, reports what each interrupted job did, frees. */
+/* Interrupts in-flight writes, joins the workers and reports what each interrupted job did, so
+ * that the totals are final; the pools are gone afterwards, dispatcher_report() still answers
+ * (pending: what was in flight at the stop). Once; accepts NULL. */
+void dispatcher_stop(struct dispatcher *ds);
+/* dispatcher_stop() if not done yet, then frees. */
 void dispatcher_free(struct dispatcher *ds);
 
 /* Whether a job of cg is queued or running (its `job` group: read-only outside the dispatcher). */

@@ -501,10 +501,12 @@ static int daemon_setup(struct daemon *d)
 	return 0;
 }
 
-/* Stops in this order: the workers (every interrupted job reported), the samplers, then the
- * controllers that put back what they changed, while the cgroups are still open. */
+/* Stops in this order: the workers (every interrupted job reported, so the summary's totals
+ * include them), the samplers, then the controllers that put back what they changed, while the
+ * cgroups are still open. */
 static void daemon_teardown(struct daemon *d)
 {
+	dispatcher_stop(d->dispatcher);
 	report_summary(d);
 	dispatcher_free(d->dispatcher);
 	d->dispatcher = NULL;

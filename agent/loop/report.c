@@ -172,7 +172,6 @@ void report_summary(struct daemon *d)
 	struct zswap_report zr;
 	struct swap_tiers_report sr;
 	struct zram_report zm;
-	uint64_t dropped = 0;
 	char cap[16] = "none";
 
 	if (!d->dispatcher || !d->headroom || !d->aging || !d->zswap || !d->swap_tiers || !d->zram)
@@ -183,8 +182,6 @@ void report_summary(struct daemon *d)
 	zswap_ctl_report(d->zswap, &zr);
 	swap_tiers_ctl_report(d->swap_tiers, &sr);
 	zram_ctl_report(d->zram, &zm);
-	for (unsigned i = 0; i < dr.n_pools; i++)
-		dropped += dr.node[i].jobs_dropped;
 	if (sr.swapout_cap != SWAPPINESS_UNSET)
 		snprintf(cap, sizeof(cap), "%d", sr.swapout_cap);
 	log_event(LOG_INFO, MSGID_STOPPING, &(struct log_fields){ .has_reclaimed = true,
@@ -196,7 +193,8 @@ void report_summary(struct daemon *d)
 		  " jobs; zswap: %" PRIu64 " inversions, %" PRIu64 " memory.zswap.max writes, %" PRIu64
 		  " shrinker switches; swap: %zu devices, swap-out swappiness cap %s; zram: %" PRIu64 " MiB written "
 		  "back (%" PRIu64 " MiB in the current day%s)",
-		  dr.total_reclaimed_bytes >> 20, dr.jobs_submitted, dr.jobs_dropped, dropped, dr.pending,
+		  dr.total_reclaimed_bytes >> 20, dr.jobs_submitted, dr.jobs_dropped, dr.pool_jobs_dropped,
+		  dr.pending,
 		  dr.lru_gen_evict_jobs, hr.enabled ? "on" : "off", hr.checks, hr.requested_bytes >> 20,
 		  hr.requests, hr.last_resort_requests, ar.active ? "on" : "off", ar.lruvecs_aged,
 		  ar.aging_jobs, zr.inversions, zr.zswap_max_writes, zr.shrinker_switches,
