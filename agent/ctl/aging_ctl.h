@@ -37,6 +37,12 @@ void aging_ctl_free(struct aging_ctl *ag);
 void aging_ctl_tick(struct aging_ctl *ag, const struct tick_ctx *ctx);
 /* Opens or closes lru_gen per the new configuration. */
 void aging_ctl_reload(struct aging_ctl *ag, const struct config *c);
+/* Jobs that aged cg's lruvecs so far (the MGLRU warm-up counts them: limits.h). */
+static inline unsigned aging_ctl_agings(const struct cgroup_node *cg)
+{
+	return cg->aging.agings;
+}
+
 /* Whether memcgs are aged (the MGLRU warm-up applies: limits.h). */
 bool aging_ctl_active(const struct aging_ctl *ag);
 /* What cg's job takes along this tick (once: a second job in the same tick gets nothing):

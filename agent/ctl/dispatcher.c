@@ -41,11 +41,11 @@ struct dispatcher {
 	int default_node;                /* lowest node with CPUs: jobs with no placement go there */
 	sd_event_source *kick_source;
 	usec_t stats_log_us;
-	uint64_t total_reclaimed_bytes, jobs_submitted, jobs_dropped, lru_gen_evict_jobs;
+	uint64_t total_reclaimed_bytes, jobs_submitted, lru_gen_evict_jobs;
+	uint64_t jobs_dropped;           /* submits the pool refused: queue full, or stopping */
 	bool swappiness_warned, no_reclaim_file;
 	bool stopped;                    /* dispatcher_stop(): no pools any more */
 	unsigned pending_at_stop;        /* jobs queued or running when it stopped */
-	uint64_t freed_pools_dropped;    /* queue-full drops of pools freed (stop, hotplug) */
 };
 
 #define FOREACH_POOL(ds, np)                                                          \
@@ -238,6 +238,11 @@ int dispatcher_submit(struct dispatcher *ds, struct cgroup_node *cg, const struc
 		payload_free(&req->mglru);
 		return 0; /* nothing to reclaim and nothing to age */
 	}
+	if (ds->default_node < 0) {
+		/* Hotplug left no node with a pool (dispatcher_topology_changed() logged it). */
+		payload_free(&req->mglru);
+		return -ENODEV;
+	}
 	np = pool_for_node(ds, req->mem_node >= 0 ? req->mem_node : placement_node(&s->numa, ds->topo));
 	r = reclaim_job_new(cg->dirfd, cg->path, cg->inode, &job);
 	if (r < 0) {
@@ -356,13 +361,9 @@ static int pool_create(struct dispatcher *ds, const struct numa_topology *t, uns
 	return 0;
 }
 
-/* Frees np's stopped pool, keeping its drop count for the report. */
-static void pool_release(struct dispatcher *ds, struct node_pool *np)
+/* Frees np's stopped pool. */
+static void pool_release(struct node_pool *np)
 {
-	struct worker_pool_stats st;
-
-	worker_pool_get_stats(np->pool, &st);
-	ds->freed_pools_dropped += st.jobs_dropped;
 	worker_pool_free(np->pool);
 	np->pool = NULL;
 	np->event_source = sd_event_source_disable_unref(np->event_source);
@@ -378,7 +379,7 @@ static void pool_dissolve(struct dispatcher *ds, struct node_pool *np)
 		CGROUP_SET_FOREACH(ds->cgroups, cg)
 			if (cg->job.job && cg->job.pool == np->pool)
 				cg->job.job = NULL; /* queued, never run: freed with the pool */
-	pool_release(ds, np);
+	pool_release(np);
 }
 
 static void pools_log_cpuless(struct dispatcher *ds, const struct numa_topology *t)
@@ -488,7 +489,6 @@ void dispatcher_report(struct dispatcher *ds, struct dispatcher_report *ret)
 		.jobs_submitted = ds->jobs_submitted,
 		.jobs_dropped = ds->jobs_dropped,
 		.lru_gen_evict_jobs = ds->lru_gen_evict_jobs,
-		.pool_jobs_dropped = ds->freed_pools_dropped,
 	};
 
 	FOREACH_POOL(ds, np) {
@@ -500,7 +500,6 @@ void dispatcher_report(struct dispatcher *ds, struct dispatcher_report *ret)
 			.busy = st.busy, .queued = st.queued, .idle_cores = np->idle_cores,
 			.reclaimed_bytes = np->bytes_reclaimed, .jobs_dropped = st.jobs_dropped,
 		};
-		r.pool_jobs_dropped += st.jobs_dropped;
 	}
 	*ret = r;
 }
@@ -561,7 +560,7 @@ void dispatcher_stop(struct dispatcher *ds)
 	FOREACH_POOL(ds, np) {
 		worker_pool_stop(np->pool);
 		drain_jobs(ds, np);
-		pool_release(ds, np);
+		pool_release(np);
 	}
 }
 

@@ -67,8 +67,7 @@ struct dispatcher_report {
 	unsigned pending;               /* queued + running over all pools */
 	uint64_t total_reclaimed_bytes; /* since start */
 	uint64_t jobs_submitted;        /* with request_bytes > 0 */
-	uint64_t jobs_dropped;          /* queue full */
-	uint64_t pool_jobs_dropped;     /* the pools' own drop counts, freed pools included */
+	uint64_t jobs_dropped;          /* submits the pools refused (queue full, or stopping) */
 	uint64_t lru_gen_evict_jobs;    /* finished jobs that evicted through lru_gen */
 };
 
@@ -94,11 +93,23 @@ static inline bool dispatcher_busy(const struct cgroup_node *cg)
 	return cg->job.job != NULL;
 }
 
+/* What cg's job in flight asked for, bytes (0: none in flight, or aging only). */
+static inline uint64_t dispatcher_job_request_bytes(const struct cgroup_node *cg)
+{
+	return cg->job.job ? cg->job.request_bytes : 0;
+}
+
+/* What cg's jobs reclaimed since the last dispatcher_take_results(), bytes. */
+static inline uint64_t dispatcher_pending_reclaimed_bytes(const struct cgroup_node *cg)
+{
+	return cg->job.pending_reclaimed_bytes;
+}
+
 /* Submits req for cg (whose sample is s) to the pool serving req->mem_node. req->mglru is taken
  * over in every case. A cgroup already busy gets nothing (-EBUSY). After a kernel was found
  * without memory.reclaim, only aging is submitted; a request with nothing to reclaim or age
- * submits nothing (0). Returns 0, -EBUSY, -ENOMEM, or -EAGAIN when
- * the pool's queue is full (logged here). */
+ * submits nothing (0). Returns 0, -EBUSY, -ENOMEM, -ENODEV when hotplug left no pool, or the
+ * pool's refusal (-EAGAIN: queue full; logged here). */
 int dispatcher_submit(struct dispatcher *ds, struct cgroup_node *cg, const struct cgroup_sample *s,
 		      struct dispatch_request *req);
 /* Cancels cg's job, if any (between chunks, or by signal inside a write). */

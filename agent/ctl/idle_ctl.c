@@ -46,7 +46,6 @@ static void topology_refresh(struct idle_ctl *ic)
 		ic->hooks.topology(ic->hooks.userdata, t);
 	/* Idle averages were per the old CPU sets. */
 	memset(&ic->idle, 0, sizeof(ic->idle));
-	ic->have_prev = false;
 }
 
 static int on_sample(sd_event_source *s, uint64_t usec _unused_, void *userdata)
@@ -78,11 +77,12 @@ static int on_sample(sd_event_source *s, uint64_t usec _unused_, void *userdata)
 			if (ic->hooks.idle)
 				ic->hooks.idle(ic->hooks.userdata, &ic->idle);
 		}
+		if (++ic->samples_taken % TOPOLOGY_EVERY_SAMPLES == 0)
+			topology_refresh(ic);
+		/* This sample is the next one's base, also right after a topology change. */
 		ic->prev = ic->cur;
 		ic->cur = t;
 		ic->have_prev = true;
-		if (++ic->samples_taken % TOPOLOGY_EVERY_SAMPLES == 0)
-			topology_refresh(ic);
 	}
 	sd_event_source_set_time_relative(s, IDLE_SAMPLE_US);
 	sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);

@@ -104,8 +104,8 @@ static void headroom_cgroup_state(void *userdata _unused_, const struct cgroup_n
 				  struct headroom_cgroup_state *ret)
 {
 	ret->in_flight = dispatcher_busy(cg);
-	ret->in_flight_bytes = ret->in_flight ? cg->job.request_bytes : 0;
-	ret->reclaimed_since_bytes = cg->job.pending_reclaimed_bytes;
+	ret->in_flight_bytes = dispatcher_job_request_bytes(cg);
+	ret->reclaimed_since_bytes = dispatcher_pending_reclaimed_bytes(cg);
 	ret->trigger_fired_us = cg->trigger.fired_us;
 }
 
@@ -199,7 +199,7 @@ static void decide_all(struct daemon *d, const struct reclaim_limits *lim)
 		struct cgroup_node *cg = d->snap.nodes[i];
 		const struct cgroup_sample *s = &snap->cgroups[i];
 		struct limits_cgroup lc = {
-			.mglru_aging = aging_ctl_active(d->aging), .agings = cg->aging.agings,
+			.mglru_aging = aging_ctl_active(d->aging), .agings = aging_ctl_agings(cg),
 			.reaches_zswap = zswap_ctl_reaches_pool(cg, s),
 			.inactive_file_bytes = s->stat.inactive_file,
 			.swappiness_supported = atomic_load(&reclaim_swappiness_supported),

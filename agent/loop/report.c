@@ -186,15 +186,14 @@ void report_summary(struct daemon *d)
 		snprintf(cap, sizeof(cap), "%d", sr.swapout_cap);
 	log_event(LOG_INFO, MSGID_STOPPING, &(struct log_fields){ .has_reclaimed = true,
 								  .reclaimed_bytes = dr.total_reclaimed_bytes },
-		  "since start: %" PRIu64 " MiB reclaimed by %" PRIu64 " requests (%" PRIu64 " dropped "
-		  "at submit, %" PRIu64 " by the pools, %u in flight at stop, %" PRIu64 " evicted through "
+		  "since start: %" PRIu64 " MiB reclaimed by %" PRIu64 " requests (%" PRIu64 " refused "
+		  "by a full queue, %u in flight at stop, %" PRIu64 " evicted through "
 		  "lru_gen); headroom %s: %" PRIu64 " checks, %" PRIu64 " MiB asked in %" PRIu64 " chunks, "
 		  "%" PRIu64 " of them last resort; MGLRU aging %s: %" PRIu64 " lruvecs aged by %" PRIu64
 		  " jobs; zswap: %" PRIu64 " inversions, %" PRIu64 " memory.zswap.max writes, %" PRIu64
-		  " shrinker switches; swap: %zu devices, swap-out swappiness cap %s; zram: %" PRIu64 " MiB written "
-		  "back (%" PRIu64 " MiB in the current day%s)",
-		  dr.total_reclaimed_bytes >> 20, dr.jobs_submitted, dr.jobs_dropped, dr.pool_jobs_dropped,
-		  dr.pending,
+		  " shrinker switches; swap: %zu devices, swap-out swappiness cap %s; zram: %" PRIu64
+		  " MiB written back (%" PRIu64 " MiB in the current day%s)",
+		  dr.total_reclaimed_bytes >> 20, dr.jobs_submitted, dr.jobs_dropped, dr.pending,
 		  dr.lru_gen_evict_jobs, hr.enabled ? "on" : "off", hr.checks, hr.requested_bytes >> 20,
 		  hr.requests, hr.last_resort_requests, ar.active ? "on" : "off", ar.lruvecs_aged,
 		  ar.aging_jobs, zr.inversions, zr.zswap_max_writes, zr.shrinker_switches,

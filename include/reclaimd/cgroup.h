@@ -27,16 +27,21 @@ enum cgroup_optional_file {
 
 /*
  * One cgroup. Discovery (agent/kio/discovery.c) owns the identity fields at the top and frees the
- * node; every other group below has exactly one owner, which is the only code that writes it:
+ * node (the snapshot builder clears has_memory when memory.current vanished mid-tick, so that
+ * discovery checks again). Every group below has one owner, the only code that writes it:
  *   files    the per-cgroup reader (agent/kio/cgroup_reader.c)
- *   hist     the loop's snapshot builder (agent/loop/snapshot.c): counters for deltas,
- *            and when a read warning was last logged
- *   policy   the loop's policy step (agent/loop/daemon.c)
+ *   hist     the loop's snapshot builder (agent/loop/snapshot.c): counters for deltas, and when
+ *            a read or trigger warning was last logged (also by triggers.c)
+ *   policy   the loop: the policy's state (daemon.c decides; triggers.c restarts it from the
+ *            smallest step when the PSI trigger fires) and the decision log's rate limit
+ *            (report.c)
  *   trigger  the loop's PSI triggers (agent/loop/triggers.c)
  *   job      the dispatcher (agent/ctl/dispatcher.c)
  *   zswap    the zswap controller (agent/ctl/zswap_ctl.c)
  *   aging    the MGLRU aging controller (agent/ctl/aging_ctl.c)
  *   events   the loop's reports (agent/loop/report.c)
+ * Controllers only read the groups of others through the owner's header (dispatcher_busy(),
+ * zswap_ctl_max_in_force()) or get them through the loop's hooks.
  */
 struct cgroup_node {
 	uint64_t inode;

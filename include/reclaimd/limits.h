@@ -45,6 +45,7 @@ struct limits_cgroup {
  * Applies this tick's limits to one policy answer, in this order (each only while the request is
  * still > 0):
  *   1. pacing: request = request * step_factor, rounded down to pages; 0 -> DECISION_BELOW_PAGE
+ *      (a step_factor <= 0 counts as 0; NaN or >= 1 as no pacing)
  *   2. MGLRU warm-up: with aging on and agings < MGLRU_WARMUP_AGINGS the request is 0 and the
  *      reason DECISION_NO_HISTORY: generations mean "idle for N intervals" only after a few
  *      agings one interval apart; before that memory.reclaim has to age the memcg itself, within

@@ -25,7 +25,9 @@ bool reclaim_limits_apply(const struct reclaim_limits *lim, const struct limits_
 	bool file_only = false;
 
 	if (dec->request_bytes > 0 && lim->step_factor < 1) {
-		uint64_t paced = (uint64_t)((double)dec->request_bytes * lim->step_factor);
+		/* Out of (0, 1]: at most nothing (a negative double has no uint64_t value). */
+		double f = lim->step_factor > 0 ? lim->step_factor : 0;
+		uint64_t paced = (uint64_t)((double)dec->request_bytes * f);
 
 		dec->request_bytes = paced / page_size * page_size;
 		if (dec->request_bytes == 0)
