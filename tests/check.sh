@@ -11,6 +11,7 @@ field() {
 	sed -n "s/^$1: $total/\\$2/p" | tail -n 1
 }
 
+start_s=$(date +%s)
 unit_out=$(tests/run-unit.sh "$@")
 unit_rc=$?
 printf '%s\n' "$unit_out"
@@ -29,5 +30,7 @@ vs=$(printf '%s\n' "$vm_out" | field vm 3)
 [ -n "$vp" ] || { vp=0 vf=1 vs=0; }
 [ "$vm_rc" -ne 0 ] && [ "$vf" -eq 0 ] && vf=1
 
+took=$(($(date +%s) - start_s))
+echo "make check: $((took / 60)) min $((took % 60)) s"
 echo "$((up + vp)) passed, $((uf + vf)) failed, $((us + vs)) skipped"
 [ $((uf + vf)) -eq 0 ]
