@@ -21,9 +21,13 @@ us=$(printf '%s\n' "$unit_out" | field unit 3)
 [ -n "$up" ] || { up=0 uf=1 us=0; }
 [ "$unit_rc" -ne 0 ] && [ "$uf" -eq 0 ] && uf=1
 
-vm_out=$(tests/vm/run-tests.sh 2>&1)
-vm_rc=$?
-printf '%s\n' "$vm_out"
+# The VM part prints each scenario's lines as it ends (about 16 minutes in all), kept for the
+# totals below.
+vm_log=$(mktemp "${TMPDIR:-/tmp}/reclaimd-check.XXXXXX")
+trap 'rm -f "$vm_log"' EXIT
+tests/vm/run-tests.sh 2>&1 | tee "$vm_log"
+vm_rc=${PIPESTATUS[0]}
+vm_out=$(cat "$vm_log")
 vp=$(printf '%s\n' "$vm_out" | field vm 1)
 vf=$(printf '%s\n' "$vm_out" | field vm 2)
 vs=$(printf '%s\n' "$vm_out" | field vm 3)

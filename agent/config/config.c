@@ -1232,7 +1232,7 @@ static void print_shrinker(FILE *out, const char *label, const struct key_desc *
 		return;
 	}
 	print_label(out, label);
-	fputs("auto (on while the pool is over its target or after an inversion, off "
+	fputs("auto (on from 90 % of the pool's target or after an inversion, off "
 	      "below 70 % of the target)\n", out);
 }
 

@@ -175,7 +175,7 @@ void aging_ctl_reload(struct aging_ctl *ag, const struct config *c)
 	if (r == 0)
 		log_event(LOG_INFO, MSGID_KERNEL_FEATURE, NULL,
 			  "MGLRU aging: each managed memcg is aged once per tick through "
-			  "%s/kernel/debug/lru_gen, so memory.reclaim evicts pages idle for two intervals",
+			  "%s/kernel/debug/lru_gen, so reclaim evicts pages idle for two intervals",
 			  ag->env.sys_root);
 	else
 		log_event(LOG_NOTICE, MSGID_KERNEL_FEATURE, NULL,

@@ -3,8 +3,8 @@
  * zram_ctl.c - drives zram idle writeback for the zram devices listed in the "swap" section.
  *
  * Every tick, for each configured zram device that is swapped on and has a backing device, the
- * pure decision zram_needs_writeback() (policies/zram_writeback.c) says whether the data zram holds
- * in memory is past zram_writeback_at_pct of its disksize. If so, a writeback thread marks the
+ * pure decision zram_needs_writeback() (policies/planners/zram_writeback.c) says whether the
+ * data zram holds in memory is past zram_writeback_at_pct of its disksize. If so, a writeback thread marks the
  * pages not accessed for zram_idle_age seconds idle and writes them to the backing device in
  * chunks of ZRAM_WB_CHUNK_BYTES (zram_writeback_chunk() bounds each write with writeback_limit),
  * so that zram does not fill and push newly reclaimed (warmer) pages to the next, slower tier

@@ -258,7 +258,8 @@ static void apply_rule_zswap(struct zswap_ctl *z, const struct tick_ctx *ctx, st
 	}
 }
 
-/* shrinker_enabled "auto": on while the pool is over its target (zswap_shrinker_wanted()). The
+/* shrinker_enabled "auto": on from near_target_pct of the pool's target or after an inversion,
+ * off below calm_pct of it (zswap_shrinker_wanted()). The
  * value found before the first change is kept in zswap_saved, so the exit restores it. */
 static void shrinker_auto(struct zswap_ctl *z, const struct tick_ctx *ctx,
 			  const struct zswap_policy_params *params,

@@ -2,8 +2,8 @@
 /*
  * swap_dev.c - the swap-device mechanism of swap.h: is this path a swap area (signature check),
  * swapon(2) with a priority, swapoff(2). Thin on purpose: the decisions are in
- * policies/swap_plan.c, and swapon/swapoff need root and a real device, so they are exercised
- * only in the VM.
+ * policies/planners/swap_plan.c, and swapon/swapoff need root and a real device, so they are
+ * exercised only in the VM.
  */
 #include <errno.h>
 #include <fcntl.h>

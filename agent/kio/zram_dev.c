@@ -2,7 +2,7 @@
 /*
  * zram_dev.c - I/O for the zram tier (zram.h): reading a device's state from sys_root/block/<name>
  * into a struct zram_state (parsers in parse_zram.c), and idle writeback through its idle and
- * writeback files. The decision when to write back is policies/zram_writeback.c.
+ * writeback files. The decision when to write back is policies/planners/zram_writeback.c.
  */
 #include <errno.h>
 #include <fcntl.h>

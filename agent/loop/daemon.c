@@ -166,7 +166,7 @@ static int discover(struct daemon *d)
 		if (d->cgroups.open_failures)
 			log_event(LOG_WARNING, MSGID_READ_FAILED, NULL,
 				  "%u cgroups could not be opened (%s) and are not managed; reclaimd keeps "
-				  "about 5 files open per managed cgroup, its open files limit is %llu",
+				  "about 6 files open per managed cgroup, its open files limit is %llu",
 				  d->cgroups.open_failures, strerror(-d->cgroups.last_open_error),
 				  (unsigned long long)loop_nofile_limit());
 		if (d->cgroups.depth_truncated)
@@ -338,7 +338,8 @@ static int on_reload_signal(sd_event_source *s _unused_, const struct signalfd_s
 
 /* ---- setup ------------------------------------------------------------------------------- */
 
-/* Every managed cgroup keeps about 5 fds open: ask for the hard limit (the unit sets 512K). */
+/* Every managed cgroup keeps about 6 fds open (its directory, 4 hot files, the PSI trigger): ask
+ * for the hard limit (the unit sets 512K). */
 static void raise_nofile(void)
 {
 	struct rlimit rl;
@@ -351,7 +352,7 @@ static void raise_nofile(void)
 		log_event(LOG_NOTICE, MSGID_KERNEL_FEATURE, NULL,
 			  "open files limit is %llu: enough for about %llu managed cgroups (raise "
 			  "LimitNOFILE= for more)", (unsigned long long)loop_nofile_limit(),
-			  (unsigned long long)(loop_nofile_limit() / 5));
+			  (unsigned long long)(loop_nofile_limit() / 6));
 }
 
 /* The root's children have memory.* files only when the root enables +memory for them. */

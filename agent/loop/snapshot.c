@@ -152,6 +152,6 @@ void snapshot_build(struct daemon *d)
 		log_event(LOG_WARNING, MSGID_READ_FAILED, NULL,
 			  "%u managed cgroups skipped this tick: out of file descriptors (open files "
 			  "limit %llu for %zu known cgroups; reclaimd keeps a directory fd per cgroup and "
-			  "4 more per managed one): raise LimitNOFILE=", n_emfile,
+			  "5 more per managed one): raise LimitNOFILE=", n_emfile,
 			  (unsigned long long)loop_nofile_limit(), d->cgroups.n);
 }

@@ -5,7 +5,7 @@
  * Loading is all-or-nothing: config_load_*() either returns a complete, validated struct config
  * or an error message naming the file, the line/column (for JSON syntax errors, from jansson) or
  * the JSON path of the offending key (for unknown keys, wrong types, out-of-range values).
- * Nothing here logs or touches cgroups. Every key is documented in README.md "Configuration".
+ * Nothing here logs or touches cgroups. Every key is documented in README.md "Configuration reference".
  */
 #ifndef RECLAIMD_CONFIG_H
 #define RECLAIMD_CONFIG_H

@@ -4,7 +4,7 @@
  *
  * Per cgroup and interval (the law, also in README "Policy psi"):
  *   p        = memory PSI "some" stall over the interval, percent  (delta of total=, not avg10)
- *   floor    = max(min_bytes, memory.min, unreclaimable)   (cgroup_floor_bytes, policies/floor.c)
+ *   floor    = max(min_bytes, memory.min, unreclaimable)   (cgroup_floor_bytes, floor.c)
  *   unreclaimable = memory.current - (file + min(anon, swap room))
  *   request  = (memory.current - floor) * step * max(0, 1 - p / target), rounded down to pages
  *   request  = 0 while io PSI "some" over the interval exceeds io_psi_some_target_pct
