@@ -48,12 +48,6 @@ static void dispatch(struct daemon *d, struct cgroup_node *cg, const struct cgro
 	if (dispatcher_busy(cg))
 		return;
 	aging_ctl_take(d->aging, cg, d->tick, request_bytes > 0, &req.mglru);
-	if (request_bytes == 0 && !req.mglru.cmds) {
-		free(req.mglru.evict);
-		if (req.mglru.fd >= 0)
-			close(req.mglru.fd);
-		return;
-	}
 	job_swappiness_decide(pp->swappiness, swappiness_cap, d->snap.snap.host.vm_swappiness,
 			      s->swap_room_bytes, flags & DISPATCH_FILE_ONLY, &req.swappiness);
 	dispatcher_submit(d->dispatcher, cg, s, &req);
@@ -61,17 +55,19 @@ static void dispatch(struct daemon *d, struct cgroup_node *cg, const struct cgro
 
 /* ---- hooks ------------------------------------------------------------------------------- */
 
+/* The dispatcher's hooks run only for jobs a tick submitted, so by then every controller exists
+ * (a start that failed part-way ran no tick). */
+
 static void on_job_done(void *userdata, const struct job_result *r)
 {
 	struct daemon *d = userdata;
 	const struct reclaim_job *job = r->job;
 	struct cgroup_node *cg = r->cg;
 
-	if (d->aging)
-		aging_ctl_job_done(d->aging, cg, job);
+	aging_ctl_job_done(d->aging, cg, job);
 	/* Headroom's next chunk comes at once only after one that did all it was asked (EAGAIN,
 	 * a cancel or an error wait for the 250 ms timer or the next tick). */
-	if (cg && (r->flags & DISPATCH_HEADROOM) && d->headroom)
+	if (cg && (r->flags & DISPATCH_HEADROOM))
 		headroom_ctl_job_done(d->headroom, job->outcome == JOB_DONE && job->written_bytes > 0 &&
 						   job->reclaimed_bytes > 0);
 	if (cg && job->request_bytes > 0 && job->outcome == JOB_CANCELLED && cg->trigger.fired_us &&
@@ -89,8 +85,7 @@ static void on_jobs_drained(void *userdata)
 {
 	struct daemon *d = userdata;
 
-	if (d->zswap && d->zram && d->headroom)
-		report_notify_status(d);
+	report_notify_status(d);
 	if (d->opts->once && d->tick >= 2 && dispatcher_pending(d->dispatcher) == 0)
 		sd_event_exit(d->env.event, 0);
 }
@@ -113,16 +108,11 @@ static void headroom_submit(void *userdata, struct cgroup_node *cg, const struct
 			    uint64_t bytes, unsigned node, bool last_resort)
 {
 	struct daemon *d = userdata;
-	struct zswap_report zr;
-	struct swap_tiers_report sr;
-	struct reclaim_limits lim;
 
 	/* The same swappiness cap as the tick's own requests. */
-	zswap_ctl_report(d->zswap, &zr);
-	swap_tiers_ctl_report(d->swap_tiers, &sr);
-	reclaim_limits_merge(&zr.limits, sr.swapout_cap, &lim);
 	dispatch(d, cg, s, bytes, (int)node,
-		 DISPATCH_HEADROOM | (last_resort ? DISPATCH_LAST_RESORT : 0), lim.swappiness_cap);
+		 DISPATCH_HEADROOM | (last_resort ? DISPATCH_LAST_RESORT : 0),
+		 d->snap.limits.swappiness_cap);
 }
 
 static void on_idle(void *userdata, const struct idle_tracker *idle)
@@ -222,7 +212,7 @@ static void decide_all(struct daemon *d, const struct reclaim_limits *lim)
 
 static void run_tick(struct daemon *d)
 {
-	struct reclaim_limits zlim, lim;
+	struct reclaim_limits zlim;
 	struct tick_ctx ctx;
 	int swapout_cap;
 
@@ -235,8 +225,8 @@ static void run_tick(struct daemon *d)
 	swapout_cap = swap_tiers_ctl_tick(d->swap_tiers, &ctx);
 	zram_ctl_tick(d->zram, &ctx);
 	zswap_ctl_tick(d->zswap, &ctx, &zlim);
-	reclaim_limits_merge(&zlim, swapout_cap, &lim);
-	decide_all(d, &lim);
+	reclaim_limits_merge(&zlim, swapout_cap, &d->snap.limits);
+	decide_all(d, &d->snap.limits);
 	report_direct_reclaim(d);
 	headroom_ctl_tick(d->headroom, &ctx);
 	dispatcher_tick(d->dispatcher, &ctx);
@@ -454,6 +444,7 @@ static int daemon_setup(struct daemon *d)
 		return r;
 	}
 	d->snap.snap.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
+	reclaim_limits_none(&d->snap.limits);
 
 	d->topo = calloc(1, sizeof(*d->topo));
 	if (!d->topo)

@@ -35,6 +35,8 @@ struct loop_snapshot {
 	struct cgroup_node **nodes;     /* snap.cgroups[i] belongs to nodes[i] */
 	size_t capacity;
 	size_t n_managed;               /* managed cgroups this tick (sampled or not) */
+	struct reclaim_limits limits;   /* this tick's, zswap's merged with the swap tiers' cap:
+					 * the tick's requests and headroom's until the next tick */
 };
 
 /* The roots in use, and the configuration values they came from (reload compares). */
