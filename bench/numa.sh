@@ -93,7 +93,7 @@ for c in $CGROUPS; do
 		for name in $cgs; do wait_for_file "/tmp/r$run-$name.ready" 180 || echo "memhog $name not ready"; done
 		sum_current() { s=0; for x in $cgs; do s=$((s + $(cat "$top/$x/memory.current"))); done; echo $s; }
 		cat >/tmp/numa-bench.json <<JSON
-{ "interval": 2, "log_level": "info", "headroom": false, "max_workers_per_node": $w,
+{ "interval": 2, "log_level": "info", "headroom": false, "mglru_aging": false, "max_workers_per_node": $w,
   "defaults": { "min_bytes": "8M", "probe_min": 1, "probe_max": 1 },
   "rules": [ { "match": "reclaimd", "policy": "none" }, { "match": "bench-numa/r$run/*" } ] }
 JSON

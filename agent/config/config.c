@@ -837,6 +837,9 @@ static int check_params(struct loader *l, const char *where, const struct policy
 	if (p->trigger_stall_us > p->trigger_window_us)
 		return fail(l, where, "trigger_stall_us %" PRIu64 " exceeds trigger_window_us %" PRIu64 "%s",
 			    p->trigger_stall_us, p->trigger_window_us, note);
+	if (p->cold_age_s > p->max_cold_age_s)
+		return fail(l, where, "cold_age %" PRIu64 " s exceeds max_cold_age %" PRIu64 " s%s",
+			    p->cold_age_s, p->max_cold_age_s, note);
 	return 0;
 }
 
@@ -1280,6 +1283,13 @@ static const struct key_desc param_keys[] = {
 	{ "trigger_window_us", &t_usec, PP(trigger_window_us), .def.u = USEC_PER_SEC,
 	  .umin = 500 * USEC_PER_MSEC, .umax = 10 * USEC_PER_SEC, .range = "500000..10000000 us",
 	  .unit = " us" },
+	/* MGLRU eviction (lru_gen_plan.h, policies/cgroup/cold_age.c). */
+	{ "cold_age", &t_u64, PP(cold_age_s), .def.u = 30,
+	  .umin = 1, .umax = 86400, .range = "1..86400 s, and <= max_cold_age", .unit = " s" },
+	{ "max_cold_age", &t_u64, PP(max_cold_age_s), .def.u = 600,
+	  .umin = 1, .umax = 86400, .range = "1..86400 s", .unit = " s" },
+	{ "refault_target_pct", &t_number, PP(refault_target_pct), .def.d = 0.1,
+	  .min = 0, .max = 100, .min_open = true, .range = "0 < x <= 100" },
 };
 
 static const struct hint hints_defaults[] = {
@@ -1378,7 +1388,7 @@ static const struct key_desc top_keys[] = {
 	  .unset = "(auto: the cgroup-v2 mount, through libcgroup)" },
 	{ "proc_root", &t_path, CFG(proc_root), .def.s = "/proc" },
 	{ "sys_root", &t_path, CFG(sys_root), .def.s = "/sys" },
-	{ "mglru_aging", &t_bool, CFG(mglru_aging), .def.b = false },
+	{ "mglru_aging", &t_bool, CFG(mglru_aging), .def.b = true },
 	{ "max_workers_per_node", &t_unsigned, CFG(max_workers_per_node), .def.u = 0,
 	  .umin = 1, .umax = CONFIG_MAX_WORKERS_PER_NODE,
 	  .range = "1.." STR(CONFIG_MAX_WORKERS_PER_NODE) "; it must also not exceed a node's CPU count",

@@ -9,6 +9,7 @@
 
 #include "ctl/aging_ctl.h"
 #include "reclaimd/log.h"
+#include "reclaimd/lru_gen_plan.h"
 
 struct aging_ctl {
 	struct ctl_env env;
@@ -48,7 +49,8 @@ static struct cgroup_node *find_path(const struct aging_ctl *ag, const char *p, 
 	return NULL;
 }
 
-static void add_target(struct cgroup_node *cg, const struct lru_gen_lruvec *v)
+static void add_target(struct cgroup_node *cg, const struct lru_gen_lruvec *v,
+		       const struct lru_gen_plan *p)
 {
 	struct lru_gen_target *t;
 
@@ -62,10 +64,17 @@ static void add_target(struct cgroup_node *cg, const struct lru_gen_lruvec *v)
 		cg->aging.targets_cap = cap;
 	}
 	t = &cg->aging.targets[cg->aging.n_targets++];
-	*t = (struct lru_gen_target){ .memcg_id = v->memcg_id, .node = v->node, .max_seq = v->max_seq };
-	/* Generations up to max_seq - 1: after this tick's aging, idle for two intervals. */
-	for (unsigned g = 0; g < v->n_gens && v->min_seq + g + 1 <= v->max_seq; g++)
-		t->idle_pages += v->anon_pages[g] + v->file_pages[g];
+	*t = (struct lru_gen_target){ .memcg_id = v->memcg_id, .node = v->node, .max_seq = v->max_seq,
+				      .evict_seq = p->evict_seq, .idle_pages = p->cold_pages };
+	cg->aging.cold_pages += p->cold_pages;
+}
+
+/* The cold age the cgroup's policy settled on (cold_age.c), or its rule's starting one. */
+static uint64_t cold_age_ms(const struct cgroup_node *cg)
+{
+	if (cg->policy.state.cold_age_ms)
+		return cg->policy.state.cold_age_ms;
+	return cg->rule ? cg->rule->params.cold_age_s * 1000 : 0;
 }
 
 static int on_lruvec(const struct lru_gen_lruvec *v, void *userdata)
@@ -73,15 +82,21 @@ static int on_lruvec(const struct lru_gen_lruvec *v, void *userdata)
 	struct aging_ctl *ag = userdata;
 	/* lru_gen prints "/" + our relative path ("/" alone for the root, whose path is ""). */
 	struct cgroup_node *cg = find_path(ag, v->path + 1, v->path_len - 1);
+	struct lru_gen_plan plan;
 
-	if (!cg || (ag->hooks.busy && ag->hooks.busy(ag->hooks.userdata, cg)))
+	if (!cg || !cg->rule || (ag->hooks.busy && ag->hooks.busy(ag->hooks.userdata, cg)))
 		return 0;
 	if (cg->aging.tick != ag->tick) {
 		cg->aging.tick = ag->tick;
 		cg->aging.len = 0;
 		cg->aging.n_targets = 0;
+		cg->aging.cold_pages = 0;
 	}
-	add_target(cg, v);
+	lru_gen_plan_lruvec(v, cold_age_ms(cg), &plan);
+	if (plan.evict)
+		add_target(cg, v, &plan);
+	if (!plan.age)
+		return 0;
 	for (;;) {
 		if (cg->aging.size - cg->aging.len >= 64 &&
 		    lru_gen_format_age(cg->aging.cmds, cg->aging.size, &cg->aging.len, v->memcg_id,
@@ -129,9 +144,11 @@ void aging_ctl_take(struct aging_ctl *ag, struct cgroup_node *cg, unsigned tick,
 		    struct lru_gen_payload *ret)
 {
 	*ret = (struct lru_gen_payload){ .fd = -1 };
-	if (!ag->mglru || cg->aging.tick != tick || cg->aging.len == 0)
+	if (!ag->mglru || cg->aging.tick != tick ||
+	    (cg->aging.len == 0 && !(evict && cg->aging.n_targets > 0)))
 		return;
-	ret->cmds = strndup(cg->aging.cmds, cg->aging.len);
+	if (cg->aging.len > 0)
+		ret->cmds = strndup(cg->aging.cmds, cg->aging.len);
 	ret->fd = fcntl(mglru_fd(ag->mglru), F_DUPFD_CLOEXEC, 3);
 	if (evict && cg->aging.n_targets > 0 &&
 	    (ret->evict = malloc(cg->aging.n_targets * sizeof(*ret->evict)))) {
@@ -140,6 +157,7 @@ void aging_ctl_take(struct aging_ctl *ag, struct cgroup_node *cg, unsigned tick,
 	}
 	cg->aging.len = 0; /* once per tick, even if headroom dispatches again */
 	cg->aging.n_targets = 0;
+	cg->aging.cold_pages = 0;
 }
 
 void aging_ctl_job_done(struct aging_ctl *ag, struct cgroup_node *cg, const struct reclaim_job *job)
@@ -174,8 +192,9 @@ void aging_ctl_reload(struct aging_ctl *ag, const struct config *c)
 	r = mglru_open(ag->env.sys_root, &ag->mglru);
 	if (r == 0)
 		log_event(LOG_INFO, MSGID_KERNEL_FEATURE, NULL,
-			  "MGLRU aging: each managed memcg is aged once per tick through "
-			  "%s/kernel/debug/lru_gen, so reclaim evicts pages idle for two intervals",
+			  "MGLRU aging: each managed memcg is aged through %s/kernel/debug/lru_gen "
+			  "every half cold age, and reclaim evicts only generations idle for the "
+			  "cold age (cold_age, doubled while refaults exceed refault_target_pct)",
 			  ag->env.sys_root);
 	else
 		log_event(LOG_NOTICE, MSGID_KERNEL_FEATURE, NULL,

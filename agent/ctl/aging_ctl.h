@@ -2,7 +2,8 @@
 /*
  * aging_ctl.h - the MGLRU aging controller (why: include/reclaimd/mglru.h). Once per tick it
  * reads /sys/kernel/debug/lru_gen and gives every managed cgroup without a job in flight the
- * "+ memcg node max_seq" commands of its lruvecs and its eviction targets, kept in the cgroup's
+ * "+ memcg node max_seq" commands of its lruvecs that are due for aging and the eviction
+ * targets of those with cold generations (lru_gen_plan.h, at the cgroup's cold age), kept in the cgroup's
  * `aging` group; the loop takes them into the cgroup's job (aging_ctl_take()), so the page-table
  * walks run on the node's worker, before its reclaim. Off when mglru_aging is false, in a dry
  * run, or when the kernel has no usable MGLRU (said once).
@@ -37,13 +38,15 @@ void aging_ctl_free(struct aging_ctl *ag);
 void aging_ctl_tick(struct aging_ctl *ag, const struct tick_ctx *ctx);
 /* Opens or closes lru_gen per the new configuration. */
 void aging_ctl_reload(struct aging_ctl *ag, const struct config *c);
-/* Jobs that aged cg's lruvecs so far (the MGLRU warm-up counts them: limits.h). */
-static inline unsigned aging_ctl_agings(const struct cgroup_node *cg)
+/* Bytes in cg's generations idle for its cold age, as planned this tick (0 when not planned this
+ * tick, or already taken by a job): the cap of limits.h. */
+static inline uint64_t aging_ctl_cold_bytes(const struct cgroup_node *cg, unsigned tick,
+					    uint64_t page_size)
 {
-	return cg->aging.agings;
+	return cg->aging.tick == tick ? cg->aging.cold_pages * page_size : 0;
 }
 
-/* Whether memcgs are aged (the MGLRU warm-up applies: limits.h). */
+/* Whether memcgs are aged (the MGLRU cold cap applies: limits.h). */
 bool aging_ctl_active(const struct aging_ctl *ag);
 /* What cg's job takes along this tick (once: a second job in the same tick gets nothing):
  * its aging commands and a dup of the lru_gen fd, and with `evict` (a reclaim request) its

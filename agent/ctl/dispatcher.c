@@ -151,7 +151,10 @@ static void job_log(struct dispatcher *ds, struct node_pool *np, struct cgroup_n
 		snprintf(aged, sizeof(aged), " (MGLRU aging of %u lruvecs first: %.3f s%s%s)",
 			 job->lruvecs_aged, (double)job->aging_us / (double)USEC_PER_SEC,
 			 job->evict ? "; evicted through lru_gen" : "",
-			 job->idle_exhausted ? ", idle generations used up" : "");
+			 job->idle_exhausted ? ", cold generations used up" : "");
+	else if (job->evict)
+		snprintf(aged, sizeof(aged), " (evicted through lru_gen%s)",
+			 job->idle_exhausted ? ", cold generations used up" : "");
 	log_event(prio, msgid, &f,
 		  "%s: reclaim %s on node %d%s: requested %" PRIu64 " KiB, written %" PRIu64 " KiB in "
 		  "%u chunks, reclaimed %" PRIu64 " KiB, memory.current -%" PRIu64 " KiB, %.3f s%s%s%s",

@@ -51,6 +51,17 @@ static bool token_u64(const char *t, size_t n, uint64_t *ret)
 	return true;
 }
 
+/* A page count: a number, or "-0", which lru_gen_seq_show() prints for a type whose own
+ * min_seq is past this generation (mm/vmscan.c): it holds none of them. */
+static bool token_pages(const char *t, size_t n, uint64_t *ret)
+{
+	if (n == 2 && t[0] == '-' && t[1] == '0') {
+		*ret = 0;
+		return true;
+	}
+	return token_u64(t, n, ret);
+}
+
 int lru_gen_parse(const char *buf, size_t len, lru_gen_fn fn, void *userdata)
 {
 	struct lru_gen_lruvec v = { 0 };
@@ -106,8 +117,8 @@ int lru_gen_parse(const char *buf, size_t len, lru_gen_fn fn, void *userdata)
 
 			if (!in_node || !token_u64(t, tn, &seq) ||
 			    !next_token(line, n, &lp, &t, &tn) || !token_u64(t, tn, &age) ||
-			    !next_token(line, n, &lp, &t, &tn) || !token_u64(t, tn, &anon) ||
-			    !next_token(line, n, &lp, &t, &tn) || !token_u64(t, tn, &file) ||
+			    !next_token(line, n, &lp, &t, &tn) || !token_pages(t, tn, &anon) ||
+			    !next_token(line, n, &lp, &t, &tn) || !token_pages(t, tn, &file) ||
 			    v.n_gens >= LRU_GEN_MAX_LINES ||
 			    (v.n_gens > 0 && seq <= v.max_seq))
 				return -EBADMSG;
@@ -116,6 +127,8 @@ int lru_gen_parse(const char *buf, size_t len, lru_gen_fn fn, void *userdata)
 				v.oldest_age_ms = age;
 			}
 			v.max_seq = seq;
+			v.seq[v.n_gens] = seq;
+			v.age_ms[v.n_gens] = age;
 			v.anon_pages[v.n_gens] = anon;
 			v.file_pages[v.n_gens] = file;
 			v.n_gens++;

@@ -160,7 +160,7 @@ static int write_chunk(struct reclaim_job *job, int fd, uint64_t bytes)
 	return 0;
 }
 
-/* Evicts one chunk from the generations idle for two intervals, split over the memcg's
+/* Evicts one chunk from the generations idle for the cold age, split over the memcg's
  * lruvecs (nodes) by their idle pages. skip[i] is set for a lruvec the kernel refuses (removed,
  * or too few generations). Returns 0; -EINTR when a signal interrupted an eviction; -ENOENT
  * when every lruvec was refused; -errno of a write otherwise. */
@@ -172,21 +172,18 @@ static int evict_chunk(struct reclaim_job *job, uint64_t chunk_bytes, bool *skip
 	lru_gen_split(job->evict, job->n_evict, skip, chunk_bytes / job->page_size, nr);
 	for (size_t i = 0; i < job->n_evict; i++) {
 		const struct lru_gen_target *t = &job->evict[i];
-		int r = -EINVAL;
+		int r;
 
 		if (nr[i] == 0)
 			continue;
-		/* max_seq - 1 once this job's aging added a generation; max_seq - 2 when it did not
-		 * (that command failed, or 6.15+ answered EEXIST): the kernel says EINVAL to the
-		 * first then. */
-		for (uint64_t back = 1; back <= 2 && r == -EINVAL && t->max_seq >= back; back++) {
-			int len = lru_gen_format_evict(cmd, sizeof(cmd), t->memcg_id, t->node,
-						       t->max_seq - back, job->evict_swappiness, nr[i]);
+		/* Up to the last cold generation (lru_gen_plan.h). EINVAL: the memcg or node went
+		 * away, or this job's aging did not add the generation the plan counted on. */
+		int len = lru_gen_format_evict(cmd, sizeof(cmd), t->memcg_id, t->node, t->evict_seq,
+					       job->evict_swappiness, nr[i]);
 
-			if (len < 0)
-				return len;
-			r = lru_gen_write(job->lru_gen_fd, cmd, (size_t)len);
-		}
+		if (len < 0)
+			return len;
+		r = lru_gen_write(job->lru_gen_fd, cmd, (size_t)len);
 		if (r == -EINVAL) {
 			skip[i] = true;
 			continue;

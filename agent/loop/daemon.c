@@ -47,7 +47,14 @@ static void dispatch(struct daemon *d, struct cgroup_node *cg, const struct cgro
 
 	if (dispatcher_busy(cg))
 		return;
-	aging_ctl_take(d->aging, cg, d->tick, request_bytes > 0, &req.mglru);
+	/* Headroom keeps a node out of direct reclaim: it writes memory.reclaim, which may take
+	 * what is not yet cold, as kswapd would; the psi policy's requests evict cold generations. */
+	aging_ctl_take(d->aging, cg, d->tick, request_bytes > 0 && !(flags & DISPATCH_HEADROOM),
+		       &req.mglru);
+	/* With aging on, the psi policy's requests only evict cold generations: without targets
+	 * (none cold, or no memory for them) the job only ages, never writes memory.reclaim. */
+	if (aging_ctl_active(d->aging) && !(flags & DISPATCH_HEADROOM) && !req.mglru.evict)
+		req.request_bytes = 0;
 	job_swappiness_decide(pp->swappiness, swappiness_cap, d->snap.snap.host.vm_swappiness,
 			      s->swap_room_bytes, flags & DISPATCH_FILE_ONLY, &req.swappiness);
 	dispatcher_submit(d->dispatcher, cg, s, &req);
@@ -189,7 +196,8 @@ static void decide_all(struct daemon *d, const struct reclaim_limits *lim)
 		struct cgroup_node *cg = d->snap.nodes[i];
 		const struct cgroup_sample *s = &snap->cgroups[i];
 		struct limits_cgroup lc = {
-			.mglru_aging = aging_ctl_active(d->aging), .agings = aging_ctl_agings(cg),
+			.mglru_aging = aging_ctl_active(d->aging),
+			.cold_bytes = aging_ctl_cold_bytes(cg, d->tick, snap->page_size),
 			.reaches_zswap = zswap_ctl_reaches_pool(cg, s),
 			.inactive_file_bytes = s->stat.inactive_file,
 			.swappiness_supported = atomic_load(&reclaim_swappiness_supported),
@@ -202,6 +210,8 @@ static void decide_all(struct daemon *d, const struct reclaim_limits *lim)
 			continue;
 		cg->rule->policy->decide(&cg->rule->params, s, &snap->host, snap->page_size,
 					 &cg->policy.state, &dec);
+		if (lc.mglru_aging)
+			report_cold_age(cg, &dec);
 		file_only = reclaim_limits_apply(lim, &lc, snap->page_size, &room, &dec);
 		report_decision(cg, &dec, file_only, now, d->opts->dry_run);
 		if (!d->opts->dry_run)

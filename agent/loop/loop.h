@@ -93,6 +93,9 @@ void trigger_install(struct daemon *d, struct cgroup_node *cg);
 void trigger_remove(struct cgroup_node *cg);
 
 /* report.c */
+/* With MGLRU aging: one line when the policy moved cg's cold age (cold_age.c), NOTICE when it
+ * grew (refaults), INFO when it shrank back. */
+void report_cold_age(const struct cgroup_node *cg, const struct reclaim_decision *dec);
 void report_decision(struct cgroup_node *cg, const struct reclaim_decision *dec, bool file_only,
 		     usec_t now, bool dry_run);
 /* Direct reclaim on the host since the last tick (/proc/vmstat), and memory.events high/max of

@@ -71,6 +71,22 @@ void report_decision(struct cgroup_node *cg, const struct reclaim_decision *dec,
 	}
 }
 
+void report_cold_age(const struct cgroup_node *cg, const struct reclaim_decision *dec)
+{
+	if (dec->cold_age_ms == dec->prev_cold_age_ms || dec->prev_cold_age_ms == 0)
+		return;
+	log_event(dec->cold_age_ms > dec->prev_cold_age_ms ? LOG_NOTICE : LOG_INFO, MSGID_COLD_AGE,
+		  &(struct log_fields){ .cgroup = cg->path,
+					.policy = cg->rule ? cg->rule->policy->name : NULL },
+		  dec->cold_age_ms > dec->prev_cold_age_ms ?
+			  "%s: cold age %.0f s -> %.0f s: %.0f pages refaulted a minute, over "
+			  "refault_target_pct of its memory (pages it still uses were taken)" :
+			  "%s: cold age %.0f s -> %.0f s: refaults under the target for %.0f min",
+		  cg->path, (double)dec->prev_cold_age_ms / 1000.0, (double)dec->cold_age_ms / 1000.0,
+		  dec->cold_age_ms > dec->prev_cold_age_ms ? dec->refaults_per_min :
+		  (double)MAX((uint64_t)10 * dec->prev_cold_age_ms, (uint64_t)600000) / 60000.0);
+}
+
 void report_direct_reclaim(struct daemon *d)
 {
 	const struct snapshot *snap = &d->snap.snap;

@@ -122,9 +122,11 @@ struct cgroup_node {
 		size_t len, size;
 		unsigned tick;          /* tick cmds was built for */
 		unsigned agings;        /* jobs that aged its lruvecs */
-		/* Its lruvecs as read with cmds, for eviction through lru_gen (mglru.h). */
+		/* Its lruvecs with cold generations, as read with cmds, for eviction through
+		 * lru_gen (mglru.h, lru_gen_plan.h), and their cold pages in all. */
 		struct lru_gen_target *targets;
 		size_t n_targets, targets_cap;
+		uint64_t cold_pages;
 	} aging;
 
 	struct {

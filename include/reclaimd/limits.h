@@ -1,18 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * limits.h - what happens to a per-cgroup policy's answer before it becomes a job: this tick's
- * limits from the zswap and swap-tier controllers, the MGLRU warm-up, and the swappiness a job
+ * limits from the zswap and swap-tier controllers, the MGLRU cold cap, and the swappiness a job
  * is written with. Pure (policies/planners/limits.c): no I/O, no clocks, no logging.
  */
 #ifndef RECLAIMD_LIMITS_H
 #define RECLAIMD_LIMITS_H
 
 #include "reclaimd/policy.h"
-
-/* With MGLRU aging, a memcg is reclaimed only once it has been aged this often, one interval
- * apart: then its oldest generation holds only pages idle for at least two intervals (MAX_NR_GENS
- * is 4, include/linux/mmzone.h) and memory.reclaim need not age it on its own. */
-#define MGLRU_WARMUP_AGINGS 3
 
 /* This tick's limits on reclaim, returned by the zswap controller (pacing and room) and merged
  * with the swap tiers' swap-out budget cap by reclaim_limits_merge(). */
@@ -34,7 +29,8 @@ void reclaim_limits_merge(const struct reclaim_limits *zswap, int swapout_cap,
 /* One cgroup as the limits see it. */
 struct limits_cgroup {
 	bool mglru_aging;            /* the agent ages memcgs through lru_gen this run */
-	unsigned agings;             /* jobs that aged this cgroup's lruvecs so far */
+	uint64_t cold_bytes;         /* bytes in its generations idle for its cold age, this
+				      * tick (lru_gen_plan.h) */
 	bool reaches_zswap;          /* its reclaim can store pages in zswap (swap room, and
 				      * memory.zswap.max in force > 0) */
 	uint64_t inactive_file_bytes;
@@ -46,10 +42,9 @@ struct limits_cgroup {
  * still > 0):
  *   1. pacing: request = request * step_factor, rounded down to pages; 0 -> DECISION_BELOW_PAGE
  *      (a step_factor <= 0 counts as 0; NaN or >= 1 as no pacing)
- *   2. MGLRU warm-up: with aging on and agings < MGLRU_WARMUP_AGINGS the request is 0 and the
- *      reason DECISION_NO_HISTORY: generations mean "idle for N intervals" only after a few
- *      agings one interval apart; before that memory.reclaim has to age the memcg itself, within
- *      milliseconds, and takes hot pages with cold ones. The job only ages.
+ *   2. MGLRU cold cap: with aging on the request is at most cold_bytes, rounded down to pages:
+ *      eviction takes only generations idle for the cold age, and never makes the kernel age
+ *      (mglru.h, lru_gen_plan.h). 0 -> DECISION_NOT_COLD (the job, if any, only ages).
  *   3. zswap room, for a cgroup that reaches zswap: zswap_room_take() on *room_bytes (taken out
  *      of it); 0 -> DECISION_ZSWAP_FULL
  * Returns true when the request is for page cache only (no room left in the pool, zswap.h): the

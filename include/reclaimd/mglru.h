@@ -66,7 +66,10 @@ struct lru_gen_lruvec {
 	unsigned n_gens;            /* generation lines, oldest first */
 	uint64_t min_seq, max_seq;  /* seq of the first and the last line */
 	uint64_t oldest_age_ms;     /* age of the oldest generation, milliseconds */
-	uint64_t anon_pages[LRU_GEN_MAX_LINES], file_pages[LRU_GEN_MAX_LINES]; /* pages, per gen */
+	uint64_t seq[LRU_GEN_MAX_LINES];    /* per generation line, oldest first */
+	uint64_t age_ms[LRU_GEN_MAX_LINES]; /* time since the generation was created, ms */
+	uint64_t anon_pages[LRU_GEN_MAX_LINES], file_pages[LRU_GEN_MAX_LINES]; /* pages, per gen;
+				     * "-0" (a type whose own min_seq is past this generation) is 0 */
 };
 
 /* Called once per lruvec that has at least one generation line. A non-zero return stops the
@@ -99,13 +102,14 @@ int mglru_fd(const struct mglru *m);
 int lru_gen_format_age(char *buf, size_t size, size_t *len, unsigned memcg_id, int node,
 		       uint64_t max_seq);
 
-/* One lruvec a job may evict from, as read this tick (before the tick's aging). */
+/* One lruvec a job may evict from, as planned this tick (lru_gen_plan.h). */
 struct lru_gen_target {
 	unsigned memcg_id;
 	int node;
 	uint64_t max_seq;     /* youngest generation as read */
-	uint64_t idle_pages;  /* anon + file pages in generations seq <= max_seq - 1 as read: after
-			       * this tick's aging, those not accessed for two intervals */
+	uint64_t evict_seq;   /* evict generations up to this seq: all hold only pages not
+			       * accessed for at least the cgroup's cold age */
+	uint64_t idle_pages;  /* anon + file pages in those generations */
 };
 
 /* What one job takes along for MGLRU (reclaim_job.lru_gen_cmds, lru_gen_fd, evict): built by the

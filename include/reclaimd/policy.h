@@ -24,6 +24,7 @@ enum decision_reason {
 	DECISION_BELOW_PAGE,       /* computed request smaller than one page */
 	DECISION_EXCLUDED,         /* policy "none" */
 	DECISION_ZSWAP_FULL,       /* the zswap pool has no room below its target (zswap.h) */
+	DECISION_NOT_COLD,         /* MGLRU: no generation idle for the cold age yet (limits.h) */
 	_DECISION_MAX,
 };
 
@@ -32,7 +33,11 @@ const char *decision_reason_str(enum decision_reason r);
 /* State a policy keeps per cgroup between ticks; owned by the agent, zeroed for a new cgroup. */
 struct policy_state {
 	bool initialised;
-	double step; /* psi policy: current probe step */
+	double step;          /* psi policy: current probe step */
+	uint64_t cold_age_ms; /* idle time after which a page counts as cold (cold_age.c); 0:
+			       * not yet set, the rule's cold_age applies */
+	usec_t calm_us;       /* time since the refaults last exceeded the target, or since the
+			       * cold age last changed */
 };
 
 struct reclaim_decision {
@@ -43,6 +48,9 @@ struct reclaim_decision {
 	double psi_some_pct;        /* memory PSI some over the interval, percent */
 	double io_some_pct;         /* io PSI some over the interval, percent */
 	double step;                /* step used for this request */
+	uint64_t cold_age_ms;       /* the cold age after this interval (cold_age.c) */
+	uint64_t prev_cold_age_ms;  /* and before it */
+	double refaults_per_min;    /* refaulted pages per minute over the interval */
 };
 
 struct policy_desc {
@@ -58,6 +66,16 @@ struct policy_desc {
  * i.e. the configured floor, the cgroup's own protection, and what cannot be evicted (anon
  * without swap room to go to). Bytes; pure, never fails; saturates on absurd counters. */
 uint64_t cgroup_floor_bytes(const struct policy_params *params, const struct cgroup_sample *cg);
+
+/* The cold age of one cgroup, from its refaults (policies/cgroup/cold_age.c): what
+ * lru_gen_plan.h counts as cold. Over each interval, refaulted pages per minute
+ * (workingset_refault_anon + _file, memory.stat) above refault_target_pct of the cgroup's pages
+ * (memory.current) mean pages it still uses were taken: the cold age doubles, up to max_cold_age.
+ * After max(10 min, 10 cold ages) with the refaults at or under the target it halves, down to
+ * cold_age. Sets d->cold_age_ms, d->prev_cold_age_ms and d->refaults_per_min; updates
+ * state->cold_age_ms and state->calm_us. Needs cg->has_prev; never fails. */
+void cold_age_update(const struct policy_params *params, const struct cgroup_sample *cg,
+		     uint64_t page_size, struct policy_state *state, struct reclaim_decision *d);
 
 /* Registry lookup by name ("psi", "none"); NULL when unknown. */
 const struct policy_desc *policy_find(const char *name);

@@ -14,6 +14,8 @@
  * The step makes truly cold memory go in a few minutes: with the defaults 0.01 -> 0.02 -> 0.04
  * -> ... -> 0.2 of what is reclaimable per interval, where Senpai keeps a fixed small ratio.
  * Swap room bounds anon: with no swap (or swap.max 0 anywhere above), anon is unreclaimable.
+ * With MGLRU aging, the cold age (cold_age.c) is updated from the interval's refaults too, and
+ * the request is later capped at what is cold (limits.h).
  */
 #include "reclaimd/policy.h"
 
@@ -38,6 +40,7 @@ static void psi_decide(const struct policy_params *params, const struct cgroup_s
 
 	d.floor_bytes = cgroup_floor_bytes(params, cg);
 	d.reclaimable_bytes = sub_sat(cg->current_bytes, d.floor_bytes);
+	cold_age_update(params, cg, page_size, state, &d);
 
 	if (!cg->has_prev || cg->elapsed_us == 0) {
 		d.reason = DECISION_NO_HISTORY;

@@ -45,6 +45,7 @@ static const char *const reason_names[_DECISION_MAX] = {
 	[DECISION_AT_FLOOR] = "at-floor",
 	[DECISION_BELOW_PAGE] = "below-page",
 	[DECISION_ZSWAP_FULL] = "zswap-full",
+	[DECISION_NOT_COLD] = "not-cold-yet",
 	[DECISION_EXCLUDED] = "excluded",
 };
 

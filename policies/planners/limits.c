@@ -33,9 +33,10 @@ bool reclaim_limits_apply(const struct reclaim_limits *lim, const struct limits_
 		if (dec->request_bytes == 0)
 			dec->reason = DECISION_BELOW_PAGE;
 	}
-	if (dec->request_bytes > 0 && cg->mglru_aging && cg->agings < MGLRU_WARMUP_AGINGS) {
-		dec->request_bytes = 0;
-		dec->reason = DECISION_NO_HISTORY;
+	if (dec->request_bytes > 0 && cg->mglru_aging && dec->request_bytes > cg->cold_bytes) {
+		dec->request_bytes = cg->cold_bytes / page_size * page_size;
+		if (dec->request_bytes == 0)
+			dec->reason = DECISION_NOT_COLD;
 	}
 	if (dec->request_bytes > 0 && cg->reaches_zswap) {
 		dec->request_bytes = zswap_room_take(room_bytes, dec->request_bytes,

@@ -86,6 +86,7 @@ struct field {
 };
 
 #define PARAM(key, kind) { #key, offsetof(struct policy_params, key), kind }
+#define PARAM_K(key, f, kind) { key, offsetof(struct policy_params, f), kind }
 static const struct field param_fields[] = {
 	PARAM(min_bytes, F_U64),
 	PARAM(psi_some_target_pct, F_DOUBLE),
@@ -100,6 +101,9 @@ static const struct field param_fields[] = {
 	PARAM(zswap_writeback, F_INT),
 	PARAM(trigger_stall_us, F_U64),
 	PARAM(trigger_window_us, F_U64),
+	PARAM_K("cold_age", cold_age_s, F_U64),
+	PARAM_K("max_cold_age", max_cold_age_s, F_U64),
+	PARAM(refault_target_pct, F_DOUBLE),
 };
 
 /* Everything of struct config but the path, "defaults" and "rules". */
@@ -218,6 +222,9 @@ static const struct policy_params builtin_params = {
 	.zswap_writeback = TRISTATE_UNSET,
 	.trigger_stall_us = 50000,
 	.trigger_window_us = 1000000,
+	.cold_age_s = 30,
+	.max_cold_age_s = 600,
+	.refault_target_pct = 0.1,
 };
 
 static const struct config builtin_config = {
@@ -226,7 +233,7 @@ static const struct config builtin_config = {
 	.cgroup_root = NULL,
 	.proc_root = (char *)"/proc",
 	.sys_root = (char *)"/sys",
-	.mglru_aging = false,
+	.mglru_aging = true,
 	.max_workers_per_node = 0,
 	.max_reclaim_rate_per_node = 0,
 	.headroom_enabled = true,
@@ -419,6 +426,9 @@ static void test_good_full(void)
 		.zswap_writeback = 0,
 		.trigger_stall_us = 100000,
 		.trigger_window_us = 2000000,
+		.cold_age_s = 45,
+		.max_cold_age_s = 900,
+		.refault_target_pct = 0.5,
 	};
 	check_params_equal(&c->defaults, &d);
 
@@ -448,6 +458,9 @@ static void test_good_full(void)
 		.zswap_writeback = 1,
 		.trigger_stall_us = 10000000,
 		.trigger_window_us = 10000000,
+		.cold_age_s = 86400,
+		.max_cold_age_s = 86400,
+		.refault_target_pct = 100,
 	});
 
 	/* rules[2]: null undoes a default; the smallest chunk */
@@ -644,6 +657,13 @@ static void test_bad_strings(void)
 	EXPECT_FAIL("{\"defaults\": {\"match\": \"a\"}}", "defaults: unknown key \"match\" (only a rule has it)");
 	EXPECT_FAIL("{\"defaults\": {\"interval\": 1}}", "defaults: unknown key \"interval\" (a global setting");
 	EXPECT_FAIL("{\"defaults\": {\"min_bytes\": -1}}", "defaults.min_bytes: -1 is out of range (0..2^62 bytes)");
+	EXPECT_FAIL("{\"defaults\": {\"cold_age\": 0}}", "defaults.cold_age: 0 is out of range (1..86400 s, and <= max_cold_age)");
+	EXPECT_FAIL("{\"defaults\": {\"max_cold_age\": 86401}}", "defaults.max_cold_age: 86401 is out of range (1..86400 s)");
+	EXPECT_FAIL("{\"defaults\": {\"cold_age\": 1.5}}", "defaults.cold_age: expected an integer");
+	EXPECT_FAIL("{\"defaults\": {\"refault_target_pct\": 0}}", "defaults.refault_target_pct: 0 is out of range (0 < x <= 100)");
+	EXPECT_FAIL("{\"defaults\": {\"cold_age\": 700}}", "defaults: cold_age 700 s exceeds max_cold_age 600 s");
+	EXPECT_FAIL("{\"defaults\": {\"max_cold_age\": 60}, \"rules\": [{\"match\": \"a\", \"cold_age\": 90}]}",
+		    "rules[0]: cold_age 90 s exceeds max_cold_age 60 s (with \"defaults\" applied)");
 	EXPECT_FAIL("{\"defaults\": {\"min_bytes\": 4611686018427387905}}", "defaults.min_bytes: 4611686018427387905 is out of range");
 	EXPECT_FAIL("{\"defaults\": {\"min_bytes\": \"4194305T\"}}", "defaults.min_bytes: \"4194305T\" is out of range");
 	EXPECT_FAIL("{\"defaults\": {\"min_bytes\": \"99999999999999999999\"}}", "defaults.min_bytes: \"99999999999999999999\" is out of range");
@@ -984,7 +1004,7 @@ static void test_node_keys(void)
 
 	c = load_string_ok("{}");
 	if (c) {
-		CHECK(!c->mglru_aging);
+		CHECK(c->mglru_aging);
 		CHECK_EQ_U64(c->max_workers_per_node, 0);
 		CHECK_EQ_U64(c->max_reclaim_rate_per_node, 0);
 		CHECK(c->headroom_enabled);

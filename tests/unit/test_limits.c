@@ -78,7 +78,7 @@ static void test_apply_pacing(void)
 	CHECK_EQ_U64(room, LIMIT_MAX);
 }
 
-static void test_apply_warmup(void)
+static void test_apply_cold_cap(void)
 {
 	struct reclaim_limits lim;
 	struct limits_cgroup cg = { .mglru_aging = true, .swappiness_supported = true };
@@ -87,26 +87,39 @@ static void test_apply_warmup(void)
 
 	reclaim_limits_none(&lim);
 	cg.reaches_zswap = true;
-	for (unsigned a = 0; a < MGLRU_WARMUP_AGINGS; a++) {
-		cg.agings = a;
-		dec = reclaim(8 * MiB);
-		CHECK(!reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec));
-		CHECK_EQ_U64(dec.request_bytes, 0);
-		CHECK_EQ_INT(dec.reason, DECISION_NO_HISTORY);
-		CHECK_EQ_U64(room, 100 * MiB); /* the room is not taken by a warm-up */
-	}
-	cg.agings = MGLRU_WARMUP_AGINGS;
+	/* Nothing cold yet: no request, and the zswap room is not taken. */
+	cg.cold_bytes = 0;
+	dec = reclaim(8 * MiB);
+	CHECK(!reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec));
+	CHECK_EQ_U64(dec.request_bytes, 0);
+	CHECK_EQ_INT(dec.reason, DECISION_NOT_COLD);
+	CHECK_EQ_U64(room, 100 * MiB);
+	/* Less than a page cold: the same. */
+	cg.cold_bytes = PAGE - 1;
+	dec = reclaim(8 * MiB);
+	reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec);
+	CHECK_EQ_U64(dec.request_bytes, 0);
+	CHECK_EQ_INT(dec.reason, DECISION_NOT_COLD);
+	/* Some cold: the request is cut to it, in pages, then the room is taken. */
+	cg.cold_bytes = 3 * MiB + 100;
+	dec = reclaim(8 * MiB);
+	reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec);
+	CHECK_EQ_U64(dec.request_bytes, 3 * MiB);
+	CHECK_EQ_INT(dec.reason, DECISION_RECLAIM);
+	CHECK_EQ_U64(room, 97 * MiB);
+	/* More cold than asked: the request stands. */
+	cg.cold_bytes = 64 * MiB;
 	dec = reclaim(8 * MiB);
 	reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec);
 	CHECK_EQ_U64(dec.request_bytes, 8 * MiB);
-	CHECK_EQ_U64(room, 92 * MiB);
-	/* Without aging there is no warm-up. */
+	CHECK_EQ_U64(room, 89 * MiB);
+	/* Without aging there is no cap. */
 	cg.mglru_aging = false;
-	cg.agings = 0;
+	cg.cold_bytes = 0;
 	dec = reclaim(8 * MiB);
 	reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec);
 	CHECK_EQ_U64(dec.request_bytes, 8 * MiB);
-	/* Pacing to below a page comes first: BELOW_PAGE, not NO_HISTORY. */
+	/* Pacing to below a page comes first: BELOW_PAGE, not NOT_COLD. */
 	cg.mglru_aging = true;
 	lim.step_factor = 0.1;
 	dec = reclaim(PAGE);
@@ -244,7 +257,7 @@ int main(void)
 {
 	test_none_and_merge();
 	test_apply_pacing();
-	test_apply_warmup();
+	test_apply_cold_cap();
 	test_apply_room();
 	test_job_swappiness();
 	test_zswap_params_from_config();

@@ -44,6 +44,36 @@ static int collect(const struct lru_gen_lruvec *v, void *userdata)
 	return 0;
 }
 
+/* Per-generation seq and age; "-0" pages (a type past its own min_seq) read as 0. */
+static void test_ages_and_minus_zero(void)
+{
+	static const char buf[] =
+		"memcg     7 /a\n"
+		" node     0\n"
+		"         20      91000         -0        300 \n"
+		"         21      45000        100        200 \n"
+		"         22       2000         50          0 \n";
+	struct seen s = { 0 };
+
+	CHECK_EQ_INT(lru_gen_parse(buf, sizeof(buf) - 1, collect, &s), 0);
+	CHECK_EQ_U64(s.n, 1);
+	CHECK_EQ_U64(s.v[0].n_gens, 3);
+	CHECK_EQ_U64(s.v[0].seq[0], 20);
+	CHECK_EQ_U64(s.v[0].seq[2], 22);
+	CHECK_EQ_U64(s.v[0].age_ms[0], 91000);
+	CHECK_EQ_U64(s.v[0].age_ms[1], 45000);
+	CHECK_EQ_U64(s.v[0].age_ms[2], 2000);
+	CHECK_EQ_U64(s.v[0].anon_pages[0], 0);
+	CHECK_EQ_U64(s.v[0].file_pages[0], 300);
+	CHECK_EQ_U64(s.v[0].anon_pages[1], 100);
+	/* "-0" is a page count only: a seq, an age or an id of "-0" is malformed. */
+	s = (struct seen){ 0 };
+	CHECK_EQ_INT(lru_gen_parse("memcg 7 /a\n node 0\n -0 1 2 3\n", 29, collect, &s), -EBADMSG);
+	CHECK_EQ_INT(lru_gen_parse("memcg 7 /a\n node 0\n 1 -0 2 3\n", 29, collect, &s), -EBADMSG);
+	CHECK_EQ_INT(lru_gen_parse("memcg 7 /a\n node 0\n 1 2 -1 3\n", 29, collect, &s), -EBADMSG);
+	CHECK_EQ_U64(s.n, 0);
+}
+
 static void test_real_file(void)
 {
 	struct seen s = { 0 };
@@ -233,7 +263,7 @@ static void put_file(const char *dir, const char *name, const char *text)
  * The job's eviction path on a fixture cgroup: lru_gen is a plain file that collects the
  * commands. The fixture's memory.stat pgsteal never moves, so the first chunk "reclaims"
  * nothing: the job must stop after it, idle generations used up (JOB_PARTIAL), with one
- * command per lruvec that has idle pages, split by idle pages, at max_seq - 1.
+ * command per lruvec that has idle pages, split by idle pages, up to each one's evict_seq.
  */
 static void test_job_evicts_through_lru_gen(void)
 {
@@ -264,9 +294,9 @@ static void test_job_evicts_through_lru_gen(void)
 	job->evict = calloc(2, sizeof(*job->evict));
 	job->n_evict = 2;
 	job->evict[0] = (struct lru_gen_target){ .memcg_id = 6, .node = 0, .max_seq = 12,
-						 .idle_pages = 1024 };
+						 .evict_seq = 11, .idle_pages = 1024 };
 	job->evict[1] = (struct lru_gen_target){ .memcg_id = 6, .node = 1, .max_seq = 12,
-						 .idle_pages = 3072 };
+						 .evict_seq = 10, .idle_pages = 3072 };
 	reclaim_job_run(job);
 	CHECK_EQ_INT(job->outcome, JOB_PARTIAL);
 	CHECK(job->idle_exhausted);
@@ -274,7 +304,7 @@ static void test_job_evicts_through_lru_gen(void)
 	n = pread(fd, got, sizeof(got) - 1, 0);
 	got[n > 0 ? n : 0] = '\0';
 	/* 16 MiB = 4,096 pages: 1,024 and 3,072, the idle pages each holds. */
-	CHECK_STREQ(got, "- 6 0 11 60 1024\n- 6 1 11 60 3072\n");
+	CHECK_STREQ(got, "- 6 0 11 60 1024\n- 6 1 10 60 3072\n");
 	/* memory.reclaim was not written. */
 	snprintf(path, sizeof(path), "%s/memory.reclaim", dir);
 	{
@@ -295,6 +325,7 @@ static void test_job_evicts_through_lru_gen(void)
 int main(void)
 {
 	test_real_file();
+	test_ages_and_minus_zero();
 	test_variants();
 	test_malformed();
 	test_commands();

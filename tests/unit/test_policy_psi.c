@@ -230,6 +230,81 @@ static void test_request_never_crosses_floor(void)
 	}
 }
 
+/* The cold age: doubled by refaults over the target, capped, halved back after a calm spell. */
+static void test_cold_age_from_refaults(void)
+{
+	struct policy_params p = defaults();
+	struct policy_state st = { 0 };
+	struct reclaim_decision d;
+	/* 400 MiB = 102,400 pages; the 0.1 % target is 102.4 pages a minute, 10.24 per 6 s. */
+	struct cgroup_sample s = sample(400 * MiB, 400 * MiB, 0, 1024 * MiB, 0);
+
+	CHECK_EQ_U64(p.cold_age_s, 30);
+	CHECK_EQ_U64(p.max_cold_age_s, 600);
+	CHECK_NEAR(p.refault_target_pct, 0.1, 1e-12);
+	/* No history: the rule's cold age, unchanged. */
+	s.has_prev = false;
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_U64(d.cold_age_ms, 30000);
+	CHECK_EQ_U64(st.calm_us, 0);
+	s.has_prev = true;
+	/* At the target (10 refaults in 6 s = 100 a minute): unchanged. */
+	s.refault_delta_pages = 10;
+	decide(&p, &s, &st, &d);
+	CHECK_NEAR(d.refaults_per_min, 100, 1e-9);
+	CHECK_EQ_U64(d.cold_age_ms, 30000);
+	/* Over it: doubled, each interval, up to max_cold_age. */
+	s.refault_delta_pages = 11;
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_U64(d.prev_cold_age_ms, 30000);
+	CHECK_EQ_U64(d.cold_age_ms, 60000);
+	CHECK_EQ_U64(st.calm_us, 0);
+	for (int i = 0; i < 10; i++)
+		decide(&p, &s, &st, &d);
+	CHECK_EQ_U64(d.cold_age_ms, 600000);
+	/* Calm: halved after max(10 min, 10 cold ages) = 100 min at 600 s, not before. */
+	s.refault_delta_pages = 0;
+	for (int i = 0; i < 999; i++)
+		decide(&p, &s, &st, &d);
+	CHECK_EQ_U64(d.cold_age_ms, 600000);
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_U64(d.cold_age_ms, 300000);
+	/* ... and never below cold_age. */
+	for (int i = 0; i < 100000; i++)
+		decide(&p, &s, &st, &d);
+	CHECK_EQ_U64(d.cold_age_ms, 30000);
+	/* A refault spike in between restarts the calm clock. */
+	s.refault_delta_pages = 1000;
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_U64(d.cold_age_ms, 60000);
+	s.refault_delta_pages = 0;
+	for (int i = 0; i < 99; i++)
+		decide(&p, &s, &st, &d);
+	CHECK_EQ_U64(d.cold_age_ms, 60000);
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_U64(d.cold_age_ms, 30000);
+	/* A tiny cgroup: at least one page a minute before it counts (1 MiB: 0.256 pages). */
+	st = (struct policy_state){ 0 };
+	s = sample(1 * MiB, 1 * MiB, 0, 1024 * MiB, 0);
+	s.refault_delta_pages = 0;
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_U64(d.cold_age_ms, 30000);
+	s.elapsed_us = 60 * USEC_PER_SEC;
+	s.refault_delta_pages = 1;
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_U64(d.cold_age_ms, 30000);
+	s.refault_delta_pages = 2;
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_U64(d.cold_age_ms, 60000);
+	/* Bounds moved by a reload are applied at once. */
+	p.cold_age_s = 120;
+	p.max_cold_age_s = 240;
+	s.refault_delta_pages = 0;
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_U64(d.prev_cold_age_ms, 120000);
+	CHECK_EQ_U64(d.cold_age_ms, 120000);
+}
+
 int main(void)
 {
 	test_defaults_are_documented_values();
@@ -243,5 +318,6 @@ int main(void)
 	test_floor_is_largest_of_three();
 	test_below_one_page();
 	test_request_never_crosses_floor();
+	test_cold_age_from_refaults();
 	return test_report("policy_psi");
 }

@@ -5,13 +5,14 @@
 # bound to node 1). Both flush their TLB every 50 ms (tests/vm/README.md). Two phases of
 # MGLRU_RUN s (default 50), fresh workloads in a fresh cgroup each, interval 2 s, min_bytes 32M:
 #   off:     configs/mglru-off.json, memory.reclaim (printed for comparison, not asserted);
-#   lru_gen: configs/mglru.json ("mglru_aging": true).
+#   lru_gen: configs/mglru.json ("mglru_aging": true, "cold_age": 10: aged every 5 s, and only
+#            generations idle for 10 s are evicted).
 # With lru_gen:
 #   mglru-evicts       every reclaim of the cgroup went through lru_gen ("evicted through lru_gen");
 #   mglru-cold         the cold workload lost at least half its cold memory (RssAnon);
 #   mglru-hot-kept     the hot workload had at most 1 % of its pages as major faults: none of its
-#                      pages is idle for two intervals, so none may be evicted, even when node 0
-#                      has no old generation left (memory.reclaim would make the kernel age it
+#                      pages is idle for the cold age, so none may be evicted, even when node 0
+#                      has no cold generation left (memory.reclaim would make the kernel age it
 #                      twice in a row there and evict what was not touched in between).
 set -u
 . "$VMTEST_LIB"

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * cold_age.c - a cgroup's cold age from its refaults (policy.h cold_age_update(); what the
+ * cold age selects: lru_gen_plan.h). Pure: no I/O, no clocks, no logging.
+ *
+ * A refault is a page read back in soon after reclaim took it (mm/workingset.c): the page was
+ * still in use. For a page touched at random with a mean gap of g seconds, the share of it found
+ * idle for a cold age A is e^(-A/g), so doubling A squares that share: a few doublings take a
+ * service whose pages are touched every few seconds from thousands of refaults a minute to
+ * none, while memory that is never touched again is still taken, only later.
+ */
+#include "reclaimd/policy.h"
+
+/* Time at or under the target before the cold age halves: this long, or ten cold ages. */
+#define COLD_AGE_CALM_US (600 * USEC_PER_SEC)
+
+void cold_age_update(const struct policy_params *params, const struct cgroup_sample *cg,
+		     uint64_t page_size, struct policy_state *state, struct reclaim_decision *d)
+{
+	uint64_t lo = params->cold_age_s * 1000, hi = MAX(params->max_cold_age_s * 1000, lo);
+	uint64_t age = state->cold_age_ms ? state->cold_age_ms : lo;
+	double pages = page_size ? (double)cg->current_bytes / (double)page_size : 0;
+	double limit;
+	usec_t calm;
+
+	age = MIN(MAX(age, lo), hi); /* a reload may have moved the bounds */
+	d->prev_cold_age_ms = age;
+	d->refaults_per_min = 0;
+	if (cg->has_prev && cg->elapsed_us > 0)
+		d->refaults_per_min = (double)cg->refault_delta_pages * 60.0 * (double)USEC_PER_SEC /
+				      (double)cg->elapsed_us;
+	/* At least one page a minute: a handful of refaults on a tiny cgroup is noise. */
+	limit = MAX(pages * params->refault_target_pct / 100.0, 1.0);
+	if (d->refaults_per_min > limit) {
+		age = MIN(age * 2, hi);
+		state->calm_us = 0;
+	} else if (cg->has_prev) {
+		state->calm_us += cg->elapsed_us;
+		calm = MAX((usec_t)COLD_AGE_CALM_US, (usec_t)age * 10 * USEC_PER_MSEC);
+		if (state->calm_us >= calm && age > lo) {
+			age = MAX(age / 2, lo);
+			state->calm_us = 0;
+		}
+	}
+	state->cold_age_ms = age;
+	d->cold_age_ms = age;
+}
