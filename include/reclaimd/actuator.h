@@ -52,9 +52,9 @@ struct reclaim_job {
 	char *lru_gen_cmds;          /* owned */
 	int lru_gen_fd;
 	/* MGLRU eviction instead of memory.reclaim (mglru.h "Why evict through lru_gen"): the
-	 * memcg's lruvecs as read this tick. Each chunk is split over them by their idle pages and
-	 * written to lru_gen_fd as "- id node max_seq-1 swappiness nr" (after this job's aging,
-	 * generations idle for two intervals). NULL: memory.reclaim. */
+	 * memcg's lruvecs with cold generations this tick (lru_gen_plan.h). Each chunk is split over
+	 * them by their cold pages and written to lru_gen_fd as "- id node evict_seq swappiness nr"
+	 * (generations idle for the cgroup's cold age). NULL: memory.reclaim. */
 	struct lru_gen_target *evict; /* owned */
 	size_t n_evict;
 	int evict_swappiness;        /* 0..200: vm.swappiness, or the job's swappiness when set */

@@ -10,12 +10,10 @@
  * milliseconds, and a page touched once a second is then as old as one never touched again: the
  * write evicts hot and cold pages alike, the workload refaults, and the PSI law backs off
  * (measured in `make demo`: a fifth of the evicted pages came back as refaults, 4x what random
- * choice would give, and PSI some rose to 0.3 % after each 3 MiB step). Aging every managed memcg
- * once per tick gives generations a time meaning: the oldest generation then holds pages not
- * accessed for at least two intervals, and that is what memory.reclaim evicts. With a warm-up of
- * three agings before the first request (limits.h MGLRU_WARMUP_AGINGS), the demo's first
- * requests (12, 23, 43 MiB) caused no refault at all, where before a 3 MiB request caused
- * thousands; later refaults still appear in some emulated runs (README.md, the demo).
+ * choice would give, and PSI some rose to 0.3 % after each 3 MiB step). Aging managed memcgs
+ * through lru_gen on the agent's own cadence gives generations a time meaning, and eviction of
+ * only the generations idle for the cgroup's cold age (lru_gen_plan.h) keeps hot pages out of
+ * reach; the cold age grows while the cgroup still refaults (policies/cgroup/cold_age.c).
  *
  * Kernel interface (Documentation/admin-guide/mm/multigen_lru.rst "Working set estimation";
  * mm/vmscan.c lru_gen_seq_show(), lru_gen_seq_write(), run_aging()):

@@ -5,7 +5,7 @@ set -eu
 cd "$(dirname "$0")/../.."
 out=tests/vm/out/demo
 mkdir -p tests/vm/out
-seconds=${DEMO_SECONDS:-90}
+seconds=${DEMO_SECONDS:-150}
 echo "demo: booting the VM; two phases of ${seconds} s (without, then with reclaimd) - about $((2 * seconds + 60)) s" >&2
 extra=()
 for v in DEMO_RATE DEMO_TLB_FLUSH_MS DEMO_TRACE; do

@@ -11,7 +11,7 @@
 set -eu
 . "$VMTEST_LIB"
 
-SECONDS_RUN=${DEMO_SECONDS:-90}
+SECONDS_RUN=${DEMO_SECONDS:-150}
 RATE=${DEMO_RATE:-5000}
 # Software emulation keeps TLB entries far longer than hardware, which hides accesses from reclaim
 # (tests/vm/workloads/memhog.c, --tlb-flush-ms); 0 turns the correction off.
