@@ -1284,9 +1284,9 @@ static const struct key_desc param_keys[] = {
 	  .umin = 500 * USEC_PER_MSEC, .umax = 10 * USEC_PER_SEC, .range = "500000..10000000 us",
 	  .unit = " us" },
 	/* MGLRU eviction (lru_gen_plan.h, policies/cgroup/cold_age.c). */
-	{ "cold_age", &t_u64, PP(cold_age_s), .def.u = 30,
+	{ "cold_age", &t_u64, PP(cold_age_s), .def.u = 60,
 	  .umin = 1, .umax = 86400, .range = "1..86400 s, and <= max_cold_age", .unit = " s" },
-	{ "max_cold_age", &t_u64, PP(max_cold_age_s), .def.u = 600,
+	{ "max_cold_age", &t_u64, PP(max_cold_age_s), .def.u = 1200,
 	  .umin = 1, .umax = 86400, .range = "1..86400 s", .unit = " s" },
 	{ "refault_target_pct", &t_number, PP(refault_target_pct), .def.d = 0.1,
 	  .min = 0, .max = 100, .min_open = true, .range = "0 < x <= 100" },

@@ -50,8 +50,8 @@ struct policy_params {
 	int zswap_writeback;           /* memory.zswap.writeback: TRISTATE_UNSET, 0, 1 */
 	usec_t trigger_stall_us;       /* PSI trigger "some <stall> <window>" that halts reclaim */
 	usec_t trigger_window_us;      /*   defaults 50000 us in 1000000 us */
-	uint64_t cold_age_s;           /* MGLRU: idle seconds before a page is cold, lowest; 30 */
-	uint64_t max_cold_age_s;       /*   highest, after refaults; 600 */
+	uint64_t cold_age_s;           /* MGLRU: idle seconds before a page is cold, lowest; 60 */
+	uint64_t max_cold_age_s;       /*   highest, after refaults; 1200 */
 	double refault_target_pct;     /* refaults per minute, % of memory.current, above which the
 					* cold age doubles; 0.1 */
 };

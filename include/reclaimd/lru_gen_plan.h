@@ -13,7 +13,7 @@
  * Why an age and not "idle for two intervals": a service that touches each page of its hot set
  * every 3 s on average, at random, leaves a page untouched for 12 s (two 6 s intervals) with
  * probability e^-4, about 2 % of its hot set at every eviction; those pages refault at once.
- * With a cold age of 30 s that is e^-10 (5 in 100,000). The policy doubles a cgroup's cold age
+ * With a cold age of 60 s that is e^-20. The policy doubles a cgroup's cold age
  * when its refaults still exceed the target (policies/cgroup/cold_age.c).
  *
  * The lruvec is aged once its youngest generation is half the cold age old: a lruvec holds at

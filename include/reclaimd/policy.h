@@ -38,6 +38,8 @@ struct policy_state {
 			       * not yet set, the rule's cold_age applies */
 	usec_t calm_us;       /* time since the refaults last exceeded the target, or since the
 			       * cold age last changed */
+	unsigned since_change; /* intervals since the cold age last changed (saturating) */
+	bool taken_at_age;    /* a job planned at the current cold age has reclaimed since */
 };
 
 struct reclaim_decision {
@@ -70,8 +72,11 @@ uint64_t cgroup_floor_bytes(const struct policy_params *params, const struct cgr
 /* The cold age of one cgroup, from its refaults (policies/cgroup/cold_age.c): what
  * lru_gen_plan.h counts as cold. Over each interval, refaulted pages per minute
  * (workingset_refault_anon + _file, memory.stat) above refault_target_pct of the cgroup's pages
- * (memory.current) mean pages it still uses were taken: the cold age doubles, up to max_cold_age.
- * After max(10 min, 10 cold ages) with the refaults at or under the target it halves, down to
+ * (memory.current) mean pages it still uses were taken: the cold age doubles, up to max_cold_age,
+ * but only once a job planned at the current cold age has reclaimed (cg->reclaimed_bytes two or
+ * more intervals after the change: the tick after a change still runs a job planned before it),
+ * so refaults that trail evictions made at the old age do not double it again. After
+ * max(10 min, 10 cold ages) with the refaults at or under the target it halves, down to
  * cold_age. Sets d->cold_age_ms, d->prev_cold_age_ms and d->refaults_per_min; updates
  * state->cold_age_ms and state->calm_us. Needs cg->has_prev; never fails. */
 void cold_age_update(const struct policy_params *params, const struct cgroup_sample *cg,

@@ -7,7 +7,9 @@
  * still in use. For a page touched at random with a mean gap of g seconds, the share of it found
  * idle for a cold age A is e^(-A/g), so doubling A squares that share: a few doublings take a
  * service whose pages are touched every few seconds from thousands of refaults a minute to
- * none, while memory that is never touched again is still taken, only later.
+ * none, while memory that is never touched again is still taken, only later. Refaults go on
+ * for a few intervals after the eviction that caused them, so only refaults after a job planned
+ * at the current cold age has reclaimed can double it.
  */
 #include "reclaimd/policy.h"
 
@@ -25,6 +27,10 @@ void cold_age_update(const struct policy_params *params, const struct cgroup_sam
 
 	age = MIN(MAX(age, lo), hi); /* a reload may have moved the bounds */
 	d->prev_cold_age_ms = age;
+	if (!state->cold_age_ms)
+		state->since_change = 2; /* the first cold age: every job is planned at it */
+	if (state->since_change >= 2 && cg->reclaimed_bytes > 0)
+		state->taken_at_age = true;
 	d->refaults_per_min = 0;
 	if (cg->has_prev && cg->elapsed_us > 0)
 		d->refaults_per_min = (double)cg->refault_delta_pages * 60.0 * (double)USEC_PER_SEC /
@@ -32,7 +38,8 @@ void cold_age_update(const struct policy_params *params, const struct cgroup_sam
 	/* At least one page a minute: a handful of refaults on a tiny cgroup is noise. */
 	limit = MAX(pages * params->refault_target_pct / 100.0, 1.0);
 	if (d->refaults_per_min > limit) {
-		age = MIN(age * 2, hi);
+		if (state->taken_at_age)
+			age = MIN(age * 2, hi);
 		state->calm_us = 0;
 	} else if (cg->has_prev) {
 		state->calm_us += cg->elapsed_us;
@@ -41,6 +48,12 @@ void cold_age_update(const struct policy_params *params, const struct cgroup_sam
 			age = MAX(age / 2, lo);
 			state->calm_us = 0;
 		}
+	}
+	if (age != d->prev_cold_age_ms) {
+		state->since_change = 0;
+		state->taken_at_age = false;
+	} else if (state->since_change < 2) {
+		state->since_change++;
 	}
 	state->cold_age_ms = age;
 	d->cold_age_ms = age;

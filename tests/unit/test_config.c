@@ -222,8 +222,8 @@ static const struct policy_params builtin_params = {
 	.zswap_writeback = TRISTATE_UNSET,
 	.trigger_stall_us = 50000,
 	.trigger_window_us = 1000000,
-	.cold_age_s = 30,
-	.max_cold_age_s = 600,
+	.cold_age_s = 60,
+	.max_cold_age_s = 1200,
 	.refault_target_pct = 0.1,
 };
 
@@ -661,7 +661,7 @@ static void test_bad_strings(void)
 	EXPECT_FAIL("{\"defaults\": {\"max_cold_age\": 86401}}", "defaults.max_cold_age: 86401 is out of range (1..86400 s)");
 	EXPECT_FAIL("{\"defaults\": {\"cold_age\": 1.5}}", "defaults.cold_age: expected an integer");
 	EXPECT_FAIL("{\"defaults\": {\"refault_target_pct\": 0}}", "defaults.refault_target_pct: 0 is out of range (0 < x <= 100)");
-	EXPECT_FAIL("{\"defaults\": {\"cold_age\": 700}}", "defaults: cold_age 700 s exceeds max_cold_age 600 s");
+	EXPECT_FAIL("{\"defaults\": {\"cold_age\": 1300}}", "defaults: cold_age 1300 s exceeds max_cold_age 1200 s");
 	EXPECT_FAIL("{\"defaults\": {\"max_cold_age\": 60}, \"rules\": [{\"match\": \"a\", \"cold_age\": 90}]}",
 		    "rules[0]: cold_age 90 s exceeds max_cold_age 60 s (with \"defaults\" applied)");
 	EXPECT_FAIL("{\"defaults\": {\"min_bytes\": 4611686018427387905}}", "defaults.min_bytes: 4611686018427387905 is out of range");

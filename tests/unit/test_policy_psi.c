@@ -239,9 +239,12 @@ static void test_cold_age_from_refaults(void)
 	/* 400 MiB = 102,400 pages; the 0.1 % target is 102.4 pages a minute, 10.24 per 6 s. */
 	struct cgroup_sample s = sample(400 * MiB, 400 * MiB, 0, 1024 * MiB, 0);
 
-	CHECK_EQ_U64(p.cold_age_s, 30);
-	CHECK_EQ_U64(p.max_cold_age_s, 600);
+	CHECK_EQ_U64(p.cold_age_s, 60);
+	CHECK_EQ_U64(p.max_cold_age_s, 1200);
 	CHECK_NEAR(p.refault_target_pct, 0.1, 1e-12);
+	/* The arithmetic below with a 30 s cold age, up to 600 s. */
+	p.cold_age_s = 30;
+	p.max_cold_age_s = 600;
 	/* No history: the rule's cold age, unchanged. */
 	s.has_prev = false;
 	decide(&p, &s, &st, &d);
@@ -253,15 +256,34 @@ static void test_cold_age_from_refaults(void)
 	decide(&p, &s, &st, &d);
 	CHECK_NEAR(d.refaults_per_min, 100, 1e-9);
 	CHECK_EQ_U64(d.cold_age_ms, 30000);
-	/* Over it: doubled, each interval, up to max_cold_age. */
+	/* Over it, but nothing reclaimed yet: the refaults are not ours, no change. */
 	s.refault_delta_pages = 11;
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_U64(d.cold_age_ms, 30000);
+	/* Over it after a job reclaimed at this cold age: doubled. */
+	s.reclaimed_bytes = 8 * MiB;
 	decide(&p, &s, &st, &d);
 	CHECK_EQ_U64(d.prev_cold_age_ms, 30000);
 	CHECK_EQ_U64(d.cold_age_ms, 60000);
 	CHECK_EQ_U64(st.calm_us, 0);
-	for (int i = 0; i < 10; i++)
+	/* Refaults that trail the evictions made at 30 s do not double it again: the next tick's
+	 * result comes from a job planned before the change. */
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_U64(d.cold_age_ms, 60000);
+	s.reclaimed_bytes = 0;
+	for (int i = 0; i < 5; i++)
+		decide(&p, &s, &st, &d);
+	CHECK_EQ_U64(d.cold_age_ms, 60000);
+	/* A job planned at 60 s reclaimed, and the refaults go on: doubled. */
+	s.reclaimed_bytes = 4 * MiB;
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_U64(d.cold_age_ms, 120000);
+	/* Every interval with a reclaim two or more intervals after a change: doubled each time
+	 * the refaults stay over, up to max_cold_age. */
+	for (int i = 0; i < 30; i++)
 		decide(&p, &s, &st, &d);
 	CHECK_EQ_U64(d.cold_age_ms, 600000);
+	s.reclaimed_bytes = 0;
 	/* Calm: halved after max(10 min, 10 cold ages) = 100 min at 600 s, not before. */
 	s.refault_delta_pages = 0;
 	for (int i = 0; i < 999; i++)
@@ -273,11 +295,14 @@ static void test_cold_age_from_refaults(void)
 	for (int i = 0; i < 100000; i++)
 		decide(&p, &s, &st, &d);
 	CHECK_EQ_U64(d.cold_age_ms, 30000);
-	/* A refault spike in between restarts the calm clock. */
+	/* A refault spike in between (after a reclaim) restarts the calm clock. */
+	s.reclaimed_bytes = 4 * MiB;
+	decide(&p, &s, &st, &d);
 	s.refault_delta_pages = 1000;
 	decide(&p, &s, &st, &d);
 	CHECK_EQ_U64(d.cold_age_ms, 60000);
 	s.refault_delta_pages = 0;
+	s.reclaimed_bytes = 0;
 	for (int i = 0; i < 99; i++)
 		decide(&p, &s, &st, &d);
 	CHECK_EQ_U64(d.cold_age_ms, 60000);
@@ -290,6 +315,7 @@ static void test_cold_age_from_refaults(void)
 	decide(&p, &s, &st, &d);
 	CHECK_EQ_U64(d.cold_age_ms, 30000);
 	s.elapsed_us = 60 * USEC_PER_SEC;
+	s.reclaimed_bytes = PAGE;
 	s.refault_delta_pages = 1;
 	decide(&p, &s, &st, &d);
 	CHECK_EQ_U64(d.cold_age_ms, 30000);
