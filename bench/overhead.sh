@@ -1,6 +1,8 @@
 #!/bin/bash
 # overhead.sh - reclaimd's CPU time per tick next to the floor that any agent pays (reading the
-# same kernel files once, bench/floor), printed as tables. Nothing here asserts timing.
+# same kernel files once, bench/floor), printed as tables. The main figure is the warm tick over
+# the "hot1" floor (the agent's own I/O strategy): what the agent adds on top of reading its files.
+# Nothing here asserts timing; the goal lines say whether the goals are met.
 #
 # Usage: bench/overhead.sh [options]
 #   --sizes "N ..."      host part: managed cgroups per fake tree (default "1000 3000 10000")
@@ -27,8 +29,10 @@
 #         between a 1+K-tick run and a --once run, per tick more;
 #   floor bench/floor on the same tree, per pass: "open" (open/read/close every file: the floor),
 #         "hot" (the agent's I/O strategy: hot files kept open and pread), "hot1" (hot, without
-#         the read that only confirms EOF) and "used" (hot, only the files the psi policy uses);
-#         "walk" is what discovery's directory listing alone costs (getdents over every cgroup).
+#         the read that only confirms EOF: the floor the tables compare against) and "used" (hot,
+#         only the files the psi policy uses); "walk" is what listing every cgroup directory
+#         costs (getdents over every cgroup): the agent's first tick pays it, later ticks list
+#         only directories that inotify says changed.
 # The agent is run with the open-files limit of systemd/reclaimd.service (LimitNOFILE=524288):
 # a shell without CAP_SYS_RESOURCE cannot raise its hard limit, and with 20000 (seen on our
 # development hosts) 10,000 cgroups need more fds than that (about 5 per managed cgroup): that

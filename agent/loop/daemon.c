@@ -158,7 +158,7 @@ static int discover(struct daemon *d)
 		log_error("cannot list the cgroup hierarchy: %s", strerror(-r));
 		return r;
 	}
-	if ((d->cgroups.open_failures || d->cgroups.depth_truncated) &&
+	if ((d->cgroups.open_failures || d->cgroups.depth_truncated || d->cgroups.unwatched) &&
 	    log_ratelimit(&d->report.discovery_warning_us, now_us(), LOG_REPEAT_US)) {
 		if (d->cgroups.open_failures)
 			log_event(LOG_WARNING, MSGID_READ_FAILED, NULL,
@@ -170,6 +170,12 @@ static int discover(struct daemon *d)
 			log_event(LOG_WARNING, MSGID_READ_FAILED, NULL,
 				  "%u cgroups sit at the walk's depth limit: their descendants are not "
 				  "listed and they are not managed", d->cgroups.depth_truncated);
+		if (d->cgroups.unwatched)
+			log_event(LOG_WARNING, MSGID_READ_FAILED, NULL,
+				  "%u cgroup directories have no inotify watch (%s) and are listed every "
+				  "tick; see fs.inotify.max_user_watches and max_user_instances",
+				  d->cgroups.unwatched, d->cgroups.last_watch_error ?
+				  strerror(-d->cgroups.last_watch_error) : "no error recorded");
 	}
 	/* Keep hot files open only with descriptors to spare: one directory fd per known cgroup,
 	 * one PSI trigger per managed one, and a reserve for jobs, sockets and transient opens. */

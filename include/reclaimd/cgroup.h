@@ -5,9 +5,11 @@
  *
  * A cgroup is identified by the inode of its directory, never by its name: one removed and
  * recreated under the same name is a new struct cgroup_node with fresh history (kernfs gives every
- * new directory a new inode number; fs/kernfs/dir.c). Each tick, discovery walks the hierarchy
- * from the root with d_type (no stat), keeps a directory fd per cgroup, and reports the cgroups
- * that disappeared. ENOENT/ENODEV anywhere means "went away": dropped quietly.
+ * new directory a new inode number; fs/kernfs/dir.c). Discovery keeps a directory fd and an
+ * inotify watch per cgroup and, each tick, lists (getdents64, d_type) only the directories whose
+ * watch reported a child directory created, removed or renamed since their last listing (and
+ * those it could not watch); it reports the cgroups that disappeared. ENOENT/ENODEV anywhere
+ * means "went away": dropped quietly.
  */
 #ifndef RECLAIMD_CGROUP_H
 #define RECLAIMD_CGROUP_H
@@ -48,7 +50,11 @@ struct cgroup_node {
 	char *path;                 /* relative to the root, "" for the root itself */
 	int dirfd;
 	struct cgroup_node *parent;      /* NULL for the root */
-	unsigned seen_generation;   /* last discovery pass that listed it */
+	struct cgroup_node *first_child, *next_sibling, *prev_sibling;
+	int wd;                     /* inotify watch on the directory; -1: none (listed every pass) */
+	bool list_pending;          /* children may have changed since its last listing */
+	unsigned seen_generation;   /* last discovery pass that reached it */
+	unsigned listed_generation; /* last pass whose listing of its parent found it */
 	unsigned rule_generation;   /* config generation `rule` was matched against */
 	const struct rule *rule;    /* first matching rule or NULL */
 	bool has_memory;            /* memory controller enabled (memory.current exists) */
@@ -56,6 +62,7 @@ struct cgroup_node {
 	bool walk_truncated;        /* at the depth limit: its children were not listed */
 	bool managed;
 	struct cgroup_node *hash_next;
+	struct cgroup_node *wd_next;     /* chain of the set's watch-descriptor hash */
 
 	struct {
 		/* Hot files, kept open once managed (re-read with pread at offset 0). */
@@ -148,15 +155,26 @@ struct cgroup_slow_files {
 };
 
 struct cgroup_set {
-	struct cgroup_node **buckets;
+	struct cgroup_node **buckets;    /* by inode */
+	struct cgroup_node **wd_buckets; /* by inotify watch descriptor; n_buckets of them too */
 	size_t n_buckets, n;
 	struct cgroup_node *root;
+	int inotify_fd;               /* -1: no inotify, every directory is listed every pass */
 	unsigned generation;          /* discovery pass counter */
 	/* What the last pass could not do (the caller logs it): cgroups it could not open for a
-	 * reason other than being gone (EMFILE above all) and cgroups below the depth limit. */
+	 * reason other than being gone (EMFILE above all), cgroups below the depth limit, and
+	 * directories without an inotify watch (ENOSPC: fs.inotify.max_user_watches), which are
+	 * listed every pass instead. */
 	unsigned open_failures;
 	int last_open_error;          /* -errno */
 	unsigned depth_truncated;
+	unsigned unwatched;
+	int last_watch_error;         /* -errno of the last failed inotify_add_watch(), 0: none */
+	/* What the last pass did: directories listed with getdents64 (leaves whose link count
+	 * shows no subdirectory are not listed, but counted here: their listing is done). */
+	unsigned listings;
+	uint64_t listings_total;      /* since cgroup_set_init() */
+	uint64_t event_overflows;     /* IN_Q_OVERFLOW seen since init: each relists everything */
 	unsigned config_generation;   /* bumped on config reload: rules are re-matched */
 };
 
@@ -165,7 +183,8 @@ struct cgroup_set {
  * hierarchy, or -errno. */
 int cgroup_root_find(char **ret_path);
 
-/* Opens the root. Returns 0 or -errno (the root must exist and be a directory). */
+/* Opens the root and an inotify instance (without one, every pass lists every directory).
+ * Returns 0 or -errno (the root must exist and be a directory). */
 int cgroup_set_init(struct cgroup_set *s, const char *root_path);
 void cgroup_set_done(struct cgroup_set *s);
 
@@ -173,9 +192,10 @@ void cgroup_set_done(struct cgroup_set *s);
  * attached (job, trigger). */
 typedef void (*cgroup_gone_fn)(struct cgroup_node *cg, void *userdata);
 
-/* One discovery pass: lists the hierarchy, creates new cgroups, matches rules, marks managed
- * ones, and removes (after calling gone()) those no longer present. Returns the number of
- * cgroups or -errno when the root itself cannot be read. */
+/* One discovery pass: reads the inotify events queued since the last pass, lists the
+ * directories they name (plus new and unwatched ones), creates new cgroups, matches rules,
+ * marks managed ones, and removes (after calling gone()) those no longer present. A cgroup
+ * created or removed before the pass starts is seen by it. Returns the number of cgroups. */
 int cgroup_set_scan(struct cgroup_set *s, const struct config *c, cgroup_gone_fn gone, void *userdata);
 
 struct cgroup_node *cgroup_set_lookup(const struct cgroup_set *s, uint64_t inode);

@@ -2,7 +2,9 @@
 /*
  * test_discovery.c - discovery and the per-cgroup reader on a generated cgroupfs tree (tmpfs or
  * any directory): rule matching, the deepest-match rule, cgroups without the memory controller,
- * identity by inode, and cgroups removed between listing and reading.
+ * identity by inode, cgroups removed between listing and reading, and which directories a pass
+ * lists (only those whose inotify watch saw a child directory come or go, new ones, and all of
+ * them without inotify).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -374,6 +376,219 @@ static void test_leaf_gains_a_child(void)
 	rmtree("grow");
 }
 
+static size_t n_cgroups(struct cgroup_set *s)
+{
+	size_t n = 0;
+
+	CGROUP_SET_FOREACH(s, cg)
+		n++;
+	return n;
+}
+
+static void test_unchanged_tree_not_relisted(void)
+{
+	/* The first pass lists every directory (leaves through their link count); with nothing
+	 * created or removed, the next passes list none, and files written inside cgroups (new
+	 * files included) do not count as a change. */
+	_cleanup_(config_freep) struct config *c = load("{\"rules\": [{\"match\": \"t/**\"}]}");
+	struct cgroup_set s;
+	struct cgroup_node *cg;
+
+	mkcg("t", true, 10);
+	mkcg("t/a", true, 100);
+	mkcg("t/a/x", true, 100);
+	mkcg("t/b", true, 100);
+	CHECK_EQ_INT(cgroup_set_init(&s, root), 0);
+	CHECK(s.inotify_fd >= 0);
+	CHECK_EQ_INT(cgroup_set_scan(&s, c, on_gone, NULL), 5);
+	CHECK_EQ_U64(s.listings, 5); /* root, t, t/a, t/a/x, t/b */
+	CHECK_EQ_U64(s.unwatched, 0);
+	CHECK_EQ_INT(cgroup_set_scan(&s, c, on_gone, NULL), 5);
+	CHECK_EQ_U64(s.listings, 0);
+	put("t/a", "memory.current", "1\n");
+	put("t/a", "new-file", "1\n");
+	CHECK_EQ_INT(cgroup_set_scan(&s, c, on_gone, NULL), 5);
+	CHECK_EQ_U64(s.listings, 0);
+	CHECK_EQ_U64(s.listings_total, 5);
+	/* Not listed, still visited: managed state and a config reload are kept up to date. */
+	CHECK((cg = find(&s, "t/a/x")) && cg->managed);
+	CHECK((cg = find(&s, "t/b")) && cg->managed);
+	CHECK((cg = find(&s, "t/a")) && !cg->managed);
+	{
+		_cleanup_(config_freep) struct config *c2 = load(
+			"{\"rules\": [{\"match\": \"t/b\", \"policy\": \"none\"}, {\"match\": \"t/**\"}]}");
+
+		s.config_generation++;
+		cgroup_set_scan(&s, c2, on_gone, NULL);
+		CHECK_EQ_U64(s.listings, 0);
+		CHECK((cg = find(&s, "t/b")) && !cg->managed);
+		CHECK((cg = find(&s, "t/a/x")) && cg->managed);
+	}
+	cgroup_set_done(&s);
+	rmtree("t");
+}
+
+static void test_new_and_removed_in_one_pass(void)
+{
+	_cleanup_(config_freep) struct config *c = load("{\"rules\": [{\"match\": \"n/**\"}]}");
+	struct cgroup_set s;
+	struct cgroup_node *cg;
+
+	mkcg("n", true, 10);
+	mkcg("n/a", true, 100);
+	CHECK_EQ_INT(cgroup_set_init(&s, root), 0);
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	CHECK_EQ_U64(n_cgroups(&s), 3);
+
+	/* New: the parent's watch names it; the parent and the new leaf are listed. */
+	mkcg("n/b", true, 100);
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	CHECK((cg = find(&s, "n/b")) && cg->managed);
+	CHECK_EQ_U64(s.listings, 2);
+	CHECK_EQ_U64(n_cgroups(&s), 4);
+
+	/* Removed: gone in the next pass, nothing else listed but its parent. */
+	gone_count = 0;
+	rmtree("n/a");
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	CHECK(find(&s, "n/a") == NULL);
+	CHECK_EQ_U64(gone_count, 1);
+	CHECK_EQ_U64(s.listings, 1);
+	CHECK_EQ_U64(n_cgroups(&s), 3);
+
+	/* A whole subtree removed at once: every node of it reported gone, none left behind. */
+	mkcg("n/deep", true, 10);
+	mkcg("n/deep/1", true, 10);
+	mkcg("n/deep/1/2", true, 10);
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	CHECK((cg = find(&s, "n/deep/1/2")) && cg->managed);
+	gone_count = 0;
+	rmtree("n/deep");
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	CHECK_EQ_U64(gone_count, 3);
+	CHECK(find(&s, "n/deep/1") == NULL);
+	CHECK_EQ_U64(n_cgroups(&s), 3);
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	CHECK_EQ_U64(s.listings, 0);
+	cgroup_set_done(&s);
+	rmtree("n");
+}
+
+static void test_nested_creation_under_unchanged_ancestors(void)
+{
+	/* A grandchild made under an existing child changes neither the root's nor the parent's
+	 * entries (and on kernfs no directory's mtime at all): only the child's watch sees it, and
+	 * only the child is listed. A new child made with a grandchild before the pass is listed
+	 * as new, grandchild included. */
+	_cleanup_(config_freep) struct config *c = load("{\"rules\": [{\"match\": \"g/**\"}]}");
+	struct cgroup_set s;
+	struct cgroup_node *cg;
+	struct stat before, after;
+	char path[1024];
+
+	mkcg("g", true, 10);
+	mkcg("g/p", true, 10);
+	mkcg("g/p/c", true, 100);
+	CHECK_EQ_INT(cgroup_set_init(&s, root), 0);
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	CHECK((cg = find(&s, "g/p/c")) && cg->managed);
+	snprintf(path, sizeof(path), "%s/g", root);
+	CHECK_EQ_INT(stat(path, &before), 0);
+
+	mkcg("g/p/c/gc", true, 100);
+	CHECK_EQ_INT(stat(path, &after), 0);
+	CHECK(before.st_mtim.tv_sec == after.st_mtim.tv_sec &&
+	      before.st_mtim.tv_nsec == after.st_mtim.tv_nsec); /* "g" itself did not change */
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	CHECK((cg = find(&s, "g/p/c/gc")) && cg->managed);
+	CHECK((cg = find(&s, "g/p/c")) && !cg->managed); /* now a grouping */
+	CHECK_EQ_U64(s.listings, 2);                     /* g/p/c, and the new leaf */
+
+	mkcg("g/p/q", true, 10);
+	mkcg("g/p/q/r", true, 10);
+	mkcg("g/p/q/r/s", true, 100);
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	CHECK((cg = find(&s, "g/p/q/r/s")) && cg->managed);
+	CHECK_EQ_U64(s.listings, 4); /* g/p, then q, r and s: new */
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	CHECK_EQ_U64(s.listings, 0);
+	cgroup_set_done(&s);
+	rmtree("g");
+}
+
+static void test_recreated_in_one_pass_is_new(void)
+{
+	/* Removed and made again under the same name, with a child, between two passes: the
+	 * parent is listed, the old cgroup is reported gone and the new one (new inode) starts
+	 * fresh, together with its child. */
+	_cleanup_(config_freep) struct config *c = load("{\"rules\": [{\"match\": \"r/**\"}]}");
+	struct cgroup_set s;
+	struct cgroup_node *cg;
+	uint64_t old_ino = 0;
+	char path[1024];
+	struct stat st;
+	int old_fd;
+
+	mkcg("r", true, 10);
+	mkcg("r/w", true, 100);
+	CHECK_EQ_INT(cgroup_set_init(&s, root), 0);
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	CHECK((cg = find(&s, "r/w")) != NULL);
+	if (cg) {
+		old_ino = cg->inode;
+		cg->hist.has_prev = true; /* history that must not carry over */
+	}
+	snprintf(path, sizeof(path), "%s/r/w", root);
+	old_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* keeps the old inode number */
+	CHECK(old_fd >= 0);
+	rmtree("r/w");
+	mkcg("r/w", true, 100);
+	mkcg("r/w/k", true, 100);
+	CHECK_EQ_INT(stat(path, &st), 0);
+	CHECK(st.st_ino != old_ino);
+	gone_count = 0;
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	CHECK_EQ_U64(gone_count, 1);
+	CHECK((cg = find(&s, "r/w")) != NULL);
+	if (cg) {
+		CHECK_EQ_U64(cg->inode, st.st_ino);
+		CHECK(!cg->hist.has_prev);
+		CHECK(!cg->managed);
+	}
+	CHECK((cg = find(&s, "r/w/k")) && cg->managed);
+	CHECK_EQ_U64(n_cgroups(&s), 4);
+	if (old_fd >= 0)
+		close(old_fd);
+	cgroup_set_done(&s);
+	rmtree("r");
+}
+
+static void test_without_inotify_lists_every_pass(void)
+{
+	/* No inotify instance (fs.inotify.max_user_instances reached): every directory is listed
+	 * every pass, and changes are still seen in one pass. */
+	_cleanup_(config_freep) struct config *c = load("{\"rules\": [{\"match\": \"u/**\"}]}");
+	struct cgroup_set s;
+
+	mkcg("u", true, 10);
+	mkcg("u/a", true, 100);
+	CHECK_EQ_INT(cgroup_set_init(&s, root), 0);
+	if (s.inotify_fd >= 0)
+		close(s.inotify_fd);
+	s.inotify_fd = -1;
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	CHECK_EQ_U64(s.listings, 3);
+	CHECK_EQ_U64(s.unwatched, 3);
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	CHECK_EQ_U64(s.listings, 3);
+	mkcg("u/a/b", true, 100);
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	CHECK(find(&s, "u/a/b") != NULL);
+	CHECK_EQ_U64(s.listings, 4);
+	cgroup_set_done(&s);
+	rmtree("u");
+}
+
 static void test_missing_root(void)
 {
 	struct cgroup_set s;
@@ -394,6 +609,11 @@ int main(void)
 	test_open_failures_are_counted();
 	test_leaf_gains_a_child();
 	test_depth_limit();
+	test_unchanged_tree_not_relisted();
+	test_new_and_removed_in_one_pass();
+	test_nested_creation_under_unchanged_ancestors();
+	test_recreated_in_one_pass_is_new();
+	test_without_inotify_lists_every_pass();
 	test_missing_root();
 	rmdir(root);
 	return test_report("discovery");

@@ -178,6 +178,12 @@ static void test_u64_parse(void)
 	CHECK_EQ_U64(v, UINT64_MAX);
 	CHECK_EQ_INT(RUNS(u64_parse, "000000000000000000000000042\n", &v), 0);
 	CHECK_EQ_U64(v, 42);
+	/* 19 digits (the loop without overflow tests) and 20 (with them) on either side. */
+	CHECK_EQ_INT(RUNS(u64_parse, "9999999999999999999\n", &v), 0);
+	CHECK_EQ_U64(v, UINT64_C(9999999999999999999));
+	CHECK_EQ_INT(RUNS(u64_parse, "10000000000000000000", &v), 0);
+	CHECK_EQ_U64(v, UINT64_C(10000000000000000000));
+	CHECK_FAILS_UNTOUCHED_S(u64_parse, "999999999999999999x\n", uint64_t, -EBADMSG);
 
 	CHECK_FAILS_UNTOUCHED(u64_parse, "", 0, uint64_t, -ENODATA);
 	CHECK_FAILS_UNTOUCHED_S(u64_parse, "\n", uint64_t, -EBADMSG);

@@ -4,7 +4,10 @@
 #     measured in the agent's log from the PSI trigger to the end of the interrupted write;
 #  7. a managed cgroup removed in the middle of a write: the agent keeps running and drops it;
 #  8. --dry-run writes nothing (pgsteal unchanged); --check-config on a bad file exits 2 naming
-#     line and column; SIGHUP with a bad file keeps the old config; SIGTERM exits within 2 s.
+#     line and column; SIGHUP with a bad file keeps the old config; SIGTERM exits within 2 s;
+#  and discovery on kernfs: a grandchild made under cgroups the agent already knows is found (only
+#  its parent's inotify watch sees it), and a cgroup removed and made again under the same name
+#  between two ticks is reported removed and managed anew.
 # spike.json asks for everything above the floor in one request (probe 1.0) in 16 MiB chunks (the
 # kernel checks for signals between batches of a quarter of the chunk; software emulation makes a
 # batch slow, so a smaller chunk keeps the halt well inside 1 s), with
@@ -161,3 +164,45 @@ else
 	fail sigterm-during-reclaim "took ${stop_s} s"
 fi
 kill "$after_pid" 2>/dev/null || true
+
+# ---- discovery: nested creation and a same-name recreation, seen through inotify -----------------
+# Discovery lists only directories whose inotify watch saw a child directory made or removed. A
+# grandchild changes nothing in the directories above its parent; a cgroup removed and made again
+# within one tick leaves its parent with the same entries, but a new inode.
+disc=$CGROOT/disc
+mkdir -p "$disc/a"
+echo "+memory" >"$disc/cgroup.subtree_control"
+echo "+memory" >"$disc/a/cgroup.subtree_control"
+cat >/tmp/disc.json <<'EOF2'
+{ "interval": 1, "rules": [ { "match": "reclaimd", "policy": "none" }, { "match": "disc/**" } ] }
+EOF2
+agent_start /tmp/disc.json "$RESULTS/agent-disc.log" --dry-run
+ok=1
+log_wait "$RESULTS/agent-disc.log" "disc/a: managed by rule" 60 >/dev/null || ok=0
+mkdir "$disc/a/b"
+log_wait "$RESULTS/agent-disc.log" "disc/a/b: managed by rule" 30 >/dev/null || ok=0
+if [ "$ok" -eq 1 ]; then
+	pass discovery-nested "disc/a/b found under disc/a, known and unchanged above"
+else
+	fail discovery-nested "no 'managed by rule' line for disc/a or disc/a/b (see agent-disc.log)"
+fi
+sleep 2 # a few ticks with the tree unchanged
+# Stopped, the agent cannot tick between the rmdir and the mkdir: its next tick sees both. Had it
+# seen the removal alone, disc/a would have been a managed leaf for a tick and logged a decision.
+kill -STOP "$AGENT_PID"
+rmdir "$disc/a/b" && mkdir "$disc/a/b"
+kill -CONT "$AGENT_PID"
+ok=1
+log_wait "$RESULTS/agent-disc.log" "disc/a/b: cgroup removed, no longer managed" 30 >/dev/null || ok=0
+n=0
+until [ "$(grep -c 'disc/a/b: managed by rule' "$RESULTS/agent-disc.log")" -ge 2 ]; do
+	n=$((n + 1)); [ $n -gt 300 ] && { ok=0; break; }; sleep 0.1
+done
+a_lines=$(sed -n '/disc\/a\/b: cgroup removed/,$p' "$RESULTS/agent-disc.log" | grep -c 'disc/a: ' || true)
+if [ "$ok" -eq 1 ] && [ "$a_lines" -eq 0 ] && kill -0 "$AGENT_PID" 2>/dev/null; then
+	pass discovery-recreated "rmdir+mkdir of disc/a/b between two ticks: removed and managed anew in one tick"
+else
+	fail discovery-recreated "removal and second 'managed by rule' for disc/a/b: ok=$ok, disc/a lines after the removal: $a_lines (see agent-disc.log)"
+fi
+agent_stop >/dev/null
+rmdir "$disc/a/b" "$disc/a" "$disc" 2>/dev/null || true
