@@ -92,7 +92,6 @@ arms_present=
 for a in $arms; do [ -d "$out/raw/$a" ] && arms_present="$arms_present $a"; done
 [ -n "$arms_present" ] || die "no results in $out/raw"
 kernel=$(cat "$out"/raw/*/r*/vm-info.txt 2>/dev/null | sed -n 's/^kernel=//p' | head -1)
-nruns=$(find "$out/raw" -mindepth 2 -maxdepth 2 -type d -name 'r*' | sed 's|.*/r||' | sort -n | tail -1)
 
 # Every run's samples, summary and agent line, tagged with the run number; a run without
 # agent.tsv (the VM or the scenario failed) gets a "failed" agent line.
@@ -112,8 +111,11 @@ for a in $arms_present; do
 	done
 done
 
+# What the data says (not the options: --report-only may read an older pass).
+nruns=$(awk -F'\t' '$1 == "A" { print $2 }' "$all" | sort -n | tail -1)
+seconds=$(awk -F'\t' '$1 == "A" && $6 != "-" { print int($6) }' "$all" | sort -n | tail -1)
 {
-	echo "## bench/peers.sh: ${nruns:-?} run(s) per arm, ${seconds} s each, Linux ${kernel:-?} in qemu (TCG), 2 x 1024M, zram 512M + disk swap 1G"
+	echo "## bench/peers.sh: up to ${nruns:-?} run(s) per arm, ${seconds:-?} s each, Linux ${kernel:-?} in qemu (TCG), 2 x 1024M, zram 512M + disk swap 1G"
 	echo
 	awk -v arms="$arms_present" -v plotdir="$out" -f bench/peers-table.awk "$all"
 } | tee "$out/table.txt"
