@@ -120,22 +120,33 @@ seconds=$(awk -F'\t' '$1 == "A" && $6 != "-" { print int($6) }' "$all" | sort -n
 	awk -v arms="$arms_present" -v plotdir="$out" -f bench/peers-table.awk "$all"
 } | tee "$out/table.txt"
 
+# saved.png: the total over the five workloads, then one panel per workload; a line per arm.
 if command -v gnuplot >/dev/null; then
-	plot=()
-	for a in $arms_present; do
-		[ -s "$out/saved-$a.dat" ] && plot+=("'$out/saved-$a.dat' using 1:2 with lines lw 2 title '$a'")
-	done
-	if [ ${#plot[@]} -gt 0 ]; then
-		gnuplot <<-EOF && echo "plot: $out/saved.png"
-			set terminal pngcairo size 1000,600 noenhanced
-			set output '$out/saved.png'
-			set title 'Memory saved, all five workloads (median over runs), Linux ${kernel:-?} in qemu'
-			set xlabel 'seconds since the workloads were ready'
-			set ylabel 'saved MiB (memory.current at start - now)'
-			set key left top
-			set grid
-			plot $(IFS=,; echo "${plot[*]}")
-		EOF
+	dats=()
+	for a in $arms_present; do [ -s "$out/saved-$a.dat" ] && dats+=("$a"); done
+	if [ ${#dats[@]} -gt 0 ]; then
+		panel() { # COLUMN TITLE: one plot command over every arm
+			local cmd=() a
+			for a in "${dats[@]}"; do cmd+=("'$out/saved-$a.dat' using 1:$1 with lines lw 2 title '$a'"); done
+			echo "set title '$2'"
+			echo "plot $(IFS=,; echo "${cmd[*]}")"
+		}
+		{
+			echo "set terminal pngcairo size 1500,900 noenhanced"
+			echo "set output '$out/saved.png'"
+			echo "set multiplot layout 2,3 title 'Memory saved (memory.current at start - now, MiB; median over runs), Linux ${kernel:-?} in qemu'"
+			echo "set xlabel 'seconds since the workloads were ready'"
+			echo "set key left top"
+			echo "set grid"
+			panel 2 'all five workloads'
+			echo "unset key"
+			panel 3 'web (cold 240 MiB)'
+			panel 4 'batch (cold 380 MiB)'
+			panel 5 'filecache (cold 270 MiB)'
+			panel 6 'warm30 (cold 140 MiB)'
+			panel 7 'warm50 (cold 100 MiB)'
+			echo "unset multiplot"
+		} | gnuplot && echo "plot: $out/saved.png"
 	fi
 else
 	echo "peers: gnuplot not installed (Debian: gnuplot-nox): no plot" >&2
