@@ -56,6 +56,7 @@ function med(v, n) {
 function spread(v, n, fmt,   m) {
 	if (n == 0) return "-"
 	m = med(v, n)
+	if (fmt == "%.0f") return r0(v[1]) "/" r0(m) "/" r0(v[n])
 	return sprintf(fmt "/" fmt "/" fmt, v[1], m, v[n])
 }
 # saved_at(a, r, c, T): saved MiB at the sample nearest T (within 3 s), or "" if there is none.
@@ -81,7 +82,9 @@ function goodruns(a,   k, n, rr, i) {
 	for (i = 1; i <= n; i++) if (status[a, rr[i]] == "ok") GR[++k] = rr[i]
 	return k
 }
-function fmtpct(x, base) { return base > 0 ? sprintf("%.0f%%", 100 * x / base) : "-" }
+# r0(x): x rounded to an integer, without a "-0" for small negative values (noise).
+function r0(x,   t) { t = sprintf("%.0f", x); return t == "-0" ? "0" : t }
+function fmtpct(x, base) { return base > 0 ? r0(100 * x / base) "%" : "-" }
 
 END {
 	# Baseline (none arm) ops/s and p99 per workload, medians over its good runs.
@@ -116,12 +119,12 @@ END {
 				n = 0
 				for (i = 1; i <= ng; i++) { x = saved_at(a, GR[i], c, T[k]); if (x != "") v[++n] = x }
 				x = med(v, n)
-				line = line sprintf(" %11s", x == "-" ? "-" : sprintf("%.0f (%s)", x, fmtpct(x * M, cold[c])))
+				line = line sprintf(" %11s", x == "-" ? "-" : sprintf("%s (%s)", r0(x), fmtpct(x * M, cold[c])))
 				tot[a, k] += (x == "-" ? 0 : x); if (x == "-") totmiss[a, k] = 1
 			}
 			n = 0; for (i = 1; i <= ng; i++) v[++n] = last_sv[a, GR[i], c]
 			x = med(v, n); tot[a, nt + 1] += x
-			line = line sprintf(" %11s", sprintf("%.0f (%s)", x, fmtpct(x * M, cold[c])))
+			line = line sprintf(" %11s", sprintf("%s (%s)", r0(x), fmtpct(x * M, cold[c])))
 			n = 0; for (i = 1; i <= ng; i++) { x = t90(a, GR[i], c); if (x != "") v[++n] = x }
 			x = med(v, n); line = line sprintf(" %6s", x == "-" ? "-" : sprintf("%.0f", x))
 			n = 0
@@ -151,7 +154,7 @@ END {
 		}
 		line = sprintf("%-18s %-9s %5.0f %5.0f", a, "total", totcold[a] / M, totlim[a] / M)
 		for (k = 1; k <= nt + 1; k++)
-			line = line sprintf(" %11s", totmiss[a, k] ? "-" : sprintf("%.0f (%s)", tot[a, k], fmtpct(tot[a, k] * M, totcold[a])))
+			line = line sprintf(" %11s", totmiss[a, k] ? "-" : sprintf("%s (%s)", r0(tot[a, k]), fmtpct(tot[a, k] * M, totcold[a])))
 		n = 0; for (i = 1; i <= ng; i++) if (cpu[a, GR[i]] != "-") v[++n] = cpu[a, GR[i]]
 		line = line sprintf("   agent CPU %s s (%d of %d runs good)", med(v, n), ng, nr)
 		print line
