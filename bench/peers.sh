@@ -16,6 +16,8 @@
 #   --runs N        runs per arm (default 3); runs are interleaved (all arms, then again)
 #   --arms "..."    arms to run (default: all five, in the order above)
 #   --out DIR       results (default bench/out/peers)
+#   --env KEY=VALUE passed to the guest scenario (repeatable), e.g. PEERS_DAMON_MIN_AGE_US=5000000
+#                   for another DAMON_RECLAIM setting (see tests/vm/scenarios/peers.sh)
 #   --report-only   do not boot anything; print the table and plot from DIR/raw again
 #
 # oomd is fetched with `apt-get download oomd` into bench/.cache/oomd (git-ignored) the first time;
@@ -33,6 +35,7 @@ runs=3
 arms="none senpai damon reclaimd-shipped reclaimd-defaults"
 out=bench/out/peers
 report_only=0
+envs=()
 die() { echo "peers: $*" >&2; exit 1; }
 usage() { sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -41,6 +44,7 @@ while [ $# -gt 0 ]; do
 	--runs) runs=${2:?}; shift ;;
 	--arms) arms=${2:?}; shift ;;
 	--out) out=${2:?}; shift ;;
+	--env) envs+=(--env "${2:?}"); shift ;;
 	--report-only) report_only=1 ;;
 	-h | --help) usage ;;
 	*) echo "peers: unknown argument $1" >&2; usage ;;
@@ -80,7 +84,7 @@ if [ "$report_only" -eq 0 ]; then
 			d=$out/raw/$a/r$r
 			mkdir -p "$d"
 			echo "peers: run $r/$runs, arm $a: ${seconds} s (VM output: $d)" >&2
-			if ! tests/vm/run.sh "${vmargs[@]}" --env PEERS_ARM="$a" --env PEERS_SECONDS="$seconds" \
+			if ! tests/vm/run.sh "${vmargs[@]}" "${envs[@]}" --env PEERS_ARM="$a" --env PEERS_SECONDS="$seconds" \
 				tests/vm/scenarios/peers.sh "$d" >"$d.run.log" 2>&1; then
 				echo "peers: arm $a run $r: the VM run failed; see $d.run.log" >&2
 			fi
