@@ -239,9 +239,13 @@ done
 for spec in "${exes[@]}"; do
 	src=${spec%%:*}
 	dst=${spec#*:}
-	[ "$src" != "$spec" ] && [ -n "$src" ] || die "--exe wants SRC:DST, got '$spec'"
+	if [ "$src" = "$spec" ] || [ -z "$src" ]; then
+		die "--exe wants SRC:DST, got '$spec'"
+	fi
 	case $dst in /*) ;; *) die "--exe: DST must be absolute: '$spec'" ;; esac
-	[ -f "$src" ] && [ -x "$src" ] || die "--exe: $src is not an executable file"
+	if [ ! -f "$src" ] || [ ! -x "$src" ]; then
+		die "--exe: $src is not an executable file"
+	fi
 	copy_elf "$src" "$dst"
 done
 
