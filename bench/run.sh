@@ -6,6 +6,9 @@
 #   bench/savings.sh    (when present) what the reclaim saves
 #   bench/numa.sh       reclaim throughput and CPU per GiB with 1 and 2 workers per NUMA node
 #   bench/zswap.sh      (when present) the zswap inversion scenario with and without the agent
+#   bench/peers.sh      reclaimd next to Senpai (oomd), DAMON_RECLAIM and no reclaimer, one VM boot
+#                       per arm and run; BENCH_PEERS_ARGS (e.g. "--runs 1 --seconds 120") is passed
+#                       to it (default: 3 runs x 300 s x 5 arms, about 95 minutes)
 #
 # Arguments are passed to overhead.sh (e.g. --no-vm, --sizes "1000"); see its header.
 # Runs every benchmark even when one fails; exits non-zero if any failed.
@@ -28,4 +31,10 @@ for b in numa zswap; do
 		sh "$HERE/$b.sh" || rc=1
 	fi
 done
+if [ -f "$HERE/peers.sh" ]; then
+	echo
+	echo "== bench/peers.sh"
+	# shellcheck disable=SC2086 # BENCH_PEERS_ARGS is a list of options
+	bash "$HERE/peers.sh" ${BENCH_PEERS_ARGS:-} || rc=1
+fi
 exit "$rc"

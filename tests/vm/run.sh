@@ -16,6 +16,8 @@
 #   --no-agent          do not include the agent
 #   --with-stress-ng    include stress-ng and its shared libraries
 #   --file SRC:DST      copy SRC (file or directory) to DST in the guest (repeatable)
+#   --exe SRC:DST       install the executable SRC as DST in the guest with the
+#                       shared libraries ldd names for it (repeatable)
 #   --env KEY=VALUE     export KEY=VALUE to the scenario (repeatable)
 #   --timeout SEC       kill the VM after SEC seconds (default 600); the scenario
 #                       itself is stopped earlier so that its results survive
@@ -79,6 +81,7 @@ agent=$REPO/reclaimd
 agent_explicit=0
 with_stress=0
 files=()
+exes=()
 envs=()
 timeout_s=600
 append=
@@ -102,7 +105,7 @@ while [ $# -gt 0 ]; do
 		val=${opt#*=}
 		opt=${opt%%=*}
 		;;
-	--agent | --file | --env | --timeout | --append | --node-mem | --zram-size | \
+	--agent | --file | --exe | --env | --timeout | --append | --node-mem | --zram-size | \
 		--zram-algo | --swap-size | --data-size | --results-size | --cpus-per-node)
 		[ $# -ge 2 ] || die "$opt needs a value"
 		val=$2
@@ -115,6 +118,7 @@ while [ $# -gt 0 ]; do
 	--no-agent) agent= ;;
 	--with-stress-ng) with_stress=1 ;;
 	--file) files+=("$val") ;;
+	--exe) exes+=("$val") ;;
 	--env) envs+=("$val") ;;
 	--timeout) timeout_s=$val ;;
 	--append) append=$val ;;
@@ -230,6 +234,19 @@ copy_elf() {
 [ "$with_stress" -eq 1 ] && copy_elf "$(command -v stress-ng)" /usr/bin/stress-ng
 for exe in "$HERE"/workloads/build/* "$HERE"/tools/build/*; do
 	[ -f "$exe" ] && [ -x "$exe" ] && copy_elf "$exe" "/usr/local/bin/${exe##*/}"
+done
+
+for spec in "${exes[@]}"; do
+	src=${spec%%:*}
+	dst=${spec#*:}
+	if [ "$src" = "$spec" ] || [ -z "$src" ]; then
+		die "--exe wants SRC:DST, got '$spec'"
+	fi
+	case $dst in /*) ;; *) die "--exe: DST must be absolute: '$spec'" ;; esac
+	if [ ! -f "$src" ] || [ ! -x "$src" ]; then
+		die "--exe: $src is not an executable file"
+	fi
+	copy_elf "$src" "$dst"
 done
 
 cp "$kdir"/modules/*.ko "$kdir/modules.order" "$root/lib/modules/"

@@ -14,7 +14,11 @@
  * page. Each access is timed with clock_gettime(CLOCK_MONOTONIC); an access
  * that hits a page which was swapped out includes the swap-in (a major
  * fault), so the latency percentiles show what reclaim of hot memory costs.
- * The file pages are not accessed after setup: they are cold page cache.
+ * The file pages are not accessed after setup: they are cold page cache,
+ * unless --file-hot-pct N is given: then the first N percent of the file's
+ * pages are its hot set, and each access also pread()s one random cache line
+ * of one random page of it (a service reading a small hot part of a large
+ * file through the page cache; the other pages stay cold).
  *
  * Accesses are paced at --rate per second (0: back to back). When memhog
  * falls behind by more than a second (a long stall), the backlog is dropped
@@ -79,6 +83,7 @@ struct options {
 	uint64_t file_bytes;
 	const char *file_path;
 	double hot_pct;
+	double file_hot_pct;	/* --file-hot-pct, 0 = the file is never read again */
 	uint64_t rate;		/* accesses per second, 0 = unlimited */
 	double duration;	/* seconds, 0 = until SIGINT/SIGTERM */
 	double report_interval;	/* seconds */
@@ -187,6 +192,7 @@ static void usage(FILE *f)
 	      "  --file SIZE             also create a file of SIZE and read it into page cache\n"
 	      "  --file-path PATH        where to create it (required with --file)\n"
 	      "  --keep-file             do not delete the file at exit\n"
+	      "  --file-hot-pct N        percent of the file's pages read (pread) by each access (default 0)\n"
 	      "  --hot-pct N             percent of the anonymous pages accessed (default 100)\n"
 	      "  --rate N                accesses per second, 0 = unlimited (default 0)\n"
 	      "  --duration SEC          run time, 0 = until SIGINT/SIGTERM (default 0)\n"
@@ -203,7 +209,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 {
 	enum { OPT_ANON = 1, OPT_FILE, OPT_FILE_PATH, OPT_KEEP_FILE, OPT_HOT_PCT,
 	       OPT_RATE, OPT_DURATION, OPT_REPORT, OPT_READY, OPT_SEED, OPT_THP,
-	       OPT_NODE, OPT_TLB_FLUSH, OPT_HELP };
+	       OPT_NODE, OPT_TLB_FLUSH, OPT_FILE_HOT_PCT, OPT_HELP };
 	static const struct option longopts[] = {
 		{ "anon", required_argument, NULL, OPT_ANON },
 		{ "file", required_argument, NULL, OPT_FILE },
@@ -218,6 +224,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "thp", no_argument, NULL, OPT_THP },
 		{ "node", required_argument, NULL, OPT_NODE },
 		{ "tlb-flush-ms", required_argument, NULL, OPT_TLB_FLUSH },
+		{ "file-hot-pct", required_argument, NULL, OPT_FILE_HOT_PCT },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -245,6 +252,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		case OPT_READY: o->ready_file = optarg; break;
 		case OPT_SEED: ok = parse_u64(optarg, &o->seed); break;
 		case OPT_THP: o->thp = true; break;
+		case OPT_FILE_HOT_PCT: ok = parse_double(optarg, 0.0, 100.0, &o->file_hot_pct); break;
 		case OPT_TLB_FLUSH: ok = parse_u64(optarg, &o->tlb_flush_ms) && o->tlb_flush_ms < 3600000; break;
 		case OPT_NODE: {
 			uint64_t n;
@@ -265,6 +273,8 @@ static void parse_args(int argc, char **argv, struct options *o)
 		die("nothing to do: give --anon and/or --file");
 	if (o->file_bytes != 0 && o->file_path == NULL)
 		die("--file needs --file-path");
+	if (o->file_hot_pct > 0 && o->file_bytes == 0)
+		die("--file-hot-pct needs --file");
 }
 
 /* ---------------------------------------------------------------------------
@@ -321,8 +331,8 @@ static unsigned char *setup_anon(const struct options *o, size_t page_size,
 	return base;
 }
 
-/* Writes the file, makes its pages clean, then reads it all back. */
-static void setup_file(const struct options *o, uint64_t *rng)
+/* Writes the file, makes its pages clean, then reads it all back; returns its open fd. */
+static int setup_file(const struct options *o, uint64_t *rng)
 {
 	uint64_t *buf = malloc(FILE_CHUNK);
 	int fd = open(o->file_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -356,8 +366,8 @@ static void setup_file(const struct options *o, uint64_t *rng)
 			break;
 		off += r;
 	}
-	close(fd);
 	free(buf);
+	return fd;
 }
 
 /* Creates path atomically (write to a temporary name, then rename). */
@@ -398,6 +408,17 @@ static void access_once(unsigned char *base, size_t page_size,
 	for (size_t i = 0; i < LINE_WORDS; i++)
 		sum += w[i];
 	w[r % RANDOM_WORDS] = (sum ^ r) | 1;
+}
+
+/* One access to the file's hot set: pread() of one random cache line of one random hot page. */
+static void access_file(int fd, size_t page_size, uint64_t hot_pages, uint64_t *rng)
+{
+	unsigned char line[CACHE_LINE];
+	uint64_t page = rng_next(rng) % hot_pages;
+	uint64_t off = page * page_size + (rng_next(rng) % (page_size / CACHE_LINE)) * CACHE_LINE;
+
+	if (pread(fd, line, sizeof(line), (off_t)off) < 0)
+		die("pread: %s", strerror(errno));
 }
 
 static void print_interval(double t, uint64_t elapsed_ns, const struct histogram *h,
@@ -461,10 +482,14 @@ int main(int argc, char **argv)
 		bind_to_node(o.node);
 	uint64_t setup_start = now_ns();
 	unsigned char *base = NULL;
+	int file_fd = -1;
+	uint64_t file_hot_pages = (uint64_t)((double)(o.file_bytes / page_size) * o.file_hot_pct / 100.0);
+	if (file_hot_pages == 0 && o.file_hot_pct > 0)
+		file_hot_pages = 1;
 	if (o.anon_bytes > 0)
 		base = setup_anon(&o, page_size, &rng);
 	if (o.file_bytes > 0)
-		setup_file(&o, &rng);
+		file_fd = setup_file(&o, &rng);
 	if (o.ready_file != NULL)
 		write_ready_file(o.ready_file);
 
@@ -506,7 +531,7 @@ int main(int argc, char **argv)
 			tlb_flush(page_size);
 			next_tlb_flush = now + tlb_flush_ns;
 		}
-		if (hot_pages == 0) {
+		if (hot_pages == 0 && file_hot_pages == 0) {
 			sleep_until(min_u64(next_report, end));
 			now = now_ns();
 			continue;
@@ -530,7 +555,10 @@ int main(int argc, char **argv)
 		}
 
 		uint64_t t0 = now_ns();
-		access_once(base, page_size, hot_pages, &rng);
+		if (hot_pages > 0)
+			access_once(base, page_size, hot_pages, &rng);
+		if (file_hot_pages > 0)
+			access_file(file_fd, page_size, file_hot_pages, &rng);
 		now = now_ns();
 		hist_add(&interval, now - t0);
 	}
@@ -539,6 +567,8 @@ int main(int argc, char **argv)
 	hist_merge(&total, &interval);
 	print_summary(stop - start, &total, major_faults() - majflt_start);
 
+	if (file_fd >= 0)
+		close(file_fd);
 	if (o.file_bytes > 0 && !o.keep_file)
 		unlink(o.file_path);
 	return 0;
