@@ -11,10 +11,11 @@
 #   damon              DAMON_RECLAIM, built into the kernel
 #   reclaimd-shipped   reclaimd with config/reclaimd.json
 #   reclaimd-defaults  reclaimd with only {"match": "system.slice/*.service"} (the code defaults)
+#   reclaimd-memreclaim  the same with "mglru_aging": false (memory.reclaim instead of lru_gen)
 #
 #   --seconds S     measured seconds per run after the workloads are ready (default 300)
 #   --runs N        runs per arm (default 3); runs are interleaved (all arms, then again)
-#   --arms "..."    arms to run (default: all five, in the order above)
+#   --arms "..."    arms to run (default: all six, in the order above)
 #   --out DIR       results (default bench/out/peers)
 #   --env KEY=VALUE passed to the guest scenario (repeatable), e.g. PEERS_DAMON_MIN_AGE_US=5000000
 #                   for another DAMON_RECLAIM setting (see tests/vm/scenarios/peers.sh)
@@ -32,7 +33,7 @@ REPO=$(pwd)
 
 seconds=300
 runs=3
-arms="none senpai damon reclaimd-shipped reclaimd-defaults"
+arms="none senpai damon reclaimd-shipped reclaimd-defaults reclaimd-memreclaim"
 out=bench/out/peers
 report_only=0
 envs=()
@@ -54,7 +55,9 @@ done
 case $seconds in '' | *[!0-9]*) die "bad --seconds '$seconds'" ;; esac
 case $runs in '' | *[!0-9]* | 0) die "bad --runs '$runs'" ;; esac
 for a in $arms; do
-	case $a in none | senpai | damon | reclaimd-shipped | reclaimd-defaults) ;; *) die "unknown arm '$a'" ;; esac
+	case $a in none | senpai | damon | reclaimd-shipped | reclaimd-defaults | reclaimd-memreclaim) ;;
+	*) die "unknown arm '$a'" ;;
+	esac
 done
 mkdir -p "$out/raw"
 

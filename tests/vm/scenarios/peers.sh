@@ -4,7 +4,7 @@
 # its own cgroup under system.slice, then one reclaimer (or none) runs for PEERS_SECONDS while the
 # cgroups are sampled every PEERS_SAMPLE_S seconds.
 #
-#   PEERS_ARM      none | senpai | damon | reclaimd-shipped | reclaimd-defaults
+#   PEERS_ARM      none | senpai | damon | reclaimd-shipped | reclaimd-defaults | reclaimd-memreclaim
 #   PEERS_SECONDS  measured run time after every workload is ready (default 300)
 #
 # Workloads (open loop at a fixed rate; --tlb-flush-ms 50, see memhog.c):
@@ -19,6 +19,7 @@
 #   damon              DAMON_RECLAIM (built into the kernel), always-on watermarks, PEERS_DAMON_*
 #   reclaimd-shipped   reclaimd --config /etc/reclaimd/reclaimd.json (config/reclaimd.json)
 #   reclaimd-defaults  reclaimd with {"rules":[{"match":"system.slice/*.service"}]}
+#   reclaimd-memreclaim  the same with "mglru_aging": false: memory.reclaim, the other reclaim path
 #
 # Results:
 #   samples.tsv   arm t_s cgroup current swap zswap psi_some_us refaults   (t_s from the start)
@@ -127,6 +128,11 @@ reclaimd-shipped)
 reclaimd-defaults)
 	echo '{"rules":[{"match":"system.slice/*.service"}]}' >/tmp/defaults.json
 	agent_start /tmp/defaults.json "$RESULTS/agent.log"
+	agent_pid=$AGENT_PID
+	;;
+reclaimd-memreclaim)
+	echo '{"mglru_aging":false,"rules":[{"match":"system.slice/*.service"}]}' >/tmp/memreclaim.json
+	agent_start /tmp/memreclaim.json "$RESULTS/agent.log"
 	agent_pid=$AGENT_PID
 	;;
 *)
