@@ -30,8 +30,11 @@
 /* Single values, pressure (2 lines < 100 bytes), events (6 short lines). */
 #define SMALL_BUF 512
 
-/* The reader runs on the main thread only: one buffer for the large files. */
+/* The reader runs on the main thread only: one buffer for the large files, and one parsed
+ * memory.numa_stat (1 KiB, for any node id the parser takes) from which each cgroup keeps only
+ * the nodes its file lists (struct numa_usage). */
 static char big_buf[NUMA_STAT_BUF];
+static struct numa_stat numa_parsed;
 
 /* Hot fds kept open now, and how many may be (set by the agent from its open files limit). */
 static size_t hot_fds_open, hot_fds_budget = SIZE_MAX;
@@ -51,6 +54,8 @@ void cgroup_close_files(struct cgroup_node *cg)
 			*fds[i] = -1;
 			hot_fds_open--;
 		}
+	if (cg->files.slow)
+		free(cg->files.slow->numa);
 	free(cg->files.slow);
 	cg->files.slow = NULL;
 }
@@ -141,8 +146,27 @@ static int swap_room_of(struct cgroup_node *cg, unsigned generation, uint64_t *r
 	return 0;
 }
 
+/* Keeps the nodes of numa_parsed in sf->numa, resized when the file lists another node count
+ * (memory hotplug). Returns 0 or -ENOMEM (sf->numa then untouched). */
+static int numa_usage_store(struct cgroup_slow_files *sf, const struct numa_stat *ns)
+{
+	unsigned n = MIN(ns->n_nodes, (unsigned)RECLAIMD_MAX_NODES);
+	struct numa_usage *u = sf->numa;
+
+	if (!u || u->n_nodes != n) {
+		u = realloc(u, sizeof(*u) + n * sizeof(u->node[0]));
+		if (!u)
+			return -ENOMEM;
+		sf->numa = u;
+	}
+	u->n_nodes = n;
+	for (unsigned i = 0; i < n; i++)
+		u->node[i] = (struct numa_node_usage){ .anon_bytes = ns->anon[i], .file_bytes = ns->file[i] };
+	return 0;
+}
+
 /* The slow files. memory.events and numa_stat only inform reports and placement: a malformed
- * one leaves zeros, it never keeps a cgroup from being sampled. */
+ * one leaves zeros (numa: NULL), it never keeps a cgroup from being sampled. */
 static int read_slow_files(struct cgroup_node *cg, struct cgroup_slow_files *sf)
 {
 	char small[SMALL_BUF];
@@ -172,8 +196,11 @@ static int read_slow_files(struct cgroup_node *cg, struct cgroup_slow_files *sf)
 			cg->files.absent_mask |= 1u << OPT_NUMA_STAT;
 		else if (r == -ENOENT || r == -ENODEV)
 			return r;
-		else if (r < 0 || numa_stat_parse(big_buf, len, &sf->numa) < 0)
-			memset(&sf->numa, 0, sizeof(sf->numa));
+		else if (r < 0 || numa_stat_parse(big_buf, len, &numa_parsed) < 0 ||
+			 numa_usage_store(sf, &numa_parsed) < 0) {
+			free(sf->numa);
+			sf->numa = NULL;
+		}
 	}
 	return 0;
 }
@@ -255,7 +282,7 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 	s.zswap_current_bytes = s.stat.zswap ? s.stat.zswap : cg->files.slow->zswap_current_bytes;
 	s.zswap_max_bytes = cg->files.slow->zswap_max_bytes;
 	s.events = cg->files.slow->events;
-	s.numa = cg->files.slow->numa;
+	s.numa = cg->files.slow->numa; /* not copied: the cache lives as long as the snapshot */
 
 	*ret = s;
 	return 0;

@@ -151,7 +151,7 @@ struct cgroup_slow_files {
 	uint64_t low_bytes, high_bytes, max_bytes;
 	uint64_t swap_current_bytes, zswap_current_bytes, zswap_max_bytes;
 	struct memory_events events;
-	struct numa_stat numa;
+	struct numa_usage *numa;   /* memory.numa_stat, as many nodes as it lists; NULL: none */
 };
 
 struct cgroup_set {

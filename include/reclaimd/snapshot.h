@@ -22,6 +22,20 @@ struct host_sample {
 	int vm_swappiness;    /* /proc/sys/vm/swappiness, 0..200; -1 when unreadable */
 };
 
+/*
+ * memory.numa_stat as a sample carries it: anon and file bytes per node id below n_nodes (the
+ * highest id the file listed + 1; the kernel lists only nodes with memory, so a hole reads 0).
+ * Sized by what the cgroup's file holds, not by RECLAIMD_MAX_NODES: 16 bytes a node instead of a
+ * 1 KiB table per cgroup. A node brought online later shows up in the file, and the table grows
+ * at the next read.
+ */
+struct numa_usage {
+	unsigned n_nodes;
+	struct numa_node_usage {
+		uint64_t anon_bytes, file_bytes;
+	} node[];
+};
+
 struct cgroup_sample {
 	uint64_t inode;       /* cgroup directory inode: the cgroup's identity */
 	const char *path;     /* relative to the cgroup root, "" for the root; owned by discovery */
@@ -37,7 +51,10 @@ struct cgroup_sample {
 	 * (swap.max - swap.current), and host SwapFree. 0 with no swap. */
 	uint64_t swap_room_bytes;
 	struct memory_stat stat;
-	struct numa_stat numa;
+	/* memory.numa_stat, NULL when not known (absent, unreadable or malformed). Not a copy: it
+	 * points into the reader's cache of the cgroup (cgroup.h, files.slow), like path points
+	 * into the cgroup, and is valid until the next snapshot. */
+	const struct numa_usage *numa;
 	struct memory_events events;
 	struct psi mem_psi, io_psi;
 

@@ -76,7 +76,7 @@ void headroom_candidate_from_sample(const struct policy_params *params,
 		.in_flight = in_flight,
 		.current_bytes = cg->current_bytes,
 		.floor_bytes = cgroup_floor_bytes(params, cg),
-		.n_nodes = MIN(cg->numa.n_nodes, (unsigned)RECLAIMD_MAX_NODES),
+		.n_nodes = cg->numa ? MIN(cg->numa->n_nodes, (unsigned)RECLAIMD_MAX_NODES) : 0,
 	};
 	uint64_t limit = MIN(cg->high_bytes, cg->max_bytes);
 	uint64_t lru = add_sat(cg->stat.anon, cg->stat.file);
@@ -90,7 +90,8 @@ void headroom_candidate_from_sample(const struct policy_params *params,
 	c.at_own_limit = limit > 0 && limit != LIMIT_MAX && cg->current_bytes >= limit - limit / 32;
 
 	for (unsigned i = 0; i < c.n_nodes; i++)
-		c.node_bytes[i] = add_sat(cg->numa.file[i], MIN(cg->numa.anon[i], cg->swap_room_bytes));
+		c.node_bytes[i] = add_sat(cg->numa->node[i].file_bytes,
+					  MIN(cg->numa->node[i].anon_bytes, cg->swap_room_bytes));
 	*ret = c;
 }
 

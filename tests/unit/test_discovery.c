@@ -186,7 +186,11 @@ static void test_identity_by_inode_and_removal(void)
 	CHECK_EQ_U64(smp.mem_psi.some.total_us, 1234);
 	CHECK_EQ_U64(smp.io_psi.some.total_us, 100);
 	CHECK_EQ_U64(smp.max_bytes, LIMIT_MAX);
-	CHECK_EQ_U64(smp.numa.anon[1], 2048);
+	CHECK(smp.numa && smp.numa->n_nodes == 2);
+	if (smp.numa) {
+		CHECK_EQ_U64(smp.numa->node[1].anon_bytes, 2048);
+		CHECK_EQ_U64(smp.numa->node[0].file_bytes, 4096);
+	}
 	CHECK_EQ_U64(smp.swap_room_bytes, 1ULL << 40); /* swap.max is max: host bound */
 	CHECK_STREQ(smp.path, "web");
 

@@ -466,17 +466,23 @@ static void test_floors_respected(void)
 			.mem_some_delta_us = 6000,
 		};
 		struct headroom_candidate d;
+		static union {
+			struct numa_usage u;
+			char room[sizeof(struct numa_usage) + 2 * sizeof(struct numa_node_usage)];
+		} numa;
 
 		policy_params_default(&pp);
 		s.stat.anon = 300 * MiB;
 		s.stat.file = 160 * MiB;
 		s.stat.inactive_anon = 100 * MiB;
 		s.stat.inactive_file = 130 * MiB;
-		s.numa.n_nodes = 2;
-		s.numa.anon[0] = 200 * MiB;
-		s.numa.file[0] = 60 * MiB;
-		s.numa.anon[1] = 100 * MiB;
-		s.numa.file[1] = 100 * MiB;
+		numa.u.n_nodes = 2;
+		numa.u.node[0] = (struct numa_node_usage){ .anon_bytes = 200 * MiB, .file_bytes = 60 * MiB };
+		numa.u.node[1] = (struct numa_node_usage){ .anon_bytes = 100 * MiB, .file_bytes = 100 * MiB };
+		s.numa = NULL; /* memory.numa_stat not known: on no node */
+		headroom_candidate_from_sample(&pp, &s, 9, 50, false, &d);
+		CHECK_EQ_INT(d.n_nodes, 0);
+		s.numa = &numa.u;
 		headroom_candidate_from_sample(&pp, &s, 9, 50, false, &d);
 		CHECK_EQ_U64(d.floor_bytes, cgroup_floor_bytes(&pp, &s));
 		CHECK_EQ_U64(d.floor_bytes, 450 * MiB);
@@ -1017,6 +1023,10 @@ static void test_candidate_build(void)
 	};
 	struct headroom_cgroup_state st = { .sample_us = 100 * USEC_PER_SEC };
 	struct headroom_candidate c, from;
+	static union {
+		struct numa_usage u;
+		char room[sizeof(struct numa_usage) + sizeof(struct numa_node_usage)];
+	} numa;
 
 	policy_params_default(&pp);
 	pp.psi_some_target_pct = 0.1;
@@ -1024,9 +1034,9 @@ static void test_candidate_build(void)
 	pp.reclaim_priority = 70;
 	s.stat.anon = 200 * MiB;
 	s.stat.file = 100 * MiB;
-	s.numa.n_nodes = 1;
-	s.numa.anon[0] = 200 * MiB;
-	s.numa.file[0] = 100 * MiB;
+	numa.u.n_nodes = 1;
+	numa.u.node[0] = (struct numa_node_usage){ .anon_bytes = 200 * MiB, .file_bytes = 100 * MiB };
+	s.numa = &numa.u;
 
 	/* A cold cgroup: the sample's candidate with one chunk as its cap. */
 	CHECK(headroom_candidate_build(&pp, &s, 4, &st, PAGE, &c));
