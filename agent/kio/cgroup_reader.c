@@ -35,6 +35,8 @@
  * the nodes its file lists (struct numa_usage). */
 static char big_buf[NUMA_STAT_BUF];
 static struct numa_stat numa_parsed;
+/* memory.stat parsed whole; the sample keeps what decisions use (struct cgroup_memory_stat). */
+static struct memory_stat stat_parsed;
 
 /* Hot fds kept open now, and how many may be (set by the agent from its open files limit). */
 static size_t hot_fds_open, hot_fds_budget = SIZE_MAX;
@@ -210,6 +212,7 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 {
 	char small[SMALL_BUF];
 	struct cgroup_sample s = { .inode = cg->inode, .path = cg->path };
+	struct psi psi;
 	uint64_t room;
 	size_t len;
 	int r;
@@ -224,16 +227,24 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 	r = read_hot(cg, &cg->files.fd_stat, "memory.stat", big_buf, STAT_BUF, &len);
 	if (r < 0)
 		return r;
-	r = memory_stat_parse(big_buf, len, &s.stat);
+	r = memory_stat_parse(big_buf, len, &stat_parsed);
 	if (r < 0)
 		return r;
+	s.stat = (struct cgroup_memory_stat){
+		.anon = stat_parsed.anon, .file = stat_parsed.file,
+		.inactive_anon = stat_parsed.inactive_anon, .inactive_file = stat_parsed.inactive_file,
+		.zswap = stat_parsed.zswap,
+		.workingset_refault_anon = stat_parsed.workingset_refault_anon,
+		.workingset_refault_file = stat_parsed.workingset_refault_file,
+	};
 
 	r = read_hot(cg, &cg->files.fd_pressure, "memory.pressure", small, sizeof(small), &len);
 	if (r < 0)
 		return r;
-	r = psi_parse(small, len, &s.mem_psi);
+	r = psi_parse(small, len, &psi);
 	if (r < 0)
 		return r;
+	s.mem_some_total_us = psi.some.total_us;
 
 	if (!(cg->files.absent_mask & (1u << OPT_IO_PRESSURE))) {
 		r = read_hot(cg, &cg->files.fd_io_pressure, "io.pressure", small, sizeof(small), &len);
@@ -241,8 +252,10 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 			cg->files.absent_mask |= 1u << OPT_IO_PRESSURE;
 		else if (r < 0)
 			return r;
-		else if ((r = psi_parse(small, len, &s.io_psi)) < 0)
+		else if ((r = psi_parse(small, len, &psi)) < 0)
 			return r;
+		else
+			s.io_some_total_us = psi.some.total_us;
 	}
 
 	r = read_u64_at(cg, "memory.min", &s.min_bytes);

@@ -36,6 +36,18 @@ struct numa_usage {
 	} node[];
 };
 
+/*
+ * The memory.stat counters of a cgroup that decisions and deltas use (bytes; refaults in pages).
+ * The parser reads them all (struct memory_stat, 288 bytes); a sample, kept for every managed
+ * cgroup each tick, carries only these. A policy that needs another counter adds it here and in
+ * cgroup_read_sample().
+ */
+struct cgroup_memory_stat {
+	uint64_t anon, file, inactive_anon, inactive_file;
+	uint64_t zswap;                                            /* 0 without zswap */
+	uint64_t workingset_refault_anon, workingset_refault_file; /* pages */
+};
+
 struct cgroup_sample {
 	uint64_t inode;       /* cgroup directory inode: the cgroup's identity */
 	const char *path;     /* relative to the cgroup root, "" for the root; owned by discovery */
@@ -50,13 +62,15 @@ struct cgroup_sample {
 	/* Swap this cgroup may still use: min over itself and its ancestors of
 	 * (swap.max - swap.current), and host SwapFree. 0 with no swap. */
 	uint64_t swap_room_bytes;
-	struct memory_stat stat;
+	struct cgroup_memory_stat stat;
 	/* memory.numa_stat, NULL when not known (absent, unreadable or malformed). Not a copy: it
 	 * points into the reader's cache of the cgroup (cgroup.h, files.slow), like path points
 	 * into the cgroup, and is valid until the next snapshot. */
 	const struct numa_usage *numa;
 	struct memory_events events;
-	struct psi mem_psi, io_psi;
+	/* memory.pressure and io.pressure "some" totals (the averages are not kept: decisions use
+	 * the deltas below); io stays 0 without io.pressure. */
+	usec_t mem_some_total_us, io_some_total_us;
 
 	/* Deltas against the previous tick; valid only when has_prev. */
 	bool has_prev;

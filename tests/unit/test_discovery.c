@@ -183,8 +183,8 @@ static void test_identity_by_inode_and_removal(void)
 	CHECK_EQ_INT(r, 0);
 	CHECK_EQ_U64(smp.current_bytes, 300ULL << 20);
 	CHECK_EQ_U64(smp.stat.anon, 150ULL << 20);
-	CHECK_EQ_U64(smp.mem_psi.some.total_us, 1234);
-	CHECK_EQ_U64(smp.io_psi.some.total_us, 100);
+	CHECK_EQ_U64(smp.mem_some_total_us, 1234);
+	CHECK_EQ_U64(smp.io_some_total_us, 100);
 	CHECK_EQ_U64(smp.max_bytes, LIMIT_MAX);
 	CHECK(smp.numa && smp.numa->n_nodes == 2);
 	if (smp.numa) {
