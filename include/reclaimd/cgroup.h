@@ -47,20 +47,19 @@ enum cgroup_optional_file {
  */
 struct cgroup_node {
 	uint64_t inode;
-	char *path;                 /* relative to the root, "" for the root itself */
 	int dirfd;
+	int wd;                     /* inotify watch on the directory; -1: none (listed every pass) */
 	struct cgroup_node *parent;      /* NULL for the root */
 	struct cgroup_node *first_child, *next_sibling, *prev_sibling;
-	int wd;                     /* inotify watch on the directory; -1: none (listed every pass) */
-	bool list_pending;          /* children may have changed since its last listing */
 	unsigned seen_generation;   /* last discovery pass that reached it */
 	unsigned listed_generation; /* last pass whose listing of its parent found it */
 	unsigned rule_generation;   /* config generation `rule` was matched against */
-	const struct rule *rule;    /* first matching rule or NULL */
+	bool list_pending;          /* children may have changed since its last listing */
 	bool has_memory;            /* memory controller enabled (memory.current exists) */
 	bool has_matching_descendant;
 	bool walk_truncated;        /* at the depth limit: its children were not listed */
 	bool managed;
+	const struct rule *rule;    /* first matching rule or NULL */
 	struct cgroup_node *hash_next;
 	struct cgroup_node *wd_next;     /* chain of the set's watch-descriptor hash */
 
@@ -106,8 +105,8 @@ struct cgroup_node {
 		struct worker_pool *pool;   /* the pool `job` was submitted to */
 		uint64_t request_bytes;     /* what `job` asked for (0: aging only) */
 		unsigned flags;             /* DISPATCH_* of `job` (dispatcher.h) */
-		uint64_t pending_reclaimed_bytes, pending_requested_bytes;
 		bool pending_partial;
+		uint64_t pending_reclaimed_bytes, pending_requested_bytes;
 		usec_t last_fail_log_us;
 		uint64_t total_reclaimed_bytes;
 	} job;
@@ -116,11 +115,11 @@ struct cgroup_node {
 		/* The agent lowered memory.zswap.max toward a fair share; the rule's zswap_max last
 		 * written; the rule's zswap_writeback last written + 1 (0: never). */
 		bool lowered, rule_applied, max_known;
+		int wb_written;
 		uint64_t rule_written;
 		uint64_t max_written;     /* memory.zswap.max as the agent last wrote it */
 		uint64_t max_before;      /* the limit in force when the agent first lowered it:
 					   * given back when calm and at exit (never more) */
-		int wb_written;
 	} zswap;
 
 	struct {
@@ -141,6 +140,9 @@ struct cgroup_node {
 		bool seen;
 		uint64_t prev_high, prev_max;
 	} events;
+
+	char path[];                /* relative to the root, "" for the root itself; allocated with
+				     * the node (one allocation per cgroup, not two) */
 };
 
 /* Ticks between two reads of the slow files: one minute at the default 6 s interval. */
