@@ -171,6 +171,7 @@ static int numa_usage_store(struct cgroup_slow_files *sf, const struct numa_stat
  * one leaves zeros (numa: NULL), it never keeps a cgroup from being sampled. */
 static int read_slow_files(struct cgroup_node *cg, struct cgroup_slow_files *sf)
 {
+	struct memory_events events;
 	char small[SMALL_BUF];
 	size_t len;
 	int r;
@@ -189,8 +190,10 @@ static int read_slow_files(struct cgroup_node *cg, struct cgroup_slow_files *sf)
 	r = read_single_at(cg->dirfd, "memory.events", small, sizeof(small), &len);
 	if (r == -ENOENT || r == -ENODEV)
 		return r;
-	if (r < 0 || memory_events_parse(small, len, &sf->events) < 0)
-		memset(&sf->events, 0, sizeof(sf->events));
+	if (r < 0 || memory_events_parse(small, len, &events) < 0)
+		memset(&events, 0, sizeof(events));
+	sf->events_high = events.high;
+	sf->events_max = events.max;
 
 	if (!(cg->files.absent_mask & (1u << OPT_NUMA_STAT))) {
 		r = read_single_at(cg->dirfd, "memory.numa_stat", big_buf, sizeof(big_buf), &len);
@@ -294,7 +297,8 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 	 * (mm/memcontrol.c): zswap decisions see this tick's value, not the slow file's. */
 	s.zswap_current_bytes = s.stat.zswap ? s.stat.zswap : cg->files.slow->zswap_current_bytes;
 	s.zswap_max_bytes = cg->files.slow->zswap_max_bytes;
-	s.events = cg->files.slow->events;
+	s.events_high = cg->files.slow->events_high;
+	s.events_max = cg->files.slow->events_max;
 	s.numa = cg->files.slow->numa; /* not copied: the cache lives as long as the snapshot */
 
 	*ret = s;

@@ -152,7 +152,7 @@ struct cgroup_slow_files {
 	unsigned read_generation;  /* tick of the last read; 0 = never */
 	uint64_t low_bytes, high_bytes, max_bytes;
 	uint64_t swap_current_bytes, zswap_current_bytes, zswap_max_bytes;
-	struct memory_events events;
+	uint64_t events_high, events_max; /* memory.events "high" and "max": all the report uses */
 	struct numa_usage *numa;   /* memory.numa_stat, as many nodes as it lists; NULL: none */
 };
 

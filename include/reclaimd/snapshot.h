@@ -55,7 +55,7 @@ struct cgroup_sample {
 	uint64_t min_bytes;                        /* memory.min, read every tick */
 	/* Read every CGROUP_SLOW_FILES_TICKS ticks (they inform reports and placement, not the
 	 * floor): memory.low/high/max (LIMIT_MAX for "max"), swap.current, zswap.current/max
-	 * (0 / LIMIT_MAX when absent), events and numa_stat below. */
+	 * (0 / LIMIT_MAX when absent), events_* and numa below. */
 	uint64_t low_bytes, high_bytes, max_bytes;
 	uint64_t swap_current_bytes, swap_max_bytes;   /* this cgroup's own files */
 	uint64_t zswap_current_bytes, zswap_max_bytes;
@@ -67,23 +67,23 @@ struct cgroup_sample {
 	 * points into the reader's cache of the cgroup (cgroup.h, files.slow), like path points
 	 * into the cgroup, and is valid until the next snapshot. */
 	const struct numa_usage *numa;
-	struct memory_events events;
+	uint64_t events_high, events_max;  /* memory.events "high" and "max" (0 when unreadable) */
 	/* memory.pressure and io.pressure "some" totals (the averages are not kept: decisions use
 	 * the deltas below); io stays 0 without io.pressure. */
 	usec_t mem_some_total_us, io_some_total_us;
 
 	/* Deltas against the previous tick; valid only when has_prev. */
-	bool has_prev;
 	usec_t elapsed_us;           /* wall time between the two samples */
 	usec_t mem_some_delta_us;    /* memory.pressure some total delta */
 	usec_t io_some_delta_us;     /* io.pressure some total delta */
 	uint64_t refault_delta_pages;/* workingset_refault_anon + _file delta */
+	bool has_prev;
 
 	/* Results of reclaim jobs that finished since the previous tick. */
+	bool reclaim_partial;        /* EAGAIN or stopped early */
 	uint64_t reclaimed_bytes;    /* measured: memory.stat pgsteal delta * page size over the jobs
 				      * (reclaim_job.reclaimed_bytes), not the memory.current drop */
 	uint64_t reclaim_requested_bytes;
-	bool reclaim_partial;        /* EAGAIN or stopped early */
 };
 
 struct snapshot {
