@@ -236,7 +236,6 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 	s.stat = (struct cgroup_memory_stat){
 		.anon = stat_parsed.anon, .file = stat_parsed.file,
 		.inactive_anon = stat_parsed.inactive_anon, .inactive_file = stat_parsed.inactive_file,
-		.zswap = stat_parsed.zswap,
 		.workingset_refault_anon = stat_parsed.workingset_refault_anon,
 		.workingset_refault_file = stat_parsed.workingset_refault_file,
 	};
@@ -274,7 +273,6 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 			return r;
 		s.swap_room_bytes = MIN(s.swap_room_bytes, room);
 	}
-	s.swap_max_bytes = cg->files.swap_max_bytes;
 
 	if (!cg->files.slow) {
 		cg->files.slow = calloc(1, sizeof(*cg->files.slow));
@@ -289,13 +287,11 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 			return r;
 		cg->files.slow->read_generation = generation;
 	}
-	s.low_bytes = cg->files.slow->low_bytes;
 	s.high_bytes = cg->files.slow->high_bytes;
 	s.max_bytes = cg->files.slow->max_bytes;
-	s.swap_current_bytes = cg->files.slow->swap_current_bytes;
 	/* memory.stat "zswap" (read every tick) is the same obj_cgroup count as memory.zswap.current
 	 * (mm/memcontrol.c): zswap decisions see this tick's value, not the slow file's. */
-	s.zswap_current_bytes = s.stat.zswap ? s.stat.zswap : cg->files.slow->zswap_current_bytes;
+	s.zswap_current_bytes = stat_parsed.zswap ? stat_parsed.zswap : cg->files.slow->zswap_current_bytes;
 	s.zswap_max_bytes = cg->files.slow->zswap_max_bytes;
 	s.events_high = cg->files.slow->events_high;
 	s.events_max = cg->files.slow->events_max;

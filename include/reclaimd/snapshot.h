@@ -37,14 +37,14 @@ struct numa_usage {
 };
 
 /*
- * The memory.stat counters of a cgroup that decisions and deltas use (bytes; refaults in pages).
+ * The memory.stat counters of a cgroup that decisions and deltas use (bytes; refaults in pages;
+ * "zswap" is the sample's zswap_current_bytes).
  * The parser reads them all (struct memory_stat, 288 bytes); a sample, kept for every managed
  * cgroup each tick, carries only these. A policy that needs another counter adds it here and in
  * cgroup_read_sample().
  */
 struct cgroup_memory_stat {
 	uint64_t anon, file, inactive_anon, inactive_file;
-	uint64_t zswap;                                            /* 0 without zswap */
 	uint64_t workingset_refault_anon, workingset_refault_file; /* pages */
 };
 
@@ -54,10 +54,13 @@ struct cgroup_sample {
 	uint64_t current_bytes;                    /* memory.current */
 	uint64_t min_bytes;                        /* memory.min, read every tick */
 	/* Read every CGROUP_SLOW_FILES_TICKS ticks (they inform reports and placement, not the
-	 * floor): memory.low/high/max (LIMIT_MAX for "max"), swap.current, zswap.current/max
-	 * (0 / LIMIT_MAX when absent), events_* and numa below. */
-	uint64_t low_bytes, high_bytes, max_bytes;
-	uint64_t swap_current_bytes, swap_max_bytes;   /* this cgroup's own files */
+	 * floor): memory.high/max (LIMIT_MAX for "max"), zswap.max (LIMIT_MAX when absent),
+	 * events_* and numa below. memory.low and swap.current are read with them but no
+	 * decision uses them: they stay in the reader's cache (cgroup.h), out of the sample
+	 * that is built for every managed cgroup every tick. */
+	uint64_t high_bytes, max_bytes;
+	/* memory.stat "zswap" (every tick), else memory.zswap.current (0 when absent); and
+	 * memory.zswap.max. */
 	uint64_t zswap_current_bytes, zswap_max_bytes;
 	/* Swap this cgroup may still use: min over itself and its ancestors of
 	 * (swap.max - swap.current), and host SwapFree. 0 with no swap. */
