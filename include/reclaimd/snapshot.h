@@ -16,11 +16,18 @@ struct host_sample {
 	struct meminfo meminfo;
 	struct vmstat vmstat;
 	struct psi mem_psi;
-	struct swaps swaps;
 	struct zswap_stats zswap;
 	struct zswap_params zswap_params;
 	int vm_swappiness;    /* /proc/sys/vm/swappiness, 0..200; -1 when unreadable */
+	struct swaps swaps;   /* last: host_sample_copy() copies only its devices in use */
 };
+
+/* *dst = *src without the unused device slots of swaps (swaps_copy()). */
+static inline void host_sample_copy(struct host_sample *dst, const struct host_sample *src)
+{
+	memcpy(dst, src, offsetof(struct host_sample, swaps));
+	swaps_copy(&dst->swaps, &src->swaps);
+}
 
 /*
  * memory.numa_stat as a sample carries it: anon and file bytes per node id below n_nodes (the
