@@ -291,7 +291,8 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 	s.max_bytes = cg->files.slow->max_bytes;
 	/* memory.stat "zswap" (read every tick) is the same obj_cgroup count as memory.zswap.current
 	 * (mm/memcontrol.c): zswap decisions see this tick's value, not the slow file's. */
-	s.zswap_current_bytes = stat_parsed.zswap ? stat_parsed.zswap : cg->files.slow->zswap_current_bytes;
+	s.zswap_current_bytes = stat_parsed.zswap ? stat_parsed.zswap
+						  : cg->files.slow->zswap_current_bytes;
 	s.zswap_max_bytes = cg->files.slow->zswap_max_bytes;
 	s.events_high = cg->files.slow->events_high;
 	s.events_max = cg->files.slow->events_max;
