@@ -209,8 +209,8 @@ static bool check(struct headroom_ctl *h)
 	}
 	hp = (struct headroom_params){ .goal_bytes = c->headroom_bytes, .goal_pct = c->headroom_pct };
 	/* The nodes' arithmetic does not depend on the candidates: without a deficit on any node
-	 * (most checks) the plan asks nothing of them, and they are neither built nor stored (a
-	 * candidate per managed cgroup is ~600 bytes: 6 MB at 10,000 cgroups). */
+	 * (most checks) the plan asks nothing of them, and they are neither built nor stored (one
+	 * candidate and one request slot per managed cgroup: 128 bytes, 1.2 MiB at 10,000). */
 	n = headroom_plan(&hp, &zi, h->ctx.snap->page_size, NULL, 0, NULL, &plan);
 	if (n < 0)
 		return false;
