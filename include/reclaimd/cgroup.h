@@ -28,9 +28,9 @@ enum cgroup_optional_file {
 };
 
 /*
- * One cgroup. Discovery (agent/kio/discovery.c) owns the identity fields at the top and frees the
- * node (the snapshot builder clears has_memory when memory.current vanished mid-tick, so that
- * discovery checks again). Every group below has one owner, the only code that writes it:
+ * One cgroup. Discovery (agent/kio/discovery.c) owns the identity fields at the top (and `path`,
+ * last) and frees the node (the snapshot builder clears has_memory when memory.current vanished
+ * mid-tick, so that discovery checks again). Every group below has one owner, the only code that writes it:
  *   files    the per-cgroup reader (agent/kio/cgroup_reader.c)
  *   hist     the loop's snapshot builder (agent/loop/snapshot.c): counters for deltas, and when
  *            a read or trigger warning was last logged (also by triggers.c)
