@@ -246,7 +246,7 @@ int dispatcher_submit(struct dispatcher *ds, struct cgroup_node *cg, const struc
 		payload_free(&req->mglru);
 		return -ENODEV;
 	}
-	np = pool_for_node(ds, req->mem_node >= 0 ? req->mem_node : placement_node(&s->numa, ds->topo));
+	np = pool_for_node(ds, req->mem_node >= 0 ? req->mem_node : placement_node(s->numa, ds->topo));
 	r = reclaim_job_new(cg->dirfd, cg->path, cg->inode, &job);
 	if (r < 0) {
 		payload_free(&req->mglru);

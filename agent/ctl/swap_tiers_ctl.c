@@ -272,7 +272,7 @@ int swap_tiers_ctl_tick(struct swap_tiers_ctl *st, const struct tick_ctx *ctx)
 			st->swapout_cap = zswap_swappiness_combine(st->swapout_cap, cap);
 		}
 	}
-	*st->prev = cur->swaps;
+	swaps_copy(st->prev, &cur->swaps);
 	st->prev_pswpout = cur->vmstat.pswpout;
 	st->prev_us = ctx->snap->timestamp_us;
 	st->have_prev = true;

@@ -456,7 +456,7 @@ void zswap_ctl_tick(struct zswap_ctl *z, const struct tick_ctx *ctx, struct recl
 				cur->zswap.stored_pages, delta.written_back_pages, ctx->snap->page_size);
 		}
 	}
-	memcpy(z->prev_host, cur, sizeof(*cur));
+	host_sample_copy(z->prev_host, cur);
 	z->prev_host_us = ctx->snap->timestamp_us;
 	z->have_prev_host = true;
 	*ret = z->limits;

@@ -30,8 +30,13 @@
 /* Single values, pressure (2 lines < 100 bytes), events (6 short lines). */
 #define SMALL_BUF 512
 
-/* The reader runs on the main thread only: one buffer for the large files. */
+/* The reader runs on the main thread only: one buffer for the large files, and one parsed
+ * memory.numa_stat (1 KiB, for any node id the parser takes) from which each cgroup keeps only
+ * the nodes its file lists (struct numa_usage). */
 static char big_buf[NUMA_STAT_BUF];
+static struct numa_stat numa_parsed;
+/* memory.stat parsed whole; the sample keeps what decisions use (struct cgroup_memory_stat). */
+static struct memory_stat stat_parsed;
 
 /* Hot fds kept open now, and how many may be (set by the agent from its open files limit). */
 static size_t hot_fds_open, hot_fds_budget = SIZE_MAX;
@@ -51,6 +56,8 @@ void cgroup_close_files(struct cgroup_node *cg)
 			*fds[i] = -1;
 			hot_fds_open--;
 		}
+	if (cg->files.slow)
+		free(cg->files.slow->numa);
 	free(cg->files.slow);
 	cg->files.slow = NULL;
 }
@@ -141,10 +148,30 @@ static int swap_room_of(struct cgroup_node *cg, unsigned generation, uint64_t *r
 	return 0;
 }
 
+/* Keeps the nodes of numa_parsed in sf->numa, resized when the file lists another node count
+ * (memory hotplug). Returns 0 or -ENOMEM (sf->numa then untouched). */
+static int numa_usage_store(struct cgroup_slow_files *sf, const struct numa_stat *ns)
+{
+	unsigned n = MIN(ns->n_nodes, (unsigned)RECLAIMD_MAX_NODES);
+	struct numa_usage *u = sf->numa;
+
+	if (!u || u->n_nodes != n) {
+		u = realloc(u, sizeof(*u) + n * sizeof(u->node[0]));
+		if (!u)
+			return -ENOMEM;
+		sf->numa = u;
+	}
+	u->n_nodes = n;
+	for (unsigned i = 0; i < n; i++)
+		u->node[i] = (struct numa_node_usage){ .anon_bytes = ns->anon[i], .file_bytes = ns->file[i] };
+	return 0;
+}
+
 /* The slow files. memory.events and numa_stat only inform reports and placement: a malformed
- * one leaves zeros, it never keeps a cgroup from being sampled. */
+ * one leaves zeros (numa: NULL), it never keeps a cgroup from being sampled. */
 static int read_slow_files(struct cgroup_node *cg, struct cgroup_slow_files *sf)
 {
+	struct memory_events events;
 	char small[SMALL_BUF];
 	size_t len;
 	int r;
@@ -163,8 +190,10 @@ static int read_slow_files(struct cgroup_node *cg, struct cgroup_slow_files *sf)
 	r = read_single_at(cg->dirfd, "memory.events", small, sizeof(small), &len);
 	if (r == -ENOENT || r == -ENODEV)
 		return r;
-	if (r < 0 || memory_events_parse(small, len, &sf->events) < 0)
-		memset(&sf->events, 0, sizeof(sf->events));
+	if (r < 0 || memory_events_parse(small, len, &events) < 0)
+		memset(&events, 0, sizeof(events));
+	sf->events_high = events.high;
+	sf->events_max = events.max;
 
 	if (!(cg->files.absent_mask & (1u << OPT_NUMA_STAT))) {
 		r = read_single_at(cg->dirfd, "memory.numa_stat", big_buf, sizeof(big_buf), &len);
@@ -172,8 +201,11 @@ static int read_slow_files(struct cgroup_node *cg, struct cgroup_slow_files *sf)
 			cg->files.absent_mask |= 1u << OPT_NUMA_STAT;
 		else if (r == -ENOENT || r == -ENODEV)
 			return r;
-		else if (r < 0 || numa_stat_parse(big_buf, len, &sf->numa) < 0)
-			memset(&sf->numa, 0, sizeof(sf->numa));
+		else if (r < 0 || numa_stat_parse(big_buf, len, &numa_parsed) < 0 ||
+			 numa_usage_store(sf, &numa_parsed) < 0) {
+			free(sf->numa);
+			sf->numa = NULL;
+		}
 	}
 	return 0;
 }
@@ -183,6 +215,7 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 {
 	char small[SMALL_BUF];
 	struct cgroup_sample s = { .inode = cg->inode, .path = cg->path };
+	struct psi psi;
 	uint64_t room;
 	size_t len;
 	int r;
@@ -197,16 +230,23 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 	r = read_hot(cg, &cg->files.fd_stat, "memory.stat", big_buf, STAT_BUF, &len);
 	if (r < 0)
 		return r;
-	r = memory_stat_parse(big_buf, len, &s.stat);
+	r = memory_stat_parse(big_buf, len, &stat_parsed);
 	if (r < 0)
 		return r;
+	s.stat = (struct cgroup_memory_stat){
+		.anon = stat_parsed.anon, .file = stat_parsed.file,
+		.inactive_anon = stat_parsed.inactive_anon, .inactive_file = stat_parsed.inactive_file,
+		.workingset_refault_anon = stat_parsed.workingset_refault_anon,
+		.workingset_refault_file = stat_parsed.workingset_refault_file,
+	};
 
 	r = read_hot(cg, &cg->files.fd_pressure, "memory.pressure", small, sizeof(small), &len);
 	if (r < 0)
 		return r;
-	r = psi_parse(small, len, &s.mem_psi);
+	r = psi_parse(small, len, &psi);
 	if (r < 0)
 		return r;
+	s.mem_some_total_us = psi.some.total_us;
 
 	if (!(cg->files.absent_mask & (1u << OPT_IO_PRESSURE))) {
 		r = read_hot(cg, &cg->files.fd_io_pressure, "io.pressure", small, sizeof(small), &len);
@@ -214,8 +254,10 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 			cg->files.absent_mask |= 1u << OPT_IO_PRESSURE;
 		else if (r < 0)
 			return r;
-		else if ((r = psi_parse(small, len, &s.io_psi)) < 0)
+		else if ((r = psi_parse(small, len, &psi)) < 0)
 			return r;
+		else
+			s.io_some_total_us = psi.some.total_us;
 	}
 
 	r = read_u64_at(cg, "memory.min", &s.min_bytes);
@@ -231,7 +273,6 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 			return r;
 		s.swap_room_bytes = MIN(s.swap_room_bytes, room);
 	}
-	s.swap_max_bytes = cg->files.swap_max_bytes;
 
 	if (!cg->files.slow) {
 		cg->files.slow = calloc(1, sizeof(*cg->files.slow));
@@ -246,16 +287,16 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 			return r;
 		cg->files.slow->read_generation = generation;
 	}
-	s.low_bytes = cg->files.slow->low_bytes;
 	s.high_bytes = cg->files.slow->high_bytes;
 	s.max_bytes = cg->files.slow->max_bytes;
-	s.swap_current_bytes = cg->files.slow->swap_current_bytes;
 	/* memory.stat "zswap" (read every tick) is the same obj_cgroup count as memory.zswap.current
 	 * (mm/memcontrol.c): zswap decisions see this tick's value, not the slow file's. */
-	s.zswap_current_bytes = s.stat.zswap ? s.stat.zswap : cg->files.slow->zswap_current_bytes;
+	s.zswap_current_bytes = stat_parsed.zswap ? stat_parsed.zswap
+						  : cg->files.slow->zswap_current_bytes;
 	s.zswap_max_bytes = cg->files.slow->zswap_max_bytes;
-	s.events = cg->files.slow->events;
-	s.numa = cg->files.slow->numa;
+	s.events_high = cg->files.slow->events_high;
+	s.events_max = cg->files.slow->events_max;
+	s.numa = cg->files.slow->numa; /* not copied: the cache lives as long as the snapshot */
 
 	*ret = s;
 	return 0;

@@ -153,7 +153,6 @@ static void cgroup_node_free(struct cgroup_set *s, struct cgroup_node *cg)
 		(void)inotify_rm_watch(s->inotify_fd, cg->wd);
 	if (cg->dirfd >= 0)
 		close(cg->dirfd);
-	free(cg->path);
 	free(cg->aging.cmds);
 	free(cg->aging.targets);
 	free(cg);
@@ -167,14 +166,10 @@ static int cgroup_node_new(struct cgroup_set *s, uint64_t inode, int dirfd, cons
 
 	if (s->n >= s->n_buckets && set_grow(s) < 0)
 		return -ENOMEM;
-	cg = calloc(1, sizeof(*cg));
+	cg = calloc(1, sizeof(*cg) + strlen(path) + 1);
 	if (!cg)
 		return -ENOMEM;
-	cg->path = strdup(path);
-	if (!cg->path) {
-		free(cg);
-		return -ENOMEM;
-	}
+	strcpy(cg->path, path);
 	cg->inode = inode;
 	cg->dirfd = dirfd;
 	cg->parent = parent;

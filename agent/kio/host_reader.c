@@ -256,6 +256,6 @@ int host_reader_read(struct host_reader *r, struct host_sample *ret)
 	if (r->zswap_params_dirfd < 0 || zswap_params_read(r->zswap_params_dirfd, &s->zswap_params) < 0)
 		s->zswap_params = (struct zswap_params){ .available = false, .shrinker_enabled = -1 };
 
-	memcpy(ret, s, sizeof(*ret));
+	host_sample_copy(ret, s);
 	return 0;
 }

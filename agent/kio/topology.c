@@ -511,14 +511,14 @@ unsigned default_max_workers(unsigned node_cpus)
 
 /* ---- placement ------------------------------------------------------------------------------- */
 
-int placement_node(const struct numa_stat *ns, const struct numa_topology *t)
+int placement_node(const struct numa_usage *ns, const struct numa_topology *t)
 {
 	uint64_t best_bytes = 0;
 	int best = -1;
 
-	for (unsigned i = 0; i < MIN(ns->n_nodes, RECLAIMD_MAX_NODES); i++) {
-		uint64_t bytes = ns->anon[i] > UINT64_MAX - ns->file[i] ? UINT64_MAX
-									 : ns->anon[i] + ns->file[i];
+	for (unsigned i = 0; ns && i < MIN(ns->n_nodes, RECLAIMD_MAX_NODES); i++) {
+		uint64_t anon = ns->node[i].anon_bytes, file = ns->node[i].file_bytes;
+		uint64_t bytes = anon > UINT64_MAX - file ? UINT64_MAX : anon + file;
 
 		if (bytes > best_bytes) {
 			best_bytes = bytes;

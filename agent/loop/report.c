@@ -123,17 +123,18 @@ void report_direct_reclaim(struct daemon *d)
 
 	for (size_t i = 0; i < snap->n_cgroups; i++) {
 		struct cgroup_node *cg = d->snap.nodes[i];
-		const struct memory_events *e = &snap->cgroups[i].events;
+		const struct cgroup_sample *smp = &snap->cgroups[i];
 
-		if (cg->events.seen && (e->high > cg->events.prev_high || e->max > cg->events.prev_max))
+		if (cg->events.seen && (smp->events_high > cg->events.prev_high ||
+					smp->events_max > cg->events.prev_max))
 			log_event(LOG_NOTICE, MSGID_DIRECT_RECLAIM,
 				  &(struct log_fields){ .cgroup = cg->path },
 				  "%s: memory.events high +%" PRIu64 ", max +%" PRIu64 " since the last "
 				  "read (allocations throttled or reclaimed at the cgroup's limit)",
-				  cg->path, sub_sat(e->high, cg->events.prev_high),
-				  sub_sat(e->max, cg->events.prev_max));
-		cg->events.prev_high = e->high;
-		cg->events.prev_max = e->max;
+				  cg->path, sub_sat(smp->events_high, cg->events.prev_high),
+				  sub_sat(smp->events_max, cg->events.prev_max));
+		cg->events.prev_high = smp->events_high;
+		cg->events.prev_max = smp->events_max;
 		cg->events.seen = true;
 	}
 }

@@ -55,18 +55,18 @@ static void fold_history(struct cgroup_node *cg, usec_t now, struct cgroup_sampl
 {
 	uint64_t refaults = s->stat.workingset_refault_anon + s->stat.workingset_refault_file;
 
-	if (cg->hist.has_prev && s->mem_psi.some.total_us >= cg->hist.mem_some_us &&
-	    s->io_psi.some.total_us >= cg->hist.io_some_us && now > cg->hist.timestamp_us) {
+	if (cg->hist.has_prev && s->mem_some_total_us >= cg->hist.mem_some_us &&
+	    s->io_some_total_us >= cg->hist.io_some_us && now > cg->hist.timestamp_us) {
 		s->has_prev = true;
 		s->elapsed_us = now - cg->hist.timestamp_us;
-		s->mem_some_delta_us = s->mem_psi.some.total_us - cg->hist.mem_some_us;
-		s->io_some_delta_us = s->io_psi.some.total_us - cg->hist.io_some_us;
+		s->mem_some_delta_us = s->mem_some_total_us - cg->hist.mem_some_us;
+		s->io_some_delta_us = s->io_some_total_us - cg->hist.io_some_us;
 		s->refault_delta_pages = sub_sat(refaults, cg->hist.refault_pages);
 	}
 	cg->hist.has_prev = true;
 	cg->hist.timestamp_us = now;
-	cg->hist.mem_some_us = s->mem_psi.some.total_us;
-	cg->hist.io_some_us = s->io_psi.some.total_us;
+	cg->hist.mem_some_us = s->mem_some_total_us;
+	cg->hist.io_some_us = s->io_some_total_us;
 	cg->hist.refault_pages = refaults;
 }
 

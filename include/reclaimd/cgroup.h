@@ -28,9 +28,9 @@ enum cgroup_optional_file {
 };
 
 /*
- * One cgroup. Discovery (agent/kio/discovery.c) owns the identity fields at the top and frees the
- * node (the snapshot builder clears has_memory when memory.current vanished mid-tick, so that
- * discovery checks again). Every group below has one owner, the only code that writes it:
+ * One cgroup. Discovery (agent/kio/discovery.c) owns the identity fields at the top (and `path`,
+ * last) and frees the node (the snapshot builder clears has_memory when memory.current vanished
+ * mid-tick, so that discovery checks again). Every group below has one owner, the only code that writes it:
  *   files    the per-cgroup reader (agent/kio/cgroup_reader.c)
  *   hist     the loop's snapshot builder (agent/loop/snapshot.c): counters for deltas, and when
  *            a read or trigger warning was last logged (also by triggers.c)
@@ -47,20 +47,19 @@ enum cgroup_optional_file {
  */
 struct cgroup_node {
 	uint64_t inode;
-	char *path;                 /* relative to the root, "" for the root itself */
 	int dirfd;
+	int wd;                     /* inotify watch on the directory; -1: none (listed every pass) */
 	struct cgroup_node *parent;      /* NULL for the root */
 	struct cgroup_node *first_child, *next_sibling, *prev_sibling;
-	int wd;                     /* inotify watch on the directory; -1: none (listed every pass) */
-	bool list_pending;          /* children may have changed since its last listing */
 	unsigned seen_generation;   /* last discovery pass that reached it */
 	unsigned listed_generation; /* last pass whose listing of its parent found it */
 	unsigned rule_generation;   /* config generation `rule` was matched against */
-	const struct rule *rule;    /* first matching rule or NULL */
+	bool list_pending;          /* children may have changed since its last listing */
 	bool has_memory;            /* memory controller enabled (memory.current exists) */
 	bool has_matching_descendant;
 	bool walk_truncated;        /* at the depth limit: its children were not listed */
 	bool managed;
+	const struct rule *rule;    /* first matching rule or NULL */
 	struct cgroup_node *hash_next;
 	struct cgroup_node *wd_next;     /* chain of the set's watch-descriptor hash */
 
@@ -106,8 +105,8 @@ struct cgroup_node {
 		struct worker_pool *pool;   /* the pool `job` was submitted to */
 		uint64_t request_bytes;     /* what `job` asked for (0: aging only) */
 		unsigned flags;             /* DISPATCH_* of `job` (dispatcher.h) */
-		uint64_t pending_reclaimed_bytes, pending_requested_bytes;
 		bool pending_partial;
+		uint64_t pending_reclaimed_bytes, pending_requested_bytes;
 		usec_t last_fail_log_us;
 		uint64_t total_reclaimed_bytes;
 	} job;
@@ -116,11 +115,11 @@ struct cgroup_node {
 		/* The agent lowered memory.zswap.max toward a fair share; the rule's zswap_max last
 		 * written; the rule's zswap_writeback last written + 1 (0: never). */
 		bool lowered, rule_applied, max_known;
+		int wb_written;
 		uint64_t rule_written;
 		uint64_t max_written;     /* memory.zswap.max as the agent last wrote it */
 		uint64_t max_before;      /* the limit in force when the agent first lowered it:
 					   * given back when calm and at exit (never more) */
-		int wb_written;
 	} zswap;
 
 	struct {
@@ -141,6 +140,9 @@ struct cgroup_node {
 		bool seen;
 		uint64_t prev_high, prev_max;
 	} events;
+
+	char path[];                /* relative to the root, "" for the root itself; allocated with
+				     * the node (one allocation per cgroup, not two) */
 };
 
 /* Ticks between two reads of the slow files: one minute at the default 6 s interval. */
@@ -150,8 +152,8 @@ struct cgroup_slow_files {
 	unsigned read_generation;  /* tick of the last read; 0 = never */
 	uint64_t low_bytes, high_bytes, max_bytes;
 	uint64_t swap_current_bytes, zswap_current_bytes, zswap_max_bytes;
-	struct memory_events events;
-	struct numa_stat numa;
+	uint64_t events_high, events_max; /* memory.events "high" and "max": all the report uses */
+	struct numa_usage *numa;   /* memory.numa_stat, as many nodes as it lists; NULL: none */
 };
 
 struct cgroup_set {

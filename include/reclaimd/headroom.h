@@ -87,14 +87,28 @@ struct headroom_candidate {
 	uint64_t max_bytes;    /* largest request for it, bytes (the agent: one chunk); 0 = none */
 	uint64_t current_bytes; /* memory.current */
 	uint64_t floor_bytes;   /* cgroup_floor_bytes(): never reclaimed below */
-	unsigned n_nodes;       /* node_bytes[i] valid for i < n_nodes */
-	uint64_t node_bytes[RECLAIMD_MAX_NODES]; /* reclaimable memory on node i, bytes */
+	/* Reclaimable memory on node i < n_nodes, bytes: headroom_candidate_node_bytes(), from the
+	 * sample's memory.numa_stat table (not a copy: a candidate is about 100 bytes, not 600
+	 * with a 64-node array, and the agent builds one per managed cgroup). */
+	unsigned n_nodes;       /* at most numa->n_nodes; 0 when numa is NULL */
+	const struct numa_usage *numa;
+	uint64_t anon_room_bytes; /* anon above this cannot be reclaimed (the swap room) */
 };
+
+/* file + min(anon, anon_room_bytes) on node i (< c->n_nodes), saturating. */
+static inline uint64_t headroom_candidate_node_bytes(const struct headroom_candidate *c, unsigned i)
+{
+	const struct numa_node_usage *u = &c->numa->node[i];
+	uint64_t anon = u->anon_bytes < c->anon_room_bytes ? u->anon_bytes : c->anon_room_bytes;
+
+	return u->file_bytes > UINT64_MAX - anon ? UINT64_MAX : u->file_bytes + anon;
+}
 
 /* Fills a candidate from this tick's sample:
  *   floor_bytes    = cgroup_floor_bytes(params, cg)
- *   node_bytes[i]  = numa file[i] + min(numa anon[i], swap room)   (anon without swap room to go
- *                    to cannot be reclaimed, the same rule as the floor)
+ *   node bytes     = numa file[i] + min(numa anon[i], swap room)   (anon without swap room to go
+ *                    to cannot be reclaimed, the same rule as the floor): numa is the sample's
+ *                    table, anon_room_bytes its swap room; n_nodes 0 without a table
  *   psi_some_pct   = memory PSI some delta / elapsed, percent; 100 without history (first
  *                    sample: unknown is taken as hot, reclaimed last within its priority)
  *   at_own_limit   = min(memory.high, memory.max) is set (not 0, not "max") and

@@ -19,6 +19,8 @@
 #define RECLAIMD_PARSE_H
 
 #include <limits.h>
+#include <stddef.h>
+#include <string.h>
 
 #include "reclaimd/common.h"
 
@@ -117,6 +119,21 @@ struct swaps {
 	size_t n;
 	struct swap_device dev[RECLAIMD_MAX_SWAPS];
 };
+
+/* The bytes of a struct swaps that hold its n devices: what a copy needs. The struct is 132 KiB
+ * for 32 device paths of PATH_MAX; a whole-struct copy makes all of it resident in every copy,
+ * though hosts have one to three devices. */
+static inline size_t swaps_used_size(const struct swaps *sw)
+{
+	return offsetof(struct swaps, dev) + MIN(sw->n, (size_t)RECLAIMD_MAX_SWAPS) * sizeof(sw->dev[0]);
+}
+
+/* *dst = *src for the devices in use; dst's slots past src->n are left as they were (nothing
+ * reads past n). */
+static inline void swaps_copy(struct swaps *dst, const struct swaps *src)
+{
+	memcpy(dst, src, swaps_used_size(src));
+}
 
 /* The header line is required; zero devices is a valid result. */
 int swaps_parse(const char *buf, size_t len, struct swaps *ret);

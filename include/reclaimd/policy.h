@@ -31,14 +31,14 @@ enum decision_reason {
 const char *decision_reason_str(enum decision_reason r);
 
 /* State a policy keeps per cgroup between ticks; owned by the agent, zeroed for a new cgroup. */
-struct policy_state {
-	bool initialised;
+struct policy_state {  /* one per managed cgroup: ordered without padding holes */
 	double step;          /* psi policy: current probe step */
 	uint64_t cold_age_ms; /* idle time after which a page counts as cold (cold_age.c); 0:
 			       * not yet set, the rule's cold_age applies */
 	usec_t calm_us;       /* time since the refaults last exceeded the target, or since the
 			       * cold age last changed */
 	unsigned since_change; /* intervals since the cold age last changed (saturating) */
+	bool initialised;
 	bool taken_at_age;    /* a job planned at the current cold age has reclaimed since */
 };
 

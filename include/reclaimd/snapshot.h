@@ -16,10 +16,43 @@ struct host_sample {
 	struct meminfo meminfo;
 	struct vmstat vmstat;
 	struct psi mem_psi;
-	struct swaps swaps;
 	struct zswap_stats zswap;
 	struct zswap_params zswap_params;
 	int vm_swappiness;    /* /proc/sys/vm/swappiness, 0..200; -1 when unreadable */
+	struct swaps swaps;   /* last: host_sample_copy() copies only its devices in use */
+};
+
+/* *dst = *src without the unused device slots of swaps (swaps_copy()). */
+static inline void host_sample_copy(struct host_sample *dst, const struct host_sample *src)
+{
+	memcpy(dst, src, offsetof(struct host_sample, swaps));
+	swaps_copy(&dst->swaps, &src->swaps);
+}
+
+/*
+ * memory.numa_stat as a sample carries it: anon and file bytes per node id below n_nodes (the
+ * highest id the file listed + 1; the kernel lists only nodes with memory, so a hole reads 0).
+ * Sized by what the cgroup's file holds, not by RECLAIMD_MAX_NODES: 16 bytes a node instead of a
+ * 1 KiB table per cgroup. A node brought online later shows up in the file, and the table grows
+ * at the next read.
+ */
+struct numa_usage {
+	unsigned n_nodes;
+	struct numa_node_usage {
+		uint64_t anon_bytes, file_bytes;
+	} node[];
+};
+
+/*
+ * The memory.stat counters of a cgroup that decisions and deltas use (bytes; refaults in pages;
+ * "zswap" is the sample's zswap_current_bytes).
+ * The parser reads them all (struct memory_stat, 288 bytes); a sample, kept for every managed
+ * cgroup each tick, carries only these. A policy that needs another counter adds it here and in
+ * cgroup_read_sample().
+ */
+struct cgroup_memory_stat {
+	uint64_t anon, file, inactive_anon, inactive_file;
+	uint64_t workingset_refault_anon, workingset_refault_file; /* pages */
 };
 
 struct cgroup_sample {
@@ -28,31 +61,39 @@ struct cgroup_sample {
 	uint64_t current_bytes;                    /* memory.current */
 	uint64_t min_bytes;                        /* memory.min, read every tick */
 	/* Read every CGROUP_SLOW_FILES_TICKS ticks (they inform reports and placement, not the
-	 * floor): memory.low/high/max (LIMIT_MAX for "max"), swap.current, zswap.current/max
-	 * (0 / LIMIT_MAX when absent), events and numa_stat below. */
-	uint64_t low_bytes, high_bytes, max_bytes;
-	uint64_t swap_current_bytes, swap_max_bytes;   /* this cgroup's own files */
+	 * floor): memory.high/max (LIMIT_MAX for "max"), zswap.max (LIMIT_MAX when absent),
+	 * events_* and numa below. memory.low and swap.current are read with them but no
+	 * decision uses them: they stay in the reader's cache (cgroup.h), out of the sample
+	 * that is built for every managed cgroup every tick. */
+	uint64_t high_bytes, max_bytes;
+	/* memory.stat "zswap" (every tick), else memory.zswap.current (0 when absent); and
+	 * memory.zswap.max. */
 	uint64_t zswap_current_bytes, zswap_max_bytes;
 	/* Swap this cgroup may still use: min over itself and its ancestors of
 	 * (swap.max - swap.current), and host SwapFree. 0 with no swap. */
 	uint64_t swap_room_bytes;
-	struct memory_stat stat;
-	struct numa_stat numa;
-	struct memory_events events;
-	struct psi mem_psi, io_psi;
+	struct cgroup_memory_stat stat;
+	/* memory.numa_stat, NULL when not known (absent, unreadable or malformed). Not a copy: it
+	 * points into the reader's cache of the cgroup (cgroup.h, files.slow), like path points
+	 * into the cgroup, and is valid until the next snapshot. */
+	const struct numa_usage *numa;
+	uint64_t events_high, events_max;  /* memory.events "high" and "max" (0 when unreadable) */
+	/* memory.pressure and io.pressure "some" totals (the averages are not kept: decisions use
+	 * the deltas below); io stays 0 without io.pressure. */
+	usec_t mem_some_total_us, io_some_total_us;
 
 	/* Deltas against the previous tick; valid only when has_prev. */
-	bool has_prev;
 	usec_t elapsed_us;           /* wall time between the two samples */
 	usec_t mem_some_delta_us;    /* memory.pressure some total delta */
 	usec_t io_some_delta_us;     /* io.pressure some total delta */
 	uint64_t refault_delta_pages;/* workingset_refault_anon + _file delta */
+	bool has_prev;
 
 	/* Results of reclaim jobs that finished since the previous tick. */
+	bool reclaim_partial;        /* EAGAIN or stopped early */
 	uint64_t reclaimed_bytes;    /* measured: memory.stat pgsteal delta * page size over the jobs
 				      * (reclaim_job.reclaimed_bytes), not the memory.current drop */
 	uint64_t reclaim_requested_bytes;
-	bool reclaim_partial;        /* EAGAIN or stopped early */
 };
 
 struct snapshot {

@@ -27,6 +27,8 @@
 #include "reclaimd/cpustat.h"
 #include "reclaimd/parse.h"
 
+struct numa_usage; /* snapshot.h */
+
 /* SLIT distance of a node to itself (include/linux/topology.h LOCAL_DISTANCE). 0 = unknown. */
 #define NUMA_LOCAL_DISTANCE 10
 
@@ -155,8 +157,8 @@ unsigned default_max_workers(unsigned node_cpus);
 
 /* The node that should reclaim a cgroup: the node holding the largest anon+file in its
  * memory.numa_stat (ties to the lowest id), mapped through topology_cpu_node(). Returns the node
- * id, or -ENOENT when ns has no node or all zeroes, or when that node is not in t (then the caller
- * uses any node). */
-int placement_node(const struct numa_stat *ns, const struct numa_topology *t);
+ * id, or -ENOENT when ns is NULL, has no node or all zeroes, or when that node is not in t (then
+ * the caller uses any node). */
+int placement_node(const struct numa_usage *ns, const struct numa_topology *t);
 
 #endif

@@ -76,7 +76,9 @@ void headroom_candidate_from_sample(const struct policy_params *params,
 		.in_flight = in_flight,
 		.current_bytes = cg->current_bytes,
 		.floor_bytes = cgroup_floor_bytes(params, cg),
-		.n_nodes = MIN(cg->numa.n_nodes, (unsigned)RECLAIMD_MAX_NODES),
+		.n_nodes = cg->numa ? MIN(cg->numa->n_nodes, (unsigned)RECLAIMD_MAX_NODES) : 0,
+		.numa = cg->numa,
+		.anon_room_bytes = cg->swap_room_bytes,
 	};
 	uint64_t limit = MIN(cg->high_bytes, cg->max_bytes);
 	uint64_t lru = add_sat(cg->stat.anon, cg->stat.file);
@@ -88,9 +90,6 @@ void headroom_candidate_from_sample(const struct policy_params *params,
 		c.psi_some_pct = 100.0;
 	c.inactive_share = lru == 0 ? 0.0 : MIN(1.0, (double)inactive / (double)lru);
 	c.at_own_limit = limit > 0 && limit != LIMIT_MAX && cg->current_bytes >= limit - limit / 32;
-
-	for (unsigned i = 0; i < c.n_nodes; i++)
-		c.node_bytes[i] = add_sat(cg->numa.file[i], MIN(cg->numa.anon[i], cg->swap_room_bytes));
 	*ret = c;
 }
 
@@ -191,7 +190,7 @@ static bool best_node(const struct headroom_candidate *c, const struct headroom_
 
 		if (remaining == 0)
 			continue;
-		bytes = MIN(MIN(c->node_bytes[i], reclaimable), remaining);
+		bytes = MIN(MIN(headroom_candidate_node_bytes(c, i), reclaimable), remaining);
 		if (c->max_bytes)
 			bytes = MIN(bytes, c->max_bytes);
 		bytes = round_down(bytes, page_size);
@@ -243,7 +242,8 @@ int headroom_plan(const struct headroom_params *params, const struct zoneinfo *z
 		if (!c->in_flight || c->in_flight_bytes == 0)
 			continue;
 		for (unsigned i = 0; i < MIN(c->n_nodes, nodes.n_nodes); i++) {
-			uint64_t bytes = MIN(MIN(c->node_bytes[i], reclaimable), c->in_flight_bytes);
+			uint64_t bytes = MIN(MIN(headroom_candidate_node_bytes(c, i), reclaimable),
+					     c->in_flight_bytes);
 
 			if (bytes < page_size)
 				continue;

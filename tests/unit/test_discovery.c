@@ -183,10 +183,14 @@ static void test_identity_by_inode_and_removal(void)
 	CHECK_EQ_INT(r, 0);
 	CHECK_EQ_U64(smp.current_bytes, 300ULL << 20);
 	CHECK_EQ_U64(smp.stat.anon, 150ULL << 20);
-	CHECK_EQ_U64(smp.mem_psi.some.total_us, 1234);
-	CHECK_EQ_U64(smp.io_psi.some.total_us, 100);
+	CHECK_EQ_U64(smp.mem_some_total_us, 1234);
+	CHECK_EQ_U64(smp.io_some_total_us, 100);
 	CHECK_EQ_U64(smp.max_bytes, LIMIT_MAX);
-	CHECK_EQ_U64(smp.numa.anon[1], 2048);
+	CHECK(smp.numa && smp.numa->n_nodes == 2);
+	if (smp.numa) {
+		CHECK_EQ_U64(smp.numa->node[1].anon_bytes, 2048);
+		CHECK_EQ_U64(smp.numa->node[0].file_bytes, 4096);
+	}
 	CHECK_EQ_U64(smp.swap_room_bytes, 1ULL << 40); /* swap.max is max: host bound */
 	CHECK_STREQ(smp.path, "web");
 
@@ -202,6 +206,28 @@ static void test_identity_by_inode_and_removal(void)
 	r = cgroup_read_sample(cg, 1, 1ULL << 40, &smp);
 	CHECK_EQ_INT(r, 0);
 	CHECK(cg->files.fd_current >= 0);
+
+	/* memory.numa_stat is kept for as many nodes as it lists: a node brought online (memory
+	 * hotplug) grows the table at the next read of the slow files, one gone shrinks it, and a
+	 * malformed file leaves none. Generation g is one at which this cgroup reads them. */
+	{
+		unsigned g = 10 - (unsigned)(cg->inode % CGROUP_SLOW_FILES_TICKS);
+
+		put("web", "memory.numa_stat", "anon N0=1 N1=2 N2=3\nfile N0=4 N1=5 N2=6\n");
+		CHECK_EQ_INT(cgroup_read_sample(cg, g, 1ULL << 40, &smp), 0);
+		CHECK(smp.numa && smp.numa->n_nodes == 3);
+		if (smp.numa && smp.numa->n_nodes == 3)
+			CHECK_EQ_U64(smp.numa->node[2].anon_bytes + smp.numa->node[2].file_bytes, 9);
+		put("web", "memory.numa_stat", "anon N0=7\nfile N0=8\n");
+		CHECK_EQ_INT(cgroup_read_sample(cg, g + 10, 1ULL << 40, &smp), 0);
+		CHECK(smp.numa && smp.numa->n_nodes == 1 && smp.numa->node[0].file_bytes == 8);
+		put("web", "memory.numa_stat", "anon N0=7\n");
+		CHECK_EQ_INT(cgroup_read_sample(cg, g + 20, 1ULL << 40, &smp), 0);
+		CHECK(!smp.numa);
+		put("web", "memory.numa_stat", "anon N0=1024 N1=2048\nfile N0=4096 N1=0\n");
+		CHECK_EQ_INT(cgroup_read_sample(cg, g + 30, 1ULL << 40, &smp), 0);
+		CHECK(smp.numa && smp.numa->n_nodes == 2);
+	}
 
 	/* A swap.max on the cgroup bounds the room. */
 	put("web", "memory.swap.max", "1048576\n");

@@ -258,9 +258,17 @@ static void set_node(struct zoneinfo *zi, unsigned node, uint64_t free_b, uint64
 		zi->n_nodes = node + 1;
 }
 
+/* memory.numa_stat tables for cand(), one fresh per call (no test holds 64 candidates at once). */
+static union {
+	struct numa_usage u;
+	char room[sizeof(struct numa_usage) + RECLAIMD_MAX_NODES * sizeof(struct numa_node_usage)];
+} cand_numa[64];
+static size_t cand_numa_next;
+
 static struct headroom_candidate cand(size_t index, int prio, double psi, double inactive,
 				      uint64_t current, uint64_t floor)
 {
+	struct numa_usage *t = &cand_numa[cand_numa_next++ % ARRAY_SIZE(cand_numa)].u;
 	struct headroom_candidate c = {
 		.cgroup_index = index,
 		.priority = prio,
@@ -269,8 +277,18 @@ static struct headroom_candidate cand(size_t index, int prio, double psi, double
 		.current_bytes = current,
 		.floor_bytes = floor,
 		.n_nodes = 2,
+		.numa = t,
 	};
+
+	memset(t, 0, sizeof(cand_numa[0]));
+	t->n_nodes = RECLAIMD_MAX_NODES;
 	return c;
+}
+
+/* `bytes` reclaimable on `node` of a cand(): file memory in the table cand() gave it. */
+static void node_set(struct headroom_candidate *c, unsigned node, uint64_t bytes)
+{
+	((struct numa_usage *)c->numa)->node[node] = (struct numa_node_usage){ .file_bytes = bytes };
 }
 
 static struct headroom_params goal(uint64_t bytes)
@@ -369,7 +387,7 @@ static void test_above_goal_no_requests(void)
 	struct headroom_candidate c[1] = { cand(0, 100, 0, 1, 1000 * MiB, 0) };
 	struct headroom_request req[1];
 
-	c[0].node_bytes[0] = 1000 * MiB;
+	node_set(&c[0], 0, 1000 * MiB);
 	set_node(&zi, 0, 80 * MiB, 16 * MiB, 1000 * MiB); /* free == high + goal: at the goal */
 	CHECK_EQ_INT(headroom_plan(&p, &zi, PAGE, c, 1, req, &nodes), 0);
 	CHECK_EQ_U64(nodes.node[0].deficit_bytes, 0);
@@ -396,7 +414,7 @@ static void test_victim_order(void)
 	int n;
 
 	for (size_t i = 0; i < 5; i++)
-		c[i].node_bytes[0] = 10 * MiB;
+		node_set(&c[i], 0, 10 * MiB);
 	set_node(&zi, 0, 40 * MiB, 16 * MiB, 1000 * MiB);
 	n = headroom_plan(&p, &zi, PAGE, c, 5, req, &nodes);
 	CHECK_EQ_INT(n, 4);
@@ -426,7 +444,8 @@ static void test_victim_order(void)
 		struct headroom_candidate d[2] = { cand(7, 50, NAN, 1.0, 500 * MiB, 0),
 						   cand(8, 50, 99.0, 0.0, 500 * MiB, 0) };
 
-		d[0].node_bytes[0] = d[1].node_bytes[0] = 5 * MiB;
+		node_set(&d[0], 0, 5 * MiB);
+		node_set(&d[1], 0, 5 * MiB);
 		n = headroom_plan(&p, &zi, PAGE, d, 2, req, &nodes);
 		CHECK_EQ_INT(n, 2);
 		CHECK_EQ_U64(req[0].cgroup_index, 8);
@@ -448,8 +467,8 @@ static void test_floors_respected(void)
 	struct headroom_request req[2];
 	int n;
 
-	c[0].node_bytes[0] = 400 * MiB;
-	c[1].node_bytes[0] = 300 * MiB;
+	node_set(&c[0], 0, 400 * MiB);
+	node_set(&c[1], 0, 300 * MiB);
 	set_node(&zi, 0, 40 * MiB, 16 * MiB, 1000 * MiB);
 	n = headroom_plan(&p, &zi, PAGE, c, 2, req, &nodes);
 	CHECK_EQ_INT(n, 1);
@@ -466,22 +485,28 @@ static void test_floors_respected(void)
 			.mem_some_delta_us = 6000,
 		};
 		struct headroom_candidate d;
+		static union {
+			struct numa_usage u;
+			char room[sizeof(struct numa_usage) + 2 * sizeof(struct numa_node_usage)];
+		} numa;
 
 		policy_params_default(&pp);
 		s.stat.anon = 300 * MiB;
 		s.stat.file = 160 * MiB;
 		s.stat.inactive_anon = 100 * MiB;
 		s.stat.inactive_file = 130 * MiB;
-		s.numa.n_nodes = 2;
-		s.numa.anon[0] = 200 * MiB;
-		s.numa.file[0] = 60 * MiB;
-		s.numa.anon[1] = 100 * MiB;
-		s.numa.file[1] = 100 * MiB;
+		numa.u.n_nodes = 2;
+		numa.u.node[0] = (struct numa_node_usage){ .anon_bytes = 200 * MiB, .file_bytes = 60 * MiB };
+		numa.u.node[1] = (struct numa_node_usage){ .anon_bytes = 100 * MiB, .file_bytes = 100 * MiB };
+		s.numa = NULL; /* memory.numa_stat not known: on no node */
+		headroom_candidate_from_sample(&pp, &s, 9, 50, false, &d);
+		CHECK_EQ_INT(d.n_nodes, 0);
+		s.numa = &numa.u;
 		headroom_candidate_from_sample(&pp, &s, 9, 50, false, &d);
 		CHECK_EQ_U64(d.floor_bytes, cgroup_floor_bytes(&pp, &s));
 		CHECK_EQ_U64(d.floor_bytes, 450 * MiB);
-		CHECK_EQ_U64(d.node_bytes[0], 260 * MiB);
-		CHECK_EQ_U64(d.node_bytes[1], 200 * MiB);
+		CHECK_EQ_U64(headroom_candidate_node_bytes(&d, 0), 260 * MiB);
+		CHECK_EQ_U64(headroom_candidate_node_bytes(&d, 1), 200 * MiB);
 		CHECK_NEAR(d.psi_some_pct, 0.1, 1e-9);
 		CHECK_NEAR(d.inactive_share, 0.5, 1e-9);
 		CHECK_EQ_INT(d.priority, 50);
@@ -496,7 +521,7 @@ static void test_floors_respected(void)
 		s.min_bytes = 0;
 		headroom_candidate_from_sample(&pp, &s, 9, 500, true, &d);
 		CHECK_EQ_U64(d.floor_bytes, 300 * MiB);
-		CHECK_EQ_U64(d.node_bytes[0], 60 * MiB);
+		CHECK_EQ_U64(headroom_candidate_node_bytes(&d, 0), 60 * MiB);
 		CHECK_EQ_INT(d.priority, 100); /* clamped */
 		CHECK(d.in_flight);
 		s.has_prev = false;
@@ -521,10 +546,10 @@ static void test_in_flight_and_no_memory_on_node_skipped(void)
 	int n;
 
 	c[0].in_flight = true;
-	c[0].node_bytes[0] = 400 * MiB;
-	c[1].node_bytes[1] = 400 * MiB;
-	c[2].node_bytes[0] = PAGE - 1;
-	c[3].node_bytes[0] = 3 * MiB;
+	node_set(&c[0], 0, 400 * MiB);
+	node_set(&c[1], 1, 400 * MiB);
+	node_set(&c[2], 0, PAGE - 1);
+	node_set(&c[3], 0, 3 * MiB);
 	c[3].n_nodes = 1;
 	set_node(&zi, 0, 40 * MiB, 16 * MiB, 1000 * MiB);
 	set_node(&zi, 1, 900 * MiB, 16 * MiB, 1000 * MiB); /* above its goal */
@@ -558,13 +583,13 @@ static void test_two_nodes_in_deficit(void)
 	struct headroom_request req[4];
 	int n;
 
-	c[0].node_bytes[0] = 30 * MiB;
-	c[0].node_bytes[1] = 20 * MiB;
-	c[1].node_bytes[0] = 100 * MiB;
-	c[1].node_bytes[1] = 100 * MiB;
-	c[2].node_bytes[0] = 100 * MiB;
-	c[3].node_bytes[0] = 100 * MiB;
-	c[3].node_bytes[1] = 100 * MiB;
+	node_set(&c[0], 0, 30 * MiB);
+	node_set(&c[0], 1, 20 * MiB);
+	node_set(&c[1], 0, 100 * MiB);
+	node_set(&c[1], 1, 100 * MiB);
+	node_set(&c[2], 0, 100 * MiB);
+	node_set(&c[3], 0, 100 * MiB);
+	node_set(&c[3], 1, 100 * MiB);
 	set_node(&zi, 0, 40 * MiB, 16 * MiB, 1000 * MiB);
 	set_node(&zi, 1, 60 * MiB, 16 * MiB, 1000 * MiB);
 	CHECK(headroom_node_near_goal(&p, &zi.node[0], PAGE));
@@ -586,8 +611,8 @@ static void test_two_nodes_in_deficit(void)
 	{
 		struct headroom_candidate d[1] = { cand(5, 50, 0, 0, 1000 * MiB, 0) };
 
-		d[0].node_bytes[0] = 5 * MiB;
-		d[0].node_bytes[1] = 5 * MiB;
+		node_set(&d[0], 0, 5 * MiB);
+		node_set(&d[0], 1, 5 * MiB);
 		set_node(&zi, 0, 70 * MiB, 16 * MiB, 1000 * MiB); /* deficit 10 */
 		set_node(&zi, 1, 50 * MiB, 16 * MiB, 1000 * MiB); /* deficit 30 */
 		n = headroom_plan(&p, &zi, PAGE, d, 1, req, &nodes);
@@ -608,8 +633,8 @@ static void test_page_rounding(void)
 	struct headroom_request req[2];
 	int n;
 
-	c[0].node_bytes[0] = 100 * MiB;
-	c[1].node_bytes[0] = 2 * PAGE + 5; /* 2 pages on the node */
+	node_set(&c[0], 0, 100 * MiB);
+	node_set(&c[1], 0, 2 * PAGE + 5); /* 2 pages on the node */
 	set_node(&zi, 0, 80 * MiB - 5 * PAGE, 16 * MiB, 1000 * MiB);
 	n = headroom_plan(&p, &zi, PAGE, c, 2, req, &nodes);
 	/* deficit = 5 pages + 1 byte, rounded up to 6 pages. */
@@ -627,7 +652,7 @@ static void test_page_rounding(void)
 					     .high_pages = 1, .managed_pages = 16384 };
 	p = goal(100 * KiB);
 	c[0] = cand(0, 90, 0, 1, 1000 * MiB, 0);
-	c[0].node_bytes[0] = 1000 * MiB;
+	node_set(&c[0], 0, 1000 * MiB);
 	n = headroom_plan(&p, &zi, 65536, c, 1, req, &nodes);
 	CHECK_EQ_U64(nodes.node[0].deficit_bytes, 3 * 65536); /* 64 + 100 KiB -> 3 pages */
 	CHECK_EQ_INT(n, 1);
@@ -638,7 +663,7 @@ static void test_page_rounding(void)
 static struct headroom_candidate on_node0(struct headroom_candidate c, bool stalling, uint64_t bytes)
 {
 	c.stalling = stalling;
-	c.node_bytes[0] = bytes;
+	node_set(&c, 0, bytes);
 	return c;
 }
 
@@ -658,7 +683,7 @@ static void test_stalling_last_resort(void)
 	 * stalling one covers the rest of the goal, marked as the last resort. */
 	c[0] = cand(0, 100, 5.0, 1, 1000 * MiB, 0); /* stalling, most expendable */
 	c[0].stalling = true;
-	c[0].node_bytes[0] = 400 * MiB;
+	node_set(&c[0], 0, 400 * MiB);
 	c[1] = on_node0(cand(1, 10, 0, 1, 1000 * MiB, 0), false, 10 * MiB); /* cold */
 	n = headroom_plan(&p, &zi, PAGE, c, 2, req, &nodes);
 	CHECK_EQ_INT(n, 2);
@@ -706,7 +731,7 @@ static void test_stalling_last_resort(void)
 	c[3] = cand(3, 100, 2.0, 1, 1000 * MiB, 995 * MiB); /* 5 MiB above its floor */
 	for (int i = 0; i < 4; i++) {
 		c[i].stalling = true;
-		c[i].node_bytes[0] = 400 * MiB;
+		node_set(&c[i], 0, 400 * MiB);
 	}
 	c[1].in_flight = true;
 	n = headroom_plan(&p, &zi, PAGE, c, 4, req, &nodes);
@@ -742,7 +767,7 @@ static void test_last_resort_edges(void)
 	c[0] = cand(0, 100, 5.0, 1, 1000 * MiB, 0);
 	c[0].stalling = true;
 	c[0].n_nodes = 0;
-	c[0].node_bytes[0] = 400 * MiB;
+	node_set(&c[0], 0, 400 * MiB);
 	CHECK_EQ_INT(headroom_plan(&p, &zi, PAGE, c, 1, req, &nodes), 0);
 	CHECK_EQ_U64(nodes.node[0].uncovered_bytes, 40 * MiB);
 
@@ -751,7 +776,7 @@ static void test_last_resort_edges(void)
 	for (int i = 0; i < 3; i++) {
 		c[i] = cand((size_t)i, 50, 5.0 + i, 1, 1000 * MiB, 0);
 		c[i].stalling = true;
-		c[i].node_bytes[0] = 15 * MiB;
+		node_set(&c[i], 0, 15 * MiB);
 	}
 	n = headroom_plan(&p, &zi, PAGE, c, 3, req, &nodes);
 	CHECK_EQ_INT(n, 3);
@@ -813,7 +838,7 @@ static void test_last_resort_refill_node_choice(void)
 	for (int refill = 0; refill < 2; refill++) {
 		p.refill_nodes = refill ? ~0ULL : 0;
 		c[0] = on_node0(cand(0, 50, 0.0, 1, 1000 * MiB, 0), false, 30 * MiB);
-		c[0].node_bytes[1] = 100 * MiB;
+		node_set(&c[0], 1, 100 * MiB);
 		c[1] = on_node0(cand(1, 50, 9.0, 1, 1000 * MiB, 0), true, 400 * MiB);
 		n = headroom_plan(&p, &zi, PAGE, c, 2, req, &nodes);
 		CHECK_EQ_INT(n, 2);
@@ -826,8 +851,8 @@ static void test_last_resort_refill_node_choice(void)
 	/* Refilling node 0 only: node 1, above its goal, has no deficit at all. */
 	p.refill_nodes = 1;
 	c[0] = cand(0, 50, 0.0, 1, 1000 * MiB, 0);
-	c[0].node_bytes[0] = 30 * MiB;
-	c[0].node_bytes[1] = 100 * MiB;
+	node_set(&c[0], 0, 30 * MiB);
+	node_set(&c[0], 1, 100 * MiB);
 	n = headroom_plan(&p, &zi, PAGE, c, 1, req, &nodes);
 	CHECK_EQ_U64(nodes.node[0].deficit_bytes, 104 * MiB);
 	CHECK_EQ_U64(nodes.node[1].deficit_bytes, 0);
@@ -1017,6 +1042,10 @@ static void test_candidate_build(void)
 	};
 	struct headroom_cgroup_state st = { .sample_us = 100 * USEC_PER_SEC };
 	struct headroom_candidate c, from;
+	static union {
+		struct numa_usage u;
+		char room[sizeof(struct numa_usage) + sizeof(struct numa_node_usage)];
+	} numa;
 
 	policy_params_default(&pp);
 	pp.psi_some_target_pct = 0.1;
@@ -1024,9 +1053,9 @@ static void test_candidate_build(void)
 	pp.reclaim_priority = 70;
 	s.stat.anon = 200 * MiB;
 	s.stat.file = 100 * MiB;
-	s.numa.n_nodes = 1;
-	s.numa.anon[0] = 200 * MiB;
-	s.numa.file[0] = 100 * MiB;
+	numa.u.n_nodes = 1;
+	numa.u.node[0] = (struct numa_node_usage){ .anon_bytes = 200 * MiB, .file_bytes = 100 * MiB };
+	s.numa = &numa.u;
 
 	/* A cold cgroup: the sample's candidate with one chunk as its cap. */
 	CHECK(headroom_candidate_build(&pp, &s, 4, &st, PAGE, &c));
@@ -1035,7 +1064,7 @@ static void test_candidate_build(void)
 	CHECK_EQ_INT(c.priority, 70);
 	CHECK_EQ_U64(c.current_bytes, from.current_bytes);
 	CHECK_EQ_U64(c.floor_bytes, from.floor_bytes);
-	CHECK_EQ_U64(c.node_bytes[0], from.node_bytes[0]);
+	CHECK_EQ_U64(headroom_candidate_node_bytes(&c, 0), headroom_candidate_node_bytes(&from, 0));
 	CHECK_NEAR(c.psi_some_pct, 0.01, 1e-9);
 	CHECK(!c.stalling);
 	CHECK(!c.in_flight);

@@ -518,38 +518,44 @@ static void test_topology_equal(void)
 
 static void test_placement(void)
 {
-	static struct numa_stat ns;
+	/* A sample's table (snapshot.h) with room for 8 nodes. */
+	static union {
+		struct numa_usage u;
+		char room[sizeof(struct numa_usage) + 8 * sizeof(struct numa_node_usage)];
+	} nsb;
+	struct numa_usage *ns = &nsb.u;
 
 	topo_two_by_two(&topo, true);
 
-	memset(&ns, 0, sizeof(ns));
-	CHECK_EQ_INT(placement_node(&ns, &topo), -ENOENT); /* empty */
-	ns.n_nodes = 3;
-	CHECK_EQ_INT(placement_node(&ns, &topo), -ENOENT); /* all zero */
+	CHECK_EQ_INT(placement_node(NULL, &topo), -ENOENT); /* numa_stat not known */
+	memset(&nsb, 0, sizeof(nsb));
+	CHECK_EQ_INT(placement_node(ns, &topo), -ENOENT); /* empty */
+	ns->n_nodes = 3;
+	CHECK_EQ_INT(placement_node(ns, &topo), -ENOENT); /* all zero */
 
-	ns.anon[0] = 100, ns.file[0] = 0;
-	ns.anon[1] = 50, ns.file[1] = 60;
-	CHECK_EQ_INT(placement_node(&ns, &topo), 1); /* anon + file counts, not anon alone */
-	ns.file[1] = 50;
-	CHECK_EQ_INT(placement_node(&ns, &topo), 0); /* a tie goes to the lowest id */
-	ns.file[2] = 101;
-	CHECK_EQ_INT(placement_node(&ns, &topo), 1); /* memory-only node 2 is served from node 1 */
+	ns->node[0].anon_bytes = 100, ns->node[0].file_bytes = 0;
+	ns->node[1].anon_bytes = 50, ns->node[1].file_bytes = 60;
+	CHECK_EQ_INT(placement_node(ns, &topo), 1); /* anon + file counts, not anon alone */
+	ns->node[1].file_bytes = 50;
+	CHECK_EQ_INT(placement_node(ns, &topo), 0); /* a tie goes to the lowest id */
+	ns->node[2].file_bytes = 101;
+	CHECK_EQ_INT(placement_node(ns, &topo), 1); /* memory-only node 2 is served from node 1 */
 
 	/* Sums saturate: UINT64_MAX + 1 ties with UINT64_MAX, so the lower id wins. */
-	memset(&ns, 0, sizeof(ns));
-	ns.n_nodes = 2;
-	ns.anon[0] = UINT64_MAX;
-	ns.anon[1] = UINT64_MAX, ns.file[1] = 1;
-	CHECK_EQ_INT(placement_node(&ns, &topo), 0);
+	memset(&nsb, 0, sizeof(nsb));
+	ns->n_nodes = 2;
+	ns->node[0].anon_bytes = UINT64_MAX;
+	ns->node[1].anon_bytes = UINT64_MAX, ns->node[1].file_bytes = 1;
+	CHECK_EQ_INT(placement_node(ns, &topo), 0);
 
 	/* Memory on a node the topology does not know (hotplug since the last read). */
-	memset(&ns, 0, sizeof(ns));
-	ns.n_nodes = 8;
-	ns.anon[7] = 4096;
-	CHECK_EQ_INT(placement_node(&ns, &topo), -ENOENT);
+	memset(&nsb, 0, sizeof(nsb));
+	ns->n_nodes = 8;
+	ns->node[7].anon_bytes = 4096;
+	CHECK_EQ_INT(placement_node(ns, &topo), -ENOENT);
 	/* n_nodes bounds the scan. */
-	ns.n_nodes = 7;
-	CHECK_EQ_INT(placement_node(&ns, &topo), -ENOENT);
+	ns->n_nodes = 7;
+	CHECK_EQ_INT(placement_node(ns, &topo), -ENOENT);
 }
 
 /* ---- cpulist_parse ------------------------------------------------------------------------------ */
