@@ -160,12 +160,10 @@ void aging_ctl_take(struct aging_ctl *ag, struct cgroup_node *cg, unsigned tick,
 	cg->aging.cold_pages = 0;
 }
 
-void aging_ctl_job_done(struct aging_ctl *ag, struct cgroup_node *cg, const struct reclaim_job *job)
+void aging_ctl_job_done(struct aging_ctl *ag, const struct reclaim_job *job)
 {
 	ag->lruvecs_aged += job->lruvecs_aged;
 	ag->aging_jobs += job->lruvecs_aged > 0;
-	if (cg && job->lruvecs_aged)
-		cg->aging.agings++;
 	if (job->aging_error && log_ratelimit(&ag->warning_us, now_us(), LOG_REPEAT_US))
 		log_event(LOG_WARNING, MSGID_KERNEL_FEATURE,
 			  &(struct log_fields){ .cgroup = job->cgroup_path },

@@ -54,8 +54,8 @@ bool aging_ctl_active(const struct aging_ctl *ag);
  * the job goes without. */
 void aging_ctl_take(struct aging_ctl *ag, struct cgroup_node *cg, unsigned tick, bool evict,
 		    struct lru_gen_payload *ret);
-/* A job of cg (NULL: gone) finished: counts its agings, logs an aging error (rate-limited). */
-void aging_ctl_job_done(struct aging_ctl *ag, struct cgroup_node *cg, const struct reclaim_job *job);
+/* A job finished: counts its agings, logs an aging error (rate-limited). */
+void aging_ctl_job_done(struct aging_ctl *ag, const struct reclaim_job *job);
 void aging_ctl_report(const struct aging_ctl *ag, struct aging_report *ret);
 
 #endif

@@ -71,7 +71,7 @@ static void on_job_done(void *userdata, const struct job_result *r)
 	const struct reclaim_job *job = r->job;
 	struct cgroup_node *cg = r->cg;
 
-	aging_ctl_job_done(d->aging, cg, job);
+	aging_ctl_job_done(d->aging, job);
 	/* Headroom's next chunk comes at once only after one that did all it was asked (EAGAIN,
 	 * a cancel or an error wait for the 250 ms timer or the next tick). */
 	if (cg && (r->flags & DISPATCH_HEADROOM))

@@ -127,7 +127,6 @@ struct cgroup_node {
 		char *cmds;
 		size_t len, size;
 		unsigned tick;          /* tick cmds was built for */
-		unsigned agings;        /* jobs that aged its lruvecs */
 		/* Its lruvecs with cold generations, as read with cmds, for eviction through
 		 * lru_gen (mglru.h, lru_gen_plan.h), and their cold pages in all. */
 		struct lru_gen_target *targets;
