@@ -170,8 +170,8 @@ damon)
 		[ -d "$T/events" ] || mount -t tracefs tracefs "$T" || true
 		if echo 1 >"$T/events/damon/damon_aggregated/enable"; then
 			sleep 2
-			echo 0 >"$T/events/damon/damon_aggregated/enable"
-			cat "$T/trace" >"$RESULTS/damon-trace.txt"
+			echo 0 >"$T/events/damon/damon_aggregated/enable"  || true
+			cat "$T/trace" >"$RESULTS/damon-trace.txt" || true
 		fi
 	fi
 	echo N >/sys/module/damon_reclaim/parameters/enabled || true
