@@ -170,7 +170,7 @@ damon)
 		[ -d "$T/events" ] || mount -t tracefs tracefs "$T" || true
 		if echo 1 >"$T/events/damon/damon_aggregated/enable"; then
 			sleep 2
-			echo 0 >"$T/events/damon/damon_aggregated/enable"  || true
+			echo 0 >"$T/events/damon/damon_aggregated/enable" || true
 			cat "$T/trace" >"$RESULTS/damon-trace.txt" || true
 		fi
 	fi
