@@ -105,7 +105,7 @@ damon)
 	if [ ! -d "$P" ]; then
 		status="failed:no-damon_reclaim"
 	else
-		(cd "$P" && grep . *) >"$RESULTS/damon-params-default.txt" 2>&1 || true
+		(cd "$P" && grep -e . -- *) >"$RESULTS/damon-params-default.txt" 2>&1 || true
 		echo "$DAMON_MIN_AGE_US" >"$P/min_age"
 		echo "$DAMON_QUOTA_MS" >"$P/quota_ms"
 		echo "$DAMON_QUOTA_SZ" >"$P/quota_sz"
@@ -116,7 +116,7 @@ damon)
 		echo "${_r#*,}" >"$P/wmarks_low"
 		echo Y >"$P/enabled" || status="failed:enable"
 		sleep 1
-		(cd "$P" && grep . *) >"$RESULTS/damon-params-start.txt" 2>&1 || true
+		(cd "$P" && grep -e . -- *) >"$RESULTS/damon-params-start.txt" 2>&1 || true
 		agent_pid=$(cat "$P/kdamond_pid")
 		[ "$agent_pid" -gt 0 ] 2>/dev/null || { status="failed:no-kdamond"; agent_pid=; }
 	fi
@@ -170,13 +170,15 @@ if [ -n "$agent_pid" ] && alive "$agent_pid"; then
 fi
 case $ARM in
 damon)
-	(cd /sys/module/damon_reclaim/parameters && grep . *) >"$RESULTS/damon-params-end.txt" 2>&1 || true
+	(cd /sys/module/damon_reclaim/parameters && grep -e . -- *) >"$RESULTS/damon-params-end.txt" 2>&1 || true
 	if [ "${PEERS_DAMON_TRACE:-0}" = 1 ]; then
 		T=/sys/kernel/tracing
 		[ -d "$T/events" ] || mount -t tracefs tracefs "$T" || true
-		echo 1 >"$T/events/damon/damon_aggregated/enable" &&
-			sleep 2 && echo 0 >"$T/events/damon/damon_aggregated/enable" &&
+		if echo 1 >"$T/events/damon/damon_aggregated/enable"; then
+			sleep 2
+			echo 0 >"$T/events/damon/damon_aggregated/enable" || true
 			cat "$T/trace" >"$RESULTS/damon-trace.txt" || true
+		fi
 	fi
 	echo N >/sys/module/damon_reclaim/parameters/enabled || true
 	;;
