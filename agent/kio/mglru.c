@@ -94,15 +94,14 @@ int lru_gen_parse(const char *buf, size_t len, lru_gen_fn fn, void *userdata)
 			if (!next_token(line, n, &lp, &t, &tn) || !token_u64(t, tn, &x) || x > 65535)
 				return -EBADMSG;
 			v.memcg_id = (unsigned)x;
-			/* The path is the rest of the line after one space (it may hold spaces). */
+			/* The path is the rest of the line, as cgroup_path() wrote it: it may hold
+			 * spaces, trailing ones included ("a " and "a" are two cgroups). */
 			while (lp < n && line[lp] == ' ')
 				lp++;
 			if (lp == n || line[lp] != '/')
 				return -EBADMSG;
 			v.path = line + lp;
 			v.path_len = n - lp;
-			while (v.path_len > 1 && v.path[v.path_len - 1] == ' ')
-				v.path_len--;
 			in_memcg = true;
 		} else if (token_is(t, tn, "node")) {
 			FLUSH();

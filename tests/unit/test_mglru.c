@@ -132,6 +132,20 @@ static void test_variants(void)
 	CHECK_EQ_U64(s.v[1].n_gens, 1);
 	CHECK_EQ_U64(s.v[1].min_seq, 7);
 
+	/* A cgroup may be named with a trailing space: "/a " is not "/a" (mkdir allows it, and
+	 * taking one for the other would evict from a memcg no rule manages). */
+	s = (struct seen){ 0 };
+	CHECK_EQ_INT(PARSE("memcg     4 /a \n"
+			   " node     0\n"
+			   "          5       1000          1           2 \n"
+			   "memcg     5 /a\n"
+			   " node     0\n"
+			   "          5       1000          1           2 \n", &s), 0);
+	CHECK_EQ_U64(s.n, 2);
+	CHECK_STREQ(s.path[0], "/a ");
+	CHECK_EQ_U64(s.v[0].path_len, 3);
+	CHECK_STREQ(s.path[1], "/a");
+
 	s = (struct seen){ 0 };
 	CHECK_EQ_INT(lru_gen_parse("", 0, collect, &s), 0);
 	CHECK_EQ_U64(s.n, 0);
