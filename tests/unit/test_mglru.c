@@ -336,6 +336,70 @@ static void test_job_evicts_through_lru_gen(void)
 	rmdir(dir);
 }
 
+/* A fake lru_gen seq_file: each read() hands out at most three lruvecs and resumes the walk at the
+ * number of lruvecs shown so far (lru_gen_seq_start()), in the memcg list current at that call.
+ * `shift_at`: from that call on (counted from the first), memcg "/z" is gone. */
+static const char *const fake_with_z[] = {
+	"memcg 3 /z\n node 0\n 5 90000 10 10\n 6 1000 10 10\n", " node 1\n 5 90000 10 10\n 6 1000 10 10\n",
+	"memcg 4 /a\n node 0\n 7 90000 10 10\n 8 1000 10 10\n", " node 1\n 7 900 10 10\n 8 10 10 10\n",
+	"memcg 5 /b\n node 0\n 7 90000 10 10\n 8 1000 10 10\n", " node 1\n 7 90000 20 20\n 8 80000 20 20\n",
+	NULL,
+};
+static struct {
+	unsigned calls, shift_at, shown;
+} fake;
+
+static ssize_t fake_pread(int fd _unused_, void *buf, size_t n, off_t off)
+{
+	const char *const *recs = fake_with_z + (fake.calls++ >= fake.shift_at ? 2 : 0);
+	size_t len = 0;
+
+	if (off == 0)
+		fake.shown = 0;
+	for (unsigned k = 0; k < 3 && recs[fake.shown]; k++, fake.shown++) {
+		size_t l = strlen(recs[fake.shown]);
+
+		if (len + l > n)
+			break;
+		memcpy((char *)buf + len, recs[fake.shown], l);
+		len += l;
+	}
+	return (ssize_t)len;
+}
+
+static void test_read_across_a_memcg_going_away(void)
+{
+	size_t size = 4096, len;
+	char *buf = malloc(size);
+	struct seen s = { 0 };
+
+	/* "/z" is freed between the first and the second read(): the second resumes three lruvecs
+	 * on, at b's node 1, which prints no "memcg" line, and would be read as a's node 1 (whose
+	 * generations are young). That read is not used: the next one, all after the change, is
+	 * used when the one after it lists the same lruvecs. */
+	fake.calls = 0;
+	fake.shift_at = 1;
+	CHECK_EQ_INT(lru_gen_read(-1, fake_pread, &buf, &size, &len), 0);
+	CHECK_EQ_U64(fake.calls, 3 * 3);
+	CHECK_EQ_INT(lru_gen_parse(buf, len, collect, &s), 0);
+	CHECK_EQ_U64(s.n, 4);
+	CHECK_STREQ(s.path[1], "/a");
+	CHECK_EQ_INT(s.v[1].node, 1);
+	CHECK_EQ_U64(s.v[1].age_ms[1], 10);
+	CHECK_STREQ(s.path[3], "/b");
+	CHECK_EQ_U64(s.v[3].age_ms[1], 80000);
+	/* Nothing changes: two reads agree (the first one alone cannot be told from a shifted one
+	 * when a read() started at a node line). */
+	fake.calls = 0;
+	fake.shift_at = 1000;
+	CHECK_EQ_INT(lru_gen_read(-1, fake_pread, &buf, &size, &len), 0);
+	CHECK_EQ_U64(fake.calls, 2 * 3);
+	s = (struct seen){ 0 };
+	CHECK_EQ_INT(lru_gen_parse(buf, len, collect, &s), 0);
+	CHECK_EQ_U64(s.n, 6);
+	free(buf);
+}
+
 int main(void)
 {
 	test_real_file();
@@ -345,5 +409,6 @@ int main(void)
 	test_commands();
 	test_evict_format_and_split();
 	test_job_evicts_through_lru_gen();
+	test_read_across_a_memcg_going_away();
 	return test_report("test_mglru");
 }
