@@ -91,9 +91,9 @@ int lru_gen_parse(const char *buf, size_t len, lru_gen_fn fn, void *userdata)
 			continue; /* blank line */
 		if (token_is(t, tn, "memcg")) {
 			FLUSH();
-			if (!next_token(line, n, &lp, &t, &tn) || !token_u64(t, tn, &x) || x > 65535)
+			if (!next_token(line, n, &lp, &t, &tn) || !token_u64(t, tn, &x))
 				return -EBADMSG;
-			v.memcg_id = (unsigned)x;
+			v.memcg_id = x;
 			/* The path is the rest of the line, as cgroup_path() wrote it: it may hold
 			 * spaces, trailing ones included ("a " and "a" are two cgroups). */
 			while (lp < n && line[lp] == ' ')
@@ -140,14 +140,15 @@ int lru_gen_parse(const char *buf, size_t len, lru_gen_fn fn, void *userdata)
 	return 0;
 }
 
-int lru_gen_format_age(char *buf, size_t size, size_t *len, unsigned memcg_id, int node,
+int lru_gen_format_age(char *buf, size_t size, size_t *len, uint64_t memcg_id, int node,
 		       uint64_t max_seq)
 {
 	int n;
 
 	if (*len >= size)
 		return -ENOBUFS;
-	n = snprintf(buf + *len, size - *len, "+ %u %d %" PRIu64 "\n", memcg_id, node, max_seq);
+	n = snprintf(buf + *len, size - *len, "+ %" PRIu64 " %d %" PRIu64 "\n", memcg_id, node,
+		     max_seq);
 	if (n < 0 || (size_t)n >= size - *len) {
 		buf[*len] = '\0';
 		return -ENOBUFS;
@@ -156,15 +157,15 @@ int lru_gen_format_age(char *buf, size_t size, size_t *len, unsigned memcg_id, i
 	return 0;
 }
 
-int lru_gen_format_evict(char *buf, size_t size, unsigned memcg_id, int node, uint64_t seq,
+int lru_gen_format_evict(char *buf, size_t size, uint64_t memcg_id, int node, uint64_t seq,
 			 int swappiness, uint64_t nr_pages)
 {
 	int n;
 
 	if (swappiness < 0 || swappiness > 200)
 		return -EINVAL;
-	n = snprintf(buf, size, "- %u %d %" PRIu64 " %d %" PRIu64 "\n", memcg_id, node, seq,
-		     swappiness, nr_pages);
+	n = snprintf(buf, size, "- %" PRIu64 " %d %" PRIu64 " %d %" PRIu64 "\n", memcg_id, node,
+		     seq, swappiness, nr_pages);
 	if (n < 0 || (size_t)n >= size)
 		return -ENOBUFS;
 	return n;

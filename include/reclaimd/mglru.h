@@ -59,7 +59,9 @@
 /* One memcg on one node, as lru_gen prints it. `path` points into the parsed buffer (not
  * NUL-terminated: path_len bytes); it starts with '/'. */
 struct lru_gen_lruvec {
-	unsigned memcg_id;          /* 1..65535; 0 never reaches the callback */
+	uint64_t memcg_id;          /* the memcg's 16-bit id (6.12: "%5hu"), or its 64-bit cgroup id
+				     * (kernels whose mem_cgroup_id() is cgroup_id(): "%llu"); 0
+				     * never reaches the callback */
 	const char *path;
 	size_t path_len;
 	int node;
@@ -115,12 +117,12 @@ int mglru_fd(const struct mglru *m);
 
 /* Appends "+ <memcg_id> <node> <max_seq>\n" to buf[*len..size). Returns 0, or -ENOBUFS when it
  * does not fit (nothing appended). */
-int lru_gen_format_age(char *buf, size_t size, size_t *len, unsigned memcg_id, int node,
+int lru_gen_format_age(char *buf, size_t size, size_t *len, uint64_t memcg_id, int node,
 		       uint64_t max_seq);
 
 /* One lruvec a job may evict from, as planned this tick (lru_gen_plan.h). */
 struct lru_gen_target {
-	unsigned memcg_id;
+	uint64_t memcg_id;
 	int node;
 	uint64_t max_seq;     /* youngest generation as read */
 	uint64_t evict_seq;   /* evict generations up to this seq: all hold only pages not
@@ -140,7 +142,7 @@ struct lru_gen_payload {
 
 /* "- <memcg_id> <node> <seq> <swappiness> <nr_pages>\n" into buf (NUL-terminated). Returns its
  * length, or -ENOBUFS when it does not fit, -EINVAL for swappiness outside 0..200. */
-int lru_gen_format_evict(char *buf, size_t size, unsigned memcg_id, int node, uint64_t seq,
+int lru_gen_format_evict(char *buf, size_t size, uint64_t memcg_id, int node, uint64_t seq,
 			 int swappiness, uint64_t nr_pages);
 
 /* Splits `pages` over the n targets not marked in `skip` (NULL: none), proportionally to their

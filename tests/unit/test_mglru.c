@@ -146,6 +146,15 @@ static void test_variants(void)
 	CHECK_EQ_U64(s.v[0].path_len, 3);
 	CHECK_STREQ(s.path[1], "/a");
 
+	/* Kernels whose mem_cgroup_id() is the 64-bit cgroup id print it with "%llu": a
+	 * 16-bit limit would fail the whole file there, and with it every eviction. */
+	s = (struct seen){ 0 };
+	CHECK_EQ_INT(PARSE("memcg 4294967338 /a\n"
+			   " node     0\n"
+			   "          5       1000          1           2 \n", &s), 0);
+	CHECK_EQ_U64(s.n, 1);
+	CHECK_EQ_U64(s.v[0].memcg_id, 4294967338ULL);
+
 	s = (struct seen){ 0 };
 	CHECK_EQ_INT(lru_gen_parse("", 0, collect, &s), 0);
 	CHECK_EQ_U64(s.n, 0);
@@ -165,8 +174,8 @@ static void test_malformed(void)
 	CHECK_EQ_INT(PARSE("memcg 1 /\n node 0\n 2 1 1\n", &s), -EBADMSG);
 	CHECK_EQ_INT(PARSE("memcg 1 /\n node 0\n 2 1 x 1\n", &s), -EBADMSG);
 	CHECK_EQ_INT(PARSE("memcg 1 /\n node 0\n 2 1 99999999999999999999999 1\n", &s), -EBADMSG);
-	/* A memcg id beyond 16 bits, a path not starting with '/', no path. */
-	CHECK_EQ_INT(PARSE("memcg 70000 /\n", &s), -EBADMSG);
+	/* A memcg id beyond 64 bits, a path not starting with '/', no path. */
+	CHECK_EQ_INT(PARSE("memcg 18446744073709551616 /\n", &s), -EBADMSG);
 	CHECK_EQ_INT(PARSE("memcg 1 x\n", &s), -EBADMSG);
 	CHECK_EQ_INT(PARSE("memcg 1\n", &s), -EBADMSG);
 	/* Sequence numbers must grow. */
@@ -233,6 +242,10 @@ static void test_evict_format_and_split(void)
 	CHECK_EQ_INT(lru_gen_format_evict(buf, sizeof(buf), 6, 1, 11, 201, 1), -EINVAL);
 	CHECK_EQ_INT(lru_gen_format_evict(buf, sizeof(buf), 6, 1, 11, -1, 1), -EINVAL);
 	CHECK_EQ_INT(lru_gen_format_evict(buf, 8, 6, 1, 11, 0, 1), -ENOBUFS);
+	/* A 64-bit cgroup id, written back whole. */
+	CHECK_EQ_INT(lru_gen_format_evict(buf, sizeof(buf), 4294967338ULL, 1, 11, 60, 8192),
+		     (int)strlen("- 4294967338 1 11 60 8192\n"));
+	CHECK_STREQ(buf, "- 4294967338 1 11 60 8192\n");
 
 	/* Proportional to the idle pages: node 0 holds 800 of 44,800, so of 4,480 pages it gets 80;
 	 * a lruvec without idle pages gets nothing. */
