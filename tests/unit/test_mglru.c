@@ -340,6 +340,40 @@ static void test_job_evicts_through_lru_gen(void)
 		CHECK(stat(path, &st) == 0 && st.st_size == 0);
 	}
 	reclaim_job_free(job); /* closes fd: the job owns its lru_gen descriptor */
+
+	/* No lru_gen descriptor (the dup failed: out of fds): no eviction, and no memory.reclaim
+	 * in its place, which would take hot pages too. */
+	job = NULL;
+	CHECK_EQ_INT(reclaim_job_new(dirfd, "evict", 1, &job), 0);
+	if (job) {
+		struct stat st;
+
+		job->request_bytes = 64 << 20;
+		job->chunk_bytes = 16 << 20;
+		job->page_size = 4096;
+		job->lru_gen_fd = -1;
+		job->evict_swappiness = 60;
+		job->evict = calloc(1, sizeof(*job->evict));
+		job->n_evict = 1;
+		job->evict[0] = (struct lru_gen_target){ .memcg_id = 6, .node = 0, .max_seq = 12,
+							 .evict_seq = 10, .idle_pages = 4096 };
+		reclaim_job_run(job);
+		CHECK_EQ_INT(job->outcome, JOB_FAILED);
+		CHECK_EQ_INT(job->error, -EBADF);
+		CHECK_EQ_U64(job->written_bytes, 0);
+		CHECK(stat(path, &st) == 0 && st.st_size == 0);
+		/* memory.stat unreadable: the same. */
+		snprintf(path, sizeof(path), "%s/memory.stat", dir);
+		put_file(dir, "memory.stat", "garbage\n");
+		job->outcome = JOB_DONE;
+		job->lru_gen_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		reclaim_job_run(job);
+		CHECK(job->outcome == JOB_FAILED || job->outcome == JOB_GONE);
+		CHECK_EQ_U64(job->written_bytes, 0);
+		snprintf(path, sizeof(path), "%s/memory.reclaim", dir);
+		CHECK(stat(path, &st) == 0 && st.st_size == 0);
+		reclaim_job_free(job);
+	}
 	close(dirfd);
 	for (const char *const *f = (const char *const[]){ "memory.reclaim", "memory.current",
 		"memory.stat", "memory.pressure", "lru_gen", NULL }; *f; f++) {
