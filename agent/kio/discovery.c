@@ -361,6 +361,14 @@ static bool is_leaf_dir(int dirfd)
 	return fstat(dirfd, &st) == 0 && st.st_nlink == 2;
 }
 
+/* The last component of a node's path (the root's is ""). */
+static const char *node_name(const struct cgroup_node *cg)
+{
+	const char *slash = strrchr(cg->path, '/');
+
+	return slash ? slash + 1 : cg->path;
+}
+
 /* Lists one directory: children found get listed_generation = this pass, new ones are created
  * (and listed on their turn, this pass). The watch is set before the listing, so that a child
  * made after the listing read its name raises an event for the next pass. A listing that could
@@ -391,10 +399,15 @@ static void list_dir(struct cgroup_set *s, struct cgroup_node *cg)
 				continue;
 			child = cgroup_set_lookup(s, de->d_ino);
 			if (child) {
-				/* Same inode under another parent: impossible on kernfs (cgroup_rename()
-				 * keeps the parent), but a fixture tree could do it. */
-				if (child->parent == cg)
+				if (child->parent == cg && strcmp(node_name(child), de->d_name) == 0) {
 					child->listed_generation = s->generation;
+					continue;
+				}
+				/* Renamed, moved here, or its inode number reused: cgroup2 has no
+				 * rename(2), but a fixture tree does. The node keeps the old path:
+				 * it goes (missing from this listing or from its old parent's), and
+				 * the next pass lists this directory again to add the new one. */
+				cg->list_pending = true;
 				continue;
 			}
 			fd = openat(cg->dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

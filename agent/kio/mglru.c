@@ -91,18 +91,17 @@ int lru_gen_parse(const char *buf, size_t len, lru_gen_fn fn, void *userdata)
 			continue; /* blank line */
 		if (token_is(t, tn, "memcg")) {
 			FLUSH();
-			if (!next_token(line, n, &lp, &t, &tn) || !token_u64(t, tn, &x) || x > 65535)
+			if (!next_token(line, n, &lp, &t, &tn) || !token_u64(t, tn, &x))
 				return -EBADMSG;
-			v.memcg_id = (unsigned)x;
-			/* The path is the rest of the line after one space (it may hold spaces). */
+			v.memcg_id = x;
+			/* The path is the rest of the line, as cgroup_path() wrote it: it may hold
+			 * spaces, trailing ones included ("a " and "a" are two cgroups). */
 			while (lp < n && line[lp] == ' ')
 				lp++;
 			if (lp == n || line[lp] != '/')
 				return -EBADMSG;
 			v.path = line + lp;
 			v.path_len = n - lp;
-			while (v.path_len > 1 && v.path[v.path_len - 1] == ' ')
-				v.path_len--;
 			in_memcg = true;
 		} else if (token_is(t, tn, "node")) {
 			FLUSH();
@@ -141,14 +140,15 @@ int lru_gen_parse(const char *buf, size_t len, lru_gen_fn fn, void *userdata)
 	return 0;
 }
 
-int lru_gen_format_age(char *buf, size_t size, size_t *len, unsigned memcg_id, int node,
+int lru_gen_format_age(char *buf, size_t size, size_t *len, uint64_t memcg_id, int node,
 		       uint64_t max_seq)
 {
 	int n;
 
 	if (*len >= size)
 		return -ENOBUFS;
-	n = snprintf(buf + *len, size - *len, "+ %u %d %" PRIu64 "\n", memcg_id, node, max_seq);
+	n = snprintf(buf + *len, size - *len, "+ %" PRIu64 " %d %" PRIu64 "\n", memcg_id, node,
+		     max_seq);
 	if (n < 0 || (size_t)n >= size - *len) {
 		buf[*len] = '\0';
 		return -ENOBUFS;
@@ -157,15 +157,15 @@ int lru_gen_format_age(char *buf, size_t size, size_t *len, unsigned memcg_id, i
 	return 0;
 }
 
-int lru_gen_format_evict(char *buf, size_t size, unsigned memcg_id, int node, uint64_t seq,
+int lru_gen_format_evict(char *buf, size_t size, uint64_t memcg_id, int node, uint64_t seq,
 			 int swappiness, uint64_t nr_pages)
 {
 	int n;
 
 	if (swappiness < 0 || swappiness > 200)
 		return -EINVAL;
-	n = snprintf(buf, size, "- %u %d %" PRIu64 " %d %" PRIu64 "\n", memcg_id, node, seq,
-		     swappiness, nr_pages);
+	n = snprintf(buf, size, "- %" PRIu64 " %d %" PRIu64 " %d %" PRIu64 "\n", memcg_id, node,
+		     seq, swappiness, nr_pages);
 	if (n < 0 || (size_t)n >= size)
 		return -ENOBUFS;
 	return n;
@@ -314,24 +314,108 @@ int mglru_fd(const struct mglru *m)
 
 /* The file holds about 200 bytes per memcg and node; 64 MiB is 300,000 of them. */
 #define LRU_GEN_MAX_BUF (64u << 20)
+/* Reads of the whole file before giving up on one that lists the same lruvecs twice in a row. */
+#define LRU_GEN_READS 4
+
+/* Whether the line at p (within end) is a " node" line. */
+static bool at_node_line(const char *p, const char *end)
+{
+	while (p < end && *p == ' ')
+		p++;
+	return end - p >= 4 && memcmp(p, "node", 4) == 0;
+}
+
+/* One pass over the file into *buf from offset 0 to EOF, growing it. *ret_node_split: some read()
+ * other than the first started at a " node" line (see mglru.h). */
+static int read_once(int fd, lru_gen_pread_fn rd, char **buf, size_t *size, size_t *ret_len,
+		     bool *ret_node_split)
+{
+	size_t n = 0;
+
+	*ret_node_split = false;
+	for (;;) {
+		ssize_t k = rd(fd, *buf + n, *size - 1 - n, (off_t)n);
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (k == 0)
+			break;
+		if (n > 0 && at_node_line(*buf + n, *buf + n + k))
+			*ret_node_split = true;
+		n += (size_t)k;
+		if (n == *size - 1) { /* full: start over with twice the room */
+			char *b;
+
+			if (*size >= LRU_GEN_MAX_BUF)
+				return -EFBIG;
+			b = realloc(*buf, *size * 2);
+			if (!b)
+				return -ENOMEM;
+			*buf = b;
+			*size *= 2;
+			n = 0;
+			*ret_node_split = false;
+		}
+	}
+	(*buf)[n] = '\0';
+	*ret_len = n;
+	return 0;
+}
+
+/* FNV-1a over the "memcg" and " node" lines, in order: which lruvecs a read lists. */
+static uint64_t lruvec_list_hash(const char *buf, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t pos = 0, n;
+	const char *line;
+
+	while (next_line(buf, len, &pos, &line, &n) > 0) {
+		const char *p = line, *end = line + n;
+
+		while (p < end && *p == ' ')
+			p++;
+		if (!(end - p >= 5 && memcmp(p, "memcg", 5) == 0) && !at_node_line(p, end))
+			continue;
+		for (; p < end; p++)
+			h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+		h = (h ^ '\n') * 0x100000001b3ULL;
+	}
+	return h;
+}
+
+int lru_gen_read(int fd, lru_gen_pread_fn rd, char **buf, size_t *size, size_t *ret_len)
+{
+	uint64_t prev = 0, h;
+	size_t len = 0;
+	bool split;
+	int r;
+
+	for (unsigned i = 0; i < LRU_GEN_READS; i++) {
+		r = read_once(fd, rd, buf, size, &len, &split);
+		if (r < 0)
+			return r;
+		if (!split)
+			break;
+		h = lruvec_list_hash(*buf, len);
+		if (i > 0 && h == prev)
+			break;
+		prev = h;
+		if (i == LRU_GEN_READS - 1)
+			return -EAGAIN;
+	}
+	*ret_len = len;
+	return 0;
+}
 
 int mglru_read(struct mglru *m, lru_gen_fn fn, void *userdata)
 {
 	size_t len;
 	int r;
 
-	for (;;) {
-		r = pread_whole(m->fd, m->buf, m->size, &len);
-		if (r != -EFBIG)
-			break;
-		if (m->size >= LRU_GEN_MAX_BUF)
-			return -EFBIG;
-		char *b = realloc(m->buf, m->size * 2);
-		if (!b)
-			return -ENOMEM;
-		m->buf = b;
-		m->size *= 2;
-	}
+	r = lru_gen_read(m->fd, pread, &m->buf, &m->size, &len);
 	if (r < 0)
 		return r;
 	return lru_gen_parse(m->buf, len, fn, userdata);

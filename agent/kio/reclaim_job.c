@@ -230,15 +230,18 @@ void reclaim_job_run(struct reclaim_job *job)
 		close(pressure_fd);
 		pressure_fd = -1;
 	}
-	measured = measure(job->cgroup_dirfd, &current_before, &pgsteal_before) == 0;
+	r = measure(job->cgroup_dirfd, &current_before, &pgsteal_before);
+	measured = r == 0;
 	if (job->evict && (!measured || job->lru_gen_fd < 0 ||
 			   !(evict_skip = calloc(job->n_evict, sizeof(*evict_skip))) ||
 			   !(evict_nr = calloc(job->n_evict, sizeof(*evict_nr))))) {
-		/* Without a measurement the eviction cannot tell when the idle generations run out:
-		 * memory.reclaim instead. */
-		free(job->evict);
-		job->evict = NULL;
-		job->n_evict = 0;
+		/* Without a measurement the eviction cannot tell when the idle generations run out,
+		 * and memory.reclaim in its place would take pages that are not cold (mglru.h):
+		 * this request reclaims nothing. */
+		job->error = !measured ? r : job->lru_gen_fd < 0 ? -EBADF : -ENOMEM;
+		job->outcome = (job->error == -ENOENT || job->error == -ENODEV) ? JOB_GONE :
+			       JOB_FAILED;
+		goto out;
 	}
 	pgsteal_prev = pgsteal_before;
 

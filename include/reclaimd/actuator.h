@@ -54,7 +54,9 @@ struct reclaim_job {
 	/* MGLRU eviction instead of memory.reclaim (mglru.h "Why evict through lru_gen"): the
 	 * memcg's lruvecs with cold generations this tick (lru_gen_plan.h). Each chunk is split over
 	 * them by their cold pages and written to lru_gen_fd as "- id node evict_seq swappiness nr"
-	 * (generations idle for the cgroup's cold age). NULL: memory.reclaim. */
+	 * (generations idle for the cgroup's cold age); when that cannot start (no lru_gen_fd, the
+	 * cgroup cannot be measured) the job fails, never falls back to memory.reclaim. NULL:
+	 * memory.reclaim. */
 	struct lru_gen_target *evict; /* owned */
 	size_t n_evict;
 	int evict_swappiness;        /* 0..200: vm.swappiness, or the job's swappiness when set */

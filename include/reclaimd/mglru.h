@@ -49,6 +49,8 @@
 #ifndef RECLAIMD_MGLRU_H
 #define RECLAIMD_MGLRU_H
 
+#include <sys/types.h>
+
 #include "reclaimd/common.h"
 
 /* MAX_NR_GENS is 4 in include/linux/mmzone.h; the reader accepts a few more lines per lruvec. */
@@ -57,7 +59,9 @@
 /* One memcg on one node, as lru_gen prints it. `path` points into the parsed buffer (not
  * NUL-terminated: path_len bytes); it starts with '/'. */
 struct lru_gen_lruvec {
-	unsigned memcg_id;          /* 1..65535; 0 never reaches the callback */
+	uint64_t memcg_id;          /* the memcg's 16-bit id (6.12: "%5hu"), or its 64-bit cgroup id
+				     * (kernels whose mem_cgroup_id() is cgroup_id(): "%llu"); 0
+				     * never reaches the callback */
 	const char *path;
 	size_t path_len;
 	int node;
@@ -89,20 +93,36 @@ int mglru_open(const char *sys_root, struct mglru **ret);
 void mglru_free(struct mglru *m);
 
 /* Reads the whole file (its size grows with the number of memcgs; the buffer grows with it) and
- * parses it. Returns what lru_gen_parse() returns, or -errno from pread / -ENOMEM. */
+ * parses it. Returns what lru_gen_parse() returns, -EAGAIN when no read came out consistent
+ * (lru_gen_read()), or -errno from pread / -ENOMEM. */
 int mglru_read(struct mglru *m, lru_gen_fn fn, void *userdata);
+
+/* The read behind mglru_read(), with the pread() it uses as a parameter (tests pass one that
+ * changes the file between two calls, as the kernel's walk may).
+ *
+ * lru_gen is a seq_file: a read() returns at most a page, and every read() starts the walk over
+ * memcgs again, skipping as many lruvecs as were shown (mm/vmscan.c lru_gen_seq_start()). A memcg
+ * made or freed between two read()s shifts that count, and the next lruvec shown is another
+ * memcg's. The "memcg" line, printed only before a memcg's first node, then says so; but when the
+ * lruvec is a later node of a memcg, nothing does, and its generations would be taken for the
+ * previous memcg's: planned at that memcg's cold age and evicted from it. So a read in which a
+ * read() started at a " node" line is used only when the next read lists the same memcg and node
+ * lines in the same order; up to 4 reads, then -EAGAIN. *buf (of *size bytes) grows up to 64 MiB
+ * (-EFBIG beyond). Returns 0 with the file in (*buf)[0..*ret_len), or -errno. */
+typedef ssize_t (*lru_gen_pread_fn)(int fd, void *buf, size_t n, off_t offset);
+int lru_gen_read(int fd, lru_gen_pread_fn rd, char **buf, size_t *size, size_t *ret_len);
 
 /* The fd for aging writes; safe to share between threads (each write is one command). */
 int mglru_fd(const struct mglru *m);
 
 /* Appends "+ <memcg_id> <node> <max_seq>\n" to buf[*len..size). Returns 0, or -ENOBUFS when it
  * does not fit (nothing appended). */
-int lru_gen_format_age(char *buf, size_t size, size_t *len, unsigned memcg_id, int node,
+int lru_gen_format_age(char *buf, size_t size, size_t *len, uint64_t memcg_id, int node,
 		       uint64_t max_seq);
 
 /* One lruvec a job may evict from, as planned this tick (lru_gen_plan.h). */
 struct lru_gen_target {
-	unsigned memcg_id;
+	uint64_t memcg_id;
 	int node;
 	uint64_t max_seq;     /* youngest generation as read */
 	uint64_t evict_seq;   /* evict generations up to this seq: all hold only pages not
@@ -122,7 +142,7 @@ struct lru_gen_payload {
 
 /* "- <memcg_id> <node> <seq> <swappiness> <nr_pages>\n" into buf (NUL-terminated). Returns its
  * length, or -ENOBUFS when it does not fit, -EINVAL for swappiness outside 0..200. */
-int lru_gen_format_evict(char *buf, size_t size, unsigned memcg_id, int node, uint64_t seq,
+int lru_gen_format_evict(char *buf, size_t size, uint64_t memcg_id, int node, uint64_t seq,
 			 int swappiness, uint64_t nr_pages);
 
 /* Splits `pages` over the n targets not marked in `skip` (NULL: none), proportionally to their

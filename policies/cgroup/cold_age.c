@@ -21,14 +21,20 @@ void cold_age_update(const struct policy_params *params, const struct cgroup_sam
 {
 	uint64_t lo = params->cold_age_s * 1000, hi = MAX(params->max_cold_age_s * 1000, lo);
 	uint64_t age = state->cold_age_ms ? state->cold_age_ms : lo;
+	uint64_t was; /* the cold age the jobs so far were planned at */
 	double pages = page_size ? (double)cg->current_bytes / (double)page_size : 0;
 	double limit;
 	usec_t calm;
 
-	age = MIN(MAX(age, lo), hi); /* a reload may have moved the bounds */
+	was = age;
+	age = MIN(MAX(age, lo), hi); /* a reload may have moved the bounds: a change too */
 	d->prev_cold_age_ms = age;
-	if (!state->cold_age_ms)
+	if (!state->cold_age_ms) {
 		state->since_change = 2; /* the first cold age: every job is planned at it */
+	} else if (age != was) {
+		state->since_change = 0; /* jobs so far, and their refaults, were at the old one */
+		state->taken_at_age = false;
+	}
 	if (state->since_change >= 2 && cg->reclaimed_bytes > 0)
 		state->taken_at_age = true;
 	d->refaults_per_min = 0;
@@ -49,7 +55,7 @@ void cold_age_update(const struct policy_params *params, const struct cgroup_sam
 			state->calm_us = 0;
 		}
 	}
-	if (age != d->prev_cold_age_ms) {
+	if (age != was) {
 		state->since_change = 0;
 		state->taken_at_age = false;
 	} else if (state->since_change < 2) {

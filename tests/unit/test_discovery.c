@@ -589,6 +589,59 @@ static void test_recreated_in_one_pass_is_new(void)
 	rmtree("r");
 }
 
+static void mv(const char *from, const char *to)
+{
+	char a[1024], b[1024];
+
+	snprintf(a, sizeof(a), "%s/%s", root, from);
+	snprintf(b, sizeof(b), "%s/%s", root, to);
+	if (rename(a, b) < 0) {
+		perror(a);
+		exit(1);
+	}
+}
+
+static void test_renamed_and_moved_directories(void)
+{
+	/* cgroup2 has no rename(2), but a fixture tree (--cgroup-root) does, and an inode number
+	 * may come back under another name. A directory found under a name or a parent its node
+	 * does not have is a new cgroup: the old node goes, and the new path is found by the next
+	 * pass, never later. */
+	_cleanup_(config_freep) struct config *c = load("{\"rules\": [{\"match\": \"m/**\"}]}");
+	struct cgroup_set s;
+	struct cgroup_node *cg;
+
+	mkcg("m", true, 10);
+	mkcg("m/x", true, 100);
+	mkcg("m/p", true, 100);
+	CHECK_EQ_INT(cgroup_set_init(&s, root), 0);
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	CHECK((cg = find(&s, "m/x")) && cg->managed);
+	/* Renamed in place. */
+	mv("m/x", "m/y");
+	gone_count = 0;
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	CHECK_EQ_U64(gone_count, 1);
+	CHECK(find(&s, "m/x") == NULL);
+	CHECK((cg = find(&s, "m/y")) && cg->managed);
+	/* Moved under a sibling: the sibling becomes a grouping, its new child is managed. */
+	mv("m/y", "m/p/y");
+	gone_count = 0;
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	CHECK_EQ_U64(gone_count, 1);
+	CHECK(find(&s, "m/y") == NULL);
+	CHECK((cg = find(&s, "m/p/y")) && cg->managed);
+	CHECK((cg = find(&s, "m/p")) && !cg->managed);
+	CHECK_EQ_U64(n_cgroups(&s), 4);
+	/* Quiet again: nothing more is listed. */
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	CHECK_EQ_U64(s.listings, 0);
+	cgroup_set_done(&s);
+	rmtree("m");
+}
+
 static void test_without_inotify_lists_every_pass(void)
 {
 	/* No inotify instance (fs.inotify.max_user_instances reached): every directory is listed
@@ -639,6 +692,7 @@ int main(void)
 	test_new_and_removed_in_one_pass();
 	test_nested_creation_under_unchanged_ancestors();
 	test_recreated_in_one_pass_is_new();
+	test_renamed_and_moved_directories();
 	test_without_inotify_lists_every_pass();
 	test_missing_root();
 	rmdir(root);

@@ -132,6 +132,29 @@ static void test_variants(void)
 	CHECK_EQ_U64(s.v[1].n_gens, 1);
 	CHECK_EQ_U64(s.v[1].min_seq, 7);
 
+	/* A cgroup may be named with a trailing space: "/a " is not "/a" (mkdir allows it, and
+	 * taking one for the other would evict from a memcg no rule manages). */
+	s = (struct seen){ 0 };
+	CHECK_EQ_INT(PARSE("memcg     4 /a \n"
+			   " node     0\n"
+			   "          5       1000          1           2 \n"
+			   "memcg     5 /a\n"
+			   " node     0\n"
+			   "          5       1000          1           2 \n", &s), 0);
+	CHECK_EQ_U64(s.n, 2);
+	CHECK_STREQ(s.path[0], "/a ");
+	CHECK_EQ_U64(s.v[0].path_len, 3);
+	CHECK_STREQ(s.path[1], "/a");
+
+	/* Kernels whose mem_cgroup_id() is the 64-bit cgroup id print it with "%llu": a
+	 * 16-bit limit would fail the whole file there, and with it every eviction. */
+	s = (struct seen){ 0 };
+	CHECK_EQ_INT(PARSE("memcg 4294967338 /a\n"
+			   " node     0\n"
+			   "          5       1000          1           2 \n", &s), 0);
+	CHECK_EQ_U64(s.n, 1);
+	CHECK_EQ_U64(s.v[0].memcg_id, 4294967338ULL);
+
 	s = (struct seen){ 0 };
 	CHECK_EQ_INT(lru_gen_parse("", 0, collect, &s), 0);
 	CHECK_EQ_U64(s.n, 0);
@@ -151,8 +174,8 @@ static void test_malformed(void)
 	CHECK_EQ_INT(PARSE("memcg 1 /\n node 0\n 2 1 1\n", &s), -EBADMSG);
 	CHECK_EQ_INT(PARSE("memcg 1 /\n node 0\n 2 1 x 1\n", &s), -EBADMSG);
 	CHECK_EQ_INT(PARSE("memcg 1 /\n node 0\n 2 1 99999999999999999999999 1\n", &s), -EBADMSG);
-	/* A memcg id beyond 16 bits, a path not starting with '/', no path. */
-	CHECK_EQ_INT(PARSE("memcg 70000 /\n", &s), -EBADMSG);
+	/* A memcg id beyond 64 bits, a path not starting with '/', no path. */
+	CHECK_EQ_INT(PARSE("memcg 18446744073709551616 /\n", &s), -EBADMSG);
 	CHECK_EQ_INT(PARSE("memcg 1 x\n", &s), -EBADMSG);
 	CHECK_EQ_INT(PARSE("memcg 1\n", &s), -EBADMSG);
 	/* Sequence numbers must grow. */
@@ -219,6 +242,10 @@ static void test_evict_format_and_split(void)
 	CHECK_EQ_INT(lru_gen_format_evict(buf, sizeof(buf), 6, 1, 11, 201, 1), -EINVAL);
 	CHECK_EQ_INT(lru_gen_format_evict(buf, sizeof(buf), 6, 1, 11, -1, 1), -EINVAL);
 	CHECK_EQ_INT(lru_gen_format_evict(buf, 8, 6, 1, 11, 0, 1), -ENOBUFS);
+	/* A 64-bit cgroup id, written back whole. */
+	CHECK_EQ_INT(lru_gen_format_evict(buf, sizeof(buf), 4294967338ULL, 1, 11, 60, 8192),
+		     (int)strlen("- 4294967338 1 11 60 8192\n"));
+	CHECK_STREQ(buf, "- 4294967338 1 11 60 8192\n");
 
 	/* Proportional to the idle pages: node 0 holds 800 of 44,800, so of 4,480 pages it gets 80;
 	 * a lruvec without idle pages gets nothing. */
@@ -313,6 +340,40 @@ static void test_job_evicts_through_lru_gen(void)
 		CHECK(stat(path, &st) == 0 && st.st_size == 0);
 	}
 	reclaim_job_free(job); /* closes fd: the job owns its lru_gen descriptor */
+
+	/* No lru_gen descriptor (the dup failed: out of fds): no eviction, and no memory.reclaim
+	 * in its place, which would take hot pages too. */
+	job = NULL;
+	CHECK_EQ_INT(reclaim_job_new(dirfd, "evict", 1, &job), 0);
+	if (job) {
+		struct stat st;
+
+		job->request_bytes = 64 << 20;
+		job->chunk_bytes = 16 << 20;
+		job->page_size = 4096;
+		job->lru_gen_fd = -1;
+		job->evict_swappiness = 60;
+		job->evict = calloc(1, sizeof(*job->evict));
+		job->n_evict = 1;
+		job->evict[0] = (struct lru_gen_target){ .memcg_id = 6, .node = 0, .max_seq = 12,
+							 .evict_seq = 10, .idle_pages = 4096 };
+		reclaim_job_run(job);
+		CHECK_EQ_INT(job->outcome, JOB_FAILED);
+		CHECK_EQ_INT(job->error, -EBADF);
+		CHECK_EQ_U64(job->written_bytes, 0);
+		CHECK(stat(path, &st) == 0 && st.st_size == 0);
+		/* memory.stat unreadable: the same. */
+		snprintf(path, sizeof(path), "%s/memory.stat", dir);
+		put_file(dir, "memory.stat", "garbage\n");
+		job->outcome = JOB_DONE;
+		job->lru_gen_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		reclaim_job_run(job);
+		CHECK(job->outcome == JOB_FAILED || job->outcome == JOB_GONE);
+		CHECK_EQ_U64(job->written_bytes, 0);
+		snprintf(path, sizeof(path), "%s/memory.reclaim", dir);
+		CHECK(stat(path, &st) == 0 && st.st_size == 0);
+		reclaim_job_free(job);
+	}
 	close(dirfd);
 	for (const char *const *f = (const char *const[]){ "memory.reclaim", "memory.current",
 		"memory.stat", "memory.pressure", "lru_gen", NULL }; *f; f++) {
@@ -320,6 +381,70 @@ static void test_job_evicts_through_lru_gen(void)
 		unlink(path);
 	}
 	rmdir(dir);
+}
+
+/* A fake lru_gen seq_file: each read() hands out at most three lruvecs and resumes the walk at the
+ * number of lruvecs shown so far (lru_gen_seq_start()), in the memcg list current at that call.
+ * `shift_at`: from that call on (counted from the first), memcg "/z" is gone. */
+static const char *const fake_with_z[] = {
+	"memcg 3 /z\n node 0\n 5 90000 10 10\n 6 1000 10 10\n", " node 1\n 5 90000 10 10\n 6 1000 10 10\n",
+	"memcg 4 /a\n node 0\n 7 90000 10 10\n 8 1000 10 10\n", " node 1\n 7 900 10 10\n 8 10 10 10\n",
+	"memcg 5 /b\n node 0\n 7 90000 10 10\n 8 1000 10 10\n", " node 1\n 7 90000 20 20\n 8 80000 20 20\n",
+	NULL,
+};
+static struct {
+	unsigned calls, shift_at, shown;
+} fake;
+
+static ssize_t fake_pread(int fd _unused_, void *buf, size_t n, off_t off)
+{
+	const char *const *recs = fake_with_z + (fake.calls++ >= fake.shift_at ? 2 : 0);
+	size_t len = 0;
+
+	if (off == 0)
+		fake.shown = 0;
+	for (unsigned k = 0; k < 3 && recs[fake.shown]; k++, fake.shown++) {
+		size_t l = strlen(recs[fake.shown]);
+
+		if (len + l > n)
+			break;
+		memcpy((char *)buf + len, recs[fake.shown], l);
+		len += l;
+	}
+	return (ssize_t)len;
+}
+
+static void test_read_across_a_memcg_going_away(void)
+{
+	size_t size = 4096, len;
+	char *buf = malloc(size);
+	struct seen s = { 0 };
+
+	/* "/z" is freed between the first and the second read(): the second resumes three lruvecs
+	 * on, at b's node 1, which prints no "memcg" line, and would be read as a's node 1 (whose
+	 * generations are young). That read is not used: the next one, all after the change, is
+	 * used when the one after it lists the same lruvecs. */
+	fake.calls = 0;
+	fake.shift_at = 1;
+	CHECK_EQ_INT(lru_gen_read(-1, fake_pread, &buf, &size, &len), 0);
+	CHECK_EQ_U64(fake.calls, 3 * 3);
+	CHECK_EQ_INT(lru_gen_parse(buf, len, collect, &s), 0);
+	CHECK_EQ_U64(s.n, 4);
+	CHECK_STREQ(s.path[1], "/a");
+	CHECK_EQ_INT(s.v[1].node, 1);
+	CHECK_EQ_U64(s.v[1].age_ms[1], 10);
+	CHECK_STREQ(s.path[3], "/b");
+	CHECK_EQ_U64(s.v[3].age_ms[1], 80000);
+	/* Nothing changes: two reads agree (the first one alone cannot be told from a shifted one
+	 * when a read() started at a node line). */
+	fake.calls = 0;
+	fake.shift_at = 1000;
+	CHECK_EQ_INT(lru_gen_read(-1, fake_pread, &buf, &size, &len), 0);
+	CHECK_EQ_U64(fake.calls, 2 * 3);
+	s = (struct seen){ 0 };
+	CHECK_EQ_INT(lru_gen_parse(buf, len, collect, &s), 0);
+	CHECK_EQ_U64(s.n, 6);
+	free(buf);
 }
 
 int main(void)
@@ -331,5 +456,6 @@ int main(void)
 	test_commands();
 	test_evict_format_and_split();
 	test_job_evicts_through_lru_gen();
+	test_read_across_a_memcg_going_away();
 	return test_report("test_mglru");
 }

@@ -331,6 +331,51 @@ static void test_cold_age_from_refaults(void)
 	CHECK_EQ_U64(d.cold_age_ms, 120000);
 }
 
+/* A reload that moves the cold age is a change: the refaults of jobs planned at the old one do
+ * not double the new one. */
+static void test_cold_age_reload_is_a_change(void)
+{
+	struct policy_params p = defaults();
+	struct policy_state st = { 0 };
+	struct reclaim_decision d;
+	struct cgroup_sample s = sample(400 * MiB, 400 * MiB, 0, 1024 * MiB, 0);
+
+	p.cold_age_s = 30;
+	p.max_cold_age_s = 600;
+	s.has_prev = true;
+	s.reclaimed_bytes = 8 * MiB;
+	s.refault_delta_pages = 0;
+	decide(&p, &s, &st, &d);
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_U64(d.cold_age_ms, 30000);
+	CHECK(st.taken_at_age);
+	/* The reload raises cold_age to 120 s; the jobs planned at 30 s refault. */
+	p.cold_age_s = 120;
+	s.refault_delta_pages = 1000;
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_U64(d.cold_age_ms, 120000);
+	CHECK(!st.taken_at_age);
+	for (int i = 0; i < 2; i++) {
+		decide(&p, &s, &st, &d);
+		CHECK_EQ_U64(d.cold_age_ms, 120000);
+	}
+	/* A job planned at 120 s reclaims two intervals on, as after a doubling: doubled. */
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_U64(d.cold_age_ms, 240000);
+	/* max_cold_age lowered under the current age by a reload: clamped, and a change too. */
+	p.max_cold_age_s = 150;
+	s.refault_delta_pages = 0;
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_U64(d.cold_age_ms, 150000);
+	CHECK_EQ_U64(st.since_change, 0);
+	/* Absurd inputs: no time elapsed, no page size, nothing read. */
+	s.elapsed_us = 0;
+	s.refault_delta_pages = UINT64_MAX;
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_U64(d.cold_age_ms, 150000);
+	CHECK_NEAR(d.refaults_per_min, 0, 0);
+}
+
 int main(void)
 {
 	test_defaults_are_documented_values();
@@ -345,5 +390,6 @@ int main(void)
 	test_below_one_page();
 	test_request_never_crosses_floor();
 	test_cold_age_from_refaults();
+	test_cold_age_reload_is_a_change();
 	return test_report("policy_psi");
 }
