@@ -84,7 +84,7 @@ void report_cold_age(const struct cgroup_node *cg, const struct reclaim_decision
 			  "%s: cold age %.0f s -> %.0f s: refaults under the target for %.0f min",
 		  cg->path, (double)dec->prev_cold_age_ms / 1000.0, (double)dec->cold_age_ms / 1000.0,
 		  dec->cold_age_ms > dec->prev_cold_age_ms ? dec->refaults_per_min :
-		  (double)MAX((uint64_t)10 * dec->prev_cold_age_ms, (uint64_t)600000) / 60000.0);
+		  (double)cold_age_calm_us(dec->prev_cold_age_ms) / (60.0 * (double)USEC_PER_SEC));
 }
 
 void report_direct_reclaim(struct daemon *d)

@@ -79,6 +79,9 @@ uint64_t cgroup_floor_bytes(const struct policy_params *params, const struct cgr
  * max(10 min, 10 cold ages) with the refaults at or under the target it halves, down to
  * cold_age. Sets d->cold_age_ms, d->prev_cold_age_ms and d->refaults_per_min; updates
  * state->cold_age_ms and state->calm_us. Needs cg->has_prev; never fails. */
+/* How long refaults must stay at or under the target before a cold age of cold_age_ms halves:
+ * max(10 min, 10 cold ages), microseconds. Pure. */
+usec_t cold_age_calm_us(uint64_t cold_age_ms);
 void cold_age_update(const struct policy_params *params, const struct cgroup_sample *cg,
 		     uint64_t page_size, struct policy_state *state, struct reclaim_decision *d);
 

@@ -16,6 +16,11 @@
 /* Time at or under the target before the cold age halves: this long, or ten cold ages. */
 #define COLD_AGE_CALM_US (600 * USEC_PER_SEC)
 
+usec_t cold_age_calm_us(uint64_t cold_age_ms)
+{
+	return MAX((usec_t)COLD_AGE_CALM_US, (usec_t)cold_age_ms * 10 * USEC_PER_MSEC);
+}
+
 void cold_age_update(const struct policy_params *params, const struct cgroup_sample *cg,
 		     uint64_t page_size, struct policy_state *state, struct reclaim_decision *d)
 {
@@ -49,7 +54,7 @@ void cold_age_update(const struct policy_params *params, const struct cgroup_sam
 		state->calm_us = 0;
 	} else if (cg->has_prev) {
 		state->calm_us += cg->elapsed_us;
-		calm = MAX((usec_t)COLD_AGE_CALM_US, (usec_t)age * 10 * USEC_PER_MSEC);
+		calm = cold_age_calm_us(age);
 		if (state->calm_us >= calm && age > lo) {
 			age = MAX(age / 2, lo);
 			state->calm_us = 0;
