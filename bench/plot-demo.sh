@@ -25,7 +25,7 @@ awk -F'\t' -v dir="$dir" '
 	FNR == 1 { phase = FILENAME; sub(/.*samples-/, "", phase); sub(/\.tsv$/, "", phase); next }
 	NF < 5 { next }
 	{
-		t = $1 + 0; cg = $2; s = cg " " phase " reclaimd"
+		t = $1 + 0; cg = $2; s = cg ", " phase " reclaimd"
 		if (!(s in seen)) {
 			seen[s] = 1; n[s] = 0; steal0[s] = $5
 			for (f = 1; f <= 3; f++) if (!hdr[f]++) print "series\tx\ty" > (dir "/plot-" (f == 1 ? "memory" : f == 2 ? "psi" : "reclaimed") ".tsv")
@@ -45,7 +45,7 @@ kernel=$(sed -n 's/^kernel=//p' "$dir/vm-info.txt" 2>/dev/null | head -1)
 secs=$(awk -F'\t' 'FNR > 1 && $1 + 0 > m { m = $1 + 0 } END { printf "%.0f", m }' "$dir/samples-with.tsv")
 title="make demo: web (300 MiB, 20 % hot), batch (400 MiB, 5 % hot); ${secs} s per phase; Linux ${kernel:-6.12} in qemu"
 xl='seconds since the workloads were ready (with: since reclaimd started)'
-common=(-x "$xl" -g -d ' without ')
+common=(-x "$xl" -g -d ', without ')
 mem=(-p 'memory.current per cgroup (dashed: without reclaimd)' -y 'memory.current, MiB' "$dir/plot-memory.tsv")
 psi=(-p 'memory PSI some: share of the last 10 s in which a task of the cgroup stalled on memory' -y 'PSI some, %' "$dir/plot-psi.tsv")
 rec=(-p 'reclaimed since the phase began (pgsteal growth: by reclaimd or by the kernel)' -y 'reclaimed, MiB' "$dir/plot-reclaimed.tsv")

@@ -8,8 +8,11 @@
 #     -x LABEL    x axis label      (kept for the following panels until given again)
 #     -y LABEL    y axis label      (kept)
 #     -d REGEX    series whose name matches REGEX (awk ERE) are drawn dashed (kept)
-#     -g          series whose names share their first word share a colour (kept)
-#     -l          logarithmic x axis (this panel only)
+#     -g          series whose names are the same up to a first ", " share a colour (kept)
+#     -k KEY      where the legend goes, as gnuplot's "set key" takes it (kept; default
+#                 "outside right top", e.g. "inside left top" or "below")
+#     -l, -L      logarithmic x axis, y axis (this panel only)
+#     -z          the y axis starts at 0 (this panel only)
 #     -P          a point at every sample (this panel only)
 #   DATA is a file of tab-separated lines "series<TAB>x<TAB>y", x and y numbers; a first line
 #   starting with "series" is a header, lines starting with "#" are comments. Each series is a
@@ -29,7 +32,7 @@ q() { printf "'%s'" "${1//\'/\'\'}"; }
 
 out= title= size= cols=1
 xlabel= ylabel= dash= group=0
-ptitle= logx=0 points=0
+ptitle= logx=0 logy=0 points=0 zero=0 key='outside right top'
 panels=()
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/reclaimd-plot.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -61,8 +64,9 @@ add_panel() { # DATA
 		}' "$1" || exit 1
 	panels+=("$n")
 	printf '%s\n' "$ptitle" >"$tmp/p$n.title"
-	printf '%s\n%s\n%s\n%s\n%s\n%s\n' "$xlabel" "$ylabel" "$dash" "$group" "$logx" "$points" >"$tmp/p$n.opts"
-	ptitle= logx=0 points=0
+	printf '%s\n%s\n%s\n%s\n%s\n%s\n%s\n%s\n%s\n' "$xlabel" "$ylabel" "$dash" "$group" "$logx" "$points" "$logy" \
+		"$zero" "$key" >"$tmp/p$n.opts"
+	ptitle= logx=0 logy=0 points=0 zero=0
 }
 
 while [ $# -gt 0 ]; do
@@ -77,6 +81,9 @@ while [ $# -gt 0 ]; do
 	-d) dash=${2?}; shift ;;
 	-g) group=1 ;;
 	-l) logx=1 ;;
+	-L) logy=1 ;;
+	-z) zero=1 ;;
+	-k) key=${2:?}; shift ;;
 	-P) points=1 ;;
 	-h | --help) usage ;;
 	-*) echo "plot: unknown option $1" >&2; usage ;;
@@ -103,7 +110,6 @@ palette=('#1f77b4' '#d62728' '#2ca02c' '#ff7f0e' '#9467bd' '#8c564b' '#e377c2' '
 	echo "set terminal pngcairo size $size noenhanced font 'sans,11' linewidth 1.5"
 	echo "set output $(q "$tmp/out.png")"
 	echo "set grid"
-	echo "set key outside right top vertical Left reverse samplen 3"
 	echo "set datafile separator ' '"
 	echo "set multiplot layout $rows,$cols title $(q "$title") font ',13'"
 	for n in "${panels[@]}"; do
@@ -113,13 +119,16 @@ palette=('#1f77b4' '#d62728' '#2ca02c' '#ff7f0e' '#9467bd' '#8c564b' '#e377c2' '
 		echo "set xlabel $(q "${o[0]}")"
 		echo "set ylabel $(q "${o[1]}")"
 		if [ "${o[4]}" = 1 ]; then echo "set logscale x"; else echo "unset logscale x"; fi
+		if [ "${o[6]}" = 1 ]; then echo "set logscale y"; else echo "unset logscale y"; fi
+		if [ "${o[7]}" = 1 ]; then echo "set yrange [0:*]"; else echo "set yrange [*:*]"; fi
+		echo "set key ${o[8]} vertical Left reverse samplen 3"
 		style="lines lw 2"
 		[ "${o[5]}" = 1 ] && style="linespoints lw 2 pt 7 ps 0.8"
 		cmd=() i=0 ncol=0
 		declare -A colour_of=()
 		while IFS= read -r name; do
 			key=$name
-			[ "${o[3]}" = 1 ] && key=${name%% *}
+			[ "${o[3]}" = 1 ] && key=${name%%, *}
 			if [ -z "${colour_of[$key]:-}" ]; then
 				colour_of[$key]=${palette[$((ncol % ${#palette[@]}))]}
 				ncol=$((ncol + 1))
