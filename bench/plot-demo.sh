@@ -42,13 +42,20 @@ awk -F'\t' -v dir="$dir" '
 	}' "$dir/samples-without.tsv" "$dir/samples-with.tsv"
 
 kernel=$(sed -n 's/^kernel=//p' "$dir/vm-info.txt" 2>/dev/null | head -1)
+kernel=${kernel#linux-image-}
+kernel=${kernel%-unsigned}
+# The highest PSI of each phase, for the panel's title: a flat line at 0 is then read as a result.
+peak=$(awk -F'\t' 'NR > 1 { split($1, s, ", "); if (!(s[2] in m) || $3 > m[s[2]]) m[s[2]] = $3 }
+	END { printf "highest: %.3f %% without, %.3f %% with reclaimd", m["without reclaimd"], m["with reclaimd"] }' "$dir/plot-psi.tsv")
 secs=$(awk -F'\t' 'FNR > 1 && $1 + 0 > m { m = $1 + 0 } END { printf "%.0f", m }' "$dir/samples-with.tsv")
 title="make demo: web (300 MiB, 20 % hot), batch (400 MiB, 5 % hot); ${secs} s per phase; Linux ${kernel:-6.12} in qemu"
 xl='seconds since the workloads were ready (with: since reclaimd started)'
 common=(-x "$xl" -g -d ', without ')
-mem=(-p 'memory.current per cgroup (dashed: without reclaimd)' -y 'memory.current, MiB' "$dir/plot-memory.tsv")
-psi=(-p 'memory PSI some: share of the last 10 s in which a task of the cgroup stalled on memory' -y 'PSI some, %' "$dir/plot-psi.tsv")
-rec=(-p 'reclaimed since the phase began (pgsteal growth: by reclaimd or by the kernel)' -y 'reclaimed, MiB' "$dir/plot-reclaimed.tsv")
+mem=(-p 'memory.current per cgroup (dashed: without reclaimd)' -y 'memory.current, MiB' -z "$dir/plot-memory.tsv")
+psi=(-p "memory PSI some: share of the last 10 s with a task stalled on memory ($peak)"
+	-y 'PSI some, %' -z "$dir/plot-psi.tsv")
+rec=(-p 'reclaimed since the phase began (pgsteal growth: by reclaimd or by the kernel)' -y 'reclaimed, MiB' -z
+	"$dir/plot-reclaimed.tsv")
 
 rc=0
 "$HERE/plot.sh" -o "$dir/demo.png" -t "$title" -s 1200x1150 "${common[@]}" "${mem[@]}" "${psi[@]}" "${rec[@]}" || rc=$?
