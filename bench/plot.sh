@@ -30,9 +30,9 @@ usage() { sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 1; }
 # A gnuplot single-quoted string: a quote inside is doubled.
 q() { printf "'%s'" "${1//\'/\'\'}"; }
 
-out= title= size= cols=1
-xlabel= ylabel= dash= group=0
-ptitle= logx=0 logy=0 points=0 zero=0 key='outside right top'
+out='' title='' size='' cols=1
+xlabel='' ylabel='' dash='' group=0
+ptitle='' logx=0 logy=0 points=0 zero=0 key='outside right top'
 panels=()
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/reclaimd-plot.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -66,7 +66,7 @@ add_panel() { # DATA
 	printf '%s\n' "$ptitle" >"$tmp/p$n.title"
 	printf '%s\n%s\n%s\n%s\n%s\n%s\n%s\n%s\n%s\n' "$xlabel" "$ylabel" "$dash" "$group" "$logx" "$points" "$logy" \
 		"$zero" "$key" >"$tmp/p$n.opts"
-	ptitle= logx=0 logy=0 points=0 zero=0
+	ptitle='' logx=0 logy=0 points=0 zero=0
 }
 
 while [ $# -gt 0 ]; do
