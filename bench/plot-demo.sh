@@ -48,7 +48,7 @@ kernel=${kernel%-unsigned}
 peak=$(awk -F'\t' 'NR > 1 { split($1, s, ", "); if (!(s[2] in m) || $3 > m[s[2]]) m[s[2]] = $3 }
 	END { printf "highest: %.3f %% without, %.3f %% with reclaimd", m["without reclaimd"], m["with reclaimd"] }' "$dir/plot-psi.tsv")
 secs=$(awk -F'\t' 'FNR > 1 && $1 + 0 > m { m = $1 + 0 } END { printf "%.0f", m }' "$dir/samples-with.tsv")
-title="make demo: web (300 MiB, 20 % hot), batch (400 MiB, 5 % hot); ${secs} s per phase; Linux ${kernel:-6.12} in qemu"
+title="demo scenario: web (300 MiB, 20 % hot), batch (400 MiB, 5 % hot); ${secs} s per phase; Linux ${kernel:-6.12} in qemu"
 xl='seconds since the workloads were ready (with: since reclaimd started)'
 common=(-x "$xl" -g -d ', without ')
 mem=(-p 'memory.current per cgroup (dashed: without reclaimd)' -y 'memory.current, MiB' -z "$dir/plot-memory.tsv")
