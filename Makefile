@@ -37,6 +37,8 @@ MAIN_OBJ  := $(BUILD)/agent/main.o
 POLICY_OBJS := $(filter $(BUILD)/policies/%,$(LIB_OBJS))
 TEST_SRCS := $(wildcard tests/unit/test_*.c)
 TESTS     := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
+# Unit tests written as scripts (the plots: bench/plot*.sh); run beside the C ones.
+TEST_SCRIPTS := $(wildcard tests/unit/test_*.sh)
 
 .PHONY: all deps check check-unit check-vm demo bench install clean FORCE
 
@@ -63,11 +65,11 @@ deps:
 # The purity check first: policies/ objects may reference only each other and an allow-list.
 check-unit: $(TESTS) $(POLICY_OBJS)
 	@tests/purity.sh $(POLICY_OBJS)
-	@tests/run-unit.sh $(TESTS)
+	@tests/run-unit.sh $(TESTS) $(TEST_SCRIPTS)
 
 check: deps reclaimd $(TESTS)
 	@tests/purity.sh $(POLICY_OBJS)
-	@tests/check.sh $(TESTS)
+	@tests/check.sh $(TESTS) $(TEST_SCRIPTS)
 
 check-vm: reclaimd
 	@tests/vm/run-tests.sh

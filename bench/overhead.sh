@@ -44,7 +44,8 @@
 # a "live" run (not --dry-run: PSI triggers installed, min_bytes 1T so that nothing is reclaimed)
 # and the same fake tree on the guest's tmpfs to calibrate emulation against the host.
 #
-# Output: DIR/raw.txt (one "rec" line per measurement), DIR/tables.txt (also printed), logs.
+# Output: DIR/raw.txt (one "rec" line per measurement), DIR/tables.txt (also printed), logs, and
+# DIR/overhead.png (bench/plot-overhead.sh: CPU per tick and peak RSS against cgroups; gnuplot).
 set -eu -o pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -151,7 +152,9 @@ host_part() {
 	mnt=$work/fs
 	mkdir -p "$mnt"
 	if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=8g,mode=0755 tmpfs "$mnt"; then
-		trap 'umount "'"$mnt"'" 2>/dev/null; rm -rf "'"$work"'"' EXIT
+		# (|| true: the mount is normally gone by then, and under set -e the failed umount
+		# would make the whole script exit 32.)
+		trap 'umount "'"$mnt"'" 2>/dev/null || true; rm -rf "'"$work"'"' EXIT
 	elif [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ]; then
 		rmdir "$mnt"
 		mnt=$(mktemp -d /dev/shm/reclaimd-bench.XXXXXX)
@@ -277,3 +280,5 @@ fi
 
 awk -f "$HERE/table.awk" "$RAW" | tee "$out/tables.txt"
 echo "(raw records: $RAW; agent stderr: $LOG)"
+# The curves (CPU per tick, peak RSS against cgroups); a missing gnuplot never fails the bench.
+"$HERE/plot-overhead.sh" "$RAW" "$out/overhead.png" || echo "overhead.sh: no plot (see the line above)" >&2

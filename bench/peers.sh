@@ -127,34 +127,24 @@ seconds=$(awk -F'\t' '$1 == "A" && $6 != "-" { print int($6) }' "$all" | sort -n
 	awk -v arms="$arms_present" -v plotdir="$out" -f bench/peers-table.awk "$all"
 } | tee "$out/table.txt"
 
-# saved.png: the total over the five workloads, then one panel per workload; a line per arm.
-if command -v gnuplot >/dev/null; then
-	dats=()
-	for a in $arms_present; do [ -s "$out/saved-$a.dat" ] && dats+=("$a"); done
-	if [ ${#dats[@]} -gt 0 ]; then
-		panel() { # COLUMN TITLE: one plot command over every arm
-			local cmd=() a
-			for a in "${dats[@]}"; do cmd+=("'$out/saved-$a.dat' using 1:$1 with lines lw 2 title '$a'"); done
-			echo "set title '$2'"
-			echo "plot $(IFS=,; echo "${cmd[*]}")"
-		}
-		{
-			echo "set terminal pngcairo size 1500,900 noenhanced"
-			echo "set output '$out/saved.png'"
-			echo "set multiplot layout 2,3 title 'Memory saved (memory.current at start - now, MiB; median over runs), Linux ${kernel:-?} in qemu'"
-			echo "set xlabel 'seconds since the workloads were ready'"
-			echo "set key left top"
-			echo "set grid"
-			panel 2 'all five workloads'
-			echo "unset key"
-			panel 3 'web (cold 240 MiB)'
-			panel 4 'batch (cold 380 MiB)'
-			panel 5 'filecache (cold 270 MiB)'
-			panel 6 'warm30 (cold 140 MiB)'
-			panel 7 'warm50 (cold 100 MiB)'
-			echo "unset multiplot"
-		} | gnuplot && echo "plot: $out/saved.png"
-	fi
-else
-	echo "peers: gnuplot not installed (Debian: gnuplot-nox): no plot" >&2
-fi
+# saved.png: the total over the five workloads, then one panel per workload; a line per arm
+# (bench/plot.sh; without gnuplot it says so and the table stands).
+plot_saved() {
+	local a c panels=() key=(-k 'inside left top')
+	local titles=('all five workloads' 'web (cold 240 MiB)' 'batch (cold 380 MiB)' 'filecache (cold 270 MiB)'
+		'warm30 (cold 140 MiB)' 'warm50 (cold 100 MiB)')
+	for c in 2 3 4 5 6 7; do
+		: >"$out/saved-p$c.tsv"
+		for a in $arms_present; do
+			[ -s "$out/saved-$a.dat" ] || continue
+			awk -v a="$a" -v c="$c" '!/^#/ && NF >= c { printf "%s\t%s\t%s\n", a, $1, $c }' "$out/saved-$a.dat" >>"$out/saved-p$c.tsv"
+		done
+		[ -s "$out/saved-p$c.tsv" ] || return 0
+		panels+=("${key[@]}" -p "${titles[$((c - 2))]}" "$out/saved-p$c.tsv")
+		key=(-k off)
+	done
+	bench/plot.sh -o "$out/saved.png" -s 1500x900 -c 3 \
+		-t "Memory saved (memory.current at start - now, MiB; median over runs), Linux ${kernel:-?} in qemu" \
+		-x 'seconds since the workloads were ready' -y 'saved, MiB' "${panels[@]}"
+}
+plot_saved || echo "peers: no plot (see the line above)" >&2

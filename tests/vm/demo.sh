@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make demo: boots Debian's Linux 6.12 in qemu, runs two workloads first without and then with
-# reclaimd (shipped config/reclaimd.json), and prints a table per cgroup.
+# reclaimd (shipped config/reclaimd.json), prints a table per cgroup and plots the run's time series
+# (bench/plot-demo.sh: PNGs in tests/vm/out/demo/; without gnuplot it says so and goes on).
 set -eu
 cd "$(dirname "$0")/../.."
 out=tests/vm/out/demo
@@ -18,4 +19,6 @@ tests/vm/run.sh --file config/reclaimd.json:/etc/reclaimd/reclaimd.json --env DE
 [ -s "$out/demo.tsv" ] || { echo "demo: no results; see $out/scenario.log" >&2; exit 1; }
 bench/print-savings.sh "$out/demo.tsv"
 echo
-echo "agent log: $out/agent.log   workload logs: $out/memhog-*.log"
+echo "agent log: $out/agent.log   workload logs: $out/memhog-*.log   samples: $out/samples-*.tsv"
+# The plots never fail the demo: bench/plot-demo.sh prints each PNG's path, or why it drew none.
+bench/plot-demo.sh "$out" || echo "demo: no plots (see the line above); the table stands" >&2

@@ -2,7 +2,8 @@
 # The demo (make demo): two workloads in their own cgroups, run for DEMO_SECONDS first without and
 # then with reclaimd using the shipped example config (config/reclaimd.json, as
 # /etc/reclaimd/reclaimd.json). Each phase starts fresh workloads. Writes $RESULTS/demo.tsv (one
-# row per phase and cgroup) and the agent's log; tests/vm/demo.sh prints the table on the host.
+# row per phase and cgroup), $RESULTS/samples-<phase>.tsv (a time series, below) and the agent's
+# log; tests/vm/demo.sh prints the table and plots the samples on the host (bench/plot-demo.sh).
 #   web:   300 MiB anonymous memory, 20 % hot   (system.slice/web.service)
 #   batch: 400 MiB anonymous memory,  5 % hot   (system.slice/batch.service)
 # Each workload touches its hot set open-loop at DEMO_RATE accesses per second (a service serving a
@@ -18,6 +19,27 @@ RATE=${DEMO_RATE:-5000}
 TLB_FLUSH_MS=${DEMO_TLB_FLUSH_MS:-50}
 
 some_total() { sed -n 's/^some .*total=\([0-9]*\)$/\1/p' "$1/memory.pressure"; }
+# sample_loop T0: once a second, a row per cgroup: seconds since T0, cgroup, memory.current
+# (bytes), memory.pressure "some" total (us), memory.stat pgsteal (pages reclaimed from the cgroup,
+# by the agent or the kernel), memory.swap.current (bytes). One awk per cgroup and sample.
+sample_loop() {
+	while :; do
+		_now=$(uptime_s)
+		for _w in web batch; do
+			_d=$CGROOT/system.slice/$_w.service
+			awk -v t="$_now" -v t0="$1" -v w="$_w" '
+				FILENAME ~ /current$/ { v[FILENAME] = $1 }
+				FILENAME ~ /pressure$/ && $1 == "some" { sub(/^total=/, "", $5); psi = $5 }
+				FILENAME ~ /stat$/ && $1 == "pgsteal" { steal = $2 }
+				END {
+					if (psi == "" || steal == "") exit
+					printf "%.1f\t%s\t%s\t%s\t%s\t%s\n", t - t0, w, v[ARGV[1]], psi, steal, v[ARGV[4]]
+				}' "$_d/memory.current" "$_d/memory.pressure" "$_d/memory.stat" "$_d/memory.swap.current" \
+				2>/dev/null || true
+		done
+		sleep 1
+	done
+}
 refaults() { echo $(($(memstat "$1" workingset_refault_anon) + $(memstat "$1" workingset_refault_file))); }
 
 printf 'phase\tcgroup\tcurrent_start\tcurrent_end\treclaimed\tswap_end\tzswap_end\tpsi_some_pct\trefaults\tops_per_s\tp99_us\n' \
@@ -43,6 +65,9 @@ run_phase() { # PHASE (without|with)
 		eval "${w}_cur0=\$(cat \$$w/memory.current) ${w}_psi0=\$(some_total \$$w) ${w}_rf0=\$(refaults \$$w)"
 	done
 	t0=$(uptime_s)
+	printf 't\tcgroup\tcurrent\tpsi_some_us\tpgsteal\tswap\n' >"$RESULTS/samples-$phase.tsv"
+	sample_loop "$t0" >>"$RESULTS/samples-$phase.tsv" &
+	sample_pid=$!
 	[ "$phase" = with ] && agent_start /etc/reclaimd/reclaimd.json "$RESULTS/agent.log"
 	# DEMO_TRACE=1: once a second, the batch memcg's MGLRU generations and the host's reclaim
 	# counters, to see where hot pages are when they get evicted.
@@ -65,6 +90,8 @@ run_phase() { # PHASE (without|with)
 		eval "${w}_swap=\$(cat \$$w/memory.swap.current) ${w}_zswap=\$(cat \$$w/memory.zswap.current)"
 	done
 	[ -z "$trace_pid" ] || kill "$trace_pid" 2>/dev/null || true
+	kill "$sample_pid" 2>/dev/null || true
+	wait "$sample_pid" 2>/dev/null || true
 	[ "$phase" = with ] && agent_stop >/dev/null
 	# The workloads run until stopped, so both cover the whole phase; SIGTERM makes them print
 	# their summary.
