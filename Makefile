@@ -12,7 +12,7 @@
 ifeq ($(origin CC),default)
 CC        := gcc
 endif
-PKGS      := libsystemd jansson libcgroup numa
+PKGS      := libsystemd jansson libcgroup numa libmicrohttpd
 CFLAGS    ?= -O2 -g
 WARNINGS  := -Wall -Wextra -Wconversion -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
              -Wformat=2 -Wno-format-nonliteral -Werror
