@@ -8,7 +8,8 @@
 #   - every _total series of a later scrape is >= the same series of an earlier one;
 #   - a textfile directory that does not exist gets one warning over several ticks, no crash,
 #     and the file appears once the directory does (with one "written again" line);
-#   - SIGHUP applies a new textfile path; a changed listen address is said to need a restart;
+#   - SIGHUP applies a new textfile path and a new listen address; onto a port in use, it says
+#     so and serves the old address again;
 #   - a second daemon on the same address exits 1 naming the address and the errno.
 # No timing assertion: waits are bounded polls for a condition (10 s each, far above the
 # 0.5 s interval). Prints "metrics-e2e: N passed, N failed, N skipped".
@@ -186,21 +187,21 @@ check "a port in use: exit 1 (was $rc)" test "$rc" -eq 1
 check "a port in use: the error names the address and errno" \
 	grep -q "metrics.listen 127.0.0.1:$port: cannot serve /metrics there: Address already in use" "$T/log2"
 
-# ---- reload: a textfile in a directory that is not there yet -----------------------------------
-write_config "$T/c.json" "$T/later/reclaimd.prom" "$((port == 65535 ? port - 1 : port + 1))" false
+# ---- reload: another port, and a textfile in a directory that is not there yet ------------------
+port2=$(free_port)
+write_config "$T/c.json" "$T/later/reclaimd.prom" "$port2" false
 kill -HUP "$daemon"
 wait_for grep -q "metrics.textfile $T/later/reclaimd.prom: cannot write it: No such file or directory" "$T/log"
-# Five more ticks, seen through HTTP, each one failing to write the textfile.
-http "$port" /metrics >"$T/h"
+# Five more ticks, seen through HTTP on the new port, each one failing to write the textfile.
+http_ticks_over() { http "$1" /metrics >"$T/h" && ticks_over "$T/h" "$2"; }
+check "reload: the server moved to the new port" wait_for http_ticks_over "$port2" 0
 n=$(value_of "$T/h" reclaimd_tick_duration_seconds_count)
-http_ticks_over() { http "$port" /metrics >"$T/h" && ticks_over "$T/h" "$1"; }
-check "ticks go on after the reload" wait_for http_ticks_over "$((n + 5))"
-check "reload: a changed listen address needs a restart (said once)" \
-	test "$(grep -c 'metrics.listen takes effect only at restart' "$T/log")" -eq 1
+check "ticks go on after the reload" wait_for http_ticks_over "$port2" "$((n + 5))"
+check "reload: the old port no longer answers" bash -c "! (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null"
 check "an unwritable textfile directory: one warning over several ticks" \
 	test "$(grep -c 'cannot write it' "$T/log")" -eq 1
 check "an unwritable textfile directory: still running" kill -0 "$daemon"
-http "$port" /metrics >"$T/http3.prom"
+http "$port2" /metrics >"$T/http3.prom"
 check "an unwritable textfile directory: HTTP goes on" grep -q '^200' "$T/http"
 check "reload: per_cgroup off drops the cgroup series" \
 	bash -c "! grep -q '^reclaimd_cgroup_' '$T/http3.prom'"
@@ -211,6 +212,26 @@ check "no temporary file is left behind" test -z "$(ls "$T/later" | grep -v '^re
 if command -v promtool >/dev/null; then
 	check "promtool check metrics: the textfile after reload" promtool_ok "$T/later/reclaimd.prom"
 fi
+
+# ---- reload onto a port another daemon holds: an error, and the old address served again ------
+port3=$(free_port)
+mkdir -p "$T/blocker"
+write_config "$T/blocker.json" "$T/blocker/reclaimd.prom" "$port3" false
+main=$daemon
+start_daemon "$T/blocker.json" "$T/log3"
+blocker=$daemon
+daemon=$main
+if wait_for http_ticks_over "$port3" 0; then
+	write_config "$T/c.json" "$T/later/reclaimd.prom" "$port3" false
+	kill -HUP "$daemon"
+	check "reload onto a port in use: the error names it and says what is served" \
+		wait_for grep -q "metrics.listen 127.0.0.1:$port3: cannot serve /metrics there: Address already in use; still serving on 127.0.0.1:$port2" "$T/log"
+	check "reload onto a port in use: the old port answers again" wait_for http_ticks_over "$port2" 0
+else
+	bad "the second daemon on port $port3 did not start: $(tail -n 3 "$T/log3")"
+fi
+kill -TERM "$blocker"
+wait "$blocker"
 
 kill -TERM "$daemon"
 wait "$daemon"

@@ -338,9 +338,16 @@ static int on_reload_signal(sd_event_source *s _unused_, const struct signalfd_s
 	zswap_ctl_reload(d->zswap, c);
 	swap_tiers_ctl_reload(d->swap_tiers, c);
 	zram_ctl_reload(d->zram, c);
-	if (metrics_reload(d->metrics, &c->metrics))
-		log_event(LOG_WARNING, MSGID_CONFIG_LOADED, NULL,
-			  "metrics.listen takes effect only at restart; keeping the server as it is");
+	{
+		_cleanup_(freep) char *kept = NULL;
+
+		r = metrics_reload(d->metrics, &c->metrics, &kept);
+		if (r < 0)
+			log_event(LOG_ERR, MSGID_CONFIG_LOADED, NULL,
+				  "metrics.listen %s: cannot serve /metrics there: %s; %s%s", c->metrics.listen,
+				  strerror(-r), kept ? "still serving on " : "no HTTP server runs now",
+				  kept ? kept : "");
+	}
 	cgroup_set_scan(&d->cgroups, d->config, on_cgroup_gone, d);
 	log_event(LOG_INFO, MSGID_CONFIG_LOADED, NULL, "configuration reloaded from %s (%zu rules)",
 		  d->opts->config_path, c->n_rules);

@@ -137,9 +137,11 @@ int metrics_new(const struct metrics_section *c, struct metrics **ret);
 void metrics_free(struct metrics *m);
 /* Whether anything consumes metrics (a textfile or a listener): else nothing is collected. */
 bool metrics_enabled(const struct metrics *m);
-/* Applies a reloaded section: textfile, per_cgroup and max_cgroup_series at once. Returns true
- * when c->listen differs from the address in use, which takes a restart (the caller says so). */
-bool metrics_reload(struct metrics *m, const struct metrics_section *c);
+/* Applies a reloaded section at once: textfile, per_cgroup, max_cgroup_series, and listen (a
+ * changed address: the old server stops, then one starts on the new address, or none for null).
+ * Returns 0, or the -errno of the new address (as metrics_new()); then *ret_kept is the old
+ * address, served again (malloc'ed), or NULL when no server runs now. Does not log. */
+int metrics_reload(struct metrics *m, const struct metrics_section *c, char **ret_kept);
 /* The per-cgroup settings in use, for the collector. */
 void metrics_cgroup_settings(const struct metrics *m, bool *ret_per_cgroup, size_t *ret_max);
 /* Renders in, writes the textfile (if configured) and hands the page to the server (if any).

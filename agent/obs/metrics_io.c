@@ -123,6 +123,15 @@ static int server_start(struct metrics *m, const char *listen_addr)
 	return m->listen ? 0 : -ENOMEM;
 }
 
+static void server_stop(struct metrics *m)
+{
+	if (m->mhd)
+		MHD_stop_daemon(m->mhd);  /* joins the server thread, closes the socket */
+	m->mhd = NULL;
+	free(m->listen);
+	m->listen = NULL;
+}
+
 /* ---- the textfile ---------------------------------------------------------------------- */
 
 static int write_all(int fd, const char *buf, size_t len)
@@ -221,12 +230,10 @@ void metrics_free(struct metrics *m)
 {
 	if (!m)
 		return;
-	if (m->mhd)
-		MHD_stop_daemon(m->mhd);  /* joins the server thread, closes the socket */
+	server_stop(m);
 	pthread_mutex_destroy(&m->lock);
 	free(m->page);
 	free(m->textfile);
-	free(m->listen);
 	free(m);
 }
 
@@ -235,13 +242,26 @@ bool metrics_enabled(const struct metrics *m)
 	return m && (m->textfile || m->mhd);
 }
 
-bool metrics_reload(struct metrics *m, const struct metrics_section *c)
+int metrics_reload(struct metrics *m, const struct metrics_section *c, char **ret_kept)
 {
-	bool same_listen = (!c->listen && !m->listen) ||
-			   (c->listen && m->listen && strcmp(c->listen, m->listen) == 0);
+	_cleanup_(freep) char *old = NULL;
+	int r;
 
+	*ret_kept = NULL;
 	(void)settings_apply(m, c); /* out of memory: keeps writing no textfile, says nothing */
-	return !same_listen;
+	if ((!c->listen && !m->listen) || (c->listen && m->listen && strcmp(c->listen, m->listen) == 0))
+		return 0;
+	/* The old listener goes first: the new address may be the same port on another address. */
+	old = m->listen ? strdup(m->listen) : NULL;
+	server_stop(m);
+	if (!c->listen)
+		return 0;
+	r = server_start(m, c->listen);
+	if (r < 0 && old && server_start(m, old) == 0) {
+		*ret_kept = old;
+		old = NULL;
+	}
+	return r;
 }
 
 void metrics_cgroup_settings(const struct metrics *m, bool *ret_per_cgroup, size_t *ret_max)
