@@ -4,7 +4,7 @@
 #   make CC=clang             build with clang
 #   make deps                 install the Debian packages everything below needs (root)
 #   make check                unit tests, then the real-kernel VM tests; ends "N passed, N failed, N skipped"
-#   make check-unit           purity check of policies/, unit tests (seconds, no VM)
+#   make check-unit           purity check of policies/, unit tests, metrics end to end (seconds, no VM)
 #   make install              binary, systemd unit and example config (PREFIX=/usr/local)
 #   make demo                 boot the VM and show reclaimd against two workloads
 #   make bench                benchmarks (tables)
@@ -12,7 +12,7 @@
 ifeq ($(origin CC),default)
 CC        := gcc
 endif
-PKGS      := libsystemd jansson libcgroup numa
+PKGS      := libsystemd jansson libcgroup numa libmicrohttpd
 CFLAGS    ?= -O2 -g
 WARNINGS  := -Wall -Wextra -Wconversion -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
              -Wformat=2 -Wno-format-nonliteral -Werror
@@ -63,13 +63,14 @@ deps:
 	@tests/deps.sh
 
 # The purity check first: policies/ objects may reference only each other and an allow-list.
-check-unit: $(TESTS) $(POLICY_OBJS)
+# tests/metrics-e2e.sh runs the daemon itself on a fake cgroup tree (seconds).
+check-unit: $(TESTS) $(POLICY_OBJS) $(BUILD)/reclaimd
 	@tests/purity.sh $(POLICY_OBJS)
-	@tests/run-unit.sh $(TESTS) $(TEST_SCRIPTS)
+	@RECLAIMD=$(BUILD)/reclaimd tests/run-unit.sh $(TESTS) $(TEST_SCRIPTS) tests/metrics-e2e.sh
 
 check: deps reclaimd $(TESTS)
 	@tests/purity.sh $(POLICY_OBJS)
-	@tests/check.sh $(TESTS) $(TEST_SCRIPTS)
+	@RECLAIMD=$(BUILD)/reclaimd tests/check.sh $(TESTS) $(TEST_SCRIPTS) tests/metrics-e2e.sh
 
 check-vm: reclaimd
 	@tests/vm/run-tests.sh

@@ -29,6 +29,7 @@
 
 #include <jansson.h>
 
+#include "obs/metrics.h"
 #include "reclaimd/config.h"
 #include "reclaimd/topology.h"
 #include "reclaimd/parse.h"
@@ -260,7 +261,8 @@ struct section {
 	int (*check)(struct loader *l, const char *where, const void *base);
 };
 
-static const struct section sec_top, sec_params, sec_rule, sec_swap, sec_device, sec_zswap;
+static const struct section sec_top, sec_params, sec_rule, sec_swap, sec_device, sec_zswap,
+	sec_metrics;
 
 static void *field_of(void *base, const struct key_desc *d)
 {
@@ -1243,6 +1245,53 @@ static const struct value_type t_shrinker = {
 	0, NULL, AS_INT, parse_shrinker, NULL, print_shrinker,
 };
 
+/* ---- "metrics" ----------------------------------------------------------------------------- */
+
+/* textfile: an absolute path ending in ".prom" (node_exporter's textfile collector reads only
+ * those), or null. Its directory is not checked here: it may appear later (warned at runtime). */
+static int parse_textfile(struct loader *l, const char *where, const struct key_desc *d,
+			  const json_t *v, void *base)
+{
+	const char *s = json_string_value(v);
+	size_t n = s ? strlen(s) : 0;
+
+	if (s && (n < 6 || strcmp(s + n - 5, ".prom") != 0 || s[n - 6] == '/'))
+		return fail(l, where, "\"%.64s\" must name a file ending in \".prom\" (what "
+			    "node_exporter's textfile collector reads)", s);
+	return parse_path(l, where, d, v, base);
+}
+
+static const struct value_type t_textfile = {
+	JT(JSON_STRING) | JT(JSON_NULL), "an absolute path ending in \".prom\", or null", AS_NONE,
+	parse_textfile, init_path, print_path,
+};
+
+/* listen: "ADDR:PORT" (numeric IPv4, or [IPv6]), or null. */
+static int parse_listen(struct loader *l, const char *where, const struct key_desc *d,
+			const json_t *v, void *base)
+{
+	char **listen = field_of(base, d), *copy = NULL, vbuf[72];
+	const char *s = json_string_value(v);
+	struct sockaddr_storage ss;
+	socklen_t len;
+
+	(void)d;
+	if (s && metrics_parse_listen(s, &ss, &len) < 0)
+		return fail(l, where, "\"%s\" is not an address to listen on: expected "
+			    "\"IPV4:PORT\" or \"[IPV6]:PORT\" with a numeric address and a port "
+			    "1..65535, like \"127.0.0.1:9465\"", printable(s, vbuf));
+	if (s && !(copy = strdup(s)))
+		return fail_oom(l);
+	free(*listen);
+	*listen = copy;
+	return 0;
+}
+
+static const struct value_type t_listen = {
+	JT(JSON_STRING) | JT(JSON_NULL), "a string \"ADDR:PORT\", or null", AS_NONE, parse_listen,
+	init_path, print_path,
+};
+
 /* ---- the tables ---------------------------------------------------------------------------- */
 
 #define HINT_PARAM  " (policy parameters go in \"defaults\" or in a rule)"
@@ -1377,6 +1426,22 @@ static const struct section sec_zswap = {
 	.check = check_zswap,
 };
 
+/* "metrics" (struct metrics_section). */
+#define MT(f) offsetof(struct metrics_section, f)
+static const struct key_desc metrics_keys[] = {
+	{ "textfile", &t_textfile, MT(textfile), .def.s = NULL,
+	  .unset = "none (no textfile written)" },
+	{ "listen", &t_listen, MT(listen), .def.s = NULL, .unset = "none (no HTTP server)" },
+	{ "per_cgroup", &t_bool, MT(per_cgroup), .def.b = false },
+	{ "max_cgroup_series", &t_unsigned, MT(max_cgroup_series), .def.u = 100,
+	  .umin = 1, .umax = 100000, .range = "1..100000" },
+};
+
+static const struct section sec_metrics = {
+	.expected = "an object", .prefix = "metrics.",
+	.keys = metrics_keys, .n_keys = ARRAY_SIZE(metrics_keys), .hints = hints_not_params,
+};
+
 /* The top level (struct config). "defaults" is parsed after the other keys and before "rules",
  * wherever they are in the file. */
 #define CFG(f) offsetof(struct config, f)
@@ -1400,6 +1465,7 @@ static const struct key_desc top_keys[] = {
 	  .umax = (uint64_t)1 << 50, .range = "0..2^50 bytes" },
 	{ "swap", &t_section, CFG(swap), .sub = &sec_swap },
 	{ "zswap", &t_section, CFG(zswap), .sub = &sec_zswap },
+	{ "metrics", &t_section, CFG(metrics), .sub = &sec_metrics },
 	{ "defaults", &t_defaults, CFG(defaults), .sub = &sec_params, .late = true },
 	{ "rules", &t_rules, CFG(rules), .late = true },
 };
@@ -1682,6 +1748,8 @@ void config_free(struct config *c)
 	free(c->cgroup_root);
 	free(c->proc_root);
 	free(c->sys_root);
+	free(c->metrics.textfile);
+	free(c->metrics.listen);
 	free(c);
 }
 

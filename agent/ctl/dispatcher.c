@@ -43,6 +43,9 @@ struct dispatcher {
 	usec_t stats_log_us;
 	uint64_t total_reclaimed_bytes, jobs_submitted, lru_gen_evict_jobs;
 	uint64_t jobs_dropped;           /* submits the pool refused: queue full, or stopping */
+	uint64_t requested_bytes;        /* request_bytes of the jobs submitted */
+	uint64_t requests_by_outcome[_JOB_OUTCOME_MAX]; /* finished jobs with request_bytes > 0 */
+	uint64_t pressure_cancels;       /* dispatcher_cancel_for_pressure() that found a job */
 	bool swappiness_warned, no_reclaim_file;
 	bool stopped;                    /* dispatcher_stop(): no pools any more */
 	unsigned pending_at_stop;        /* jobs queued or running when it stopped */
@@ -84,6 +87,8 @@ static struct cgroup_node *job_account(struct dispatcher *ds, struct node_pool *
 	ds->total_reclaimed_bytes += job->reclaimed_bytes;
 	np->bytes_reclaimed += job->reclaimed_bytes;
 	ds->lru_gen_evict_jobs += job->evict != NULL;
+	if (job->request_bytes > 0 && (unsigned)job->outcome < _JOB_OUTCOME_MAX)
+		ds->requests_by_outcome[job->outcome]++;
 	if (!cg || cg->job.job != job)
 		return NULL;
 	cg->job.job = NULL;
@@ -279,8 +284,10 @@ int dispatcher_submit(struct dispatcher *ds, struct cgroup_node *cg, const struc
 		reclaim_job_free(job);
 		return r;
 	}
-	if (request_bytes > 0)
+	if (request_bytes > 0) {
 		ds->jobs_submitted++;
+		ds->requested_bytes += request_bytes;
+	}
 	cg->job.job = job;
 	cg->job.pool = np->pool;
 	cg->job.request_bytes = request_bytes;
@@ -294,6 +301,14 @@ void dispatcher_cancel(struct dispatcher *ds, struct cgroup_node *cg)
 		return;
 	worker_pool_cancel(cg->job.pool, cg->job.job);
 	sd_event_source_set_enabled(ds->kick_source, SD_EVENT_ON);
+}
+
+void dispatcher_cancel_for_pressure(struct dispatcher *ds, struct cgroup_node *cg)
+{
+	if (!cg->job.job)
+		return;
+	ds->pressure_cancels++;
+	dispatcher_cancel(ds, cg);
 }
 
 void dispatcher_forget(struct dispatcher *ds, struct cgroup_node *cg)
@@ -492,7 +507,11 @@ void dispatcher_report(struct dispatcher *ds, struct dispatcher_report *ret)
 		.jobs_submitted = ds->jobs_submitted,
 		.jobs_dropped = ds->jobs_dropped,
 		.lru_gen_evict_jobs = ds->lru_gen_evict_jobs,
+		.requested_bytes = ds->requested_bytes,
+		.pressure_cancels = ds->pressure_cancels,
 	};
+
+	memcpy(r.requests_by_outcome, ds->requests_by_outcome, sizeof(r.requests_by_outcome));
 
 	FOREACH_POOL(ds, np) {
 		struct worker_pool_stats st;

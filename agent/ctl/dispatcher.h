@@ -69,6 +69,10 @@ struct dispatcher_report {
 	uint64_t jobs_submitted;        /* with request_bytes > 0 */
 	uint64_t jobs_dropped;          /* submits the pools refused (queue full, or stopping) */
 	uint64_t lru_gen_evict_jobs;    /* finished jobs that evicted through lru_gen */
+	/* Running totals since start (monotonic: the metrics' counters read them). */
+	uint64_t requested_bytes;       /* request_bytes of the jobs submitted (psi and headroom) */
+	uint64_t requests_by_outcome[_JOB_OUTCOME_MAX]; /* finished jobs with request_bytes > 0 */
+	uint64_t pressure_cancels;      /* jobs cancelled because their PSI trigger fired */
 };
 
 struct dispatcher;
@@ -114,6 +118,8 @@ int dispatcher_submit(struct dispatcher *ds, struct cgroup_node *cg, const struc
 		      struct dispatch_request *req);
 /* Cancels cg's job, if any (between chunks, or by signal inside a write). */
 void dispatcher_cancel(struct dispatcher *ds, struct cgroup_node *cg);
+/* The same, because cg's PSI trigger fired: counted in the report's pressure_cancels. */
+void dispatcher_cancel_for_pressure(struct dispatcher *ds, struct cgroup_node *cg);
 /* cg is going away: its job is cancelled and left to the pool (its result finds no cgroup). */
 void dispatcher_forget(struct dispatcher *ds, struct cgroup_node *cg);
 /* Results of cg's jobs finished since the last call (bytes), folded into its sample; reset. */

@@ -31,6 +31,7 @@ struct headroom_node_state {
 	bool refilling;                 /* fell below its goal, not back at twice the headroom yet */
 	usec_t log_us;
 	uint64_t asked_bytes, asked_chunks; /* since the last line */
+	uint64_t deficits;              /* times it fell below its goal, since start */
 };
 
 struct headroom_ctl {
@@ -121,8 +122,10 @@ static uint64_t refill_nodes(struct headroom_ctl *h, const struct headroom_param
 	for (unsigned node = 0; node < plan->n_nodes; node++) {
 		struct headroom_node_state *ns = &h->node[node];
 
-		if (plan->node[node].goal_deficit_bytes > 0)
+		if (plan->node[node].goal_deficit_bytes > 0) {
+			ns->deficits += !ns->refilling;
 			ns->refilling = true;
+		}
 		else if (!headroom_node_near_goal(hp, &zi->node[node], h->ctx.snap->page_size))
 			ns->refilling = false;
 		if (ns->refilling)
@@ -304,6 +307,7 @@ void headroom_ctl_report(const struct headroom_ctl *h, struct headroom_report *r
 			.considered = p->considered, .free_bytes = p->free_bytes,
 			.high_bytes = p->high_bytes, .goal_bytes = p->goal_bytes,
 			.deficit_bytes = p->deficit_bytes, .refilling = h->node[i].refilling,
+			.deficits = h->node[i].deficits,
 		};
 	}
 	*ret = r;

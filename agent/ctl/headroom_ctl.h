@@ -27,6 +27,7 @@ struct headroom_node_report {
 	bool considered;           /* present in zoneinfo with managed memory */
 	uint64_t free_bytes, high_bytes, goal_bytes, deficit_bytes; /* at the last check */
 	bool refilling;            /* fell below its goal, not back at twice the headroom yet */
+	uint64_t deficits;         /* times it fell below its goal (started refilling), since start */
 };
 
 struct headroom_report {

@@ -72,6 +72,7 @@ static void on_job_done(void *userdata, const struct job_result *r)
 	struct cgroup_node *cg = r->cg;
 
 	aging_ctl_job_done(d->aging, job);
+	report_job_done(d, cg, job);
 	/* Headroom's next chunk comes at once only after one that did all it was asked (EAGAIN,
 	 * a cancel or an error wait for the 250 ms timer or the next tick). */
 	if (cg && (r->flags & DISPATCH_HEADROOM))
@@ -220,6 +221,7 @@ static void decide_all(struct daemon *d, const struct reclaim_limits *lim)
 			report_cold_age(cg, &dec);
 		file_only = reclaim_limits_apply(lim, &lc, snap->page_size, &room, &dec);
 		report_decision(cg, &dec, file_only, now, d->opts->dry_run);
+		report_count_decision(d, cg, &dec);
 		if (!d->opts->dry_run)
 			dispatch(d, cg, s, dec.request_bytes, -1, file_only ? DISPATCH_FILE_ONLY : 0,
 				 lim->swappiness_cap);
@@ -252,8 +254,11 @@ static void run_tick(struct daemon *d)
 static int on_tick(sd_event_source *s, uint64_t usec _unused_, void *userdata)
 {
 	struct daemon *d = userdata;
+	usec_t start = now_us();
 
 	run_tick(d);
+	report_tick_time(d, now_us() - start);
+	metrics_tick(d);
 	/* --once: decisions need a PSI delta, so the first tick only samples; the second one,
 	 * an interval later, decides and dispatches, and the agent exits when its jobs are done. */
 	if (d->opts->once && d->tick >= 2) {
@@ -333,6 +338,16 @@ static int on_reload_signal(sd_event_source *s _unused_, const struct signalfd_s
 	zswap_ctl_reload(d->zswap, c);
 	swap_tiers_ctl_reload(d->swap_tiers, c);
 	zram_ctl_reload(d->zram, c);
+	{
+		_cleanup_(freep) char *kept = NULL;
+
+		r = metrics_reload(d->metrics, &c->metrics, &kept);
+		if (r < 0)
+			log_event(LOG_ERR, MSGID_CONFIG_LOADED, NULL,
+				  "metrics.listen %s: cannot serve /metrics there: %s; %s%s", c->metrics.listen,
+				  strerror(-r), kept ? "still serving on " : "no HTTP server runs now",
+				  kept ? kept : "");
+	}
 	cgroup_set_scan(&d->cgroups, d->config, on_cgroup_gone, d);
 	log_event(LOG_INFO, MSGID_CONFIG_LOADED, NULL, "configuration reloaded from %s (%zu rules)",
 		  d->opts->config_path, c->n_rules);
@@ -487,6 +502,15 @@ static int daemon_setup(struct daemon *d)
 	r = setup_controllers(d);
 	if (r < 0)
 		return r;
+	r = metrics_new(&d->config->metrics, &d->metrics);
+	if (r < 0) {
+		if (d->config->metrics.listen)
+			log_error("metrics.listen %s: cannot serve /metrics there: %s",
+				  d->config->metrics.listen, strerror(-r));
+		else
+			log_error("cannot set up the metrics: %s", strerror(-r));
+		return r;
+	}
 	if ((r = sd_event_add_signal(d->env.event, NULL, SIGTERM, on_stop_signal, d)) < 0 ||
 	    (r = sd_event_add_signal(d->env.event, NULL, SIGINT, on_stop_signal, d)) < 0 ||
 	    (r = sd_event_add_signal(d->env.event, NULL, SIGHUP, on_reload_signal, d)) < 0 ||
@@ -514,6 +538,8 @@ static int daemon_setup(struct daemon *d)
  * cgroups are still open. */
 static void daemon_teardown(struct daemon *d)
 {
+	metrics_free(d->metrics);
+	d->metrics = NULL;
 	dispatcher_stop(d->dispatcher);
 	report_summary(d);
 	dispatcher_free(d->dispatcher);
@@ -533,6 +559,7 @@ static void daemon_teardown(struct daemon *d)
 	sd_event_unref(d->env.event);
 	host_reader_free(d->host);
 	snapshot_free(&d->snap);
+	report_free(&d->report);
 	free(d->roots.proc);
 	free(d->roots.sys);
 	free(d->roots.start_cgroup_cfg);

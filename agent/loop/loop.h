@@ -21,6 +21,7 @@
 #include "ctl/swap_tiers_ctl.h"
 #include "ctl/zram_ctl.h"
 #include "ctl/zswap_ctl.h"
+#include "obs/metrics.h"
 #include "reclaimd/daemon.h"
 #include "reclaimd/reader.h"
 
@@ -45,8 +46,22 @@ struct loop_roots {
 	char *start_cgroup_cfg, *start_proc_cfg, *start_sys_cfg;
 };
 
+/* One rule's running totals (report.c), keyed by its match glob, so a reload that keeps the
+ * rule keeps its counters; the metrics read them (obs/metrics.h). Never removed while running. */
+struct report_rule_totals {
+	char *match;
+	uint64_t requests, requested_bytes, reclaimed_bytes; /* finished jobs with bytes to reclaim */
+	uint64_t decisions[_DECISION_MAX];
+	uint64_t events_high, events_max;       /* memory.events increments seen */
+};
+
 /* What report.c keeps between ticks. */
 struct loop_report {
+	struct report_rule_totals *rules;
+	size_t n_rules;
+	uint64_t allocstalls, pgscan_direct;    /* direct reclaim seen on the host since start */
+	uint64_t ticks;                         /* ticks timed, and their wall time */
+	usec_t last_tick_us, tick_sum_us;
 	struct vmstat prev_vmstat;
 	bool have_prev_vmstat;
 	uint64_t prev_evict_jobs;       /* dispatcher's lru_gen_evict_jobs at the last report */
@@ -75,6 +90,7 @@ struct daemon {
 
 	struct loop_roots roots;
 	struct loop_report report;
+	struct metrics *metrics;        /* obs/metrics.h; only observes */
 	int exit_status;
 };
 
@@ -92,6 +108,9 @@ rlim_t loop_nofile_limit(void);
 void trigger_install(struct daemon *d, struct cgroup_node *cg);
 void trigger_remove(struct cgroup_node *cg);
 
+/* obs/metrics_collect.c: the metrics' input from the reports; publishes it (metrics.h). */
+void metrics_tick(struct daemon *d);
+
 /* report.c */
 /* With MGLRU aging: one line when the policy moved cg's cold age (cold_age.c), NOTICE when it
  * grew (refaults), INFO when it shrank back. */
@@ -102,6 +121,15 @@ void report_decision(struct cgroup_node *cg, const struct reclaim_decision *dec,
  * managed cgroups since their last read. */
 void report_direct_reclaim(struct daemon *d);
 void report_notify_status(struct daemon *d);
+/* Running totals for the metrics (metrics_collect.c): a decision of cg's rule; a finished job
+ * (cg NULL when its cgroup is gone: its path is matched against the rules); a tick's wall time. */
+void report_count_decision(struct daemon *d, const struct cgroup_node *cg,
+			   const struct reclaim_decision *dec);
+void report_job_done(struct daemon *d, const struct cgroup_node *cg, const struct reclaim_job *job);
+void report_tick_time(struct daemon *d, usec_t took_us);
+/* The totals of rule `match`, created at its first use; NULL when out of memory. */
+struct report_rule_totals *report_rule_totals(struct daemon *d, const char *match);
+void report_free(struct loop_report *rp);
 /* One line at stop: every controller's report since start. */
 void report_summary(struct daemon *d);
 

@@ -6,6 +6,8 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <systemd/sd-daemon.h>
 
@@ -108,6 +110,10 @@ void report_direct_reclaim(struct daemon *d)
 		uint64_t scanned = sub_sat(v->pgscan_direct, rp->prev_vmstat.pgscan_direct);
 		uint64_t stolen = sub_sat(v->pgsteal_direct, rp->prev_vmstat.pgsteal_direct);
 
+		rp->allocstalls += stalls;
+		if (!evicted)
+			rp->pgscan_direct += scanned;
+
 		/* Eviction through lru_gen runs in the agent's worker and the kernel counts it as
 		 * direct reclaim (mm/vmscan.c reclaimer_offset(): neither kswapd nor proactive), so
 		 * scans alone are the agent's own work while it evicts; allocstall is not. */
@@ -133,6 +139,14 @@ void report_direct_reclaim(struct daemon *d)
 				  "read (allocations throttled or reclaimed at the cgroup's limit)",
 				  cg->path, sub_sat(smp->events_high, cg->events.prev_high),
 				  sub_sat(smp->events_max, cg->events.prev_max));
+		if (cg->events.seen && cg->rule) {
+			struct report_rule_totals *t = report_rule_totals(d, cg->rule->match);
+
+			if (t) {
+				t->events_high += sub_sat(smp->events_high, cg->events.prev_high);
+				t->events_max += sub_sat(smp->events_max, cg->events.prev_max);
+			}
+		}
 		cg->events.prev_high = smp->events_high;
 		cg->events.prev_max = smp->events_max;
 		cg->events.seen = true;
@@ -216,4 +230,65 @@ void report_summary(struct daemon *d)
 		  ar.aging_jobs, zr.inversions, zr.zswap_max_writes, zr.shrinker_switches,
 		  sr.n_devices, cap, zm.written_bytes >> 20, zm.day_written_bytes >> 20,
 		  zm.running ? ", a round was running" : "");
+}
+
+/* ---- running totals for the metrics ------------------------------------------------------- */
+
+struct report_rule_totals *report_rule_totals(struct daemon *d, const char *match)
+{
+	struct loop_report *rp = &d->report;
+	struct report_rule_totals *rules;
+
+	for (size_t i = 0; i < rp->n_rules; i++)
+		if (strcmp(rp->rules[i].match, match) == 0)
+			return &rp->rules[i];
+	rules = realloc(rp->rules, (rp->n_rules + 1) * sizeof(*rules));
+	if (!rules)
+		return NULL;
+	rp->rules = rules;
+	rules[rp->n_rules] = (struct report_rule_totals){ .match = strdup(match) };
+	if (!rules[rp->n_rules].match)
+		return NULL;
+	return &rules[rp->n_rules++];
+}
+
+void report_count_decision(struct daemon *d, const struct cgroup_node *cg,
+			   const struct reclaim_decision *dec)
+{
+	struct report_rule_totals *t = cg->rule ? report_rule_totals(d, cg->rule->match) : NULL;
+
+	if (t && (unsigned)dec->reason < _DECISION_MAX)
+		t->decisions[dec->reason]++;
+}
+
+void report_job_done(struct daemon *d, const struct cgroup_node *cg, const struct reclaim_job *job)
+{
+	const struct rule *rule = cg ? cg->rule : NULL;
+	struct report_rule_totals *t;
+
+	if (job->request_bytes == 0)
+		return;
+	if (!rule)
+		rule = config_match(d->config, job->cgroup_path);
+	if (!rule || !(t = report_rule_totals(d, rule->match)))
+		return;
+	t->requests++;
+	t->requested_bytes += job->request_bytes;
+	t->reclaimed_bytes += job->reclaimed_bytes;
+}
+
+void report_tick_time(struct daemon *d, usec_t took_us)
+{
+	d->report.ticks++;
+	d->report.last_tick_us = took_us;
+	d->report.tick_sum_us += took_us;
+}
+
+void report_free(struct loop_report *rp)
+{
+	for (size_t i = 0; i < rp->n_rules; i++)
+		free(rp->rules[i].match);
+	free(rp->rules);
+	rp->rules = NULL;
+	rp->n_rules = 0;
 }

@@ -46,7 +46,7 @@ static int on_trigger_event(sd_event_source *s _unused_, int fd _unused_, uint32
 	/* The next interval starts over from the smallest step. */
 	cg->policy.state.initialised = false;
 	if (dispatcher_busy(cg)) {
-		dispatcher_cancel(t->d->dispatcher, cg);
+		dispatcher_cancel_for_pressure(t->d->dispatcher, cg);
 		log_event(LOG_NOTICE, MSGID_RECLAIM_CANCELLED, &f,
 			  "%s: memory pressure spike (PSI trigger), cancelling in-flight reclaim",
 			  cg->path);

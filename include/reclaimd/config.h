@@ -87,6 +87,14 @@ struct zswap_section {
 					    * target (zswap_ctl.c); settings.shrinker_enabled unset */
 };
 
+/* "metrics": Prometheus exposition (agent/obs/metrics.h); all off by default. */
+struct metrics_section {
+	char *textfile;              /* absolute path ending in ".prom"; NULL: none */
+	char *listen;                /* "ADDR:PORT" for HTTP /metrics; NULL: no server */
+	bool per_cgroup;             /* series per cgroup besides those per rule; false */
+	unsigned max_cgroup_series;  /* at most this many cgroups get their own; 100 */
+};
+
 struct config {
 	char *path;          /* file it came from, or NULL for a string */
 	usec_t interval_us;  /* tick interval; 6 s */
@@ -105,6 +113,7 @@ struct config {
 	double headroom_pct;               /* 2.0 */
 	struct swap_section swap;
 	struct zswap_section zswap;
+	struct metrics_section metrics;
 	struct policy_params defaults;
 	struct rule *rules;
 	size_t n_rules;

@@ -136,6 +136,10 @@ static const struct field config_fields[] = {
 	CONF("zswap.accept_threshold_percent", zswap.settings.accept_threshold_percent, F_INT),
 	CONF("zswap.shrinker_enabled", zswap.settings.shrinker_enabled, F_INT),
 	CONF("zswap.shrinker_enabled", zswap.shrinker_auto, F_BOOL),
+	CONF("metrics.textfile", metrics.textfile, F_STRING),
+	CONF("metrics.listen", metrics.listen, F_STRING),
+	CONF("metrics.per_cgroup", metrics.per_cgroup, F_BOOL),
+	CONF("metrics.max_cgroup_series", metrics.max_cgroup_series, F_UNSIGNED),
 };
 
 static bool field_equal(const struct field *f, const void *a, const void *b)
@@ -258,6 +262,7 @@ static const struct config builtin_config = {
 		.pool_target_pct = 85,
 		.shrinker_auto = false,
 	},
+	.metrics = { .textfile = NULL, .listen = NULL, .per_cgroup = false, .max_cgroup_series = 100 },
 };
 
 /* ---- size_parse ---------------------------------------------------------------------------- */
@@ -409,6 +414,12 @@ static void test_good_full(void)
 			.manage = true,
 			.pool_target_pct = 70,
 			.shrinker_auto = true,
+		},
+		.metrics = {
+			.textfile = (char *)"/var/lib/prometheus/node-exporter/reclaimd.prom",
+			.listen = (char *)"[::1]:9465",
+			.per_cgroup = true,
+			.max_cgroup_series = 500,
 		},
 	});
 
@@ -993,6 +1004,70 @@ static void test_field_lists(void)
 	CHECK_EQ_U64(n_params, ARRAY_SIZE(param_fields));
 }
 
+/* Keys of the "metrics" section: defaults, good values, bad ones named with their place. */
+static void test_metrics_keys(void)
+{
+	struct config *c;
+
+	c = load_string_ok("{}");
+	if (c) {
+		CHECK(c->metrics.textfile == NULL);
+		CHECK(c->metrics.listen == NULL);
+		CHECK(!c->metrics.per_cgroup);
+		CHECK_EQ_U64(c->metrics.max_cgroup_series, 100);
+		config_free(c);
+	}
+	c = load_string_ok("{\"metrics\": {\"textfile\": \"/run/x/reclaimd.prom\", "
+			   "\"listen\": \"127.0.0.1:9465\", \"per_cgroup\": true, "
+			   "\"max_cgroup_series\": 1}}");
+	if (c) {
+		CHECK_STREQ(c->metrics.textfile, "/run/x/reclaimd.prom");
+		CHECK_STREQ(c->metrics.listen, "127.0.0.1:9465");
+		CHECK(c->metrics.per_cgroup);
+		CHECK_EQ_U64(c->metrics.max_cgroup_series, 1);
+		config_free(c);
+	}
+	c = load_string_ok("{\"metrics\": {\"textfile\": null, \"listen\": \"[::]:65535\", "
+			   "\"max_cgroup_series\": 100000}}");
+	if (c) {
+		CHECK(c->metrics.textfile == NULL);
+		CHECK_STREQ(c->metrics.listen, "[::]:65535");
+		config_free(c);
+	}
+	c = load_string_ok("{\"metrics\": {\"listen\": null}}");
+	CHECK(c && c->metrics.listen == NULL);
+	config_free(c);
+
+	EXPECT_FAIL("{\"metrics\": []}", "metrics: expected an object, got an array");
+	EXPECT_FAIL("{\"metrics\": {\"textfile\": \"reclaimd.prom\"}}",
+		    "metrics.textfile: must be an absolute path");
+	EXPECT_FAIL("{\"metrics\": {\"textfile\": \"/var/lib/reclaimd.txt\"}}",
+		    "metrics.textfile: \"/var/lib/reclaimd.txt\" must name a file ending in \".prom\"");
+	EXPECT_FAIL("{\"metrics\": {\"textfile\": \"/var/lib/.prom\"}}",
+		    "metrics.textfile:", "ending in \".prom\"");
+	EXPECT_FAIL("{\"metrics\": {\"textfile\": 1}}",
+		    "metrics.textfile: expected an absolute path ending in \".prom\", or null, got an integer");
+	EXPECT_FAIL("{\"metrics\": {\"listen\": \"localhost:9465\"}}",
+		    "metrics.listen: \"localhost:9465\" is not an address to listen on",
+		    "like \"127.0.0.1:9465\"");
+	EXPECT_FAIL("{\"metrics\": {\"listen\": \"127.0.0.1\"}}", "metrics.listen: \"127.0.0.1\" is not");
+	EXPECT_FAIL("{\"metrics\": {\"listen\": \"127.0.0.1:0\"}}", "metrics.listen: \"127.0.0.1:0\" is not");
+	EXPECT_FAIL("{\"metrics\": {\"listen\": \"127.0.0.1:65536\"}}", "metrics.listen:");
+	EXPECT_FAIL("{\"metrics\": {\"listen\": \"::1:9465\"}}", "metrics.listen:");
+	EXPECT_FAIL("{\"metrics\": {\"listen\": 9465}}",
+		    "metrics.listen: expected a string \"ADDR:PORT\", or null, got an integer");
+	EXPECT_FAIL("{\"metrics\": {\"per_cgroup\": \"yes\"}}",
+		    "metrics.per_cgroup: expected true or false, got a string");
+	EXPECT_FAIL("{\"metrics\": {\"max_cgroup_series\": 0}}",
+		    "metrics.max_cgroup_series: 0 is out of range (1..100000)");
+	EXPECT_FAIL("{\"metrics\": {\"max_cgroup_series\": 100001}}",
+		    "metrics.max_cgroup_series: 100001 is out of range");
+	EXPECT_FAIL("{\"metrics\": {\"textfil\": \"/a.prom\"}}",
+		    "metrics: unknown key \"textfil\" (did you mean \"textfile\"?)");
+	EXPECT_FAIL("{\"metrics\": {\"min_bytes\": 1}}", "metrics: unknown key \"min_bytes\"",
+		    "go in \"defaults\" or in a rule");
+}
+
 /* ---- the registry -------------------------------------------------------------------------- */
 
 /* Keys of the NUMA worker pools, policy headroom and MGLRU aging. */
@@ -1236,5 +1311,6 @@ int main(void)
 	test_registry();
 	test_node_keys();
 	test_swap_keys();
+	test_metrics_keys();
 	return test_report("test_config");
 }

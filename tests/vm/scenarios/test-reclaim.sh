@@ -4,7 +4,8 @@
 #  - a mostly cold cgroup (400 MiB, 5 % hot) loses at least half its cold memory within 60 s;
 #  - a cgroup matched by "policy": "none" is untouched (its pgsteal does not move);
 #  - a thrashing cgroup (hot set larger than its memory.max) is not squeezed, and the log says why;
-#  - min_bytes and memory.min are never crossed (memory.current sampled every 0.5 s).
+#  - min_bytes and memory.min are never crossed (memory.current sampled every 0.5 s);
+#  - the Prometheus textfile (metrics.textfile) is written and shows the bytes reclaimed.
 set -eu
 . "$VMTEST_LIB"
 
@@ -39,7 +40,11 @@ for c in cold floor-min floor-bytes; do
 	eval "sampler_$(echo $c | tr - _)=\$!"
 done
 
-agent_start /etc/reclaimd/test.json "$RESULTS/agent.log"
+# The test configuration plus a metrics textfile.
+mkdir -p /tmp/metrics
+sed '1s|^{|{ "metrics": { "textfile": "/tmp/metrics/reclaimd.prom" },|' /etc/reclaimd/test.json \
+	>/tmp/test-metrics.json
+agent_start /tmp/test-metrics.json "$RESULTS/agent.log"
 sleep 60
 cold_end=$(cat "$cg/cold/memory.current")
 excl_steal1=$(memstat "$cg/excluded" pgsteal)
@@ -96,6 +101,16 @@ check_floor floor-bytes $((200 * MiB))
 # The agent stops quickly on SIGTERM.
 awk -v s="$stop_s" 'BEGIN { exit !(s < 2.0) }' && pass sigterm-fast "exited ${stop_s} s after SIGTERM" ||
 	fail sigterm-fast "took ${stop_s} s to exit after SIGTERM"
+
+# The textfile: written every tick, its reclaimed bytes those of the finished jobs.
+cp /tmp/metrics/reclaimd.prom "$RESULTS/metrics.prom" 2>/dev/null || true
+prom_reclaimed=$(awk '$1 == "reclaimd_reclaimed_bytes_total" { print $2 }' "$RESULTS/metrics.prom" 2>/dev/null || true)
+prom_done=$(awk '$1 == "reclaimd_request_outcomes_total{outcome=\"done\"}" { print $2 }' "$RESULTS/metrics.prom" 2>/dev/null || true)
+if [ -n "$prom_reclaimed" ] && [ "$prom_reclaimed" -gt 0 ] && [ -z "$(ls /tmp/metrics | grep -v '^reclaimd.prom$')" ]; then
+	pass metrics-textfile "reclaimd_reclaimed_bytes_total $(mib "$prom_reclaimed") MiB, $prom_done requests done, no temporary file left"
+else
+	fail metrics-textfile "no textfile or no reclaimed bytes in it ($(ls /tmp/metrics 2>&1 | tr '\n' ' '))"
+fi
 
 cp /proc/vmstat "$RESULTS/vmstat-end.txt"
 cat /proc/swaps

@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * metrics.c - the pure part of the metrics (metrics.h): the listen address parser and the
+ * renderer from a struct metrics_input to Prometheus text exposition format 0.0.4
+ * (https://prometheus.io/docs/instrumenting/exposition_formats/). No I/O, no clock, no logging:
+ * the same input renders to the same bytes.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "obs/metrics.h"
+
+int metrics_parse_listen(const char *s, struct sockaddr_storage *ret_addr, socklen_t *ret_len)
+{
+	struct sockaddr_storage ss = { 0 };
+	char host[INET6_ADDRSTRLEN + 2];
+	const char *colon, *port_s;
+	unsigned long port;
+	size_t hlen;
+	char *end;
+
+	if (!s || !(colon = strrchr(s, ':')))
+		return -EINVAL;
+	port_s = colon + 1;
+	hlen = (size_t)(colon - s);
+	if (hlen == 0 || hlen >= sizeof(host) || !*port_s || *port_s < '0' || *port_s > '9')
+		return -EINVAL;
+	errno = 0;
+	port = strtoul(port_s, &end, 10);
+	if (errno || *end || port == 0 || port > 65535)
+		return -EINVAL;
+	memcpy(host, s, hlen);
+	host[hlen] = '\0';
+	if (host[0] == '[') {
+		struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
+
+		if (hlen < 3 || host[hlen - 1] != ']')
+			return -EINVAL;
+		host[hlen - 1] = '\0';
+		if (inet_pton(AF_INET6, host + 1, &a6->sin6_addr) != 1)
+			return -EINVAL;
+		a6->sin6_family = AF_INET6;
+		a6->sin6_port = htons((uint16_t)port);
+		*ret_len = sizeof(*a6);
+	} else {
+		struct sockaddr_in *a4 = (struct sockaddr_in *)&ss;
+
+		if (inet_pton(AF_INET, host, &a4->sin_addr) != 1)
+			return -EINVAL;
+		a4->sin_family = AF_INET;
+		a4->sin_port = htons((uint16_t)port);
+		*ret_len = sizeof(*a4);
+	}
+	*ret_addr = ss;
+	return 0;
+}
+
+/* ---- rendering ----------------------------------------------------------------------------- */
+
+/* A label value as the exposition format wants it: backslash, double quote and line feed
+ * escaped; everything else (UTF-8 included) as is. */
+static void put_label_value(FILE *f, const char *v)
+{
+	for (; v && *v; v++) {
+		if (*v == '\\')
+			fputs("\\\\", f);
+		else if (*v == '"')
+			fputs("\\\"", f);
+		else if (*v == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*v, f);
+	}
+}
+
+static void family(FILE *f, const char *name, const char *type, const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void put_u64(FILE *f, const char *name, uint64_t v)
+{
+	fprintf(f, "%s %" PRIu64 "\n", name, v);
+}
+
+/* Doubles with 9 significant digits (enough for microseconds of a tick); Go's float syntax, which
+ * Prometheus reads, takes %g's output (no NaN or Inf arise: the inputs are finite). */
+static void put_double(FILE *f, const char *name, double v)
+{
+	fprintf(f, "%s %.9g\n", name, v);
+}
+
+static void gauge(FILE *f, const char *name, const char *help, uint64_t v)
+{
+	family(f, name, "gauge", help);
+	put_u64(f, name, v);
+}
+
+static void counter(FILE *f, const char *name, const char *help, uint64_t v)
+{
+	family(f, name, "counter", help);
+	put_u64(f, name, v);
+}
+
+/* name{k1="v1"[,k2="v2"]} value */
+static void series(FILE *f, const char *name, const char *k1, const char *v1, const char *k2,
+		   const char *v2, uint64_t v)
+{
+	fprintf(f, "%s{%s=\"", name, k1);
+	put_label_value(f, v1);
+	if (k2) {
+		fprintf(f, "\",%s=\"", k2);
+		put_label_value(f, v2);
+	}
+	fprintf(f, "\"} %" PRIu64 "\n", v);
+}
+
+static void node_series(FILE *f, const char *name, int node, uint64_t v)
+{
+	fprintf(f, "%s{node=\"%d\"} %" PRIu64 "\n", name, node, v);
+}
+
+static void render_dispatcher(FILE *f, const struct metrics_input *in)
+{
+	counter(f, "reclaimd_requested_bytes_total",
+		"Bytes asked of memory.reclaim or lru_gen eviction by submitted jobs (psi policy and "
+		"headroom).", in->requested_bytes);
+	counter(f, "reclaimd_reclaimed_bytes_total",
+		"Bytes reclaimed by finished jobs (the cgroup's memory.stat pgsteal growth while each "
+		"ran, so the kernel's own reclaim of it in that window too).",
+		in->reclaimed_bytes);
+	counter(f, "reclaimd_requests_total", "Jobs submitted with bytes to reclaim.", in->requests);
+	family(f, "reclaimd_request_outcomes_total", "counter",
+	       "Finished jobs with bytes to reclaim, by how they ended.");
+	for (int o = 0; o < _JOB_OUTCOME_MAX; o++)
+		series(f, "reclaimd_request_outcomes_total", "outcome",
+		       job_outcome_str((enum job_outcome)o), NULL, NULL, in->requests_by_outcome[o]);
+	counter(f, "reclaimd_psi_trigger_cancels_total",
+		"In-flight jobs cancelled because their cgroup's PSI trigger fired.",
+		in->pressure_cancels);
+	counter(f, "reclaimd_jobs_dropped_total",
+		"Jobs the worker pools refused (queue full, or stopping).", in->jobs_dropped);
+	counter(f, "reclaimd_lru_gen_evict_jobs_total",
+		"Finished jobs that evicted through MGLRU lru_gen.", in->lru_gen_evict_jobs);
+
+	family(f, "reclaimd_workers", "gauge", "Worker threads of the node's pool.");
+	for (unsigned i = 0; i < in->n_nodes; i++)
+		node_series(f, "reclaimd_workers", in->node[i].node, in->node[i].workers);
+	family(f, "reclaimd_workers_allowed", "gauge",
+	       "Workers the node's pool may run now (follows its idle cores).");
+	for (unsigned i = 0; i < in->n_nodes; i++)
+		node_series(f, "reclaimd_workers_allowed", in->node[i].node, in->node[i].allowed);
+	family(f, "reclaimd_jobs_running", "gauge", "Jobs a worker of the node's pool is running.");
+	for (unsigned i = 0; i < in->n_nodes; i++)
+		node_series(f, "reclaimd_jobs_running", in->node[i].node, in->node[i].busy);
+	family(f, "reclaimd_jobs_queued", "gauge", "Jobs waiting in the node's pool queue.");
+	for (unsigned i = 0; i < in->n_nodes; i++)
+		node_series(f, "reclaimd_jobs_queued", in->node[i].node, in->node[i].queued);
+	family(f, "reclaimd_node_reclaimed_bytes_total", "counter",
+	       "Bytes reclaimed by the node's workers.");
+	for (unsigned i = 0; i < in->n_nodes; i++)
+		node_series(f, "reclaimd_node_reclaimed_bytes_total", in->node[i].node,
+			    in->node[i].reclaimed_bytes);
+	family(f, "reclaimd_node_jobs_dropped_total", "counter",
+	       "Jobs the node's pool refused (queue full).");
+	for (unsigned i = 0; i < in->n_nodes; i++)
+		node_series(f, "reclaimd_node_jobs_dropped_total", in->node[i].node,
+			    in->node[i].jobs_dropped);
+}
+
+static void render_headroom(FILE *f, const struct metrics_input *in)
+{
+	gauge(f, "reclaimd_headroom_enabled", "1 when policy headroom is on and zoneinfo readable.",
+	      in->headroom_enabled);
+	counter(f, "reclaimd_headroom_checks_total", "Headroom checks of /proc/zoneinfo.",
+		in->headroom_checks);
+	counter(f, "reclaimd_headroom_requests_total", "Chunks headroom asked of cgroups.",
+		in->headroom_requests);
+	counter(f, "reclaimd_headroom_last_resort_requests_total",
+		"Headroom chunks asked of a stalling cgroup (no calm one had enough).",
+		in->headroom_last_resort);
+	counter(f, "reclaimd_headroom_requested_bytes_total", "Bytes headroom asked of cgroups.",
+		in->headroom_requested_bytes);
+	family(f, "reclaimd_headroom_free_bytes", "gauge",
+	       "Free memory of the node at the last headroom check.");
+	for (unsigned i = 0; i < in->n_nodes; i++)
+		if (in->node[i].headroom)
+			node_series(f, "reclaimd_headroom_free_bytes", in->node[i].node,
+				    in->node[i].free_bytes);
+	family(f, "reclaimd_headroom_goal_bytes", "gauge",
+	       "Free memory headroom keeps on the node (high watermark plus headroom).");
+	for (unsigned i = 0; i < in->n_nodes; i++)
+		if (in->node[i].headroom)
+			node_series(f, "reclaimd_headroom_goal_bytes", in->node[i].node,
+				    in->node[i].goal_bytes);
+	family(f, "reclaimd_headroom_deficit_bytes", "gauge",
+	       "Bytes the node was short of its headroom goal at the last check (0: none).");
+	for (unsigned i = 0; i < in->n_nodes; i++)
+		if (in->node[i].headroom)
+			node_series(f, "reclaimd_headroom_deficit_bytes", in->node[i].node,
+				    in->node[i].deficit_bytes);
+	family(f, "reclaimd_headroom_deficits_total", "counter",
+	       "Times the node fell below its headroom goal (each starts a refill).");
+	for (unsigned i = 0; i < in->n_nodes; i++)
+		if (in->node[i].headroom)
+			node_series(f, "reclaimd_headroom_deficits_total", in->node[i].node,
+				    in->node[i].deficits);
+}
+
+static void render_host(FILE *f, const struct metrics_input *in)
+{
+	counter(f, "reclaimd_direct_reclaim_allocstalls_total",
+		"Host allocation stalls in direct reclaim seen between ticks (/proc/vmstat allocstall "
+		"deltas since reclaimd started).", in->allocstalls);
+	counter(f, "reclaimd_direct_reclaim_scanned_pages_total",
+		"Host pages scanned by direct reclaim while no job of reclaimd's evicted through "
+		"lru_gen (/proc/vmstat pgscan_direct deltas since start).", in->pgscan_direct);
+	family(f, "reclaimd_zswap_pool_fill_ratio", "gauge",
+	       "zswap pool size over its limit at the last tick (0..1).");
+	put_double(f, "reclaimd_zswap_pool_fill_ratio", in->zswap_pool_fill);
+	counter(f, "reclaimd_zswap_inversions_total",
+		"Ticks with an LRU inversion (pages bypassing a full zswap pool to disk).",
+		in->zswap_inversions);
+	counter(f, "reclaimd_zswap_fair_share_changes_total",
+		"Writes of a fair-share memory.zswap.max.", in->zswap_max_writes);
+	counter(f, "reclaimd_zswap_shrinker_switches_total",
+		"Times the zswap shrinker was turned on or off (shrinker_enabled \"auto\").",
+		in->zswap_shrinker_switches);
+	family(f, "reclaimd_swap_size_bytes", "gauge", "Size of an active swap device (/proc/swaps).");
+	for (size_t i = 0; i < in->n_swaps; i++) {
+		char prio[16];
+
+		snprintf(prio, sizeof(prio), "%d", in->swaps[i].priority);
+		series(f, "reclaimd_swap_size_bytes", "device", in->swaps[i].path, "priority", prio,
+		       in->swaps[i].size_bytes);
+	}
+	family(f, "reclaimd_swap_used_bytes", "gauge", "Bytes in use on an active swap device.");
+	for (size_t i = 0; i < in->n_swaps; i++) {
+		char prio[16];
+
+		snprintf(prio, sizeof(prio), "%d", in->swaps[i].priority);
+		series(f, "reclaimd_swap_used_bytes", "device", in->swaps[i].path, "priority", prio,
+		       in->swaps[i].used_bytes);
+	}
+	counter(f, "reclaimd_zram_writeback_bytes_total",
+		"Bytes reclaimd had zram write back to its backing device.", in->zram_written_bytes);
+	gauge(f, "reclaimd_mglru_aging_active", "1 when managed memcgs are aged through lru_gen.",
+	      in->aging_active);
+	counter(f, "reclaimd_mglru_lruvecs_aged_total", "lru_gen aging commands the kernel accepted.",
+		in->lruvecs_aged);
+}
+
+static void render_rules(FILE *f, const struct metrics_input *in)
+{
+	family(f, "reclaimd_rule_cgroups", "gauge", "Cgroups the rule manages now.");
+	for (size_t i = 0; i < in->n_rules; i++)
+		series(f, "reclaimd_rule_cgroups", "rule", in->rules[i].match, NULL, NULL,
+		       in->rules[i].managed);
+	family(f, "reclaimd_rule_requests_total", "counter",
+	       "Finished jobs with bytes to reclaim of the rule's cgroups.");
+	for (size_t i = 0; i < in->n_rules; i++)
+		series(f, "reclaimd_rule_requests_total", "rule", in->rules[i].match, NULL, NULL,
+		       in->rules[i].requests);
+	family(f, "reclaimd_rule_requested_bytes_total", "counter",
+	       "Bytes the rule's cgroups' finished jobs asked for.");
+	for (size_t i = 0; i < in->n_rules; i++)
+		series(f, "reclaimd_rule_requested_bytes_total", "rule", in->rules[i].match, NULL, NULL,
+		       in->rules[i].requested_bytes);
+	family(f, "reclaimd_rule_reclaimed_bytes_total", "counter",
+	       "Bytes the rule's cgroups' finished jobs reclaimed.");
+	for (size_t i = 0; i < in->n_rules; i++)
+		series(f, "reclaimd_rule_reclaimed_bytes_total", "rule", in->rules[i].match, NULL, NULL,
+		       in->rules[i].reclaimed_bytes);
+	family(f, "reclaimd_decisions_total", "counter",
+	       "Per-cgroup policy decisions of the rule's cgroups, by reason (\"reclaim\", or why not).");
+	for (size_t i = 0; i < in->n_rules; i++)
+		for (int r = 0; r < _DECISION_MAX; r++)
+			series(f, "reclaimd_decisions_total", "rule", in->rules[i].match, "reason",
+			       decision_reason_str((enum decision_reason)r), in->rules[i].decisions[r]);
+	family(f, "reclaimd_rule_memory_events_high_total", "counter",
+	       "memory.events high increments seen in the rule's cgroups (throttled at memory.high).");
+	for (size_t i = 0; i < in->n_rules; i++)
+		series(f, "reclaimd_rule_memory_events_high_total", "rule", in->rules[i].match, NULL,
+		       NULL, in->rules[i].events_high);
+	family(f, "reclaimd_rule_memory_events_max_total", "counter",
+	       "memory.events max increments seen in the rule's cgroups (reclaim at memory.max).");
+	for (size_t i = 0; i < in->n_rules; i++)
+		series(f, "reclaimd_rule_memory_events_max_total", "rule", in->rules[i].match, NULL,
+		       NULL, in->rules[i].events_max);
+	if (!in->per_cgroup)
+		return;
+	family(f, "reclaimd_cgroup_reclaimed_bytes_total", "counter",
+	       "Bytes reclaimed from the cgroup (metrics.per_cgroup; at most "
+	       "metrics.max_cgroup_series cgroups, in path order).");
+	for (size_t i = 0; i < in->n_cgroups; i++)
+		series(f, "reclaimd_cgroup_reclaimed_bytes_total", "cgroup", in->cgroups[i].path,
+		       "rule", in->cgroups[i].rule, in->cgroups[i].reclaimed_bytes);
+	gauge(f, "reclaimd_cgroup_series_capped",
+	      "Managed cgroups without series of their own (past metrics.max_cgroup_series); the "
+	      "rule series include them.", in->cgroups_capped);
+}
+
+int metrics_render(const struct metrics_input *in, char **ret_text, size_t *ret_len)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return -ENOMEM;
+	family(f, "reclaimd_build_info", "gauge", "reclaimd's version, as a label; always 1.");
+	series(f, "reclaimd_build_info", "version", in->version, NULL, NULL, 1);
+	gauge(f, "reclaimd_managed_cgroups", "Cgroups managed now.", in->managed_cgroups);
+	render_dispatcher(f, in);
+	render_headroom(f, in);
+	render_host(f, in);
+	render_rules(f, in);
+	family(f, "reclaimd_last_tick_duration_seconds", "gauge",
+	       "Wall time of the last tick (discovery to dispatch).");
+	put_double(f, "reclaimd_last_tick_duration_seconds", in->last_tick_seconds);
+	family(f, "reclaimd_tick_duration_seconds", "summary",
+	       "Wall time of the ticks since start (sum and count).");
+	put_double(f, "reclaimd_tick_duration_seconds_sum", in->tick_seconds_sum);
+	put_u64(f, "reclaimd_tick_duration_seconds_count", in->ticks);
+	if (ferror(f)) {
+		fclose(f);
+		free(text);
+		return -ENOMEM;
+	}
+	if (fclose(f) != 0) {
+		free(text);
+		return -ENOMEM;
+	}
+	*ret_text = text;
+	*ret_len = len;
+	return 0;
+}

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * metrics.h - Prometheus metrics: what reclaimd does, in the text exposition format (0.0.4), for
+ * node_exporter's textfile collector and, opt-in, on HTTP /metrics. Metrics only observe: they
+ * read the controllers' reports once per tick, after the tick's work, and never change a
+ * decision.
+ *
+ *   metrics.c          the pure part: parsing metrics.listen, and rendering a struct
+ *                      metrics_input (plain numbers) into exposition text. No I/O; unit-tested.
+ *   metrics_collect.c  the loop's side: fills a struct metrics_input from the controllers'
+ *                      reports and the loop's own running totals (loop/loop.h).
+ *   metrics_io.c       the I/O: the textfile (NAME.prom.<pid> in the same directory, then
+ *                      rename(2): the collector never sees half a file) and the HTTP server.
+ *
+ * HTTP: libmicrohttpd in its own thread (MHD_USE_INTERNAL_POLLING_THREAD), not driven from the
+ * sd-event loop. The main thread renders once per tick and swaps the finished page into a slot
+ * under a mutex; the server thread only copies that page out under the same mutex. So a slow,
+ * stuck or malicious client costs the server thread, never the tick: the tick holds the mutex
+ * for a pointer swap, the server for one memcpy of the page (tens of KiB). Driving MHD from
+ * sd-event would put MHD's request parsing and its fd-set bookkeeping (MHD_get_fdset() each
+ * iteration, or its epoll fd plus MHD_get_timeout()) on the thread that must tick on time, for
+ * no gain: nothing the server does needs the loop's state. Connections are bounded
+ * (METRICS_HTTP_MAX_CONNECTIONS, METRICS_HTTP_TIMEOUT_S each); only GET /metrics answers 200,
+ * anything else 404; 503 until the first tick has rendered.
+ *
+ * Counters (`_total`) are read from running totals the owners keep (dispatcher, headroom, zswap,
+ * zram, aging reports; the loop's report.c for decisions, per-rule bytes and direct reclaim),
+ * never accumulated here, so they cannot drift from what the logs and status say.
+ */
+#ifndef RECLAIMD_OBS_METRICS_H
+#define RECLAIMD_OBS_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "reclaimd/actuator.h"
+#include "reclaimd/common.h"
+#include "reclaimd/config.h"
+#include "reclaimd/policy.h"
+
+#define METRICS_HTTP_MAX_CONNECTIONS 16
+#define METRICS_HTTP_TIMEOUT_S 10
+
+/* One rule's series (label rule="<its match glob>"). Counters since start, kept across reloads
+ * for a rule whose match is unchanged. */
+struct metrics_rule {
+	const char *match;
+	uint64_t managed;                      /* gauge: cgroups it manages now */
+	uint64_t requests;                     /* finished jobs with bytes to reclaim */
+	uint64_t requested_bytes, reclaimed_bytes; /* of those jobs */
+	uint64_t decisions[_DECISION_MAX];     /* decisions by reason (reclaim or why not) */
+	uint64_t events_high, events_max;      /* memory.events high/max increments seen */
+};
+
+/* One cgroup's own series (metrics.per_cgroup). */
+struct metrics_cgroup {
+	const char *path;                      /* relative to the cgroup root */
+	const char *rule;                      /* its rule's match */
+	uint64_t reclaimed_bytes;              /* counter, since reclaimd first saw this cgroup */
+};
+
+struct metrics_node {
+	int node;
+	unsigned workers, allowed, busy, queued;   /* gauges */
+	uint64_t reclaimed_bytes, jobs_dropped;    /* counters */
+	bool headroom;                             /* headroom considered this node */
+	uint64_t free_bytes, goal_bytes, deficit_bytes; /* gauges, at the last headroom check */
+	uint64_t deficits;                         /* counter: times below its goal */
+};
+
+struct metrics_swap {
+	const char *path;
+	int priority;
+	uint64_t size_bytes, used_bytes;
+};
+
+/* Everything one exposition shows: plain numbers, the pointers valid during metrics_render(). */
+struct metrics_input {
+	const char *version;
+	uint64_t managed_cgroups;
+	/* dispatcher */
+	uint64_t requested_bytes, reclaimed_bytes, requests;
+	uint64_t requests_by_outcome[_JOB_OUTCOME_MAX];
+	uint64_t pressure_cancels, jobs_dropped, lru_gen_evict_jobs;
+	unsigned n_nodes;
+	struct metrics_node node[RECLAIMD_MAX_NODES];
+	/* headroom */
+	bool headroom_enabled;
+	uint64_t headroom_checks, headroom_requests, headroom_requested_bytes, headroom_last_resort;
+	/* direct reclaim seen on the host (/proc/vmstat deltas summed by report.c) */
+	uint64_t allocstalls, pgscan_direct;
+	/* zswap */
+	double zswap_pool_fill;               /* 0..1 */
+	uint64_t zswap_inversions, zswap_max_writes, zswap_shrinker_switches;
+	/* swap tiers */
+	size_t n_swaps;
+	const struct metrics_swap *swaps;
+	/* zram */
+	uint64_t zram_written_bytes;
+	/* MGLRU aging */
+	bool aging_active;
+	uint64_t lruvecs_aged, aging_jobs;
+	/* ticks */
+	uint64_t ticks;
+	double last_tick_seconds, tick_seconds_sum;
+	/* per rule, per cgroup (already capped: cgroups_capped had no series of their own) */
+	size_t n_rules;
+	const struct metrics_rule *rules;
+	bool per_cgroup;
+	size_t n_cgroups, cgroups_capped;
+	const struct metrics_cgroup *cgroups;
+};
+
+/* ---- metrics.c (pure) ---------------------------------------------------------------------- */
+
+/* "ADDR:PORT" with a numeric IPv4 address, or "[ADDR]:PORT" with an IPv6 one; port 1..65535.
+ * No host names (no resolver at start). Returns 0 and the address, or -EINVAL. */
+int metrics_parse_listen(const char *s, struct sockaddr_storage *ret_addr, socklen_t *ret_len);
+
+/* Renders in into exposition text: HELP and TYPE for every family, series in a fixed order (the
+ * input's), label values escaped (\\, \", \n). Deterministic: the same input gives the same
+ * bytes. *ret_text is malloc'ed and NUL-terminated, *ret_len without the NUL. Returns 0 or
+ * -ENOMEM (outputs untouched). */
+int metrics_render(const struct metrics_input *in, char **ret_text, size_t *ret_len);
+
+/* ---- metrics_io.c -------------------------------------------------------------------------- */
+
+struct metrics;
+
+/* Sets up from c: binds c->listen (if set) and starts the server thread. Returns 0, -EINVAL for
+ * an address metrics_parse_listen() refuses, or the -errno of socket/bind/listen (-EADDRINUSE,
+ * -EACCES), or -ENOMEM/-EIO when libmicrohttpd would not start. Does not log. */
+int metrics_new(const struct metrics_section *c, struct metrics **ret);
+/* Stops the server thread and frees; accepts NULL. The textfile is left in place. */
+void metrics_free(struct metrics *m);
+/* Whether anything consumes metrics (a textfile or a listener): else nothing is collected. */
+bool metrics_enabled(const struct metrics *m);
+/* Applies a reloaded section at once: textfile, per_cgroup, max_cgroup_series, and listen (a
+ * changed address: the old server stops, then one starts on the new address, or none for null).
+ * Returns 0, or the -errno of the new address (as metrics_new()); then *ret_kept is the old
+ * address, served again (malloc'ed), or NULL when no server runs now. Does not log. */
+int metrics_reload(struct metrics *m, const struct metrics_section *c, char **ret_kept);
+/* The per-cgroup settings in use, for the collector. */
+void metrics_cgroup_settings(const struct metrics *m, bool *ret_per_cgroup, size_t *ret_max);
+/* Renders in, writes the textfile (if configured) and hands the page to the server (if any).
+ * Logs one warning when the textfile cannot be written (with its path and errno) and one line
+ * when it can again; a cap on per-cgroup series reached is warned once per configuration. */
+void metrics_publish(struct metrics *m, const struct metrics_input *in);
+
+#endif

@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * metrics_io.c - where the rendered metrics go (metrics.h): node_exporter's textfile, written
+ * as NAME.prom.<pid> in the same directory and renamed over NAME.prom (no fsync: a crash loses
+ * at most one tick's file, and the collector never sees half of one), and the HTTP server.
+ *
+ * The server runs in libmicrohttpd's own thread; the only state it shares with the main thread
+ * is `page` (the last rendered exposition) under `lock`. The main thread swaps a new page in
+ * once per tick; the server copies the page into each response under the same lock.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "ctl/ctl.h"
+#include "obs/metrics.h"
+#include "reclaimd/log.h"
+
+#define CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
+
+struct metrics {
+	/* main thread only */
+	char *textfile;                 /* NULL: none */
+	int textfile_error;             /* -errno of the last failed write, 0: the last one worked */
+	usec_t textfile_warning_us;
+	bool per_cgroup;
+	size_t max_series;
+	bool cap_warned;                /* per configuration */
+	char *listen;                   /* the address in use; NULL: no server */
+	struct MHD_Daemon *mhd;
+
+	/* shared with the server thread */
+	pthread_mutex_t lock;
+	char *page;                     /* NULL until the first publish */
+	size_t page_len;
+};
+
+/* ---- HTTP ------------------------------------------------------------------------------ */
+
+static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status, const char *body,
+			       size_t len, enum MHD_ResponseMemoryMode mode)
+{
+	struct MHD_Response *resp = MHD_create_response_from_buffer(len, (void *)body, mode);
+	enum MHD_Result r;
+
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+				status == MHD_HTTP_OK ? CONTENT_TYPE : "text/plain; charset=utf-8");
+	r = MHD_queue_response(conn, status, resp);
+	MHD_destroy_response(resp);
+	return r;
+}
+
+/* Runs on the server thread. Answers at the first call for a request (no upload is read: a GET
+ * has no body, and anything else is 404, the connection closed by MHD if a body follows). */
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+				  const char *method, const char *version, const char *upload,
+				  size_t *upload_size, void **req_cls)
+{
+	static const char not_found[] = "only GET /metrics is served here\n";
+	static const char not_yet[] = "no tick has run yet\n";
+	struct metrics *m = cls;
+	enum MHD_Result r;
+
+	(void)version;
+	(void)upload;
+	(void)upload_size;
+	(void)req_cls;
+	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 || strcmp(url, "/metrics") != 0)
+		return respond(conn, MHD_HTTP_NOT_FOUND, not_found, sizeof(not_found) - 1,
+			       MHD_RESPMEM_PERSISTENT);
+	pthread_mutex_lock(&m->lock);
+	if (m->page)
+		r = respond(conn, MHD_HTTP_OK, m->page, m->page_len, MHD_RESPMEM_MUST_COPY);
+	else
+		r = respond(conn, MHD_HTTP_SERVICE_UNAVAILABLE, not_yet, sizeof(not_yet) - 1,
+			    MHD_RESPMEM_PERSISTENT);
+	pthread_mutex_unlock(&m->lock);
+	return r;
+}
+
+/* Binds ourselves (so a port in use is an errno, not MHD's NULL) and hands the socket to MHD. */
+static int server_start(struct metrics *m, const char *listen_addr)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd, one = 1, r;
+
+	r = metrics_parse_listen(listen_addr, &ss, &len);
+	if (r < 0)
+		return r;
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (ss.ss_family == AF_INET6)
+		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 16) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	m->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL, 0, NULL, NULL,
+				  on_request, m,
+				  MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
+				  MHD_OPTION_CONNECTION_LIMIT, (unsigned)METRICS_HTTP_MAX_CONNECTIONS,
+				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)METRICS_HTTP_TIMEOUT_S,
+				  MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)METRICS_HTTP_MAX_CONNECTIONS,
+				  MHD_OPTION_END);
+	if (!m->mhd) {
+		close(fd);
+		return -EIO;
+	}
+	m->listen = strdup(listen_addr);
+	return m->listen ? 0 : -ENOMEM;
+}
+
+static void server_stop(struct metrics *m)
+{
+	if (m->mhd)
+		MHD_stop_daemon(m->mhd);  /* joins the server thread, closes the socket */
+	m->mhd = NULL;
+	free(m->listen);
+	m->listen = NULL;
+}
+
+/* ---- the textfile ---------------------------------------------------------------------- */
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* NAME.prom.<pid>, then rename over NAME.prom. Returns 0 or -errno. */
+static int textfile_write(const char *path, const char *text, size_t len)
+{
+	char tmp[PATH_MAX];
+	int fd, r;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.%ld", path, (long)getpid()) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -errno;
+	r = write_all(fd, text, len);
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0)
+		unlink(tmp);
+	return r;
+}
+
+static void textfile_publish(struct metrics *m, const char *text, size_t len)
+{
+	int r = textfile_write(m->textfile, text, len);
+
+	if (r < 0) {
+		/* One warning when writing starts failing (or fails differently), then at most
+		 * once an hour while it keeps failing. */
+		if (r != m->textfile_error)
+			m->textfile_warning_us = 0;
+		if (log_ratelimit(&m->textfile_warning_us, now_us(), 3600 * USEC_PER_SEC))
+			log_warning("metrics.textfile %s: cannot write it: %s; metrics go on without "
+				    "it, retried every tick", m->textfile, strerror(-r));
+	} else if (m->textfile_error) {
+		log_info("metrics.textfile %s: written again", m->textfile);
+	}
+	m->textfile_error = r;
+}
+
+/* ---- the handle ------------------------------------------------------------------------ */
+
+static int settings_apply(struct metrics *m, const struct metrics_section *c)
+{
+	char *textfile = NULL;
+
+	if (c->textfile && !(textfile = strdup(c->textfile)))
+		return -ENOMEM;
+	if (!m->textfile || !textfile || strcmp(m->textfile, textfile) != 0)
+		m->textfile_error = 0, m->textfile_warning_us = 0;
+	free(m->textfile);
+	m->textfile = textfile;
+	m->per_cgroup = c->per_cgroup;
+	m->max_series = c->max_cgroup_series;
+	m->cap_warned = false;
+	return 0;
+}
+
+int metrics_new(const struct metrics_section *c, struct metrics **ret)
+{
+	struct metrics *m = calloc(1, sizeof(*m));
+	int r;
+
+	if (!m)
+		return -ENOMEM;
+	pthread_mutex_init(&m->lock, NULL);
+	r = settings_apply(m, c);
+	if (r == 0 && c->listen)
+		r = server_start(m, c->listen);
+	if (r < 0) {
+		metrics_free(m);
+		return r;
+	}
+	*ret = m;
+	return 0;
+}
+
+void metrics_free(struct metrics *m)
+{
+	if (!m)
+		return;
+	server_stop(m);
+	pthread_mutex_destroy(&m->lock);
+	free(m->page);
+	free(m->textfile);
+	free(m);
+}
+
+bool metrics_enabled(const struct metrics *m)
+{
+	return m && (m->textfile || m->mhd);
+}
+
+int metrics_reload(struct metrics *m, const struct metrics_section *c, char **ret_kept)
+{
+	_cleanup_(freep) char *old = NULL;
+	int r;
+
+	*ret_kept = NULL;
+	(void)settings_apply(m, c); /* out of memory: keeps writing no textfile, says nothing */
+	if ((!c->listen && !m->listen) || (c->listen && m->listen && strcmp(c->listen, m->listen) == 0))
+		return 0;
+	/* The old listener goes first: the new address may be the same port on another address. */
+	old = m->listen ? strdup(m->listen) : NULL;
+	server_stop(m);
+	if (!c->listen)
+		return 0;
+	r = server_start(m, c->listen);
+	if (r < 0 && old && server_start(m, old) == 0) {
+		*ret_kept = old;
+		old = NULL;
+	}
+	return r;
+}
+
+void metrics_cgroup_settings(const struct metrics *m, bool *ret_per_cgroup, size_t *ret_max)
+{
+	*ret_per_cgroup = m->per_cgroup;
+	*ret_max = m->max_series;
+}
+
+void metrics_publish(struct metrics *m, const struct metrics_input *in)
+{
+	char *text, *old;
+	size_t len;
+
+	if (!metrics_enabled(m) || metrics_render(in, &text, &len) < 0)
+		return;
+	if (in->per_cgroup && in->cgroups_capped && !m->cap_warned) {
+		log_warning("metrics: %zu managed cgroups have no series of their own past "
+			    "metrics.max_cgroup_series=%zu (in path order); their rules' series "
+			    "include them", in->cgroups_capped, m->max_series);
+		m->cap_warned = true;
+	}
+	if (m->textfile)
+		textfile_publish(m, text, len);
+	if (!m->mhd) {
+		free(text);
+		return;
+	}
+	pthread_mutex_lock(&m->lock);
+	old = m->page;
+	m->page = text;
+	m->page_len = len;
+	pthread_mutex_unlock(&m->lock);
+	free(old);
+}

@@ -1,0 +1,245 @@
+#!/usr/bin/env bash
+# The metrics end to end, on the host (part of `make check-unit`): the real daemon
+# ($RECLAIMD, default ./reclaimd) runs --dry-run on a fake cgroup tree (the recorded files of a
+# real 6.12 cgroup, tests/fixtures/real-6.12, copied into a temporary directory on tmpfs when
+# /dev/shm is one), with metrics.textfile and metrics.listen set. Checks:
+#   - the textfile and GET /metrics both pass `promtool check metrics` (Debian: prometheus);
+#   - only GET /metrics answers 200 (404 otherwise), with the exposition's content type;
+#   - every _total series of a later scrape is >= the same series of an earlier one;
+#   - a textfile directory that does not exist gets one warning over several ticks, no crash,
+#     and the file appears once the directory does (with one "written again" line);
+#   - SIGHUP applies a new textfile path and a new listen address; onto a port in use, it says
+#     so and serves the old address again;
+#   - a second daemon on the same address exits 1 naming the address and the errno.
+# No timing assertion: waits are bounded polls for a condition (10 s each, far above the
+# 0.5 s interval). Prints "metrics-e2e: N passed, N failed, N skipped".
+# The fixture tree cannot drive jobs (memory.reclaim and PSI triggers need the kernel; with
+# --dry-run nothing is written), so request outcomes and reclaimed bytes stay 0 here; the VM
+# scenario test-reclaim checks reclaimed bytes on the real kernel.
+set -u
+cd "$(dirname "$0")/.."
+RECLAIMD=${RECLAIMD:-./reclaimd}
+FIX=tests/fixtures/real-6.12
+passed=0 failed=0 skipped=0
+
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+check() { # DESCRIPTION COMMAND...
+	local what=$1
+	shift
+	if "$@"; then ok; else bad "$what"; fi
+}
+skip() { skipped=$((skipped + 1)); echo "SKIP $*"; }
+
+base=/dev/shm
+[ "$(stat -f -c %T "$base" 2>/dev/null)" = tmpfs ] && [ -w "$base" ] || base=${TMPDIR:-/tmp}
+T=$(mktemp -d "$base/reclaimd-metrics.XXXXXX") || { echo "metrics-e2e: 0 passed, 1 failed, 0 skipped"; exit 1; }
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+# The fake tree: the root's recorded files, and three managed cgroups, one with a quote and a
+# backslash in its name (escaped in the per-cgroup series).
+mkdir -p "$T/cg/work.slice"
+cp "$FIX"/sys/fs/cgroup/* "$T/cg/" 2>/dev/null
+cp "$FIX"/sys/fs/cgroup/fixture/* "$T/cg/work.slice/"
+for c in a b 'Odd"name\x'; do
+	mkdir -p "$T/cg/work.slice/$c"
+	cp "$FIX"/sys/fs/cgroup/fixture/* "$T/cg/work.slice/$c/"
+done
+
+# A free port: the kernel picks one for a listener we close at once; the daemon may still lose
+# it to another process in between, so it is retried a few times with a new one.
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null ||
+		echo $((20000 + RANDOM % 30000))
+}
+
+write_config() { # FILE TEXTFILE PORT PER_CGROUP
+	cat >"$1" <<EOF
+{
+  "interval": 0.5,
+  "metrics": { "textfile": "$2", "listen": "127.0.0.1:$3", "per_cgroup": $4,
+               "max_cgroup_series": 2 },
+  "rules": [ { "match": "work.slice/*", "min_bytes": "1M" } ]
+}
+EOF
+}
+
+# GET PATH [METHOD] -> body on stdout, "HTTP-STATUS CONTENT-TYPE" in $T/http.
+http() { # PORT PATH [METHOD]
+	local method=${3:-GET}
+	if command -v curl >/dev/null; then
+		curl -s -X "$method" -o "$T/body" -D "$T/headers" "http://127.0.0.1:$1$2" || return 1
+	else
+		exec 3<>"/dev/tcp/127.0.0.1/$1" || return 1
+		printf '%s %s HTTP/1.0\r\nHost: localhost\r\n\r\n' "$method" "$2" >&3
+		cat <&3 >"$T/raw"
+		exec 3<&-
+		sed -n '1,/^\r$/p' "$T/raw" >"$T/headers"
+		sed '1,/^\r$/d' "$T/raw" >"$T/body"
+	fi
+	printf '%s %s\n' "$(sed -n '1s/^HTTP\/[0-9.]* \([0-9]*\).*/\1/p' "$T/headers")" \
+		"$(sed -n 's/^[Cc]ontent-[Tt]ype: *\(.*\)\r$/\1/p' "$T/headers")" >"$T/http"
+	cat "$T/body"
+}
+
+# Waits (at most 10 s) for COMMAND to succeed.
+wait_for() {
+	for _ in $(seq 100); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+value_of() { # FILE SERIES -> its value
+	awk -v s="$2" '$1 == s { print $2 }' "$1"
+}
+
+ticks_over() { # FILE N: the file's tick count is above N
+	local v
+	v=$(value_of "$1" reclaimd_tick_duration_seconds_count 2>/dev/null)
+	[ -n "$v" ] && [ "$v" -gt "$2" ]
+}
+
+start_daemon() { # CONFIG LOG -> pid in $daemon
+	"$RECLAIMD" -c "$1" --cgroup-root "$T/cg" --proc-root "$FIX/proc" --sys-root "$FIX/sys" \
+		--dry-run --log-stderr >"$2" 2>&1 &
+	daemon=$!
+	pids+=("$daemon")
+}
+
+promtool_ok() { # FILE
+	local out
+	out=$(promtool check metrics <"$1" 2>&1)
+	local rc=$?
+	[ -n "$out" ] && printf '%s\n' "$out" | sed 's/^/    promtool: /' >&2
+	return $rc
+}
+
+# ---- the daemon with both outputs -------------------------------------------------------------
+mkdir -p "$T/prom"
+for attempt in 1 2 3; do
+	port=$(free_port)
+	write_config "$T/c.json" "$T/prom/reclaimd.prom" "$port" true
+	start_daemon "$T/c.json" "$T/log"
+	wait_for test -s "$T/prom/reclaimd.prom" && break
+	grep -q "Address already in use" "$T/log" || break
+done
+check "the textfile appears" test -s "$T/prom/reclaimd.prom"
+check "the daemon is running" kill -0 "$daemon"
+if [ "$failed" -gt 0 ]; then
+	echo "--- daemon log (last 20 lines)" >&2
+	tail -n 20 "$T/log" >&2
+	echo "metrics-e2e: $passed passed, $failed failed, $skipped skipped"
+	exit 1
+fi
+wait_for ticks_over "$T/prom/reclaimd.prom" 2
+cp "$T/prom/reclaimd.prom" "$T/scrape1.prom"
+
+http "$port" /metrics >"$T/http1.prom"
+check "GET /metrics answers 200 with the exposition type" \
+	grep -q '^200 text/plain; version=0.0.4' "$T/http"
+check "GET /metrics has reclaimd_build_info" grep -q '^reclaimd_build_info{version="' "$T/http1.prom"
+check "the per-cgroup series escape the quote and backslash" \
+	grep -qF 'cgroup="work.slice/Odd\"name\\x"' "$T/prom/reclaimd.prom"
+check "past max_cgroup_series the rest is counted" \
+	grep -q '^reclaimd_cgroup_series_capped 1$' "$T/prom/reclaimd.prom"
+check "the cap is warned about once" test "$(grep -c 'max_cgroup_series' "$T/log")" -eq 1
+check "decisions are counted by rule and reason" \
+	grep -q '^reclaimd_decisions_total{rule="work.slice/\*",reason="reclaim"} [1-9]' "$T/prom/reclaimd.prom"
+http "$port" /other >/dev/null
+check "GET /other answers 404" grep -q '^404' "$T/http"
+http "$port" /metrics POST >/dev/null
+check "POST /metrics answers 404" grep -q '^404' "$T/http"
+
+if command -v promtool >/dev/null; then
+	check "promtool check metrics: the textfile" promtool_ok "$T/scrape1.prom"
+	check "promtool check metrics: GET /metrics" promtool_ok "$T/http1.prom"
+else
+	skip "promtool not installed (Debian package prometheus): exposition not checked by it"
+fi
+
+# Counters never go backwards from one scrape to a later one.
+n1=$(value_of "$T/scrape1.prom" reclaimd_tick_duration_seconds_count)
+wait_for ticks_over "$T/prom/reclaimd.prom" "$((n1 + 2))"
+http "$port" /metrics >"$T/http2.prom"
+check "a later scrape saw more ticks" ticks_over "$T/http2.prom" "$n1"
+backwards=$(awk 'FNR == NR { if ($1 ~ /_total({|$)/) v[$1] = $2; next }
+		 $1 in v && $2 + 0 < v[$1] + 0 { print $1, v[$1], "->", $2 }' \
+		"$T/scrape1.prom" "$T/http2.prom")
+check "no counter went backwards${backwards:+: $backwards}" test -z "$backwards"
+check "both scrapes have the same counter series" test \
+	"$(grep -c '^[a-z_]*_total' "$T/scrape1.prom")" -eq "$(grep -c '^[a-z_]*_total' "$T/http2.prom")"
+
+# ---- a second daemon on the same address -----------------------------------------------------
+"$RECLAIMD" -c "$T/c.json" --cgroup-root "$T/cg" --proc-root "$FIX/proc" --sys-root "$FIX/sys" \
+	--dry-run --log-stderr >"$T/log2" 2>&1 &
+p2=$!
+pids+=("$p2")
+wait "$p2"
+rc=$?
+check "a port in use: exit 1 (was $rc)" test "$rc" -eq 1
+check "a port in use: the error names the address and errno" \
+	grep -q "metrics.listen 127.0.0.1:$port: cannot serve /metrics there: Address already in use" "$T/log2"
+
+# ---- reload: another port, and a textfile in a directory that is not there yet ------------------
+port2=$(free_port)
+write_config "$T/c.json" "$T/later/reclaimd.prom" "$port2" false
+kill -HUP "$daemon"
+wait_for grep -q "metrics.textfile $T/later/reclaimd.prom: cannot write it: No such file or directory" "$T/log"
+# Five more ticks, seen through HTTP on the new port, each one failing to write the textfile.
+http_ticks_over() { http "$1" /metrics >"$T/h" && ticks_over "$T/h" "$2"; }
+check "reload: the server moved to the new port" wait_for http_ticks_over "$port2" 0
+n=$(value_of "$T/h" reclaimd_tick_duration_seconds_count)
+check "ticks go on after the reload" wait_for http_ticks_over "$port2" "$((n + 5))"
+check "reload: the old port no longer answers" bash -c "! (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null"
+check "an unwritable textfile directory: one warning over several ticks" \
+	test "$(grep -c 'cannot write it' "$T/log")" -eq 1
+check "an unwritable textfile directory: still running" kill -0 "$daemon"
+http "$port2" /metrics >"$T/http3.prom"
+check "an unwritable textfile directory: HTTP goes on" grep -q '^200' "$T/http"
+check "reload: per_cgroup off drops the cgroup series" \
+	bash -c "! grep -q '^reclaimd_cgroup_' '$T/http3.prom'"
+mkdir "$T/later"
+check "the textfile appears once its directory does" wait_for test -s "$T/later/reclaimd.prom"
+check "and that is said once" wait_for grep -q "metrics.textfile $T/later/reclaimd.prom: written again" "$T/log"
+check "no temporary file is left behind" test -z "$(ls "$T/later" | grep -v '^reclaimd.prom$')"
+if command -v promtool >/dev/null; then
+	check "promtool check metrics: the textfile after reload" promtool_ok "$T/later/reclaimd.prom"
+fi
+
+# ---- reload onto a port another daemon holds: an error, and the old address served again ------
+port3=$(free_port)
+mkdir -p "$T/blocker"
+write_config "$T/blocker.json" "$T/blocker/reclaimd.prom" "$port3" false
+main=$daemon
+start_daemon "$T/blocker.json" "$T/log3"
+blocker=$daemon
+daemon=$main
+if wait_for http_ticks_over "$port3" 0; then
+	write_config "$T/c.json" "$T/later/reclaimd.prom" "$port3" false
+	kill -HUP "$daemon"
+	check "reload onto a port in use: the error names it and says what is served" \
+		wait_for grep -q "metrics.listen 127.0.0.1:$port3: cannot serve /metrics there: Address already in use; still serving on 127.0.0.1:$port2" "$T/log"
+	check "reload onto a port in use: the old port answers again" wait_for http_ticks_over "$port2" 0
+else
+	bad "the second daemon on port $port3 did not start: $(tail -n 3 "$T/log3")"
+fi
+kill -TERM "$blocker"
+wait "$blocker"
+
+kill -TERM "$daemon"
+wait "$daemon"
+rc=$?
+check "SIGTERM: exit 0 (was $rc)" test "$rc" -eq 0
+check "no crash or sanitizer report in the log" \
+	bash -c "! grep -qE 'ERROR: [A-Za-z]*Sanitizer|runtime error|Segmentation' '$T/log'"
+[ "$failed" -gt 0 ] && { echo "--- daemon log (last 20 lines)"; tail -n 20 "$T/log"; } >&2
+
+echo "metrics-e2e: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

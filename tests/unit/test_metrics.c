@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_metrics.c - the pure part of the metrics (agent/obs/metrics.c): the listen address
+ * parser, and the renderer on inputs built in memory: escaping of label values, HELP and TYPE
+ * before every family's samples, `_total` exactly on counters, deterministic output, counters
+ * passed through unchanged (so they are as monotonic as their sources), the per-cgroup opt-in.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+
+#include "obs/metrics.h"
+#include "test.h"
+
+static void test_parse_listen(void)
+{
+	static const char *const bad[] = {
+		"", ":", "9465", ":9465", "127.0.0.1", "127.0.0.1:", "127.0.0.1:0", "127.0.0.1:65536",
+		"127.0.0.1:-1", "127.0.0.1:94a", "127.0.0.1: 9", "localhost:9465", "::1:9465",
+		"[::1]", "[::1:9465", "[]:9465", "[127.0.0.1]:9465", "256.0.0.1:80",
+		"127.0.0.1:99999999999999999999",
+	};
+	struct sockaddr_storage ss;
+	socklen_t len = 0;
+
+	CHECK_EQ_INT(metrics_parse_listen("127.0.0.1:9465", &ss, &len), 0);
+	CHECK_EQ_INT(ss.ss_family, AF_INET);
+	CHECK_EQ_INT(len, sizeof(struct sockaddr_in));
+	CHECK_EQ_INT(ntohs(((struct sockaddr_in *)&ss)->sin_port), 9465);
+	CHECK_EQ_U64(ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr), 0x7f000001);
+	CHECK_EQ_INT(metrics_parse_listen("0.0.0.0:1", &ss, &len), 0);
+	CHECK_EQ_INT(metrics_parse_listen("[::1]:65535", &ss, &len), 0);
+	CHECK_EQ_INT(ss.ss_family, AF_INET6);
+	CHECK_EQ_INT(len, sizeof(struct sockaddr_in6));
+	CHECK_EQ_INT(ntohs(((struct sockaddr_in6 *)&ss)->sin6_port), 65535);
+	CHECK_EQ_INT(metrics_parse_listen("[::]:9465", &ss, &len), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct sockaddr_storage untouched = { .ss_family = 12345 };
+		int r = metrics_parse_listen(bad[i], &untouched, &len);
+
+		if (r != -EINVAL)
+			fprintf(stderr, "metrics_parse_listen(\"%s\") = %d\n", bad[i], r);
+		CHECK_EQ_INT(r, -EINVAL);
+		CHECK_EQ_INT(untouched.ss_family, 12345);
+	}
+	CHECK_EQ_INT(metrics_parse_listen(NULL, &ss, &len), -EINVAL);
+}
+
+/* An input with something in every field; `k` scales every counter. */
+static void fill_input(struct metrics_input *in, uint64_t k, struct metrics_rule *rules,
+		       struct metrics_cgroup *cgs, struct metrics_swap *swaps)
+{
+	*in = (struct metrics_input){
+		.version = "1.2.3",
+		.managed_cgroups = 3,
+		.requested_bytes = 100 * k, .reclaimed_bytes = 90 * k, .requests = 10 * k,
+		.pressure_cancels = k, .jobs_dropped = k, .lru_gen_evict_jobs = 2 * k,
+		.n_nodes = 2,
+		.headroom_enabled = true, .headroom_checks = 50 * k, .headroom_requests = 3 * k,
+		.headroom_requested_bytes = 30 * k, .headroom_last_resort = k,
+		.allocstalls = 7 * k, .pgscan_direct = 70 * k,
+		.zswap_pool_fill = 0.25, .zswap_inversions = k, .zswap_max_writes = 4 * k,
+		.zswap_shrinker_switches = k,
+		.n_swaps = 2, .swaps = swaps,
+		.zram_written_bytes = 4096 * k,
+		.aging_active = true, .lruvecs_aged = 5 * k, .aging_jobs = 5 * k,
+		.ticks = 10 * k, .last_tick_seconds = 0.00125, .tick_seconds_sum = 0.0125 * (double)k,
+		.n_rules = 2, .rules = rules,
+		.per_cgroup = true, .n_cgroups = 2, .cgroups_capped = 1, .cgroups = cgs,
+	};
+	for (int o = 0; o < _JOB_OUTCOME_MAX; o++)
+		in->requests_by_outcome[o] = k * (uint64_t)(o + 1);
+	in->node[0] = (struct metrics_node){ .node = 0, .workers = 4, .allowed = 2, .busy = 1,
+					     .queued = 3, .reclaimed_bytes = 60 * k,
+					     .jobs_dropped = k, .headroom = true,
+					     .free_bytes = 1000, .goal_bytes = 2000,
+					     .deficit_bytes = 1000, .deficits = k };
+	in->node[1] = (struct metrics_node){ .node = 1, .workers = 4, .reclaimed_bytes = 30 * k };
+	rules[0] = (struct metrics_rule){ .match = "system.slice/*.service", .managed = 2,
+					  .requests = 6 * k, .requested_bytes = 60 * k,
+					  .reclaimed_bytes = 50 * k, .events_high = k,
+					  .events_max = k };
+	/* A glob with every character the format escapes. */
+	rules[1] = (struct metrics_rule){ .match = "odd\\dir/\"quoted\"\nnext", .managed = 1,
+					  .requests = 4 * k };
+	for (int r = 0; r < _DECISION_MAX; r++)
+		rules[0].decisions[r] = rules[1].decisions[r] = k * (uint64_t)r;
+	cgs[0] = (struct metrics_cgroup){ .path = "system.slice/a.service",
+					  .rule = rules[0].match, .reclaimed_bytes = 20 * k };
+	cgs[1] = (struct metrics_cgroup){ .path = "odd\\dir/\"quoted\"\nnext/c",
+					  .rule = rules[1].match, .reclaimed_bytes = 10 * k };
+	swaps[0] = (struct metrics_swap){ .path = "/dev/zram0", .priority = 100,
+					  .size_bytes = 1 << 20, .used_bytes = 4096 };
+	swaps[1] = (struct metrics_swap){ .path = "/swap file", .priority = -2,
+					  .size_bytes = 1 << 30, .used_bytes = 0 };
+}
+
+static char *render(const struct metrics_input *in)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int r = metrics_render(in, &text, &len);
+
+	CHECK_EQ_INT(r, 0);
+	CHECK(text && strlen(text) == len);
+	return text;
+}
+
+static bool contains(const char *hay, const char *needle)
+{
+	return hay && strstr(hay, needle) != NULL;
+}
+
+/* The metric family a sample line belongs to: its name, less _sum/_count for the summary. */
+static void family_of(const char *line, char *ret, size_t size)
+{
+	static const char summary[] = "reclaimd_tick_duration_seconds";
+	size_t n = strcspn(line, "{ ");
+
+	snprintf(ret, size, "%.*s", (int)n, line);
+	if (strcmp(ret, "reclaimd_tick_duration_seconds_sum") == 0 ||
+	    strcmp(ret, "reclaimd_tick_duration_seconds_count") == 0)
+		ret[sizeof(summary) - 1] = '\0';
+}
+
+/* Walks the exposition: every sample's family was declared just before with HELP then TYPE,
+ * no family is declared twice, every name has the prefix, and `_total` is on counters only. */
+static void check_structure(const char *text, unsigned min_samples)
+{
+	char *copy = strdup(text), *save = NULL;
+	char declared[128][96];
+	size_t n_declared = 0;
+	char current[96] = "", help_for[96] = "";
+	unsigned samples = 0;
+
+	CHECK(copy != NULL);
+	if (!copy)
+		return;
+	CHECK(text[strlen(text) - 1] == '\n');
+	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char name[96], type[32];
+
+		if (sscanf(line, "# HELP %95s", name) == 1) {
+			snprintf(help_for, sizeof(help_for), "%s", name);
+			continue;
+		}
+		if (sscanf(line, "# TYPE %95s %31s", name, type) == 2) {
+			bool counter = strcmp(type, "counter") == 0;
+			size_t nl = strlen(name);
+			bool total = nl > 6 && strcmp(name + nl - 6, "_total") == 0;
+
+			CHECK_STREQ(help_for, name);
+			CHECK(strncmp(name, "reclaimd_", 9) == 0);
+			if (counter != total)
+				fprintf(stderr, "%s is a %s\n", name, type);
+			CHECK(counter == total);
+			for (size_t i = 0; i < n_declared; i++)
+				CHECK(strcmp(declared[i], name) != 0);
+			if (n_declared < ARRAY_SIZE(declared))
+				snprintf(declared[n_declared++], sizeof(declared[0]), "%s", name);
+			snprintf(current, sizeof(current), "%s", name);
+			continue;
+		}
+		CHECK(line[0] != '#');
+		family_of(line, name, sizeof(name));
+		if (strcmp(name, current) != 0)
+			fprintf(stderr, "sample \"%s\" outside its family (%s)\n", line, current);
+		CHECK_STREQ(name, current);
+		samples++;
+	}
+	CHECK(samples >= min_samples);
+	free(copy);
+}
+
+static void test_render(void)
+{
+	struct metrics_rule rules[2];
+	struct metrics_cgroup cgs[2];
+	struct metrics_swap swaps[2];
+	struct metrics_input in;
+	char *a, *b;
+
+	fill_input(&in, 1, rules, cgs, swaps);
+	a = render(&in);
+	b = render(&in);
+	/* Deterministic: the same input, the same bytes. */
+	CHECK_STREQ(a, b);
+	check_structure(a, 60);
+
+	CHECK(contains(a, "# HELP reclaimd_build_info "));
+	CHECK(contains(a, "\nreclaimd_build_info{version=\"1.2.3\"} 1\n"));
+	CHECK(contains(a, "\nreclaimd_requested_bytes_total 100\n"));
+	CHECK(contains(a, "\nreclaimd_reclaimed_bytes_total 90\n"));
+	CHECK(contains(a, "\nreclaimd_request_outcomes_total{outcome=\"done\"} 1\n"));
+	CHECK(contains(a, "\nreclaimd_request_outcomes_total{outcome=\"cancelled\"} 4\n"));
+	CHECK(contains(a, "\nreclaimd_psi_trigger_cancels_total 1\n"));
+	CHECK(contains(a, "\nreclaimd_jobs_queued{node=\"0\"} 3\n"));
+	CHECK(contains(a, "\nreclaimd_jobs_running{node=\"0\"} 1\n"));
+	CHECK(contains(a, "\nreclaimd_headroom_deficit_bytes{node=\"0\"} 1000\n"));
+	/* Node 1 was not considered by headroom: no headroom series of its own. */
+	CHECK(!contains(a, "reclaimd_headroom_free_bytes{node=\"1\"}"));
+	CHECK(contains(a, "\nreclaimd_zswap_pool_fill_ratio 0.25\n"));
+	CHECK(contains(a, "\nreclaimd_swap_used_bytes{device=\"/swap file\",priority=\"-2\"} 0\n"));
+	CHECK(contains(a, "\nreclaimd_zram_writeback_bytes_total 4096\n"));
+	CHECK(contains(a, "\nreclaimd_last_tick_duration_seconds 0.00125\n"));
+	CHECK(contains(a, "# TYPE reclaimd_tick_duration_seconds summary\n"));
+	CHECK(contains(a, "\nreclaimd_tick_duration_seconds_count 10\n"));
+	CHECK(contains(a, "\nreclaimd_decisions_total{rule=\"system.slice/*.service\",reason=\"at-floor\"} 4\n"));
+	/* Label values: backslash, double quote and line feed escaped, nothing else. */
+	CHECK(contains(a, "\nreclaimd_rule_requests_total{rule=\"odd\\\\dir/\\\"quoted\\\"\\nnext\"} 4\n"));
+	CHECK(contains(a, "\nreclaimd_cgroup_reclaimed_bytes_total{cgroup=\"odd\\\\dir/\\\"quoted\\\"\\nnext/c\","
+			  "rule=\"odd\\\\dir/\\\"quoted\\\"\\nnext\"} 10\n"));
+	CHECK(contains(a, "\nreclaimd_cgroup_series_capped 1\n"));
+	/* No PSI: node_exporter and cAdvisor export it already. */
+	CHECK(!contains(a, "pressure_"));
+	CHECK(!contains(a, "psi_some"));
+	free(a);
+	free(b);
+
+	/* Per-cgroup series only when asked for. */
+	in.per_cgroup = false;
+	a = render(&in);
+	CHECK(!contains(a, "reclaimd_cgroup_"));
+	CHECK(contains(a, "reclaimd_rule_reclaimed_bytes_total{rule=\"system.slice/*.service\"} 50\n"));
+	check_structure(a, 60);
+	free(a);
+
+	/* Nothing at all: still a valid exposition, no empty label sets. */
+	in = (struct metrics_input){ .version = "0" };
+	a = render(&in);
+	check_structure(a, 20);
+	CHECK(!contains(a, "{}"));
+	CHECK(contains(a, "\nreclaimd_requests_total 0\n"));
+	free(a);
+}
+
+/* Parses "name{labels} value" lines of counters into a list of (series, value). */
+struct sample {
+	char series[256];
+	double value;
+};
+
+static size_t counter_samples(const char *text, struct sample *ret, size_t max)
+{
+	char *copy = strdup(text), *save = NULL;
+	size_t n = 0;
+
+	for (char *line = copy ? strtok_r(copy, "\n", &save) : NULL; line && n < max;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *sp = strrchr(line, ' ');
+		size_t nl = strcspn(line, "{ ");
+
+		if (line[0] == '#' || !sp || nl < 6 || strncmp(line + nl - 6, "_total", 6) != 0)
+			continue;
+		snprintf(ret[n].series, sizeof(ret[n].series), "%.*s", (int)(sp - line), line);
+		ret[n].value = strtod(sp + 1, NULL);
+		n++;
+	}
+	free(copy);
+	return n;
+}
+
+/* Counters go through the renderer unchanged: larger totals in, every _total series larger or
+ * equal out, the same series in the same order. */
+static void test_counters_monotonic(void)
+{
+	static struct sample s1[512], s2[512];
+	struct metrics_rule rules[2];
+	struct metrics_cgroup cgs[2];
+	struct metrics_swap swaps[2];
+	struct metrics_input in;
+	char *a, *b;
+	size_t n1, n2;
+
+	fill_input(&in, 1, rules, cgs, swaps);
+	a = render(&in);
+	fill_input(&in, 3, rules, cgs, swaps);
+	b = render(&in);
+	n1 = counter_samples(a, s1, ARRAY_SIZE(s1));
+	n2 = counter_samples(b, s2, ARRAY_SIZE(s2));
+	CHECK(n1 > 40);
+	CHECK_EQ_U64(n1, n2);
+	for (size_t i = 0; i < n1 && i < n2; i++) {
+		CHECK_STREQ(s1[i].series, s2[i].series);
+		if (s2[i].value < s1[i].value)
+			fprintf(stderr, "%s went from %g to %g\n", s1[i].series, s1[i].value, s2[i].value);
+		CHECK(s2[i].value >= s1[i].value);
+	}
+	free(a);
+	free(b);
+}
+
+int main(void)
+{
+	test_parse_listen();
+	test_render();
+	test_counters_monotonic();
+	return test_report("test_metrics");
+}
