@@ -5,7 +5,9 @@
 #   make deps                 install the Debian packages everything below needs (root)
 #   make check                unit tests, then the real-kernel VM tests; ends "N passed, N failed, N skipped"
 #   make check-unit           purity check of policies/, unit tests (seconds, no VM)
-#   make install              binary, systemd unit and example config (PREFIX=/usr/local)
+#   make install              binaries, systemd unit, man pages, example config (PREFIX=/usr/local)
+#   make man                  man pages into build/man (reclaimd.8, reclaimctl.8, reclaimd.json.5)
+#   make deb                  build/reclaimd_<version>-1_amd64.deb (dpkg-deb; lintian in check-unit)
 #   make demo                 boot the VM and show reclaimd against two workloads
 #   make bench                benchmarks (tables)
 
@@ -38,7 +40,14 @@ POLICY_OBJS := $(filter $(BUILD)/policies/%,$(LIB_OBJS))
 TEST_SRCS := $(wildcard tests/unit/test_*.c)
 TESTS     := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 
-.PHONY: all deps check check-unit check-vm demo bench install clean FORCE
+.PHONY: all deps check check-unit check-vm demo bench install man deb clean FORCE
+
+# The version has one source: RECLAIMD_VERSION in agent/main.c (--version, the man pages, the .deb).
+VERSION   := $(shell sed -n 's/^\#define RECLAIMD_VERSION "\(.*\)"/\1/p' agent/main.c)
+# The Debian revision of the package built from this tree (reclaimd_<VERSION>-<rev>_<arch>.deb).
+DEB_REVISION := 1
+# Checks that are scripts, counted with the unit tests (same "N passed, N failed, N skipped").
+CHECK_SCRIPTS := tests/pkg/check-doc-keys.sh tests/pkg/check-deb.sh
 
 all: reclaimd
 
@@ -63,11 +72,11 @@ deps:
 # The purity check first: policies/ objects may reference only each other and an allow-list.
 check-unit: $(TESTS) $(POLICY_OBJS)
 	@tests/purity.sh $(POLICY_OBJS)
-	@tests/run-unit.sh $(TESTS)
+	@tests/run-unit.sh $(TESTS) $(CHECK_SCRIPTS)
 
 check: deps reclaimd $(TESTS)
 	@tests/purity.sh $(POLICY_OBJS)
-	@tests/check.sh $(TESTS)
+	@tests/check.sh $(TESTS) $(CHECK_SCRIPTS)
 
 check-vm: reclaimd
 	@tests/vm/run-tests.sh
@@ -82,9 +91,20 @@ PREFIX  ?= /usr/local
 # The vendor unit directory (local edits go in drop-ins under /etc/systemd/system/reclaimd.service.d/).
 SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
 DESTDIR ?=
-# The binary, the unit, and the example configuration (never overwriting an existing one).
-install: reclaimd
+MANDIR  ?= $(PREFIX)/share/man
+# The binaries (reclaimctl when it was built), the unit, the man pages, and the example
+# configuration (never overwriting an existing one).
+install: reclaimd man
 	install -D -m 0755 reclaimd $(DESTDIR)$(PREFIX)/sbin/reclaimd
+	@if [ -x reclaimctl ]; then \
+		echo "install -D -m 0755 reclaimctl $(DESTDIR)$(PREFIX)/sbin/reclaimctl"; \
+		install -D -m 0755 reclaimctl $(DESTDIR)$(PREFIX)/sbin/reclaimctl; \
+	fi
+	@for m in build/man/*.[0-9]; do \
+		s=$${m##*.}; \
+		echo "install -D -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s/$${m##*/}"; \
+		install -D -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s/$${m##*/}; \
+	done
 	@mkdir -p $(DESTDIR)$(SYSTEMD_UNIT_DIR)
 	sed -e 's|/usr/local/sbin/reclaimd|$(PREFIX)/sbin/reclaimd|' \
 		-e 's|file:///usr/share/doc/reclaimd/|file://$(PREFIX)/share/doc/reclaimd/|' systemd/reclaimd.service \
@@ -96,6 +116,34 @@ install: reclaimd
 	else \
 		install -D -m 0644 config/reclaimd.json $(DESTDIR)/etc/reclaimd/reclaimd.json; \
 	fi
+
+# Man pages from one source each: help2man on the binary's --help and --version (with
+# config/man/<name>.h2m for DESCRIPTION, FILES, SEE ALSO), reclaimd.json(5) from README.md's
+# "Configuration reference". reclaimctl(8) only when ./reclaimctl was built.
+man: reclaimd
+	@mkdir -p build/man
+	help2man --no-info --section 8 --include config/man/reclaimd.h2m \
+		--name "PSI-driven proactive memory reclaim for cgroup-v2 workloads" \
+		-o build/man/reclaimd.8 ./reclaimd
+	@if [ -x reclaimctl ]; then \
+		echo "help2man ... -o build/man/reclaimctl.8 ./reclaimctl"; \
+		help2man --no-info --section 8 --include config/man/reclaimctl.h2m \
+			--name "query and control the reclaimd daemon" \
+			-o build/man/reclaimctl.8 ./reclaimctl; \
+	fi
+	config/man/md2man.py --version $(VERSION) README.md >build/man/reclaimd.json.5
+
+# A Debian package staged with "make install", built by dpkg-deb (config/debian/build-deb.sh),
+# compiled apart and afresh (build/deb-gcc) with Debian's hardening flags (all of them: PIE,
+# bindnow). ./reclaimd is then that build, as after any "make" of another configuration.
+deb: FORCE
+	@rm -rf build/deb build/deb-$(notdir $(CC))
+	export DEB_BUILD_MAINT_OPTIONS=hardening=+all; \
+	$(MAKE) --no-print-directory BUILD=build/deb-$(notdir $(CC)) \
+		CFLAGS="$$(dpkg-buildflags --get CFLAGS) $$(dpkg-buildflags --get CPPFLAGS)" \
+		LDFLAGS="$$(dpkg-buildflags --get LDFLAGS)" \
+		PREFIX=/usr SYSTEMD_UNIT_DIR=/lib/systemd/system DESTDIR=$(CURDIR)/build/deb/root install
+	config/debian/build-deb.sh $(VERSION)-$(DEB_REVISION) build/deb/root build
 
 clean:
 	rm -rf build reclaimd tests/vm/out
