@@ -144,6 +144,8 @@ deb: FORCE
 		LDFLAGS="$$(dpkg-buildflags --get LDFLAGS)" \
 		PREFIX=/usr SYSTEMD_UNIT_DIR=/lib/systemd/system DESTDIR=$(CURDIR)/build/deb/root install
 	config/debian/build-deb.sh $(VERSION)-$(DEB_REVISION) build/deb/root build
+	@# The same under a fixed name, for the systemd VM test.
+	cp -f build/reclaimd_$(VERSION)-$(DEB_REVISION)_$$(dpkg --print-architecture).deb build/reclaimd.deb
 
 clean:
 	rm -rf build reclaimd tests/vm/out

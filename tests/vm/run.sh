@@ -217,8 +217,8 @@ mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,usr/local/bin,usr/local/lib,lib/modu
 mkdir -p "$root"/{proc,sys,dev,tmp,run,results}
 
 if [ "$systemd" -eq 1 ]; then
-	# The Debian rootfs is the first archive of the initramfs; this tree is unpacked over it
-	# (the kernel takes concatenated archives). Its /bin, /sbin, /lib are usrmerge symlinks.
+	# The initramfs is this tree and the Debian rootfs, two archives one after the other (the
+	# kernel unpacks both). The rootfs's /bin, /sbin, /lib are usrmerge symlinks.
 	rmdir "$root"/bin "$root"/sbin "$root"/lib/modules "$root"/lib
 	rootfs_cpio=$("$HERE/build-rootfs.sh" --print-path)
 	mkdir -p "$root"/usr/lib/modules "$root"/etc/systemd/system/multi-user.target.wants
@@ -268,7 +268,7 @@ done
 if [ "$systemd" -eq 1 ]; then
 	mkdir -p "$root/usr/lib/modules/vmtest"
 	cp "$kdir"/modules/*.ko "$kdir/modules.order" "$root/usr/lib/modules/vmtest/"
-	install -m 0755 "$HERE/guest/systemd-runner" "$root/usr/local/sbin/vmtest-runner"
+	install -D -m 0755 "$HERE/guest/systemd-runner" "$root/usr/local/sbin/vmtest-runner"
 	install -m 0644 "$HERE/guest/vmtest.service" "$root/etc/systemd/system/vmtest.service"
 	ln -s ../vmtest.service "$root/etc/systemd/system/multi-user.target.wants/vmtest.service"
 else
@@ -311,7 +311,10 @@ done
 
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$work/initramfs.cpio"
 if [ "$systemd" -eq 1 ]; then
-	cat "$rootfs_cpio" "$work/initramfs.cpio" >"$work/initramfs.full"
+	# This tree first: the kernel finds the end of an uncompressed archive reliably, not
+	# always that of a compressed one ("invalid magic at start of compressed archive"). No
+	# file here is in the rootfs, so the order does not decide what wins.
+	cat "$work/initramfs.cpio" "$rootfs_cpio" >"$work/initramfs.full"
 	mv "$work/initramfs.full" "$work/initramfs.cpio"
 fi
 
