@@ -94,12 +94,17 @@ DESTDIR ?=
 MANDIR  ?= $(PREFIX)/share/man
 # The binaries (reclaimctl when it was built), the unit, the man pages, and the example
 # configuration (never overwriting an existing one).
-install: reclaimd man
-	install -D -m 0755 reclaimd $(DESTDIR)$(PREFIX)/sbin/reclaimd
-	@if [ -x reclaimctl ]; then \
-		echo "install -D -m 0755 reclaimctl $(DESTDIR)$(PREFIX)/sbin/reclaimctl"; \
-		install -D -m 0755 reclaimctl $(DESTDIR)$(PREFIX)/sbin/reclaimctl; \
-	fi
+# They come from $(BUILD), so "make deb" (its own BUILD) leaves ./reclaimd as it was.
+# reclaimctl: $(BUILD)/reclaimctl, else ./reclaimctl, when one was built.
+install: $(BUILD)/reclaimd man
+	install -D -m 0755 $(BUILD)/reclaimd $(DESTDIR)$(PREFIX)/sbin/reclaimd
+	@for c in $(BUILD)/reclaimctl reclaimctl; do \
+		if [ -x $$c ]; then \
+			echo "install -D -m 0755 $$c $(DESTDIR)$(PREFIX)/sbin/reclaimctl"; \
+			install -D -m 0755 $$c $(DESTDIR)$(PREFIX)/sbin/reclaimctl; \
+			break; \
+		fi; \
+	done
 	@for m in build/man/*.[0-9]; do \
 		s=$${m##*.}; \
 		echo "install -D -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s/$${m##*/}"; \
@@ -120,22 +125,26 @@ install: reclaimd man
 # Man pages from one source each: help2man on the binary's --help and --version (with
 # config/man/<name>.h2m for DESCRIPTION, FILES, SEE ALSO), reclaimd.json(5) from README.md's
 # "Configuration reference". reclaimctl(8) only when ./reclaimctl was built.
-man: reclaimd
+man: $(BUILD)/reclaimd
 	@mkdir -p build/man
 	help2man --no-info --section 8 --include config/man/reclaimd.h2m \
 		--name "PSI-driven proactive memory reclaim for cgroup-v2 workloads" \
-		-o build/man/reclaimd.8 ./reclaimd
-	@if [ -x reclaimctl ]; then \
-		echo "help2man ... -o build/man/reclaimctl.8 ./reclaimctl"; \
-		help2man --no-info --section 8 --include config/man/reclaimctl.h2m \
-			--name "query and control the reclaimd daemon" \
-			-o build/man/reclaimctl.8 ./reclaimctl; \
-	fi
+		-o build/man/reclaimd.8 $(BUILD)/reclaimd
+	@rm -f build/man/reclaimctl.8
+	@for c in $(BUILD)/reclaimctl reclaimctl; do \
+		if [ -x $$c ]; then \
+			echo "help2man ... -o build/man/reclaimctl.8 $$c"; \
+			help2man --no-info --section 8 --include config/man/reclaimctl.h2m \
+				--name "query and control the reclaimd daemon" \
+				-o build/man/reclaimctl.8 $$c || exit 1; \
+			break; \
+		fi; \
+	done
 	config/man/md2man.py --version $(VERSION) README.md >build/man/reclaimd.json.5
 
 # A Debian package staged with "make install", built by dpkg-deb (config/debian/build-deb.sh),
 # compiled apart and afresh (build/deb-gcc) with Debian's hardening flags (all of them: PIE,
-# bindnow). ./reclaimd is then that build, as after any "make" of another configuration.
+# bindnow); ./reclaimd stays the binary of the last "make".
 deb: FORCE
 	@rm -rf build/deb build/deb-$(notdir $(CC))
 	export DEB_BUILD_MAINT_OPTIONS=hardening=+all; \
