@@ -25,6 +25,8 @@ for b in "$stage"/usr/sbin/*; do
 done
 find "$stage/usr/share/man" -type f -name '*.[0-9]' -exec gzip -9n {} +
 gzip -9n "$doc/README.md"
+sed -i 's|file:///usr/share/doc/reclaimd/README.md$|file:///usr/share/doc/reclaimd/README.md.gz|' \
+	"$stage/lib/systemd/system/reclaimd.service"
 install -m 0644 "$here/copyright" "$doc/copyright"
 sed -e "s/@VERSION@/$version/" -e "s/@DATE@/$(date -R -u -d "@${SOURCE_DATE_EPOCH:-$(git -C "$here" log -1 --format=%ct 2>/dev/null || date +%s)}")/" \
 	"$here/changelog" | gzip -9n >"$doc/changelog.Debian.gz"
