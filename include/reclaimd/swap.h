@@ -171,6 +171,15 @@ int swap_check_device(const char *path, char *why, size_t why_len);
  * another name; EINVAL: no valid swap header). */
 int swap_activate(const char *path, int priority);
 
+/* Swap areas swapped on inside a mount namespace that is gone (a sandboxed service such as the
+ * hardened reclaimd.service, restarted) are shown in /proc/swaps relative to the detached mount
+ * they were opened through: /dev/zram0 as "/zram0". For each partition entry whose path does not
+ * exist, whose last component is a block device sysfs knows (<sys_dirfd>/class/block/NAME) and
+ * exists as <dev_root>/NAME, the path becomes <dev_root>/NAME (devtmpfs names a device node
+ * after the kernel's name). Files cannot be told apart this way and are left as they are.
+ * Returns how many paths were changed. */
+int swaps_fix_detached(struct swaps *sw, int sys_dirfd, const char *dev_root);
+
 /* swapoff(path). Blocks until every page of the device is back in memory. Returns 0 / -errno
  * (ENOMEM: the pages did not fit, the device stays active and nothing is lost). */
 int swap_deactivate(const char *path);
