@@ -4,7 +4,7 @@
 #   make CC=clang             build with clang
 #   make deps                 install the Debian packages everything below needs (root)
 #   make check                unit tests, then the real-kernel VM tests; ends "N passed, N failed, N skipped"
-#   make check-unit           purity check of policies/, unit tests (seconds, no VM)
+#   make check-unit           purity check of policies/, unit tests, make deb + lintian, doc keys (no VM)
 #   make install              binaries, systemd unit, man pages, example config (PREFIX=/usr/local)
 #   make man                  man pages into build/man (reclaimd.8, reclaimctl.8, reclaimd.json.5)
 #   make deb                  build/reclaimd_<version>-1_amd64.deb (dpkg-deb; lintian in check-unit)
