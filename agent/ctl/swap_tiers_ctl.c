@@ -87,6 +87,18 @@ static void swap_arrange(struct swap_tiers_ctl *st, const struct config *c)
 			  "the swap devices are left as they are", st->env.proc_root, strerror(-r));
 		goto out;
 	}
+	/* Swap files swapped on by an earlier agent in its (now gone) mount namespace. */
+	{
+		char **real = calloc(cfg->n_devices, sizeof(*real));
+
+		for (size_t i = 0; real && i < cfg->n_devices; i++)
+			real[i] = realpath(cfg->devices[i].path, NULL);
+		if (real)
+			(void)swaps_fix_detached_files(sw, real, cfg->n_devices);
+		for (size_t i = 0; real && i < cfg->n_devices; i++)
+			free(real[i]);
+		free(real);
+	}
 	/* Canonical paths: /proc/swaps shows what the kernel resolved. A path that does not
 	 * resolve, or is not a swap device, is skipped here with the reason. */
 	for (size_t i = 0; i < cfg->n_devices; i++) {

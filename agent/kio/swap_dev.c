@@ -105,6 +105,38 @@ int swaps_fix_detached(struct swaps *sw, int sys_dirfd, const char *dev_root)
 	return fixed;
 }
 
+int swaps_fix_detached_files(struct swaps *sw, char *const *paths, size_t n)
+{
+	int fixed = 0;
+
+	for (size_t i = 0; i < sw->n; i++) {
+		struct swap_device *d = &sw->dev[i];
+		size_t len = strlen(d->path), hits = 0, hit = 0;
+
+		if (d->is_partition || d->path[0] != '/' || len < 2 || access(d->path, F_OK) == 0)
+			continue;
+		for (size_t k = 0; k < n; k++) {
+			size_t plen = paths[k] ? strlen(paths[k]) : 0;
+
+			if (plen > len && strcmp(paths[k] + plen - len, d->path) == 0 &&
+			    access(paths[k], F_OK) == 0) {
+				hits++;
+				hit = k;
+			}
+		}
+		if (hits != 1 || strlen(paths[hit]) >= sizeof(d->path))
+			continue;
+		for (size_t j = 0; j < sw->n; j++)
+			if (strcmp(sw->dev[j].path, paths[hit]) == 0)
+				hits = 0; /* listed under its own name already */
+		if (!hits)
+			continue;
+		memcpy(d->path, paths[hit], strlen(paths[hit]) + 1);
+		fixed++;
+	}
+	return fixed;
+}
+
 int swap_activate(const char *path, int priority)
 {
 	if (priority < 0 || priority > SWAP_PRIORITY_MAX)

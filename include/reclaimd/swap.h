@@ -180,6 +180,13 @@ int swap_activate(const char *path, int priority);
  * Returns how many paths were changed. */
 int swaps_fix_detached(struct swaps *sw, int sys_dirfd, const char *dev_root);
 
+/* The same for swap files, which have no kernel name: a file entry whose path does not exist gets
+ * the one path of `paths` (n of them, canonical) that ends with it and exists. The shown path is
+ * relative to the detached mount the file was opened through: with ReadWritePaths=/data that
+ * is "/swapfile" for /data/swapfile; a bind mount of the file itself shows "/", which names
+ * nothing and is left alone, as is an entry two paths end with. Returns how many were changed. */
+int swaps_fix_detached_files(struct swaps *sw, char *const *paths, size_t n);
+
 /* swapoff(path). Blocks until every page of the device is back in memory. Returns 0 / -errno
  * (ENOMEM: the pages did not fit, the device stays active and nothing is lost). */
 int swap_deactivate(const char *path);

@@ -823,6 +823,40 @@ static void test_fix_detached(void)
 	CHECK_STREQ(sw->dev[4].path, tmp_root);
 	/* Mended once, the path exists: a second pass changes nothing. */
 	CHECK_EQ_INT(swaps_fix_detached(sw, sys_fd, dev_root), 0);
+
+	/* Files: "/swapfile" (the file under a detached ReadWritePaths=/dir mount) is the one
+	 * configured path ending with it; "/" and an ambiguous or unknown name stay. */
+	{
+		char cfg_a[PATH_MAX], cfg_b[PATH_MAX], cfg_c[PATH_MAX];
+		char *paths[3] = { cfg_a, cfg_b, cfg_c };
+
+		snprintf(path, sizeof(path), "%s/a", tmp_root);
+		mkdir(path, 0755);
+		snprintf(path, sizeof(path), "%s/b", tmp_root);
+		mkdir(path, 0755);
+		write_file("a/swapfile", "", 0, 0);
+		write_file("a/twin", "", 0, 0);
+		write_file("b/twin", "", 0, 0);
+		snprintf(cfg_a, sizeof(cfg_a), "%s/a/swapfile", tmp_root);
+		snprintf(cfg_b, sizeof(cfg_b), "%s/a/twin", tmp_root);
+		snprintf(cfg_c, sizeof(cfg_c), "%s/b/twin", tmp_root);
+		memset(sw, 0, sizeof(*sw));
+		sw->n = 4;
+		snprintf(sw->dev[0].path, sizeof(sw->dev[0].path), "/swapfile");
+		snprintf(sw->dev[1].path, sizeof(sw->dev[1].path), "/");
+		snprintf(sw->dev[2].path, sizeof(sw->dev[2].path), "/twin");
+		snprintf(sw->dev[3].path, sizeof(sw->dev[3].path), "/nosuchswapfile9");
+		CHECK_EQ_INT(swaps_fix_detached_files(sw, paths, 3), 1);
+		CHECK_STREQ(sw->dev[0].path, cfg_a);
+		CHECK_STREQ(sw->dev[1].path, "/");
+		CHECK_STREQ(sw->dev[2].path, "/twin");
+		CHECK_STREQ(sw->dev[3].path, "/nosuchswapfile9");
+		CHECK_EQ_INT(swaps_fix_detached_files(sw, paths, 3), 0);
+		/* A partition is not a file. */
+		snprintf(sw->dev[1].path, sizeof(sw->dev[1].path), "/swapfile");
+		sw->dev[1].is_partition = true;
+		CHECK_EQ_INT(swaps_fix_detached_files(sw, paths, 3), 0);
+	}
 	close(sys_fd);
 	free(sw);
 }

@@ -11,7 +11,7 @@
 #   security-exposure    systemd-analyze security: overall exposure <= 3.9 ("OK")
 #   hardened-swap-tiers  a zram device and a swap file swapped on with their priorities
 #                        (swapon(2) under the capability set, the system-call filter and
-#                        ProtectSystem=strict with the drop-in's ReadWritePaths for the file)
+#                        ProtectSystem=strict with the drop-in's ReadWritePaths=/data)
 #   hardened-zswap-params  max_pool_percent written to /sys/module/zswap/parameters
 #   hardened-lru-gen     debugfs lru_gen opened, and a reclaim evicted through it
 #   hardened-zram-writeback  pages written back to zram0's backing device
@@ -25,8 +25,7 @@
 #   metrics-textfile     [once the metrics.textfile key exists] the file appears
 #   watchdog-restart     a SIGSTOPped agent is killed by the watchdog and restarted
 #   swap-device-after-restart  the restarted agent finds zram0 as configured
-#   swap-file-after-restart    ... and the swap file (fails: README, "Swap devices and the
-#                              unit's mount namespace")
+#   swap-file-after-restart    ... and the swap file
 set -u
 . "$VMTEST_LIB"
 
@@ -34,8 +33,8 @@ UNIT=reclaimd.service
 CONF=/etc/reclaimd/reclaimd.json
 CG=test.slice/hog.service
 MSGID_RECLAIM_DONE=0c4e2a58d2b94f0c9a6b0b1f4d2e7a08
-# The test's drop-in: a short watchdog so the test is quick, and the swap file made writable
-# (the README's drop-in for swap files).
+# The test's drop-in: a short watchdog so the test is quick, and the swap file's directory made
+# writable (the README's drop-in for swap files).
 WATCHDOG_S=8
 ABORT_S=3
 RESTART_S=1
@@ -111,7 +110,7 @@ cat >/etc/systemd/system/reclaimd.service.d/test.conf <<EOF
 WatchdogSec=${WATCHDOG_S}s
 TimeoutAbortSec=${ABORT_S}s
 RestartSec=${RESTART_S}s
-ReadWritePaths=/data/swapfile
+ReadWritePaths=/data
 EOF
 systemctl daemon-reload
 
@@ -288,8 +287,8 @@ kill -CONT "$pid" 2>/dev/null
 
 # The restarted agent must find the swap areas its predecessor swapped on. swapon(2) in the
 # unit's private mount namespace records them through that namespace's mounts; once it is gone
-# they are detached and /proc/swaps shows "/zram0" and "/" (README, "Swap devices and the unit's
-# mount namespace"). The agent gives a device its /dev name back; a swap file it cannot name.
+# they are detached and /proc/swaps shows "/zram0" and "/swapfile" (README, "Swap devices and the
+# unit's mount namespace"). The agent gives each its configured name back.
 jwait 30 "^started: .*" >/dev/null
 after=$(jlog | sed -n '/Watchdog timeout/,$p' | grep -E '^swap ')
 echo "$after"
