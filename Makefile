@@ -4,8 +4,10 @@
 #   make CC=clang             build with clang
 #   make deps                 install the Debian packages everything below needs (root)
 #   make check                unit tests, then the real-kernel VM tests; ends "N passed, N failed, N skipped"
-#   make check-unit           purity check of policies/, unit tests, metrics end to end (seconds, no VM)
-#   make install              binary, systemd unit and example config (PREFIX=/usr/local)
+#   make check-unit           purity check of policies/, unit tests, make deb + lintian, doc keys, metrics end to end (no VM)
+#   make install              binaries, systemd unit, man pages, example config (PREFIX=/usr/local)
+#   make man                  man pages into build/man (reclaimd.8, reclaimctl.8, reclaimd.json.5)
+#   make deb                  build/reclaimd_<version>-1_amd64.deb (dpkg-deb; lintian in check-unit)
 #   make demo                 boot the VM and show reclaimd against two workloads
 #   make bench                benchmarks (tables)
 
@@ -40,7 +42,14 @@ TESTS     := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 # Unit tests written as scripts (the plots: bench/plot*.sh); run beside the C ones.
 TEST_SCRIPTS := $(wildcard tests/unit/test_*.sh)
 
-.PHONY: all deps check check-unit check-vm demo bench install clean FORCE
+.PHONY: all deps check check-unit check-vm demo bench install man deb clean FORCE
+
+# The version has one source: RECLAIMD_VERSION in agent/main.c (--version, the man pages, the .deb).
+VERSION   := $(shell sed -n 's/^\#define RECLAIMD_VERSION "\(.*\)"/\1/p' agent/main.c)
+# The Debian revision of the package built from this tree (reclaimd_<VERSION>-<rev>_<arch>.deb).
+DEB_REVISION := 1
+# Checks that are scripts, counted with the unit tests (same "N passed, N failed, N skipped").
+CHECK_SCRIPTS := tests/pkg/check-doc-keys.sh tests/pkg/check-deb.sh
 
 all: reclaimd
 
@@ -66,11 +75,11 @@ deps:
 # tests/metrics-e2e.sh runs the daemon itself on a fake cgroup tree (seconds).
 check-unit: $(TESTS) $(POLICY_OBJS) $(BUILD)/reclaimd
 	@tests/purity.sh $(POLICY_OBJS)
-	@RECLAIMD=$(BUILD)/reclaimd tests/run-unit.sh $(TESTS) $(TEST_SCRIPTS) tests/metrics-e2e.sh
+	@RECLAIMD=$(BUILD)/reclaimd tests/run-unit.sh $(TESTS) $(TEST_SCRIPTS) $(CHECK_SCRIPTS) tests/metrics-e2e.sh
 
 check: deps reclaimd $(TESTS)
 	@tests/purity.sh $(POLICY_OBJS)
-	@RECLAIMD=$(BUILD)/reclaimd tests/check.sh $(TESTS) $(TEST_SCRIPTS) tests/metrics-e2e.sh
+	@RECLAIMD=$(BUILD)/reclaimd tests/check.sh $(TESTS) $(TEST_SCRIPTS) $(CHECK_SCRIPTS) tests/metrics-e2e.sh
 
 check-vm: reclaimd
 	@tests/vm/run-tests.sh
@@ -85,9 +94,25 @@ PREFIX  ?= /usr/local
 # The vendor unit directory (local edits go in drop-ins under /etc/systemd/system/reclaimd.service.d/).
 SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
 DESTDIR ?=
-# The binary, the unit, and the example configuration (never overwriting an existing one).
-install: reclaimd
-	install -D -m 0755 reclaimd $(DESTDIR)$(PREFIX)/sbin/reclaimd
+MANDIR  ?= $(PREFIX)/share/man
+# The binaries (reclaimctl when it was built), the unit, the man pages, and the example
+# configuration (never overwriting an existing one).
+# They come from $(BUILD), so "make deb" (its own BUILD) leaves ./reclaimd as it was.
+# reclaimctl: $(BUILD)/reclaimctl, else ./reclaimctl, when one was built.
+install: $(BUILD)/reclaimd man
+	install -D -m 0755 $(BUILD)/reclaimd $(DESTDIR)$(PREFIX)/sbin/reclaimd
+	@for c in $(BUILD)/reclaimctl reclaimctl; do \
+		if [ -x $$c ]; then \
+			echo "install -D -m 0755 $$c $(DESTDIR)$(PREFIX)/sbin/reclaimctl"; \
+			install -D -m 0755 $$c $(DESTDIR)$(PREFIX)/sbin/reclaimctl; \
+			break; \
+		fi; \
+	done
+	@for m in build/man/*.[0-9]; do \
+		s=$${m##*.}; \
+		echo "install -D -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s/$${m##*/}"; \
+		install -D -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s/$${m##*/}; \
+	done
 	@mkdir -p $(DESTDIR)$(SYSTEMD_UNIT_DIR)
 	sed -e 's|/usr/local/sbin/reclaimd|$(PREFIX)/sbin/reclaimd|' \
 		-e 's|file:///usr/share/doc/reclaimd/|file://$(PREFIX)/share/doc/reclaimd/|' systemd/reclaimd.service \
@@ -99,6 +124,40 @@ install: reclaimd
 	else \
 		install -D -m 0644 config/reclaimd.json $(DESTDIR)/etc/reclaimd/reclaimd.json; \
 	fi
+
+# Man pages from one source each: help2man on the binary's --help and --version (with
+# config/man/<name>.h2m for DESCRIPTION, FILES, SEE ALSO), reclaimd.json(5) from README.md's
+# "Configuration reference". reclaimctl(8) only when ./reclaimctl was built.
+man: $(BUILD)/reclaimd
+	@mkdir -p build/man
+	help2man --no-info --section 8 --include config/man/reclaimd.h2m \
+		--name "PSI-driven proactive memory reclaim for cgroup-v2 workloads" \
+		-o build/man/reclaimd.8 $(BUILD)/reclaimd
+	@rm -f build/man/reclaimctl.8
+	@for c in $(BUILD)/reclaimctl reclaimctl; do \
+		if [ -x $$c ]; then \
+			echo "help2man ... -o build/man/reclaimctl.8 $$c"; \
+			help2man --no-info --section 8 --include config/man/reclaimctl.h2m \
+				--name "query and control the reclaimd daemon" \
+				-o build/man/reclaimctl.8 $$c || exit 1; \
+			break; \
+		fi; \
+	done
+	config/man/md2man.py --version $(VERSION) README.md >build/man/reclaimd.json.5
+
+# A Debian package staged with "make install", built by dpkg-deb (config/debian/build-deb.sh),
+# compiled apart and afresh (build/deb-gcc) with Debian's hardening flags (all of them: PIE,
+# bindnow); ./reclaimd stays the binary of the last "make".
+deb: FORCE
+	@rm -rf build/deb build/deb-$(notdir $(CC))
+	export DEB_BUILD_MAINT_OPTIONS=hardening=+all; \
+	$(MAKE) --no-print-directory BUILD=build/deb-$(notdir $(CC)) SANITIZER= \
+		CFLAGS="$$(dpkg-buildflags --get CFLAGS) $$(dpkg-buildflags --get CPPFLAGS)" \
+		LDFLAGS="$$(dpkg-buildflags --get LDFLAGS)" \
+		PREFIX=/usr SYSTEMD_UNIT_DIR=/lib/systemd/system DESTDIR=$(CURDIR)/build/deb/root install
+	config/debian/build-deb.sh $(VERSION)-$(DEB_REVISION) build/deb/root build
+	@# The same under a fixed name, for the systemd VM test.
+	cp -f build/reclaimd_$(VERSION)-$(DEB_REVISION)_$$(dpkg --print-architecture).deb build/reclaimd.deb
 
 clean:
 	rm -rf build reclaimd tests/vm/out

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ctl/swap_tiers_ctl.h"
 #include "reclaimd/log.h"
@@ -29,7 +30,8 @@ struct swap_tiers_ctl {
 };
 
 /* /proc/swaps and MemAvailable, read now (not from the snapshot: swapon/swapoff change them). */
-static int read_swaps_meminfo(const char *proc_root, struct swaps *sw, struct meminfo *mi)
+static int read_swaps_meminfo(const char *proc_root, const char *sys_root, struct swaps *sw,
+			      struct meminfo *mi)
 {
 	_cleanup_(freep) char *buf = malloc(256 * 1024);
 	char path[PATH_MAX];
@@ -44,6 +46,14 @@ static int read_swaps_meminfo(const char *proc_root, struct swaps *sw, struct me
 		r = swaps_parse(buf, len, sw);
 	if (r < 0)
 		return r;
+	{
+		int sys_fd = open(sys_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+		if (sys_fd >= 0) {
+			(void)swaps_fix_detached(sw, sys_fd, "/dev");
+			close(sys_fd);
+		}
+	}
 	snprintf(path, sizeof(path), "%s/meminfo", proc_root);
 	r = read_at(AT_FDCWD, path, buf, 256 * 1024, &len);
 	if (r == 0)
@@ -71,11 +81,23 @@ static void swap_arrange(struct swap_tiers_ctl *st, const struct config *c)
 	sw = malloc(sizeof(*sw));
 	if (!dev || !act || !sw)
 		goto out;
-	r = read_swaps_meminfo(st->env.proc_root, sw, &mi);
+	r = read_swaps_meminfo(st->env.proc_root, st->env.sys_root, sw, &mi);
 	if (r < 0) {
 		log_event(LOG_WARNING, MSGID_SWAP, NULL, "swap: cannot read %s/swaps or meminfo: %s; "
 			  "the swap devices are left as they are", st->env.proc_root, strerror(-r));
 		goto out;
+	}
+	/* Swap files swapped on by an earlier agent in its (now gone) mount namespace. */
+	{
+		char **real = calloc(cfg->n_devices, sizeof(*real));
+
+		for (size_t i = 0; real && i < cfg->n_devices; i++)
+			real[i] = realpath(cfg->devices[i].path, NULL);
+		if (real)
+			(void)swaps_fix_detached_files(sw, real, cfg->n_devices);
+		for (size_t i = 0; real && i < cfg->n_devices; i++)
+			free(real[i]);
+		free(real);
 	}
 	/* Canonical paths: /proc/swaps shows what the kernel resolved. A path that does not
 	 * resolve, or is not a swap device, is skipped here with the reason. */
@@ -210,7 +232,7 @@ static void warn_zswap_before_zram(struct swap_tiers_ctl *st)
 		struct swaps *sw = malloc(sizeof(*sw));
 		struct meminfo mi;
 
-		if (sw && read_swaps_meminfo(st->env.proc_root, sw, &mi) == 0)
+		if (sw && read_swaps_meminfo(st->env.proc_root, st->env.sys_root, sw, &mi) == 0)
 			for (size_t i = 0; i < sw->n; i++)
 				if (is_zram(sw->dev[i].path)) {
 					log_event(LOG_WARNING, MSGID_ZSWAP, NULL,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "reclaimd/reader.h"
+#include "reclaimd/swap.h"
 
 /* /proc/vmstat is the largest hot file: about 190 "name value" lines, under 8 KiB even with
  * 20-digit counters. /proc/swaps holds at most 32 devices; with escaped paths of a few hundred
@@ -232,6 +233,8 @@ int host_reader_read(struct host_reader *r, struct host_sample *ret)
 	if ((k = read_hot(r, r->swaps_fd, &len)) < 0 ||
 	    (k = swaps_parse(r->buf, len, &s->swaps)) < 0)
 		return k;
+	if (r->sys_fd >= 0)
+		(void)swaps_fix_detached(&s->swaps, r->sys_fd, "/dev");
 
 	s->vm_swappiness = -1;
 	if (r->swappiness_fd >= 0 && read_hot(r, r->swappiness_fd, &len) == 0) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * swap_dev.c - the swap-device mechanism of swap.h: is this path a swap area (signature check),
- * swapon(2) with a priority, swapoff(2). Thin on purpose: the decisions are in
+ * swapon(2) with a priority, swapoff(2), /proc/swaps names of a gone mount namespace mended. Thin on purpose: the decisions are in
  * policies/planners/swap_plan.c, and swapon/swapoff need root and a real device, so they are
  * exercised only in the VM.
  */
@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
+#include <unistd.h>
 
 #include "reclaimd/swap.h"
 
@@ -77,6 +78,63 @@ int swap_check_device(const char *path, char *why, size_t why_len)
 			    "%s has no swap signature (\"%s\" at offset %ld); run mkswap on it", path,
 			    SWAP_MAGIC, page_size - (long)SWAP_MAGIC_LEN);
 	return 0;
+}
+
+int swaps_fix_detached(struct swaps *sw, int sys_dirfd, const char *dev_root)
+{
+	int fixed = 0;
+
+	for (size_t i = 0; i < sw->n; i++) {
+		struct swap_device *d = &sw->dev[i];
+		const char *name = strrchr(d->path, '/');
+		char p[PATH_MAX];
+		int n;
+
+		name = name ? name + 1 : d->path;
+		if (!d->is_partition || !*name || access(d->path, F_OK) == 0)
+			continue;
+		n = snprintf(p, sizeof(p), "class/block/%s", name);
+		if (n < 0 || (size_t)n >= sizeof(p) || faccessat(sys_dirfd, p, F_OK, 0) < 0)
+			continue;
+		n = snprintf(p, sizeof(p), "%s/%s", dev_root, name);
+		if (n < 0 || (size_t)n >= sizeof(d->path) || access(p, F_OK) < 0)
+			continue;
+		memcpy(d->path, p, (size_t)n + 1);
+		fixed++;
+	}
+	return fixed;
+}
+
+int swaps_fix_detached_files(struct swaps *sw, char *const *paths, size_t n)
+{
+	int fixed = 0;
+
+	for (size_t i = 0; i < sw->n; i++) {
+		struct swap_device *d = &sw->dev[i];
+		size_t len = strlen(d->path), hits = 0, hit = 0;
+
+		if (d->is_partition || d->path[0] != '/' || len < 2 || access(d->path, F_OK) == 0)
+			continue;
+		for (size_t k = 0; k < n; k++) {
+			size_t plen = paths[k] ? strlen(paths[k]) : 0;
+
+			if (plen > len && strcmp(paths[k] + plen - len, d->path) == 0 &&
+			    access(paths[k], F_OK) == 0) {
+				hits++;
+				hit = k;
+			}
+		}
+		if (hits != 1 || strlen(paths[hit]) >= sizeof(d->path))
+			continue;
+		for (size_t j = 0; j < sw->n; j++)
+			if (strcmp(sw->dev[j].path, paths[hit]) == 0)
+				hits = 0; /* listed under its own name already */
+		if (!hits)
+			continue;
+		memcpy(d->path, paths[hit], strlen(paths[hit]) + 1);
+		fixed++;
+	}
+	return fixed;
 }
 
 int swap_activate(const char *path, int priority)

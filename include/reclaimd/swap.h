@@ -171,6 +171,22 @@ int swap_check_device(const char *path, char *why, size_t why_len);
  * another name; EINVAL: no valid swap header). */
 int swap_activate(const char *path, int priority);
 
+/* Swap areas swapped on inside a mount namespace that is gone (a sandboxed service such as the
+ * hardened reclaimd.service, restarted) are shown in /proc/swaps relative to the detached mount
+ * they were opened through: /dev/zram0 as "/zram0". For each partition entry whose path does not
+ * exist, whose last component is a block device sysfs knows (<sys_dirfd>/class/block/NAME) and
+ * exists as <dev_root>/NAME, the path becomes <dev_root>/NAME (devtmpfs names a device node
+ * after the kernel's name). Files cannot be told apart this way and are left as they are.
+ * Returns how many paths were changed. */
+int swaps_fix_detached(struct swaps *sw, int sys_dirfd, const char *dev_root);
+
+/* The same for swap files, which have no kernel name: a file entry whose path does not exist gets
+ * the one path of `paths` (n of them, canonical) that ends with it and exists. The shown path is
+ * relative to the detached mount the file was opened through: with ReadWritePaths=/data that
+ * is "/swapfile" for /data/swapfile; a bind mount of the file itself shows "/", which names
+ * nothing and is left alone, as is an entry two paths end with. Returns how many were changed. */
+int swaps_fix_detached_files(struct swaps *sw, char *const *paths, size_t n);
+
 /* swapoff(path). Blocks until every page of the device is back in memory. Returns 0 / -errno
  * (ENOMEM: the pages did not fit, the device stays active and nothing is lost). */
 int swap_deactivate(const char *path);

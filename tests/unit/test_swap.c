@@ -776,6 +776,91 @@ static void cleanup_tmp(void)
 	nftw(tmp_root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* /proc/swaps names of a gone mount namespace ("/zram0") get their /dev name back when sysfs
+ * knows the block device and the dev root has it; files and unknown names are left alone. */
+static void test_fix_detached(void)
+{
+	struct swaps *sw = calloc(1, sizeof(*sw));
+	char path[PATH_MAX], dev_root[PATH_MAX / 2];
+	int sys_fd;
+
+	CHECK(sw != NULL);
+	if (!sw)
+		return;
+	snprintf(path, sizeof(path), "%s/sys", tmp_root);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/sys/class", tmp_root);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/sys/class/block", tmp_root);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/sys/class/block/zram0", tmp_root);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/sys/class/block/vdz", tmp_root);
+	mkdir(path, 0755);
+	snprintf(dev_root, sizeof(dev_root), "%s/dev", tmp_root);
+	mkdir(dev_root, 0755);
+	write_file("dev/zram0", "", 0, 0); /* stands for the device node */
+	snprintf(path, sizeof(path), "%s/sys", tmp_root);
+	sys_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	CHECK(sys_fd >= 0);
+
+	sw->n = 5;
+	snprintf(sw->dev[0].path, sizeof(sw->dev[0].path), "/zram0");      /* detached: mended */
+	sw->dev[0].is_partition = true;
+	snprintf(sw->dev[1].path, sizeof(sw->dev[1].path), "/");           /* a file: left */
+	snprintf(sw->dev[2].path, sizeof(sw->dev[2].path), "/vdz");        /* no node in dev: left */
+	sw->dev[2].is_partition = true;
+	snprintf(sw->dev[3].path, sizeof(sw->dev[3].path), "/nosuchdev9"); /* sysfs does not know it */
+	sw->dev[3].is_partition = true;
+	snprintf(sw->dev[4].path, sizeof(sw->dev[4].path), "%s", tmp_root); /* exists: left */
+	sw->dev[4].is_partition = true;
+	CHECK_EQ_INT(swaps_fix_detached(sw, sys_fd, dev_root), 1);
+	snprintf(path, sizeof(path), "%s/zram0", dev_root);
+	CHECK_STREQ(sw->dev[0].path, path);
+	CHECK_STREQ(sw->dev[1].path, "/");
+	CHECK_STREQ(sw->dev[2].path, "/vdz");
+	CHECK_STREQ(sw->dev[3].path, "/nosuchdev9");
+	CHECK_STREQ(sw->dev[4].path, tmp_root);
+	/* Mended once, the path exists: a second pass changes nothing. */
+	CHECK_EQ_INT(swaps_fix_detached(sw, sys_fd, dev_root), 0);
+
+	/* Files: "/swapfile" (the file under a detached ReadWritePaths=/dir mount) is the one
+	 * configured path ending with it; "/" and an ambiguous or unknown name stay. */
+	{
+		char cfg_a[PATH_MAX], cfg_b[PATH_MAX], cfg_c[PATH_MAX];
+		char *paths[3] = { cfg_a, cfg_b, cfg_c };
+
+		snprintf(path, sizeof(path), "%s/a", tmp_root);
+		mkdir(path, 0755);
+		snprintf(path, sizeof(path), "%s/b", tmp_root);
+		mkdir(path, 0755);
+		write_file("a/swapfile", "", 0, 0);
+		write_file("a/twin", "", 0, 0);
+		write_file("b/twin", "", 0, 0);
+		snprintf(cfg_a, sizeof(cfg_a), "%s/a/swapfile", tmp_root);
+		snprintf(cfg_b, sizeof(cfg_b), "%s/a/twin", tmp_root);
+		snprintf(cfg_c, sizeof(cfg_c), "%s/b/twin", tmp_root);
+		memset(sw, 0, sizeof(*sw));
+		sw->n = 4;
+		snprintf(sw->dev[0].path, sizeof(sw->dev[0].path), "/swapfile");
+		snprintf(sw->dev[1].path, sizeof(sw->dev[1].path), "/");
+		snprintf(sw->dev[2].path, sizeof(sw->dev[2].path), "/twin");
+		snprintf(sw->dev[3].path, sizeof(sw->dev[3].path), "/nosuchswapfile9");
+		CHECK_EQ_INT(swaps_fix_detached_files(sw, paths, 3), 1);
+		CHECK_STREQ(sw->dev[0].path, cfg_a);
+		CHECK_STREQ(sw->dev[1].path, "/");
+		CHECK_STREQ(sw->dev[2].path, "/twin");
+		CHECK_STREQ(sw->dev[3].path, "/nosuchswapfile9");
+		CHECK_EQ_INT(swaps_fix_detached_files(sw, paths, 3), 0);
+		/* A partition is not a file. */
+		snprintf(sw->dev[1].path, sizeof(sw->dev[1].path), "/swapfile");
+		sw->dev[1].is_partition = true;
+		CHECK_EQ_INT(swaps_fix_detached_files(sw, paths, 3), 0);
+	}
+	close(sys_fd);
+	free(sw);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmp_root))
@@ -789,6 +874,7 @@ int main(void)
 	test_config_warnings();
 	test_names();
 	test_check_device();
+	test_fix_detached();
 	test_zram_parsers();
 	test_zram_read_fixture();
 	test_zram_read_tree();

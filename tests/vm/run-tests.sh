@@ -11,7 +11,10 @@
 #   # vm-options: --cpus-per-node 2 --node-mem 512M
 # whose words are passed to tests/vm/run.sh after the defaults (--timeout 600 and every
 # tests/vm/configs/*.json as /etc/reclaimd/<name>.json), so they can override them (e.g.
-# --timeout 900). Words are split on blanks; no quoting.
+# --timeout 900). Words are split on blanks; no quoting. A line
+#   # vm-prepare: make -s deb
+# is a command run (from the repository root) before the scenario boots; if it fails, the
+# scenario counts as one failure.
 set -u
 cd "$(dirname "$0")/../.."
 out=tests/vm/out
@@ -38,7 +41,14 @@ for scenario in "${scenarios[@]}"; do
 	name=$(basename "$scenario" .sh)
 	# shellcheck disable=SC2207 # word splitting is the point
 	vm_opts=($(head -n 30 "$scenario" | sed -n 's/^# vm-options:[[:space:]]*//p' | head -n 1))
+	prepare=$(head -n 30 "$scenario" | sed -n 's/^# vm-prepare:[[:space:]]*//p' | head -n 1)
 	echo "== $name${vm_opts[*]:+ (${vm_opts[*]})}"
+	if [ -n "$prepare" ] && ! bash -c "$prepare" >"$out/$name.prepare.log" 2>&1; then
+		echo "FAIL $name: '$prepare' failed (see $out/$name.prepare.log)"
+		failed=$((failed + 1))
+		continue
+	fi
+	start_s=$(date +%s)
 	if ! tests/vm/run.sh "${files[@]}" --timeout 600 "${vm_opts[@]}" "$scenario" "$out/$name" >"$out/$name.run.log" 2>&1; then
 		echo "FAIL $name: the VM run did not complete (see $out/$name.run.log, $out/$name/console.log)"
 		failed=$((failed + 1))
@@ -50,6 +60,7 @@ for scenario in "${scenarios[@]}"; do
 		continue
 	fi
 	sed 's/^/  /' "$out/$name/results.txt"
+	echo "  ($name: $(($(date +%s) - start_s)) s)"
 	p=$(grep -c '^PASS ' "$out/$name/results.txt" || true)
 	f=$(grep -c '^FAIL ' "$out/$name/results.txt" || true)
 	s=$(grep -c '^SKIP ' "$out/$name/results.txt" || true)

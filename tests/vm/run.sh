@@ -31,6 +31,10 @@
 #   --no-disk-swap      do not swapon the swap disk (it is still attached)
 #   --data-size SIZE    ext2 data disk mounted at /data, 0 for none (default 256M)
 #   --results-size SIZE size of the disk that carries results back (default 64M)
+#   --systemd           boot the Debian bookworm rootfs of build-rootfs.sh (cached) with
+#                       systemd as PID 1 instead of busybox; guest/systemd-runner runs the
+#                       scenario as the unit vmtest.service. No agent is copied in unless
+#                       --agent is given (the scenario installs the .deb, --file'd in)
 #   --strict            also fail (exit 3) when the scenario exits non-zero or
 #                       OUTDIR/results.txt has a FAIL line
 #   -v, --verbose       also show the serial console on stdout
@@ -96,6 +100,7 @@ results_size=64M
 strict=0
 verbose=0
 keep=0
+systemd=0
 
 while [ $# -gt 0 ]; do
 	opt=$1
@@ -131,6 +136,7 @@ while [ $# -gt 0 ]; do
 	--data-size) data_size=$val ;;
 	--results-size) results_size=$val ;;
 	--strict) strict=1 ;;
+	--systemd) systemd=1 ;;
 	-v | --verbose) verbose=1 ;;
 	--keep) keep=1 ;;
 	-h | --help) usage ;;
@@ -176,6 +182,8 @@ else
 	scenario_timeout=$((timeout_s / 2))
 fi
 
+# Under systemd the agent comes from its package, not from the build tree.
+[ "$systemd" -eq 1 ] && [ "$agent_explicit" -eq 0 ] && agent=
 if [ -n "$agent" ] && [ ! -x "$agent" ]; then
 	[ "$agent_explicit" -eq 1 ] && die "agent $agent is not an executable file"
 	echo "run.sh: note: no agent at $agent, running without it" >&2
@@ -208,10 +216,18 @@ root=$work/root
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,usr/local/bin,usr/local/lib,lib/modules,etc,root}
 mkdir -p "$root"/{proc,sys,dev,tmp,run,results}
 
-install -m 0755 /bin/busybox "$root/bin/busybox"
-for applet in $("$root/bin/busybox" --list-full); do
-	[ -e "$root/$applet" ] || ln -s /bin/busybox "$root/$applet"
-done
+if [ "$systemd" -eq 1 ]; then
+	# The initramfs is this tree and the Debian rootfs, two archives one after the other (the
+	# kernel unpacks both). The rootfs's /bin, /sbin, /lib are usrmerge symlinks.
+	rmdir "$root"/bin "$root"/sbin "$root"/lib/modules "$root"/lib
+	rootfs_cpio=$("$HERE/build-rootfs.sh" --print-path)
+	mkdir -p "$root"/usr/lib/modules "$root"/etc/systemd/system/multi-user.target.wants
+else
+	install -m 0755 /bin/busybox "$root/bin/busybox"
+	for applet in $("$root/bin/busybox" --list-full); do
+		[ -e "$root/$applet" ] || ln -s /bin/busybox "$root/$applet"
+	done
+fi
 
 # copy_elf SRC DST: installs an executable and, for a dynamic one, every shared
 # library ldd names (and the dynamic loader) at the same path in the guest.
@@ -249,8 +265,16 @@ for spec in "${exes[@]}"; do
 	copy_elf "$src" "$dst"
 done
 
-cp "$kdir"/modules/*.ko "$kdir/modules.order" "$root/lib/modules/"
-install -m 0755 "$HERE/guest/init" "$root/init"
+if [ "$systemd" -eq 1 ]; then
+	mkdir -p "$root/usr/lib/modules/vmtest"
+	cp "$kdir"/modules/*.ko "$kdir/modules.order" "$root/usr/lib/modules/vmtest/"
+	install -D -m 0755 "$HERE/guest/systemd-runner" "$root/usr/local/sbin/vmtest-runner"
+	install -m 0644 "$HERE/guest/vmtest.service" "$root/etc/systemd/system/vmtest.service"
+	ln -s ../vmtest.service "$root/etc/systemd/system/multi-user.target.wants/vmtest.service"
+else
+	cp "$kdir"/modules/*.ko "$kdir/modules.order" "$root/lib/modules/"
+	install -m 0755 "$HERE/guest/init" "$root/init"
+fi
 install -m 0644 "$HERE/guest/lib.sh" "$root/usr/local/lib/vmtest.sh"
 install -m 0755 "$scenario" "$root/scenario.sh"
 
@@ -266,8 +290,10 @@ for spec in "${files[@]}"; do
 	cp -a "$src" "$root$dst"
 done
 
-printf 'root:x:0:0:root:/root:/bin/sh\n' >"$root/etc/passwd"
-printf 'root:x:0:\n' >"$root/etc/group"
+if [ "$systemd" -eq 0 ]; then
+	printf 'root:x:0:0:root:/root:/bin/sh\n' >"$root/etc/passwd"
+	printf 'root:x:0:\n' >"$root/etc/group"
+fi
 {
 	echo "ZRAM_SIZE=$(sq "$zram_size")"
 	echo "ZRAM_ALGO=$(sq "$zram_algo")"
@@ -284,6 +310,13 @@ for kv in "${envs[@]}"; do
 done
 
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$work/initramfs.cpio"
+if [ "$systemd" -eq 1 ]; then
+	# This tree first: the kernel finds the end of an uncompressed archive reliably, not
+	# always that of a compressed one ("invalid magic at start of compressed archive"). No
+	# file here is in the rootfs, so the order does not decide what wins.
+	cat "$work/initramfs.cpio" "$rootfs_cpio" >"$work/initramfs.full"
+	mv "$work/initramfs.full" "$work/initramfs.cpio"
+fi
 
 # --- Disks --------------------------------------------------------------------
 # vda: swap, vdb: results, vdc: data (the guest finds them by serial number).
@@ -303,6 +336,7 @@ fi
 
 # --- Boot ---------------------------------------------------------------------
 cmdline="console=ttyS0 quiet panic=-1${append:+ $append}"
+[ "$systemd" -eq 1 ] && cmdline="$cmdline rdinit=/sbin/init systemd.show_status=0"
 # shellcheck disable=SC2054 # the commas belong to qemu's option syntax
 qemu=(
 	qemu-system-x86_64

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# check-doc-keys.sh - every key of the configuration tables (the key_desc tables of
+# agent/config/config.c, which drive parsing and --check-config) is documented: in README.md's
+# "Configuration reference" and in the man page made from it (build/man/reclaimd.json.5, built
+# here with make man), and the man pages build. Run from the repository root (make check-unit).
+# Ends with "check-doc-keys: N passed, N failed, N skipped" (tests/run-unit.sh counts it).
+set -u
+cd "$(dirname "$0")/../.."
+passed=0 failed=0 skipped=0
+pass() { echo "PASS $*"; passed=$((passed + 1)); }
+fail() { echo "FAIL $*"; failed=$((failed + 1)); }
+skip() { echo "SKIP $*"; skipped=$((skipped + 1)); }
+summary() { echo "check-doc-keys: $passed passed, $failed failed, $skipped skipped"; exit $((failed > 0)); }
+
+# The keys: the first string of each entry of a "static const struct key_desc x[] = {" table.
+keys=$(awk '/static const struct key_desc [a-z_]+\[\] = \{/ { t = 1; next }
+	t && /^\};/ { t = 0 }
+	t && match($0, /^[ \t]*\{ "[a-z_]+",/) { s = substr($0, RSTART, RLENGTH); gsub(/[ \t{",]/, "", s); print s }' \
+	agent/config/config.c | sort -u)
+n=$(echo "$keys" | grep -c .)
+if [ "$n" -lt 20 ]; then
+	fail "config-keys-found: only $n keys read from agent/config/config.c (has its table format changed?)"
+	summary
+fi
+
+# README: the section from "## Configuration reference" to the next "## ", key in backquotes.
+ref=$(sed -n '/^## Configuration reference$/,/^## /p' README.md)
+missing=
+for k in $keys; do
+	printf '%s' "$ref" | grep -qF "\`$k\`" || missing="$missing $k"
+done
+if [ -z "$missing" ]; then
+	pass "readme-has-every-key: all $n keys of agent/config/config.c in README's Configuration reference"
+else
+	fail "readme-has-every-key: not in README's Configuration reference:$missing"
+fi
+
+if ! out=$(make -s man 2>&1); then
+	fail "man-builds: make man failed: $(echo "$out" | tail -n 3)"
+	summary
+fi
+pass "man-builds: $(ls build/man | tr '\n' ' ')"
+missing=
+for k in $keys; do
+	grep -qF "\\fB$(printf '%s' "$k" | sed 's/-/\\-/g')\\fR" build/man/reclaimd.json.5 || missing="$missing $k"
+done
+if [ -z "$missing" ]; then
+	pass "man-has-every-key: all $n keys in reclaimd.json(5)"
+else
+	fail "man-has-every-key: not in build/man/reclaimd.json.5:$missing"
+fi
+# reclaimd(8) is help2man's reading of --help: every long option must be in it.
+missing=
+for o in $(build/*/reclaimd --help 2>/dev/null | grep -o -- '--[a-z-]*' | sort -u); do
+	grep -qF -- "$(printf '%s' "$o" | sed 's/-/\\-/g')" build/man/reclaimd.8 || missing="$missing $o"
+done
+if [ -z "$missing" ]; then
+	pass "man-has-every-option: reclaimd(8) lists every option of reclaimd --help"
+else
+	fail "man-has-every-option: not in reclaimd(8):$missing"
+fi
+if [ -x reclaimctl ] || ls build/*/reclaimctl >/dev/null 2>&1; then
+	if [ -s build/man/reclaimctl.8 ]; then
+		pass "man-reclaimctl: reclaimctl(8) built"
+	else
+		fail "man-reclaimctl: reclaimctl is built but build/man/reclaimctl.8 is not"
+	fi
+else
+	skip "man-reclaimctl: no reclaimctl binary in this tree"
+fi
+summary

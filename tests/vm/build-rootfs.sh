@@ -1,0 +1,79 @@
+#!/bin/bash
+# build-rootfs.sh - the Debian bookworm root file system the systemd VM scenarios boot
+# (run.sh --systemd): debootstrap --variant=minbase with systemd as /sbin/init, packed as a
+# gzip'd cpio archive that the kernel unpacks as its initramfs (rdinit=/sbin/init).
+#
+# Usage: tests/vm/build-rootfs.sh [--print-path] [--rebuild]
+#
+# The archive is cached as tests/vm/.cache/rootfs/bookworm-<hash>.cpio.gz, where <hash> covers
+# the suite, the package list and LAYOUT (bump it when the trimming below changes), so changing
+# them builds a new one; a clean clone builds it once
+# (about a minute and 130 MB; needs root and the Debian mirror). --print-path builds it if
+# needed and prints its path on stdout.
+#
+# Besides systemd it holds what installing reclaimd's .deb needs without a network (its shared
+# libraries), and the tools the scenarios call (util-linux's mkswap/swapon/zramctl/setpriv,
+# passwd's useradd, procps, e2fsprogs, kmod's insmod).
+set -eu -o pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+MIRROR=${RECLAIMD_VM_MIRROR:-http://deb.debian.org/debian}
+SUITE=bookworm
+# Bump when what is done to the tree after debootstrap changes.
+LAYOUT=1
+INCLUDE=systemd,systemd-sysv,udev,kmod,dbus,libjansson4,libnuma1,libcgroup2,libsystemd0,util-linux,passwd,procps,e2fsprogs
+
+print=0 rebuild=0
+for a in "$@"; do
+	case $a in
+	--print-path) print=1 ;;
+	--rebuild) rebuild=1 ;;
+	*) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
+	esac
+done
+
+hash=$(printf '%s %s %s' "$SUITE" "$INCLUDE" "$LAYOUT" | sha256sum | cut -c1-12)
+cache=$HERE/.cache/rootfs
+out=$cache/$SUITE-$hash.cpio.gz
+if [ -s "$out" ] && [ "$rebuild" -eq 0 ]; then
+	[ "$print" -eq 1 ] && echo "$out"
+	exit 0
+fi
+[ "$(id -u)" -eq 0 ] || { echo "build-rootfs.sh: needs root (debootstrap)" >&2; exit 1; }
+command -v debootstrap >/dev/null || { echo "build-rootfs.sh: needs debootstrap (make deps)" >&2; exit 1; }
+
+mkdir -p "$cache"
+work=$(mktemp -d "$cache/.build.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+root=$work/root
+echo "build-rootfs.sh: debootstrap $SUITE into $root (about a minute)" >&2
+debootstrap --variant=minbase --include="$INCLUDE" "$SUITE" "$root" "$MIRROR" >"$work/debootstrap.log" 2>&1 || {
+	tail -n 30 "$work/debootstrap.log" >&2
+	exit 1
+}
+
+# Trim what a test VM never reads (docs, man pages, locales, apt lists and caches).
+rm -rf "$root"/usr/share/{doc,man,info,locale}/* "$root"/var/cache/apt/*.bin \
+	"$root"/var/lib/apt/lists/* "$root"/var/cache/apt/archives/*.deb
+# dpkg must keep installing documentation files (reclaimd's .deb carries some).
+echo "vmtest" >"$root/etc/hostname"
+printf '127.0.0.1 localhost vmtest\n' >"$root/etc/hosts"
+: >"$root/etc/machine-id"
+# No getty on the serial console (the scenario unit owns it); no units that wait for hardware.
+ln -sf /dev/null "$root/etc/systemd/system/serial-getty@ttyS0.service"
+ln -sf /dev/null "$root/etc/systemd/system/getty@tty1.service"
+ln -sf /dev/null "$root/etc/systemd/system/systemd-timesyncd.service"
+ln -sf /dev/null "$root/etc/systemd/system/apt-daily.timer"
+ln -sf /dev/null "$root/etc/systemd/system/apt-daily-upgrade.timer"
+ln -sf /dev/null "$root/etc/systemd/system/e2scrub_all.timer"
+ln -sf /dev/null "$root/etc/systemd/system/fstrim.timer"
+# The root password is empty in a VM that has no network.
+sed -i 's/^root:[^:]*:/root::/' "$root/etc/shadow"
+
+echo "build-rootfs.sh: packing $out" >&2
+(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 >"$work/rootfs.cpio.gz"
+rm -f "$cache"/"$SUITE"-*.cpio.gz
+mv "$work/rootfs.cpio.gz" "$out"
+echo "build-rootfs.sh: $(du -h "$out" | cut -f1) in $out" >&2
+[ "$print" -eq 1 ] && echo "$out"
+exit 0
