@@ -22,6 +22,14 @@ SUITE=bookworm
 # Bump when what is done to the tree after debootstrap changes.
 LAYOUT=1
 INCLUDE=systemd,systemd-sysv,udev,kmod,dbus,libjansson4,libnuma1,libcgroup2,libsystemd0,util-linux,passwd,procps,e2fsprogs
+# The shared libraries the package depends on, from the .deb `make deb` built (its Depends,
+# versions dropped), so a library the agent gains reaches the rootfs without editing this list.
+DEB=${RECLAIMD_DEB:-$HERE/../../build/reclaimd.deb}
+if [ -s "$DEB" ]; then
+	deps=$(dpkg-deb -f "$DEB" Depends | tr ',' '\n' | sed 's/([^)]*)//; s/|.*//; s/[[:space:]]//g' |
+		awk 'NF' | sort -u | paste -sd, -)
+	[ -n "$deps" ] && INCLUDE=$INCLUDE,$deps
+fi
 
 print=0 rebuild=0
 for a in "$@"; do
