@@ -136,6 +136,9 @@ static const struct field config_fields[] = {
 	CONF("zswap.accept_threshold_percent", zswap.settings.accept_threshold_percent, F_INT),
 	CONF("zswap.shrinker_enabled", zswap.settings.shrinker_enabled, F_INT),
 	CONF("zswap.shrinker_enabled", zswap.shrinker_auto, F_BOOL),
+	CONF("status.socket", status.socket, F_STRING),
+	CONF("status.read_group", status.read_group, F_STRING),
+	CONF("status.read_group", status.read_gid, F_UNSIGNED), /* printed on read_group's line */
 };
 
 static bool field_equal(const struct field *f, const void *a, const void *b)
@@ -258,6 +261,7 @@ static const struct config builtin_config = {
 		.pool_target_pct = 85,
 		.shrinker_auto = false,
 	},
+	.status = { .socket = (char *)"/run/reclaimd/reclaimd.sock" },
 };
 
 /* ---- size_parse ---------------------------------------------------------------------------- */
@@ -410,6 +414,7 @@ static void test_good_full(void)
 			.pool_target_pct = 70,
 			.shrinker_auto = true,
 		},
+		.status = { .socket = (char *)"/tmp/reclaimd.sock", .read_group = (char *)"root" },
 	});
 
 	d = (struct policy_params){
@@ -993,6 +998,45 @@ static void test_field_lists(void)
 	CHECK_EQ_U64(n_params, ARRAY_SIZE(param_fields));
 }
 
+/* ---- status ---------------------------------------------------------------------------------- */
+
+/* The status socket's keys: defaults, good values, and every bad one. Group "root" (gid 0)
+ * exists on every host the tests run on. */
+static void test_status_keys(void)
+{
+	struct config *c;
+
+	c = load_string_ok("{}");
+	if (c) {
+		CHECK(c->status.socket && strcmp(c->status.socket, "/run/reclaimd/reclaimd.sock") == 0);
+		CHECK(c->status.read_group == NULL);
+		config_free(c);
+	}
+	c = load_string_ok("{\"status\": {\"socket\": null, \"read_group\": \"root\"}}");
+	if (c) {
+		CHECK(c->status.socket == NULL);
+		CHECK(c->status.read_group && strcmp(c->status.read_group, "root") == 0);
+		CHECK_EQ_U64(c->status.read_gid, 0);
+		config_free(c);
+	}
+	c = load_string_ok("{\"status\": {\"socket\": \"/tmp/x.sock\", \"read_group\": null}}");
+	if (c) {
+		CHECK(c->status.socket && strcmp(c->status.socket, "/tmp/x.sock") == 0);
+		CHECK(c->status.read_group == NULL);
+		config_free(c);
+	}
+	EXPECT_FAIL("{\"status\": {\"socket\": \"run/x.sock\"}}", "status.socket: must be an absolute path");
+	EXPECT_FAIL("{\"status\": {\"socket\": 1}}", "status.socket: expected an absolute path or null");
+	EXPECT_FAIL("{\"status\": {\"socket\": \"/run/reclaimd/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.sock\"}}",
+		    "status.socket: longer than a socket path may be (107 bytes)");
+	EXPECT_FAIL("{\"status\": {\"read_group\": \"no-such-group-reclaimd-test\"}}",
+		    "status.read_group: group \"no-such-group-reclaimd-test\" does not exist on this host");
+	EXPECT_FAIL("{\"status\": {\"read_group\": 0}}", "status.read_group: expected a group name or null");
+	EXPECT_FAIL("{\"status\": {\"sockett\": null}}", "status: unknown key \"sockett\" (did you mean \"socket\"?)");
+	EXPECT_FAIL("{\"status\": []}", "status: expected an object");
+	EXPECT_FAIL("{\"status\": {\"min_bytes\": 1}}", "policy parameters go in");
+}
+
 /* ---- the registry -------------------------------------------------------------------------- */
 
 /* Keys of the NUMA worker pools, policy headroom and MGLRU aging. */
@@ -1236,5 +1280,6 @@ int main(void)
 	test_registry();
 	test_node_keys();
 	test_swap_keys();
+	test_status_keys();
 	return test_report("test_config");
 }
