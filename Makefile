@@ -1,11 +1,11 @@
 # reclaimd - build, tests, demo and benchmarks.
-#   make                      build ./reclaimd
+#   make                      build ./reclaimd and ./reclaimctl
 #   make SANITIZER=address    (or undefined, thread) build with that sanitizer
 #   make CC=clang             build with clang
 #   make deps                 install the Debian packages everything below needs (root)
 #   make check                unit tests, then the real-kernel VM tests; ends "N passed, N failed, N skipped"
 #   make check-unit           purity check of policies/, unit tests (seconds, no VM)
-#   make install              binary, systemd unit and example config (PREFIX=/usr/local)
+#   make install              binaries, systemd unit and example config (PREFIX=/usr/local)
 #   make demo                 boot the VM and show reclaimd against two workloads
 #   make bench                benchmarks (tables)
 
@@ -31,16 +31,23 @@ endif
 # One object directory per compiler and sanitizer, so switching never mixes objects.
 BUILD     := build/$(notdir $(CC))$(if $(SANITIZER),-$(SANITIZER))
 
-SRCS      := $(shell find agent policies -name "*.c" | LC_ALL=C sort)
+# agent/cli/ is reclaimctl's, a program of its own (below).
+SRCS      := $(shell find agent policies -name "*.c" -not -path "agent/cli/*" | LC_ALL=C sort)
 LIB_OBJS  := $(patsubst %.c,$(BUILD)/%.o,$(filter-out agent/main.c,$(SRCS)))
 MAIN_OBJ  := $(BUILD)/agent/main.o
 POLICY_OBJS := $(filter $(BUILD)/policies/%,$(LIB_OBJS))
 TEST_SRCS := $(wildcard tests/unit/test_*.c)
 TESTS     := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
+# reclaimctl: its own code and the varlink wire format, with jansson only.
+CTL_OBJS  := $(BUILD)/agent/cli/reclaimctl.o $(BUILD)/agent/obs/varlink_proto.o
+CTL_LIBS   = $(shell pkg-config --libs jansson 2>/dev/null) -lm
+# Host tests that run the programs themselves (tests/host/), counted with the unit tests.
+HOST_TESTS := tests/host/status-socket.sh
+HOST_DEPS := reclaimd reclaimctl $(BUILD)/tests/status_probe
 
 .PHONY: all deps check check-unit check-vm demo bench install clean FORCE
 
-all: reclaimd
+all: reclaimd reclaimctl
 
 # ./reclaimd is always the binary of the last configuration built.
 reclaimd: $(BUILD)/reclaimd FORCE
@@ -48,6 +55,16 @@ reclaimd: $(BUILD)/reclaimd FORCE
 
 $(BUILD)/reclaimd: $(MAIN_OBJ) $(LIB_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+reclaimctl: $(BUILD)/reclaimctl FORCE
+	@cmp -s $< $@ || cp -f $< $@
+
+$(BUILD)/reclaimctl: $(CTL_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CTL_LIBS)
+
+$(BUILD)/tests/status_probe: tests/host/status_probe.c $(BUILD)/agent/obs/varlink_proto.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(CTL_LIBS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -61,13 +78,13 @@ deps:
 	@tests/deps.sh
 
 # The purity check first: policies/ objects may reference only each other and an allow-list.
-check-unit: $(TESTS) $(POLICY_OBJS)
+check-unit: $(TESTS) $(POLICY_OBJS) $(HOST_DEPS)
 	@tests/purity.sh $(POLICY_OBJS)
-	@tests/run-unit.sh $(TESTS)
+	@BUILD=$(BUILD) tests/run-unit.sh $(TESTS) $(HOST_TESTS)
 
-check: deps reclaimd $(TESTS)
+check: deps reclaimd $(TESTS) $(HOST_DEPS)
 	@tests/purity.sh $(POLICY_OBJS)
-	@tests/check.sh $(TESTS)
+	@BUILD=$(BUILD) tests/check.sh $(TESTS) $(HOST_TESTS)
 
 check-vm: reclaimd
 	@tests/vm/run-tests.sh
@@ -83,7 +100,7 @@ PREFIX  ?= /usr/local
 SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
 DESTDIR ?=
 # The binary, the unit, and the example configuration (never overwriting an existing one).
-install: reclaimd
+install: reclaimd reclaimctl
 	install -D -m 0755 reclaimd $(DESTDIR)$(PREFIX)/sbin/reclaimd
 	@mkdir -p $(DESTDIR)$(SYSTEMD_UNIT_DIR)
 	sed -e 's|/usr/local/sbin/reclaimd|$(PREFIX)/sbin/reclaimd|' \
@@ -98,6 +115,6 @@ install: reclaimd
 	fi
 
 clean:
-	rm -rf build reclaimd tests/vm/out
+	rm -rf build reclaimd reclaimctl tests/vm/out
 
 -include $(shell find build -name '*.d' 2>/dev/null)
