@@ -75,7 +75,7 @@ int varlink_call_parse(const char *buf, size_t len, struct varlink_call *ret, co
 		return why(ret_why, "no message");
 	if (memchr(buf, '\0', len))
 		return why(ret_why, "a NUL byte inside the message");
-	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
 	if (!root)
 		return why(ret_why, "not JSON");
 	if (!json_is_object(root)) {
