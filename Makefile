@@ -43,7 +43,7 @@ CTL_OBJS  := $(BUILD)/agent/cli/reclaimctl.o $(BUILD)/agent/obs/varlink_proto.o
 CTL_LIBS   = $(shell pkg-config --libs jansson 2>/dev/null) -lm
 # Host tests that run the programs themselves (tests/host/), counted with the unit tests.
 HOST_TESTS := tests/host/status-socket.sh
-HOST_DEPS := reclaimd reclaimctl $(BUILD)/tests/status_probe
+HOST_DEPS := reclaimd reclaimctl $(BUILD)/tests/status_probe $(BUILD)/tests/gen_cgroupfs
 
 .PHONY: all deps check check-unit check-vm demo bench install clean FORCE
 
@@ -65,6 +65,11 @@ $(BUILD)/reclaimctl: $(CTL_OBJS)
 $(BUILD)/tests/status_probe: tests/host/status_probe.c $(BUILD)/agent/obs/varlink_proto.o
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(CTL_LIBS)
+
+# The fake cgroupfs generator of bench/ (bench/Makefile builds it static, for the VM).
+$(BUILD)/tests/gen_cgroupfs: bench/gen_cgroupfs.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -Wall -Wextra -Wconversion -Werror $(CFLAGS) $(LDFLAGS) -o $@ $<
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -12,6 +12,9 @@
  *   status_probe SOCKET noread                      200 pipelined Cgroups calls, never read
  *   status_probe SOCKET flood N SECONDS             N connections at once, held, never read;
  *                                                   meanwhile a Status call every 0.25 s
+ *   status_probe SOCKET stale                       leaves a socket file nobody listens on
+ *   status_probe SOCKET serve-once REPLY-JSON       a fake daemon: answers one call with
+ *                                                   REPLY-JSON, then removes its socket
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -250,8 +253,16 @@ static int mode_noread(void)
 	size_t off = 0;
 	bool closed = false;
 
-	if (!buf || fd < 0)
+	/* A flood may fill the listen backlog at the same time (EAGAIN): try again. */
+	while (fd == -EAGAIN && mono_s() - start < 5) {
+		usleep(10000);
+		fd = dial(true);
+	}
+	if (!buf || fd < 0) {
+		printf("noread_error=%s\n", fd < 0 ? strerror(-fd) : "out of memory");
 		return 1;
+	}
+	start = mono_s();
 	for (size_t i = 0; i < n; i++)
 		memcpy(buf + i * one, req, one);
 	/* Send them all (as far as the socket takes them), never read: wait for the server to
@@ -283,7 +294,7 @@ static int mode_noread(void)
 static int mode_flood(int n, double seconds)
 {
 	int *fds = calloc((size_t)n, sizeof(int));
-	int ok = 0, failed = 0, calls = 0, answered = 0, first_err = 0;
+	int ok = 0, failed = 0, calls = 0, answered = 0, first_err = 0, total;
 	double start, worst = 0, sum = 0;
 
 	if (!fds)
@@ -301,6 +312,7 @@ static int mode_flood(int n, double seconds)
 	}
 	printf("flood_connect_s=%.3f\nflood_connected=%d\nflood_failed=%d\nflood_first_error=%s\n",
 	       mono_s() - start, ok, failed, first_err ? strerror(first_err) : "none");
+	total = ok;
 	while (mono_s() - start < seconds) {
 		const char *req = "{\"method\":\"io.reclaimd.Status\"}";
 		double t0 = mono_s(), dt;
@@ -321,15 +333,68 @@ static int mode_flood(int n, double seconds)
 			worst = dt > worst ? dt : worst;
 		}
 		free(reply);
-		usleep(250000);
+		/* Connections the listen backlog refused (EAGAIN) are tried again: the flood
+		 * keeps 1000 connections coming while the Status calls go on. */
+		for (double until = mono_s() + 0.25; mono_s() < until;) {
+			for (int i = 0; i < n; i++)
+				if (fds[i] < 0 && (fds[i] = dial(true)) >= 0)
+					total++;
+			usleep(10000);
+		}
 	}
-	printf("flood_status_calls=%d\nflood_status_answered=%d\nflood_status_max_ms=%.1f\n"
-	       "flood_status_mean_ms=%.1f\n", calls, answered, worst * 1000,
+	printf("flood_connected_total=%d\nflood_status_calls=%d\nflood_status_answered=%d\n"
+	       "flood_status_max_ms=%.1f\nflood_status_mean_ms=%.1f\n", total, calls, answered,
+	       worst * 1000,
 	       answered ? sum / answered * 1000 : 0);
 	for (int i = 0; i < n; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
 	free(fds);
+	return 0;
+}
+
+static int bind_path(int *ret)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock_path);
+	unlink(sock_path);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 4) < 0)
+		return 1;
+	*ret = fd;
+	return 0;
+}
+
+static int mode_stale(void)
+{
+	int fd;
+
+	if (bind_path(&fd))
+		return 1;
+	close(fd); /* the file stays: a stale socket */
+	return 0;
+}
+
+static int mode_serve_once(const char *reply)
+{
+	int fd, c;
+	char *req;
+	bool eof;
+
+	if (bind_path(&fd))
+		return 1;
+	printf("ready\n");
+	fflush(stdout);
+	c = accept(fd, NULL, NULL);
+	if (c < 0)
+		return 1;
+	req = read_msg(c, 10, &eof);
+	send_all(c, reply, strlen(reply) + 1);
+	free(req);
+	close(c);
+	close(fd);
+	unlink(sock_path);
 	return 0;
 }
 
@@ -352,6 +417,10 @@ int main(int argc, char **argv)
 		return mode_noread();
 	if (strcmp(argv[2], "flood") == 0 && argc == 5)
 		return mode_flood(atoi(argv[3]), atof(argv[4]));
+	if (strcmp(argv[2], "stale") == 0)
+		return mode_stale();
+	if (strcmp(argv[2], "serve-once") == 0 && argc == 4)
+		return mode_serve_once(argv[3]);
 	fprintf(stderr, "status_probe: unknown mode %s\n", argv[2]);
 	return 1;
 }
