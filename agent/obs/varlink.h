@@ -128,7 +128,8 @@ struct varlink_server_stats {
 struct varlink_server;
 
 /*
- * Listens on `path`: a stale socket file there is removed first (anything else there is left
+ * Listens on `path`: its directory is made (with its parents, 0755) when missing, a stale
+ * socket file there is removed first (a live one is -EADDRINUSE, anything else there is left
  * alone: -EEXIST), and the new one gets mode 0600, or 0660 and group read_gid when read_gid is
  * not (gid_t)-1. Peers are checked at each call with SO_PEERCRED/SO_PEERGROUPS: uid 0 may call
  * everything, a member of read_gid the methods without `write`, others nothing

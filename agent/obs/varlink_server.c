@@ -454,6 +454,23 @@ static int remove_stale(const struct sockaddr_un *addr)
 	return unlink(addr->sun_path) < 0 && errno != ENOENT ? -errno : 0;
 }
 
+/* mkdir -p, mode 0755. 0 or -errno. */
+static int mkdir_parents(char *dir)
+{
+	for (char *p = dir + 1;; p++) {
+		bool end = *p == '\0';
+
+		if (*p != '/' && !end)
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		if (end)
+			return 0;
+		*p = '/';
+	}
+}
+
 static int apply_mode(const struct varlink_server *s)
 {
 	if (s->read_gid == (gid_t)-1)
@@ -489,12 +506,12 @@ int varlink_server_new(sd_event *event, const char *path, gid_t read_gid,
 	s->addr.sun_family = AF_UNIX;
 	strcpy(s->addr.sun_path, path);
 
-	/* The directory: the unit's RuntimeDirectory=, or made here (one level) outside systemd. */
+	/* The directory: the unit's RuntimeDirectory=, or made here (with its parents) outside
+	 * systemd. */
 	strcpy(dir, path);
-	if (mkdir(dirname(dir), 0755) < 0 && errno != EEXIST) {
-		r = -errno;
+	r = mkdir_parents(dirname(dir));
+	if (r < 0)
 		goto fail;
-	}
 	r = remove_stale(&s->addr);
 	if (r < 0)
 		goto fail;
