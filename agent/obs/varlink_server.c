@@ -112,9 +112,10 @@ static void client_rearm_deadline(struct client *c)
 
 static enum peer_access peer_access(const struct varlink_server *s, int fd)
 {
+	enum peer_access access = ACCESS_NONE;
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
-	gid_t groups[256];
+	gid_t small[64], *groups = small;
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
 		return ACCESS_NONE;
@@ -124,14 +125,21 @@ static enum peer_access peer_access(const struct varlink_server *s, int fd)
 		return ACCESS_NONE;
 	if (cred.gid == s->read_gid)
 		return ACCESS_READ;
-	/* Supplementary groups (Linux 4.13+); a peer with more than 256 is checked on the first. */
-	len = sizeof(groups);
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) == 0 ||
-	    (errno == ERANGE && (len = sizeof(groups), true)))
-		for (size_t i = 0; i < len / sizeof(gid_t); i++)
-			if (groups[i] == s->read_gid)
-				return ACCESS_READ;
-	return ACCESS_NONE;
+	/* Supplementary groups (Linux 4.13+). With more than fit, the kernel copies nothing, says
+	 * how many bytes it needs (ERANGE), and the call is made again with that much room. */
+	len = sizeof(small);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0) {
+		if (errno != ERANGE || !(groups = malloc(len)))
+			return ACCESS_NONE;
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0)
+			len = 0;
+	}
+	for (size_t i = 0; i < len / sizeof(gid_t); i++)
+		if (groups[i] == s->read_gid)
+			access = ACCESS_READ;
+	if (groups != small)
+		free(groups);
+	return access;
 }
 
 static json_t *param_string(const char *key, const char *value)

@@ -221,6 +221,10 @@ if command -v setpriv >/dev/null; then
 	check "read group: status as nobody, exit 0" [ $? -eq 0 ]
 	run "$T/o" setpriv --reuid=65534 --regid=1 --groups=65534 "$CTL" --socket "$SOCK" cgroups
 	check "read group as a supplementary group: exit 0" [ $? -eq 0 ]
+	# More supplementary groups than the agent's first SO_PEERGROUPS buffer holds (64).
+	many=$(seq -s, 1000 1099),65534
+	run "$T/o" setpriv --reuid=65534 --regid=1 --groups="$many" "$CTL" --socket "$SOCK" status
+	check "read group among 101 supplementary groups: exit 0" [ $? -eq 0 ]
 	run "$T/o" as_nobody "$CTL" --socket "$SOCK" reload
 	check "read group: reload as nobody, exit 4" [ $? -eq 4 ]
 	check "read group: reload needs root" grep -q "access denied: io.reclaimd.Reload needs root" "$T/o"
