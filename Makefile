@@ -60,11 +60,11 @@ reclaimctl: $(BUILD)/reclaimctl FORCE
 	@cmp -s $< $@ || cp -f $< $@
 
 $(BUILD)/reclaimctl: $(CTL_OBJS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(CTL_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(CTL_LIBS)
 
-$(BUILD)/tests/status_probe: tests/host/status_probe.c $(BUILD)/agent/obs/varlink_proto.o
+$(BUILD)/tests/status_probe: $(BUILD)/tests/host/status_probe.o $(BUILD)/agent/obs/varlink_proto.o
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(CTL_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(CTL_LIBS)
 
 # The fake cgroupfs generator of bench/ (bench/Makefile builds it static, for the VM); a tool
 # of the test, built without the sanitizer (it does not free what it loads before exiting).

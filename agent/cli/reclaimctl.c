@@ -482,7 +482,7 @@ static void print_status(json_t *p)
 	       integer(p, "totals.jobs_in_flight"), integer(p, "totals.lru_gen_evict_jobs"),
 	       B(get(p, "totals.headroom_requested_bytes")), integer(p, "totals.headroom_requests"),
 	       integer(p, "totals.headroom_last_resort_requests"));
-	printf("socket:  %s, %lld clients now, %lld calls, %lld bad requests, %lld denied, "
+	printf("socket:  %s, %lld connected now, %lld calls, %lld bad requests, %lld denied, "
 	       "%lld timed out, %lld idle ones dropped for new ones, %lld refused (too many "
 	       "clients)\n", str(p, "socket.path"),
 	       integer(p, "socket.clients"), integer(p, "socket.calls"),
