@@ -105,9 +105,10 @@ PREFIX  ?= /usr/local
 # The vendor unit directory (local edits go in drop-ins under /etc/systemd/system/reclaimd.service.d/).
 SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
 DESTDIR ?=
-# The binary, the unit, and the example configuration (never overwriting an existing one).
+# The binaries, the unit, and the example configuration (never overwriting an existing one).
 install: reclaimd reclaimctl
 	install -D -m 0755 reclaimd $(DESTDIR)$(PREFIX)/sbin/reclaimd
+	install -D -m 0755 reclaimctl $(DESTDIR)$(PREFIX)/bin/reclaimctl
 	@mkdir -p $(DESTDIR)$(SYSTEMD_UNIT_DIR)
 	sed -e 's|/usr/local/sbin/reclaimd|$(PREFIX)/sbin/reclaimd|' \
 		-e 's|file:///usr/share/doc/reclaimd/|file://$(PREFIX)/share/doc/reclaimd/|' systemd/reclaimd.service \

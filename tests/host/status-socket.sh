@@ -11,7 +11,7 @@
 # Assertions are on bounded behaviour with wide margins (answers within seconds), never on
 # tight timing: the numbers measured are printed, not asserted.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build/gcc}
 AGENT=$BUILD/reclaimd
 CTL=$BUILD/reclaimctl
