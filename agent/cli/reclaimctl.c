@@ -292,8 +292,8 @@ static int call(const char *method, json_t *params, json_t **ret_params)
 				 json_string_value(json_object_get(p, "cgroup")));
 		else if (strcmp(error, "io.reclaimd.CgroupNotManaged") == 0)
 			r = fail(EXIT_NO_CGROUP, "%s is not managed: %s",
-				 json_string_value(json_object_get(p, "cgroup")),
-				 json_string_value(json_object_get(p, "reason")));
+				 (s = json_string_value(json_object_get(p, "cgroup"))) && *s ? s :
+				 "the root cgroup", json_string_value(json_object_get(p, "reason")));
 		else if (strcmp(error, "io.reclaimd.ConfigRejected") == 0)
 			r = fail(EXIT_REJECTED, "configuration rejected, reclaimd keeps the previous "
 				 "one: %s", json_string_value(json_object_get(p, "message")));

@@ -424,10 +424,19 @@ static void normalize_path(const char *in, char *out, size_t size)
 static const char *not_managed_reason(const struct daemon *d, const struct cgroup_node *cg,
 				      char *buf, size_t size)
 {
+	if (!cg->parent)
+		return "it is the root cgroup, which is never managed";
 	if (!cg->has_memory)
 		return "its parent does not enable the memory controller for it (no memory.current)";
 	if (!cg->rule)
 		return "no rule matches it";
+	if (cg->rule->policy && strcmp(cg->rule->policy->name, "none") == 0) {
+		snprintf(buf, size, "rules[%ld] \"%s\", the first rule that matches it, gives it "
+			 "policy none: excluded", rule_index(d, cg), cg->rule->match);
+		return buf;
+	}
+	if (cg->walk_truncated)
+		return "it sits at the cgroup walk's depth limit: its descendants are not known";
 	if (cg->has_matching_descendant) {
 		snprintf(buf, size, "rules[%ld] \"%s\" matches it, but so do cgroups below it: only "
 			 "the deepest matching cgroups are managed", rule_index(d, cg), cg->rule->match);

@@ -145,7 +145,11 @@ run "$T/o" ctl explain no/such.scope
 check "explain unknown cgroup: exit 6" [ $? -eq 6 ]
 check "explain unknown cgroup: says so" grep -q 'no cgroup "no/such.scope"' "$T/o"
 run "$T/o" ctl explain init.scope
-check "explain a cgroup not managed: exit 6" [ $? -eq 6 ]
+check "explain an excluded cgroup: exit 6" [ $? -eq 6 ]
+check "explain an excluded cgroup: policy none" grep -q 'init.scope is not managed: rules\[0\] "init.scope", the first rule that matches it, gives it policy none' "$T/o"
+run "$T/o" ctl explain ""
+check "explain the root: exit 6" [ $? -eq 6 ]
+check "explain the root: never managed" grep -q "root cgroup, which is never managed" "$T/o"
 run "$T/o" ctl explain system.slice
 check "explain a grouping cgroup: exit 6" [ $? -eq 6 ]
 check "explain a grouping cgroup: why" grep -q "not managed" "$T/o"
