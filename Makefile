@@ -1,10 +1,10 @@
 # reclaimd - build, tests, demo and benchmarks.
-#   make                      build ./reclaimd
+#   make                      build ./reclaimd and ./reclaimctl
 #   make SANITIZER=address    (or undefined, thread) build with that sanitizer
 #   make CC=clang             build with clang
 #   make deps                 install the Debian packages everything below needs (root)
 #   make check                unit tests, then the real-kernel VM tests; ends "N passed, N failed, N skipped"
-#   make check-unit           purity check of policies/, unit tests, make deb + lintian, doc keys, metrics end to end (no VM)
+#   make check-unit           purity check of policies/, unit tests, make deb + lintian, doc keys, metrics and status socket end to end (no VM)
 #   make install              binaries, systemd unit, man pages, example config (PREFIX=/usr/local)
 #   make man                  man pages into build/man (reclaimd.8, reclaimctl.8, reclaimd.json.5)
 #   make deb                  build/reclaimd_<version>-1_amd64.deb (dpkg-deb; lintian in check-unit)
@@ -33,7 +33,8 @@ endif
 # One object directory per compiler and sanitizer, so switching never mixes objects.
 BUILD     := build/$(notdir $(CC))$(if $(SANITIZER),-$(SANITIZER))
 
-SRCS      := $(shell find agent policies -name "*.c" | LC_ALL=C sort)
+# agent/cli/ is reclaimctl's, a program of its own (below).
+SRCS      := $(shell find agent policies -name "*.c" -not -path "agent/cli/*" | LC_ALL=C sort)
 LIB_OBJS  := $(patsubst %.c,$(BUILD)/%.o,$(filter-out agent/main.c,$(SRCS)))
 MAIN_OBJ  := $(BUILD)/agent/main.o
 POLICY_OBJS := $(filter $(BUILD)/policies/%,$(LIB_OBJS))
@@ -41,6 +42,12 @@ TEST_SRCS := $(wildcard tests/unit/test_*.c)
 TESTS     := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 # Unit tests written as scripts (the plots: bench/plot*.sh); run beside the C ones.
 TEST_SCRIPTS := $(wildcard tests/unit/test_*.sh)
+# reclaimctl: its own code and the varlink wire format, with jansson only.
+CTL_OBJS  := $(BUILD)/agent/cli/reclaimctl.o $(BUILD)/agent/obs/varlink_proto.o
+CTL_LIBS   = $(shell pkg-config --libs jansson 2>/dev/null) -lm
+# Host tests that run the programs themselves (tests/host/), counted with the unit tests.
+HOST_TESTS := tests/host/status-socket.sh
+HOST_DEPS := reclaimd reclaimctl $(BUILD)/tests/status_probe $(BUILD)/tests/gen_cgroupfs
 
 .PHONY: all deps check check-unit check-vm demo bench install man deb clean FORCE
 
@@ -51,7 +58,7 @@ DEB_REVISION := 1
 # Checks that are scripts, counted with the unit tests (same "N passed, N failed, N skipped").
 CHECK_SCRIPTS := tests/pkg/check-doc-keys.sh tests/pkg/check-deb.sh
 
-all: reclaimd
+all: reclaimd reclaimctl
 
 # ./reclaimd is always the binary of the last configuration built.
 reclaimd: $(BUILD)/reclaimd FORCE
@@ -59,6 +66,22 @@ reclaimd: $(BUILD)/reclaimd FORCE
 
 $(BUILD)/reclaimd: $(MAIN_OBJ) $(LIB_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+reclaimctl: $(BUILD)/reclaimctl FORCE
+	@cmp -s $< $@ || cp -f $< $@
+
+$(BUILD)/reclaimctl: $(CTL_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(CTL_LIBS)
+
+$(BUILD)/tests/status_probe: $(BUILD)/tests/host/status_probe.o $(BUILD)/agent/obs/varlink_proto.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(CTL_LIBS)
+
+# The fake cgroupfs generator of bench/ (bench/Makefile builds it static, for the VM); a tool
+# of the test, built without the sanitizer (it does not free what it loads before exiting).
+$(BUILD)/tests/gen_cgroupfs: bench/gen_cgroupfs.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -Wall -Wextra -Wconversion -Werror $(CFLAGS) -o $@ $<
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -72,14 +95,14 @@ deps:
 	@tests/deps.sh
 
 # The purity check first: policies/ objects may reference only each other and an allow-list.
-# tests/metrics-e2e.sh runs the daemon itself on a fake cgroup tree (seconds).
-check-unit: $(TESTS) $(POLICY_OBJS) $(BUILD)/reclaimd
+# tests/metrics-e2e.sh and tests/host/ run the daemon itself on a fake cgroup tree (seconds).
+check-unit: $(TESTS) $(POLICY_OBJS) $(BUILD)/reclaimd $(HOST_DEPS)
 	@tests/purity.sh $(POLICY_OBJS)
-	@RECLAIMD=$(BUILD)/reclaimd tests/run-unit.sh $(TESTS) $(TEST_SCRIPTS) $(CHECK_SCRIPTS) tests/metrics-e2e.sh
+	@BUILD=$(BUILD) RECLAIMD=$(BUILD)/reclaimd tests/run-unit.sh $(TESTS) $(TEST_SCRIPTS) $(CHECK_SCRIPTS) tests/metrics-e2e.sh $(HOST_TESTS)
 
-check: deps reclaimd $(TESTS)
+check: deps reclaimd $(TESTS) $(HOST_DEPS)
 	@tests/purity.sh $(POLICY_OBJS)
-	@RECLAIMD=$(BUILD)/reclaimd tests/check.sh $(TESTS) $(TEST_SCRIPTS) $(CHECK_SCRIPTS) tests/metrics-e2e.sh
+	@BUILD=$(BUILD) RECLAIMD=$(BUILD)/reclaimd tests/check.sh $(TESTS) $(TEST_SCRIPTS) $(CHECK_SCRIPTS) tests/metrics-e2e.sh $(HOST_TESTS)
 
 check-vm: reclaimd
 	@tests/vm/run-tests.sh
@@ -95,19 +118,12 @@ PREFIX  ?= /usr/local
 SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
 DESTDIR ?=
 MANDIR  ?= $(PREFIX)/share/man
-# The binaries (reclaimctl when it was built), the unit, the man pages, and the example
-# configuration (never overwriting an existing one).
+# The binaries, the unit, the man pages, and the example configuration (never overwriting an
+# existing one).
 # They come from $(BUILD), so "make deb" (its own BUILD) leaves ./reclaimd as it was.
-# reclaimctl: $(BUILD)/reclaimctl, else ./reclaimctl, when one was built.
-install: $(BUILD)/reclaimd man
+install: $(BUILD)/reclaimd $(BUILD)/reclaimctl man
 	install -D -m 0755 $(BUILD)/reclaimd $(DESTDIR)$(PREFIX)/sbin/reclaimd
-	@for c in $(BUILD)/reclaimctl reclaimctl; do \
-		if [ -x $$c ]; then \
-			echo "install -D -m 0755 $$c $(DESTDIR)$(PREFIX)/sbin/reclaimctl"; \
-			install -D -m 0755 $$c $(DESTDIR)$(PREFIX)/sbin/reclaimctl; \
-			break; \
-		fi; \
-	done
+	install -D -m 0755 $(BUILD)/reclaimctl $(DESTDIR)$(PREFIX)/bin/reclaimctl
 	@for m in build/man/*.[0-9]; do \
 		s=$${m##*.}; \
 		echo "install -D -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s/$${m##*/}"; \
@@ -127,22 +143,15 @@ install: $(BUILD)/reclaimd man
 
 # Man pages from one source each: help2man on the binary's --help and --version (with
 # config/man/<name>.h2m for DESCRIPTION, FILES, SEE ALSO), reclaimd.json(5) from README.md's
-# "Configuration reference". reclaimctl(8) only when ./reclaimctl was built.
-man: $(BUILD)/reclaimd
+# "Configuration reference".
+man: $(BUILD)/reclaimd $(BUILD)/reclaimctl
 	@mkdir -p build/man
 	help2man --no-info --section 8 --include config/man/reclaimd.h2m \
 		--name "PSI-driven proactive memory reclaim for cgroup-v2 workloads" \
 		-o build/man/reclaimd.8 $(BUILD)/reclaimd
-	@rm -f build/man/reclaimctl.8
-	@for c in $(BUILD)/reclaimctl reclaimctl; do \
-		if [ -x $$c ]; then \
-			echo "help2man ... -o build/man/reclaimctl.8 $$c"; \
-			help2man --no-info --section 8 --include config/man/reclaimctl.h2m \
-				--name "query and control the reclaimd daemon" \
-				-o build/man/reclaimctl.8 $$c || exit 1; \
-			break; \
-		fi; \
-	done
+	help2man --no-info --section 8 --include config/man/reclaimctl.h2m \
+		--name "query and control the reclaimd daemon" \
+		-o build/man/reclaimctl.8 $(BUILD)/reclaimctl
 	config/man/md2man.py --version $(VERSION) README.md >build/man/reclaimd.json.5
 
 # A Debian package staged with "make install", built by dpkg-deb (config/debian/build-deb.sh),
@@ -160,6 +169,6 @@ deb: FORCE
 	cp -f build/reclaimd_$(VERSION)-$(DEB_REVISION)_$$(dpkg --print-architecture).deb build/reclaimd.deb
 
 clean:
-	rm -rf build reclaimd tests/vm/out
+	rm -rf build reclaimd reclaimctl tests/vm/out
 
 -include $(shell find build -name '*.d' 2>/dev/null)

@@ -14,10 +14,8 @@
 #include "reclaimd/swap.h"
 #include "reclaimd/topology.h"
 #include "reclaimd/log.h"
+#include "reclaimd/version.h"
 
-#ifndef RECLAIMD_VERSION
-#define RECLAIMD_VERSION "0.1.0"
-#endif
 #define DEFAULT_CONFIG "/etc/reclaimd/reclaimd.json"
 
 static void usage(FILE *out)

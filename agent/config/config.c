@@ -19,6 +19,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <sys/stat.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -26,6 +27,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/un.h>
 
 #include <jansson.h>
 
@@ -262,7 +264,7 @@ struct section {
 };
 
 static const struct section sec_top, sec_params, sec_rule, sec_swap, sec_device, sec_zswap,
-	sec_metrics;
+	sec_metrics, sec_status;
 
 static void *field_of(void *base, const struct key_desc *d)
 {
@@ -1292,6 +1294,67 @@ static const struct value_type t_listen = {
 	init_path, print_path,
 };
 
+/* ---- status ----------------------------------------------------------------------------- */
+
+/* status.socket: an absolute path that fits sockaddr_un's sun_path, or null (no socket). */
+static int parse_socket_path(struct loader *l, const char *where, const struct key_desc *d,
+			     const json_t *v, void *base)
+{
+	const char *s = json_string_value(v);
+
+	if (s && strlen(s) >= sizeof(((struct sockaddr_un *)NULL)->sun_path))
+		return fail(l, where, "longer than a socket path may be (%zu bytes)",
+			    sizeof(((struct sockaddr_un *)NULL)->sun_path) - 1);
+	return parse_path(l, where, d, v, base);
+}
+
+static const struct value_type t_socket_path = {
+	JT(JSON_STRING) | JT(JSON_NULL), "an absolute path or null", AS_NONE, parse_socket_path,
+	init_path, print_path,
+};
+
+/* status.read_group: the name of a group that exists on this host (its gid is kept next to the
+ * name, in read_gid), or null. */
+static int parse_group(struct loader *l, const char *where, const struct key_desc *d,
+		       const json_t *v, void *base)
+{
+	struct status_section *st = base;
+	char **name = field_of(base, d), *copy = NULL, vbuf[72], buf[4096];
+	const char *s = json_string_value(v);
+	struct group gr, *found = NULL;
+
+	if (s) {
+		int r = getgrnam_r(s, &gr, buf, sizeof(buf), &found);
+
+		if (r != 0 || !found)
+			return fail(l, where, "group \"%s\" %s", printable(s, vbuf),
+				    r && r != ENOENT ? strerror(r) : "does not exist on this host");
+		if (!(copy = strdup(s)))
+			return fail_oom(l);
+		st->read_gid = (unsigned)found->gr_gid;
+	}
+	free(*name);
+	*name = copy;
+	return 0;
+}
+
+static void print_group(FILE *out, const char *label, const struct key_desc *d, const void *base)
+{
+	const struct status_section *st = base;
+	const char *name = *(char *const *)cfield_of(base, d);
+
+	print_label(out, label);
+	if (name)
+		fprintf(out, "%s (gid %u)\n", name, st->read_gid);
+	else
+		fprintf(out, "%s\n", d->unset);
+}
+
+static const struct value_type t_group = {
+	JT(JSON_STRING) | JT(JSON_NULL), "a group name or null", AS_NONE, parse_group, init_path,
+	print_group,
+};
+
 /* ---- the tables ---------------------------------------------------------------------------- */
 
 #define HINT_PARAM  " (policy parameters go in \"defaults\" or in a rule)"
@@ -1442,6 +1505,20 @@ static const struct section sec_metrics = {
 	.keys = metrics_keys, .n_keys = ARRAY_SIZE(metrics_keys), .hints = hints_not_params,
 };
 
+/* "status" (struct status_section). */
+#define ST(f) offsetof(struct status_section, f)
+static const struct key_desc status_keys[] = {
+	{ "socket", &t_socket_path, ST(socket), .def.s = "/run/reclaimd/reclaimd.sock",
+	  .unset = "null (no status socket)" },
+	{ "read_group", &t_group, ST(read_group), .def.s = NULL,
+	  .unset = "null (root only)" },
+};
+
+static const struct section sec_status = {
+	.expected = "an object", .prefix = "status.",
+	.keys = status_keys, .n_keys = ARRAY_SIZE(status_keys), .hints = hints_not_params,
+};
+
 /* The top level (struct config). "defaults" is parsed after the other keys and before "rules",
  * wherever they are in the file. */
 #define CFG(f) offsetof(struct config, f)
@@ -1466,6 +1543,7 @@ static const struct key_desc top_keys[] = {
 	{ "swap", &t_section, CFG(swap), .sub = &sec_swap },
 	{ "zswap", &t_section, CFG(zswap), .sub = &sec_zswap },
 	{ "metrics", &t_section, CFG(metrics), .sub = &sec_metrics },
+	{ "status", &t_section, CFG(status), .sub = &sec_status },
 	{ "defaults", &t_defaults, CFG(defaults), .sub = &sec_params, .late = true },
 	{ "rules", &t_rules, CFG(rules), .late = true },
 };
@@ -1750,6 +1828,8 @@ void config_free(struct config *c)
 	free(c->sys_root);
 	free(c->metrics.textfile);
 	free(c->metrics.listen);
+	free(c->status.socket);
+	free(c->status.read_group);
 	free(c);
 }
 

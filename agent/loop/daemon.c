@@ -20,13 +20,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 
 #include "loop/loop.h"
+#include "obs/status.h"
 #include "reclaimd/limits.h"
 #include "reclaimd/log.h"
+
+static usec_t realtime_us(void);
 
 struct tick_ctx loop_tick_ctx(const struct daemon *d)
 {
@@ -189,6 +193,29 @@ static int discover(struct daemon *d)
 	return 0;
 }
 
+/* The last decision and its inputs, for the status socket (Cgroups, Explain). */
+static void keep_decision(const struct daemon *d, struct cgroup_node *cg,
+			  const struct cgroup_sample *s, const struct reclaim_limits *lim,
+			  const struct limits_cgroup *lc, const struct reclaim_decision *dec,
+			  bool file_only, usec_t now)
+{
+	typeof(cg->policy.last) *l = &cg->policy.last;
+
+	l->dec = *dec;
+	l->file_only = file_only;
+	l->mglru = lc->mglru_aging;
+	l->tick = d->tick;
+	l->at_us = now;
+	l->current_bytes = s->current_bytes;
+	l->memory_min_bytes = s->min_bytes;
+	l->anon_bytes = s->stat.anon;
+	l->file_bytes = s->stat.file;
+	l->swap_room_bytes = s->swap_room_bytes;
+	l->cold_bytes = lc->cold_bytes;
+	l->pacing = lim->step_factor;
+	l->reaches_zswap = lc->reaches_zswap;
+}
+
 /* The per-cgroup policies on this tick's snapshot, limited, dispatched. */
 static void decide_all(struct daemon *d, const struct reclaim_limits *lim)
 {
@@ -219,7 +246,10 @@ static void decide_all(struct daemon *d, const struct reclaim_limits *lim)
 					 &cg->policy.state, &dec);
 		if (lc.mglru_aging)
 			report_cold_age(cg, &dec);
+		cg->policy.last.policy_request_bytes = dec.request_bytes;
+		cg->policy.last.policy_reason = dec.reason;
 		file_only = reclaim_limits_apply(lim, &lc, snap->page_size, &room, &dec);
+		keep_decision(d, cg, s, lim, &lc, &dec, file_only, now);
 		report_decision(cg, &dec, file_only, now, d->opts->dry_run);
 		report_count_decision(d, cg, &dec);
 		if (!d->opts->dry_run)
@@ -251,13 +281,36 @@ static void run_tick(struct daemon *d)
 	report_notify_status(d);
 }
 
-static int on_tick(sd_event_source *s, uint64_t usec _unused_, void *userdata)
+/* CLOCK_REALTIME in microseconds (for "loaded at" in the status socket). */
+static usec_t realtime_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (usec_t)ts.tv_sec * USEC_PER_SEC + (usec_t)ts.tv_nsec / 1000;
+}
+
+/* How late the tick began (its deadline is `deadline_us`) and how long it ran: observed only. */
+static void tick_timing(struct daemon *d, usec_t deadline_us, usec_t began_us)
+{
+	struct loop_obs *o = &d->obs;
+	usec_t late = sub_sat(began_us, deadline_us), ran = sub_sat(now_us(), began_us);
+
+	o->late_last_us = late;
+	o->late_max_us = MAX(o->late_max_us, late);
+	o->late_recent_us[d->tick % LOOP_RECENT_TICKS] = late;
+	o->run_last_us = ran;
+	o->run_max_us = MAX(o->run_max_us, ran);
+}
+
+static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct daemon *d = userdata;
-	usec_t start = now_us();
+	usec_t began = now_us();
 
 	run_tick(d);
-	report_tick_time(d, now_us() - start);
+	tick_timing(d, usec, began);
+	report_tick_time(d, d->obs.run_last_us);
 	metrics_tick(d);
 	/* --once: decisions need a PSI delta, so the first tick only samples; the second one,
 	 * an interval later, decides and dispatches, and the agent exits when its jobs are done. */
@@ -290,35 +343,42 @@ static bool streq_null(const char *a, const char *b)
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
-static int on_reload_signal(sd_event_source *s _unused_, const struct signalfd_siginfo *si _unused_,
-			    void *userdata)
+int loop_reload(struct daemon *d, struct config_error *err)
 {
-	struct daemon *d = userdata;
 	struct config *c = NULL;
-	struct config_error err = { 0 };
-	int r;
+	int r, kept = 0;
 
 	sd_notify(false, "RELOADING=1");
-	r = config_load_file(d->opts->config_path, &c, &err);
+	r = config_load_file(d->opts->config_path, &c, err);
 	if (r == 0 && !d->opts->workers)
-		r = config_check_topology(c, d->topo, &err);
+		r = config_check_topology(c, d->topo, err);
 	if (r < 0) {
+		d->obs.reloads_rejected++;
 		log_event(LOG_ERR, MSGID_CONFIG_REJECTED, NULL,
-			  "configuration not reloaded, keeping the previous one: %s", err.text);
+			  "configuration not reloaded, keeping the previous one: %s", err->text);
 		config_free(c);
 		sd_notify(false, "READY=1");
-		return 0;
+		return r;
 	}
-	if (c->max_workers_per_node != d->config->max_workers_per_node)
+	if (c->max_workers_per_node != d->config->max_workers_per_node) {
+		kept |= LOOP_RELOAD_KEPT_WORKERS;
 		log_event(LOG_WARNING, MSGID_CONFIG_LOADED, NULL,
 			  "max_workers_per_node takes effect only at restart; keeping the pools as they are");
+	}
 	/* Roots given on the command line win over the file; the others were read at start. */
 	if ((!d->opts->cgroup_root && !streq_null(c->cgroup_root, d->roots.start_cgroup_cfg)) ||
 	    (!d->opts->proc_root && !streq_null(c->proc_root, d->roots.start_proc_cfg)) ||
-	    (!d->opts->sys_root && !streq_null(c->sys_root, d->roots.start_sys_cfg)))
+	    (!d->opts->sys_root && !streq_null(c->sys_root, d->roots.start_sys_cfg))) {
+		kept |= LOOP_RELOAD_KEPT_ROOTS;
 		log_event(LOG_WARNING, MSGID_CONFIG_LOADED, NULL,
 			  "cgroup_root, proc_root and sys_root take effect only at restart; "
 			  "keeping the ones in use");
+	}
+	if (!streq_null(c->status.socket, d->config->status.socket)) {
+		kept |= LOOP_RELOAD_KEPT_SOCKET;
+		log_event(LOG_WARNING, MSGID_CONFIG_LOADED, NULL,
+			  "status.socket takes effect only at restart; keeping the socket as it is");
+	}
 	/* Rules are re-matched now, so no cgroup points into the old config afterwards; PSI
 	 * triggers are re-installed at the next tick with the new stall and window. */
 	CGROUP_SET_FOREACH(&d->cgroups, cg) {
@@ -339,21 +399,33 @@ static int on_reload_signal(sd_event_source *s _unused_, const struct signalfd_s
 	swap_tiers_ctl_reload(d->swap_tiers, c);
 	zram_ctl_reload(d->zram, c);
 	{
-		_cleanup_(freep) char *kept = NULL;
+		_cleanup_(freep) char *served = NULL;
 
-		r = metrics_reload(d->metrics, &c->metrics, &kept);
+		r = metrics_reload(d->metrics, &c->metrics, &served);
 		if (r < 0)
 			log_event(LOG_ERR, MSGID_CONFIG_LOADED, NULL,
 				  "metrics.listen %s: cannot serve /metrics there: %s; %s%s", c->metrics.listen,
-				  strerror(-r), kept ? "still serving on " : "no HTTP server runs now",
-				  kept ? kept : "");
+				  strerror(-r), served ? "still serving on " : "no HTTP server runs now",
+				  served ? served : "");
 	}
+	status_server_reload(d);
 	cgroup_set_scan(&d->cgroups, d->config, on_cgroup_gone, d);
+	d->obs.reloads++;
+	d->obs.config_loaded_realtime_us = realtime_us();
 	log_event(LOG_INFO, MSGID_CONFIG_LOADED, NULL, "configuration reloaded from %s (%zu rules)",
 		  d->opts->config_path, c->n_rules);
 	/* The tick keeps its deadline: a burst of SIGHUPs must not postpone it. A new interval
 	 * applies from the next tick on. */
 	sd_notify(false, "READY=1");
+	return kept;
+}
+
+static int on_reload_signal(sd_event_source *s _unused_, const struct signalfd_siginfo *si _unused_,
+			    void *userdata)
+{
+	struct config_error err = { 0 };
+
+	(void)loop_reload(userdata, &err);
 	return 0;
 }
 
@@ -521,6 +593,10 @@ static int daemon_setup(struct daemon *d)
 	}
 	/* Pings the service manager's watchdog at half of WATCHDOG_USEC when it asks for it. */
 	sd_event_set_watchdog(d->env.event, true);
+	d->obs.started_us = now_us();
+	d->obs.config_loaded_realtime_us = realtime_us();
+	/* The status socket only observes: without it the agent runs as before. */
+	(void)status_server_start(d);
 	{
 		struct dispatcher_report dr;
 
@@ -540,6 +616,7 @@ static void daemon_teardown(struct daemon *d)
 {
 	metrics_free(d->metrics);
 	d->metrics = NULL;
+	status_server_stop(d);
 	dispatcher_stop(d->dispatcher);
 	report_summary(d);
 	dispatcher_free(d->dispatcher);

@@ -68,6 +68,19 @@ struct loop_report {
 	usec_t host_warning_us, discovery_warning_us, emfile_warning_us;
 };
 
+/* What the loop keeps for the status socket (agent/obs/status.c reads it; only the loop writes
+ * it). Times are microseconds, monotonic unless named realtime. */
+#define LOOP_RECENT_TICKS 32
+struct loop_obs {
+	usec_t started_us;
+	usec_t config_loaded_realtime_us;  /* CLOCK_REALTIME of the start or the last reload */
+	uint64_t reloads, reloads_rejected;
+	/* Tick lateness: how long after its deadline a tick began; and how long it ran. */
+	usec_t late_last_us, late_max_us, run_last_us, run_max_us;
+	usec_t late_recent_us[LOOP_RECENT_TICKS]; /* the last ticks' lateness, by tick % N */
+	struct status_server *status;      /* NULL: no status socket */
+};
+
 struct daemon {
 	const struct daemon_options *opts;
 	struct config *config;
@@ -91,11 +104,21 @@ struct daemon {
 	struct loop_roots roots;
 	struct loop_report report;
 	struct metrics *metrics;        /* obs/metrics.h; only observes */
+	struct loop_obs obs;
 	int exit_status;
 };
 
 /* The tick context of the current snapshot. */
 struct tick_ctx loop_tick_ctx(const struct daemon *d);
+
+/* What a reload left as it was (LOOP_RELOAD_* bits): restart-only keys that changed. */
+#define LOOP_RELOAD_KEPT_WORKERS 1     /* max_workers_per_node */
+#define LOOP_RELOAD_KEPT_ROOTS   2    /* cgroup_root, proc_root, sys_root */
+#define LOOP_RELOAD_KEPT_SOCKET  4    /* status.socket */
+/* Re-reads the configuration file (SIGHUP and the status socket's Reload). Returns a mask of
+ * LOOP_RELOAD_* bits (>= 0), or -errno with `err` saying why: the previous configuration stays.
+ * Logs the outcome. */
+int loop_reload(struct daemon *d, struct config_error *err);
 
 /* snapshot.c */
 /* Samples every managed cgroup and the host into d->snap; installs PSI triggers on newly

@@ -35,8 +35,8 @@ enum cgroup_optional_file {
  *   hist     the loop's snapshot builder (agent/loop/snapshot.c): counters for deltas, and when
  *            a read or trigger warning was last logged (also by triggers.c)
  *   policy   the loop: the policy's state (daemon.c decides; triggers.c restarts it from the
- *            smallest step when the PSI trigger fires) and the decision log's rate limit
- *            (report.c)
+ *            smallest step when the PSI trigger fires), the decision log's rate limit
+ *            (report.c) and the last decision with its inputs (daemon.c)
  *   trigger  the loop's PSI triggers (agent/loop/triggers.c)
  *   job      the dispatcher (agent/ctl/dispatcher.c)
  *   zswap    the zswap controller (agent/ctl/zswap_ctl.c)
@@ -89,6 +89,22 @@ struct cgroup_node {
 		struct policy_state state;
 		enum decision_reason last_reason;
 		usec_t last_log_us;
+		/* The last decision and what it was made from (daemon.c; read by the status
+		 * socket's Cgroups and Explain, agent/obs/status.c): the policy's request and
+		 * reason before the tick's limits, `dec` after them. */
+		struct {
+			struct reclaim_decision dec;
+			uint64_t policy_request_bytes;
+			enum decision_reason policy_reason;
+			bool file_only;         /* the limits left it page cache only */
+			bool mglru;             /* capped at cold_bytes (MGLRU aging on) */
+			unsigned tick;
+			usec_t at_us;           /* monotonic; 0: no decision yet */
+			uint64_t current_bytes, memory_min_bytes, anon_bytes, file_bytes;
+			uint64_t swap_room_bytes, cold_bytes;
+			double pacing;          /* the tick's step_factor (limits.h) */
+			bool reaches_zswap;
+		} last;
 	} policy;
 
 	struct {

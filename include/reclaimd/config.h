@@ -95,6 +95,14 @@ struct metrics_section {
 	unsigned max_cgroup_series;  /* at most this many cgroups get their own; 100 */
 };
 
+/* "status": the status socket (agent/obs/status_server.c). */
+struct status_section {
+	char *socket;        /* AF_UNIX socket path; NULL: no status socket. Default
+			      * /run/reclaimd/reclaimd.sock */
+	char *read_group;    /* group whose members may call the read-only methods; NULL: root only */
+	unsigned read_gid;   /* read_group's gid, looked up when the file was loaded */
+};
+
 struct config {
 	char *path;          /* file it came from, or NULL for a string */
 	usec_t interval_us;  /* tick interval; 6 s */
@@ -114,6 +122,7 @@ struct config {
 	struct swap_section swap;
 	struct zswap_section zswap;
 	struct metrics_section metrics;
+	struct status_section status;
 	struct policy_params defaults;
 	struct rule *rules;
 	size_t n_rules;

@@ -37,10 +37,8 @@ list=$(dpkg-deb -c "$deb" | awk '{ print $NF }' | sed 's|^\./|/|')
 want="/usr/sbin/reclaimd /lib/systemd/system/reclaimd.service /etc/reclaimd/reclaimd.json
 /usr/share/man/man8/reclaimd.8.gz /usr/share/man/man5/reclaimd.json.5.gz
 /usr/share/doc/reclaimd/README.md.gz /usr/share/doc/reclaimd/copyright
-/usr/share/doc/reclaimd/changelog.Debian.gz"
-if [ -x reclaimctl ] || ls build/*/reclaimctl >/dev/null 2>&1; then
-	want="$want /usr/sbin/reclaimctl /usr/share/man/man8/reclaimctl.8.gz"
-fi
+/usr/share/doc/reclaimd/changelog.Debian.gz /usr/bin/reclaimctl
+/usr/share/man/man8/reclaimctl.8.gz"
 missing=
 for f in $want; do
 	printf '%s\n' "$list" | grep -qxF "$f" || missing="$missing $f"

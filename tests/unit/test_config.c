@@ -140,6 +140,9 @@ static const struct field config_fields[] = {
 	CONF("metrics.listen", metrics.listen, F_STRING),
 	CONF("metrics.per_cgroup", metrics.per_cgroup, F_BOOL),
 	CONF("metrics.max_cgroup_series", metrics.max_cgroup_series, F_UNSIGNED),
+	CONF("status.socket", status.socket, F_STRING),
+	CONF("status.read_group", status.read_group, F_STRING),
+	CONF("status.read_group", status.read_gid, F_UNSIGNED), /* printed on read_group's line */
 };
 
 static bool field_equal(const struct field *f, const void *a, const void *b)
@@ -263,6 +266,7 @@ static const struct config builtin_config = {
 		.shrinker_auto = false,
 	},
 	.metrics = { .textfile = NULL, .listen = NULL, .per_cgroup = false, .max_cgroup_series = 100 },
+	.status = { .socket = (char *)"/run/reclaimd/reclaimd.sock" },
 };
 
 /* ---- size_parse ---------------------------------------------------------------------------- */
@@ -421,6 +425,7 @@ static void test_good_full(void)
 			.per_cgroup = true,
 			.max_cgroup_series = 500,
 		},
+		.status = { .socket = (char *)"/tmp/reclaimd.sock", .read_group = (char *)"root" },
 	});
 
 	d = (struct policy_params){
@@ -1068,6 +1073,45 @@ static void test_metrics_keys(void)
 		    "go in \"defaults\" or in a rule");
 }
 
+/* ---- status ---------------------------------------------------------------------------------- */
+
+/* The status socket's keys: defaults, good values, and every bad one. Group "root" (gid 0)
+ * exists on every host the tests run on. */
+static void test_status_keys(void)
+{
+	struct config *c;
+
+	c = load_string_ok("{}");
+	if (c) {
+		CHECK(c->status.socket && strcmp(c->status.socket, "/run/reclaimd/reclaimd.sock") == 0);
+		CHECK(c->status.read_group == NULL);
+		config_free(c);
+	}
+	c = load_string_ok("{\"status\": {\"socket\": null, \"read_group\": \"root\"}}");
+	if (c) {
+		CHECK(c->status.socket == NULL);
+		CHECK(c->status.read_group && strcmp(c->status.read_group, "root") == 0);
+		CHECK_EQ_U64(c->status.read_gid, 0);
+		config_free(c);
+	}
+	c = load_string_ok("{\"status\": {\"socket\": \"/tmp/x.sock\", \"read_group\": null}}");
+	if (c) {
+		CHECK(c->status.socket && strcmp(c->status.socket, "/tmp/x.sock") == 0);
+		CHECK(c->status.read_group == NULL);
+		config_free(c);
+	}
+	EXPECT_FAIL("{\"status\": {\"socket\": \"run/x.sock\"}}", "status.socket: must be an absolute path");
+	EXPECT_FAIL("{\"status\": {\"socket\": 1}}", "status.socket: expected an absolute path or null");
+	EXPECT_FAIL("{\"status\": {\"socket\": \"/run/reclaimd/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.sock\"}}",
+		    "status.socket: longer than a socket path may be (107 bytes)");
+	EXPECT_FAIL("{\"status\": {\"read_group\": \"no-such-group-reclaimd-test\"}}",
+		    "status.read_group: group \"no-such-group-reclaimd-test\" does not exist on this host");
+	EXPECT_FAIL("{\"status\": {\"read_group\": 0}}", "status.read_group: expected a group name or null");
+	EXPECT_FAIL("{\"status\": {\"sockett\": null}}", "status: unknown key \"sockett\" (did you mean \"socket\"?)");
+	EXPECT_FAIL("{\"status\": []}", "status: expected an object");
+	EXPECT_FAIL("{\"status\": {\"min_bytes\": 1}}", "policy parameters go in");
+}
+
 /* ---- the registry -------------------------------------------------------------------------- */
 
 /* Keys of the NUMA worker pools, policy headroom and MGLRU aging. */
@@ -1312,5 +1356,6 @@ int main(void)
 	test_node_keys();
 	test_swap_keys();
 	test_metrics_keys();
+	test_status_keys();
 	return test_report("test_config");
 }

@@ -247,6 +247,9 @@ copy_elf() {
 }
 
 [ -n "$agent" ] && copy_elf "$agent" /usr/local/bin/reclaimd
+# reclaimctl, built beside the agent, for scenarios that ask the agent through its status socket.
+[ -n "$agent" ] && [ -x "$(dirname "$agent")/reclaimctl" ] &&
+	copy_elf "$(dirname "$agent")/reclaimctl" /usr/local/bin/reclaimctl
 [ "$with_stress" -eq 1 ] && copy_elf "$(command -v stress-ng)" /usr/bin/stress-ng
 for exe in "$HERE"/workloads/build/* "$HERE"/tools/build/*; do
 	[ -f "$exe" ] && [ -x "$exe" ] && copy_elf "$exe" "/usr/local/bin/${exe##*/}"

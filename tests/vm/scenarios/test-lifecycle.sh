@@ -7,7 +7,8 @@
 #     line and column; SIGHUP with a bad file keeps the old config; SIGTERM exits within 2 s;
 #  and discovery on kernfs: a grandchild made under cgroups the agent already knows is found (only
 #  its parent's inotify watch sees it), and a cgroup removed and made again under the same name
-#  between two ticks is reported removed and managed anew.
+#  between two ticks is reported removed and managed anew; reclaimctl status, cgroups and explain
+#  against that agent, through its status socket (the default /run/reclaimd/reclaimd.sock).
 # spike.json asks for everything above the floor in one request (probe 1.0) in 16 MiB chunks (the
 # kernel checks for signals between batches of a quarter of the chunk; software emulation makes a
 # batch slow, so a smaller chunk keeps the halt well inside 1 s), with
@@ -203,6 +204,50 @@ if [ "$ok" -eq 1 ] && [ "$a_lines" -eq 0 ] && kill -0 "$AGENT_PID" 2>/dev/null; 
 	pass discovery-recreated "rmdir+mkdir of disc/a/b between two ticks: removed and managed anew in one tick"
 else
 	fail discovery-recreated "removal and second 'managed by rule' for disc/a/b: ok=$ok, disc/a lines after the removal: $a_lines (see agent-disc.log)"
+fi
+# ---- reclaimctl against the agent on the real kernel ---------------------------------------------
+if command -v reclaimctl >/dev/null; then
+	sleep 3 # two ticks: a decision on the recreated disc/a/b
+	reclaimctl status >"$RESULTS/reclaimctl-status.txt" 2>&1 && rc=0 || rc=$?
+	# Both NUMA nodes with their pools; zram0 at priority 100 and the disk at 10 (guest/init).
+	if [ "$rc" -eq 0 ] && grep -q "^totals:  [0-9]* managed cgroups" "$RESULTS/reclaimctl-status.txt" &&
+		grep -q "^0  " "$RESULTS/reclaimctl-status.txt" && grep -q "^1  " "$RESULTS/reclaimctl-status.txt" &&
+		grep -q "/dev/zram0  *zram  *priority 100" "$RESULTS/reclaimctl-status.txt" &&
+		grep -q "priority 10 " "$RESULTS/reclaimctl-status.txt" &&
+		grep -q "^config:  /tmp/disc.json" "$RESULTS/reclaimctl-status.txt"; then
+		pass reclaimctl-status "$(grep '^totals:' "$RESULTS/reclaimctl-status.txt")"
+	else
+		fail reclaimctl-status "rc=$rc: $(tr '\n' ';' <"$RESULTS/reclaimctl-status.txt")"
+	fi
+	reclaimctl cgroups >"$RESULTS/reclaimctl-cgroups.txt" 2>&1 && rc=0 || rc=$?
+	if [ "$rc" -eq 0 ] && grep -q " psi .* disc/a/b$" "$RESULTS/reclaimctl-cgroups.txt"; then
+		pass reclaimctl-cgroups "$(grep 'disc/a/b$' "$RESULTS/reclaimctl-cgroups.txt" | tr -s ' ')"
+	else
+		fail reclaimctl-cgroups "rc=$rc: $(tr '\n' ';' <"$RESULTS/reclaimctl-cgroups.txt")"
+	fi
+	reclaimctl explain disc/a/b >"$RESULTS/reclaimctl-explain.txt" 2>&1 && rc=0 || rc=$?
+	if [ "$rc" -eq 0 ] && grep -q '^rule:      rules\[1\] "disc/\*\*"' "$RESULTS/reclaimctl-explain.txt" &&
+		grep -q "^floor:" "$RESULTS/reclaimctl-explain.txt"; then
+		pass reclaimctl-explain "$(grep '^floor:' "$RESULTS/reclaimctl-explain.txt")"
+	else
+		fail reclaimctl-explain "rc=$rc: $(tr '\n' ';' <"$RESULTS/reclaimctl-explain.txt")"
+	fi
+	reclaimctl explain disc >"$RESULTS/reclaimctl-explain-disc.txt" 2>&1 && rc=0 || rc=$?
+	[ "$rc" -eq 6 ] && pass reclaimctl-not-managed "$(cat "$RESULTS/reclaimctl-explain-disc.txt")" ||
+		fail reclaimctl-not-managed "rc=$rc: $(cat "$RESULTS/reclaimctl-explain-disc.txt")"
+	reclaimctl top -n 1 >"$RESULTS/reclaimctl-top.txt" 2>&1 || true
+	cp /tmp/disc.json /tmp/disc-good.json
+	echo '{ "interval": 1, "rules": [ ' >/tmp/disc.json
+	reclaimctl reload >"$RESULTS/reclaimctl-reload.txt" 2>&1 && rc=0 || rc=$?
+	cp /tmp/disc-good.json /tmp/disc.json
+	reclaimctl reload >>"$RESULTS/reclaimctl-reload.txt" 2>&1 && rc2=0 || rc2=$?
+	if [ "$rc" -eq 7 ] && [ "$rc2" -eq 0 ] && grep -q "/tmp/disc.json:[0-9]*:[0-9]*:" "$RESULTS/reclaimctl-reload.txt"; then
+		pass reclaimctl-reload "bad file: exit 7 with file:line:column; good file: exit 0"
+	else
+		fail reclaimctl-reload "rc=$rc/$rc2: $(tr '\n' ';' <"$RESULTS/reclaimctl-reload.txt")"
+	fi
+else
+	skip reclaimctl "not in the guest (build it: make)"
 fi
 agent_stop >/dev/null
 rmdir "$disc/a/b" "$disc/a" "$disc" 2>/dev/null || true

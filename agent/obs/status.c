@@ -1,0 +1,648 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * status.c - the io.reclaimd varlink interface on the status socket (status.h): the documents
+ * reclaimctl shows, built with jansson from what the agent already keeps.
+ *
+ *   Status    the controllers' reports (xxx_report()), this tick's host sample, the loop's tick
+ *             timing and configuration times (struct loop_obs), the socket's own counters
+ *   Cgroups   one row per managed cgroup of this tick's snapshot: its sample, and the last
+ *             decision the loop kept in its `policy` group of struct cgroup_node
+ *   Explain   one cgroup's last decision, term by term: the rule and why it matched, the floor
+ *             and which of its terms applied, the law's terms, what the tick's limits did
+ *   Reload    loop_reload(), the path SIGHUP takes (root only)
+ *
+ * Every handler runs on the main thread between ticks and only reads, but Reload. Sizes are
+ * bytes, times seconds (float) or microseconds (`_us`), percentages `_pct`.
+ */
+#include <errno.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "loop/loop.h"
+#include "obs/status.h"
+#include "obs/varlink.h"
+#include "reclaimd/log.h"
+#include "reclaimd/version.h"
+
+struct status_server {
+	struct varlink_server *server;
+};
+
+const char status_interface_idl[] =
+	"# reclaimd's status socket: what the agent is doing, and why.\n"
+	"# Sizes are bytes, times seconds unless a name ends in _us (microseconds).\n"
+	"interface io.reclaimd\n\n"
+	"# The agent: host, NUMA nodes and their worker pools and headroom, swap tiers, zswap,\n"
+	"# zram, MGLRU aging, totals, tick timing, configuration, this socket.\n"
+	"method Status() -> (\n"
+	"  version: string,\n  protocol: int,\n  host: object,\n  uptime_s: float,\n"
+	"  config: object,\n  tick: object,\n  nodes: []object,\n  swap: object,\n"
+	"  zswap: object,\n  zram: object,\n  mglru: object,\n  totals: object,\n"
+	"  socket: object\n)\n\n"
+	"# One row per managed cgroup: rule, policy, memory.current, floor, last decision, ...\n"
+	"method Cgroups() -> (version: string, protocol: int, interval_s: float, cgroups: []object)\n\n"
+	"# The last decision on one managed cgroup (a path relative to the cgroup root), term by term.\n"
+	"method Explain(cgroup: string) -> (\n"
+	"  version: string,\n  protocol: int,\n  cgroup: string,\n  rule: object,\n"
+	"  decision: ?object,\n  inputs: ?object,\n  floor: ?object,\n  law: ?object,\n"
+	"  limits: ?object,\n  cold_age: ?object,\n  job: ?object\n)\n\n"
+	"# Re-reads the configuration file, as SIGHUP does. Root only.\n"
+	"method Reload() -> (version: string, protocol: int, config: string, rules: int,\n"
+	"  restart_only: []string)\n\n"
+	"error NoSuchCgroup (cgroup: string)\n\n"
+	"error CgroupNotManaged (cgroup: string, reason: string)\n\n"
+	"error ConfigRejected (message: string, file: string, line: int, column: int)\n\n"
+	"error PermissionDenied (method: string, needs: string)\n\n"
+	"error InvalidRequest (reason: string)\n\n"
+	"error RequestTooLarge (max_bytes: int)\n";
+
+static const struct varlink_service service = {
+	.vendor = "reclaimd",
+	.product = "reclaimd",
+	.version = RECLAIMD_VERSION,
+	.url = "https://github.com/reclaimd/reclaimd",
+	.interface = "io.reclaimd",
+	.description = status_interface_idl,
+};
+
+/* ---- pure helpers ------------------------------------------------------------------------ */
+
+void floor_terms_compute(uint64_t min_bytes, uint64_t memory_min_bytes, uint64_t current_bytes,
+			 uint64_t anon_bytes, uint64_t file_bytes, uint64_t swap_room_bytes,
+			 struct floor_terms *ret)
+{
+	uint64_t evictable = file_bytes + MIN(anon_bytes, swap_room_bytes);
+	struct floor_terms t = { .min_bytes = min_bytes, .memory_min_bytes = memory_min_bytes };
+
+	if (evictable < file_bytes) /* absurd counters: saturate as floor.c does */
+		evictable = UINT64_MAX;
+	t.unreclaimable_bytes = sub_sat(current_bytes, evictable);
+	t.floor_bytes = MAX(MAX(min_bytes, memory_min_bytes), t.unreclaimable_bytes);
+	t.applied = t.floor_bytes == min_bytes ? "min_bytes" :
+		    t.floor_bytes == memory_min_bytes ? "memory.min" : "unreclaimable";
+	*ret = t;
+}
+
+/* JSON for a byte count: an integer, null for "max" (LIMIT_MAX). */
+static json_t *jbytes(uint64_t v)
+{
+	if (v == LIMIT_MAX)
+		return json_null();
+	return json_integer((json_int_t)MIN(v, (uint64_t)INT64_MAX));
+}
+
+static json_t *ju64(uint64_t v)
+{
+	return json_integer((json_int_t)MIN(v, (uint64_t)INT64_MAX));
+}
+
+static double seconds(usec_t us)
+{
+	return (double)us / (double)USEC_PER_SEC;
+}
+
+static json_t *head(void)
+{
+	return json_pack("{s:s,s:i}", "version", RECLAIMD_VERSION, "protocol",
+			 RECLAIMD_STATUS_PROTOCOL);
+}
+
+/* head() with the members of `o` after it (o is released). NULL when out of memory. */
+static json_t *with_head(json_t *o)
+{
+	json_t *h = head();
+
+	if (!h || !o || json_object_update(h, o) < 0) {
+		json_decref(h);
+		json_decref(o);
+		return NULL;
+	}
+	json_decref(o);
+	return h;
+}
+
+static void reply_oom(struct varlink_reply *ret)
+{
+	ret->error = "io.reclaimd.OutOfMemory";
+	ret->parameters = NULL;
+}
+
+/* ---- Status ------------------------------------------------------------------------------ */
+
+static json_t *status_nodes(const struct dispatcher_report *dr, const struct headroom_report *hr)
+{
+	json_t *nodes = json_array();
+
+	for (unsigned i = 0; nodes && i < dr->n_pools; i++) {
+		const struct dispatcher_node_report *n = &dr->node[i];
+		const struct headroom_node_report *h =
+			hr->enabled && (unsigned)n->node < hr->n_nodes && hr->node[n->node].considered ?
+			&hr->node[n->node] : NULL;
+		json_t *hj = h ? json_pack("{s:o,s:o,s:o,s:o,s:b}",
+					   "free_bytes", ju64(h->free_bytes),
+					   "high_watermark_bytes", ju64(h->high_bytes),
+					   "goal_bytes", ju64(h->high_bytes + h->goal_bytes),
+					   "deficit_bytes", ju64(h->deficit_bytes),
+					   "refilling", h->refilling) : json_null();
+
+		json_array_append_new(nodes, json_pack("{s:i,s:I,s:I,s:I,s:I,s:f,s:o,s:o,s:o}",
+			"node", n->node, "workers", (json_int_t)n->n_workers,
+			"allowed_workers", (json_int_t)n->allowed, "busy_workers", (json_int_t)n->busy,
+			"queued_jobs", (json_int_t)n->queued, "idle_cores", n->idle_cores,
+			"reclaimed_bytes", ju64(n->reclaimed_bytes),
+			"jobs_dropped", ju64(n->jobs_dropped), "headroom", hj));
+	}
+	return nodes;
+}
+
+static bool is_zram(const char *path)
+{
+	return strncmp(path, "/dev/zram", 9) == 0;
+}
+
+static json_t *status_swap(const struct host_sample *h, const struct swap_tiers_report *sr)
+{
+	json_t *devs = json_array();
+
+	for (size_t i = 0; devs && i < h->swaps.n; i++) {
+		const struct swap_device *s = &h->swaps.dev[i];
+
+		json_array_append_new(devs, json_pack("{s:s,s:s,s:i,s:o,s:o}", "path", s->path,
+			"type", is_zram(s->path) ? "zram" : s->is_partition ? "partition" : "file",
+			"priority", s->priority, "size_bytes", ju64(s->size_bytes),
+			"used_bytes", ju64(s->used_bytes)));
+	}
+	return json_pack("{s:o,s:o,s:o,s:o}", "devices", devs,
+			 "total_bytes", ju64(h->meminfo.swap_total),
+			 "free_bytes", ju64(h->meminfo.swap_free),
+			 "swapout_swappiness_cap", sr->swapout_cap == SWAPPINESS_UNSET ? json_null() :
+			 json_integer(sr->swapout_cap));
+}
+
+static json_t *status_zswap(const struct host_sample *h, const struct zswap_report *zr)
+{
+	const struct zswap_params *p = &h->zswap_params;
+
+	return json_pack("{s:b,s:b,s:s?,s:I,s:I,s:b,s:o,s:o,s:f,s:o,s:o,s:o,s:f,s:o}",
+		"available", p->available, "enabled", p->enabled,
+		"compressor", p->available ? p->compressor : NULL,
+		"max_pool_percent", (json_int_t)p->max_pool_percent,
+		"accept_threshold_percent", (json_int_t)p->accept_threshold_percent,
+		"stats_available", h->zswap.available,
+		"pool_bytes", ju64(h->zswap.pool_total_size_bytes),
+		"stored_pages", ju64(h->zswap.stored_pages),
+		"pool_fill_pct", zr->pool_fill * 100.0,
+		"inversions", ju64(zr->inversions),
+		"shrinker_switches", ju64(zr->shrinker_switches),
+		"zswap_max_writes", ju64(zr->zswap_max_writes),
+		"pacing_step_factor", zr->limits.step_factor,
+		"room_bytes", jbytes(zr->limits.zswap_room_bytes));
+}
+
+static json_t *status_zram(const struct host_sample *h, const struct zram_report *zm)
+{
+	json_t *devs = json_array();
+
+	for (size_t i = 0; devs && i < h->swaps.n; i++)
+		if (is_zram(h->swaps.dev[i].path))
+			json_array_append_new(devs, json_string(h->swaps.dev[i].path + 5));
+	return json_pack("{s:o,s:o,s:o,s:b}", "swap_devices", devs,
+			 "written_back_bytes", ju64(zm->written_bytes),
+			 "day_written_back_bytes", ju64(zm->day_written_bytes),
+			 "round_running", zm->running);
+}
+
+static json_t *status_config(const struct daemon *d, usec_t now_real)
+{
+	char when[64] = "";
+	time_t t = (time_t)(d->obs.config_loaded_realtime_us / USEC_PER_SEC);
+	struct tm tm;
+
+	if (gmtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return json_pack("{s:s?,s:s,s:f,s:I,s:f,s:b,s:o,s:o,s:s?,s:s?}",
+		"file", d->opts->config_path, "loaded_at", when,
+		"loaded_ago_s", seconds(sub_sat(now_real, d->obs.config_loaded_realtime_us)),
+		"rules", (json_int_t)d->config->n_rules,
+		"interval_s", seconds(d->config->interval_us), "dry_run", d->opts->dry_run,
+		"reloads", ju64(d->obs.reloads), "reloads_rejected", ju64(d->obs.reloads_rejected),
+		"status_socket", d->config->status.socket,
+		"status_read_group", d->config->status.read_group);
+}
+
+static json_t *status_tick(const struct daemon *d)
+{
+	const struct loop_obs *o = &d->obs;
+	usec_t recent = 0;
+
+	for (unsigned i = 0; i < LOOP_RECENT_TICKS; i++)
+		recent = MAX(recent, o->late_recent_us[i]);
+	return json_pack("{s:I,s:f,s:o,s:o,s:o,s:o,s:o}", "count", (json_int_t)d->tick,
+		"interval_s", seconds(d->config->interval_us),
+		"late_last_us", ju64(o->late_last_us), "late_max_us", ju64(o->late_max_us),
+		"late_recent_max_us", ju64(recent),
+		"run_last_us", ju64(o->run_last_us), "run_max_us", ju64(o->run_max_us));
+}
+
+static usec_t realtime_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (usec_t)ts.tv_sec * USEC_PER_SEC + (usec_t)ts.tv_nsec / 1000;
+}
+
+static void m_status(void *userdata, const struct varlink_call *call _unused_,
+		     struct varlink_reply *ret)
+{
+	struct daemon *d = userdata;
+	const struct host_sample *h = &d->snap.snap.host;
+	struct dispatcher_report dr;
+	struct headroom_report hr;
+	struct zswap_report zr;
+	struct zram_report zm;
+	struct swap_tiers_report sr;
+	struct aging_report ar;
+	struct varlink_server_stats vs;
+	struct utsname u;
+	char hostname[256] = "";
+	json_t *o;
+
+	dispatcher_report(d->dispatcher, &dr);
+	headroom_ctl_report(d->headroom, &hr);
+	zswap_ctl_report(d->zswap, &zr);
+	zram_ctl_report(d->zram, &zm);
+	swap_tiers_ctl_report(d->swap_tiers, &sr);
+	aging_ctl_report(d->aging, &ar);
+	varlink_server_stats(d->obs.status ? d->obs.status->server : NULL, &vs);
+	if (uname(&u) < 0)
+		u.release[0] = '\0';
+	gethostname(hostname, sizeof(hostname) - 1);
+
+	o = json_pack("{s:{s:s,s:s,s:o,s:o,s:o,s:o,s:o,s:I,s:I},s:f,s:o,s:o,s:o,s:o,s:o,s:o,"
+		      "s:{s:b,s:o,s:o},s:{s:I,s:I,s:o,s:o,s:o,s:I,s:o,s:o,s:o,s:o,s:o},"
+		      "s:{s:s?,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o}}",
+		"host", "hostname", hostname, "kernel", u.release,
+		"mem_total_bytes", ju64(h->meminfo.mem_total),
+		"mem_free_bytes", ju64(h->meminfo.mem_free),
+		"mem_available_bytes", ju64(h->meminfo.mem_available),
+		"swap_total_bytes", ju64(h->meminfo.swap_total),
+		"swap_free_bytes", ju64(h->meminfo.swap_free),
+		"page_size", (json_int_t)d->snap.snap.page_size,
+		"vm_swappiness", (json_int_t)h->vm_swappiness,
+		"uptime_s", seconds(sub_sat(now_us(), d->obs.started_us)),
+		"config", status_config(d, realtime_now_us()),
+		"tick", status_tick(d),
+		"nodes", status_nodes(&dr, &hr),
+		"swap", status_swap(h, &sr),
+		"zswap", status_zswap(h, &zr),
+		"zram", status_zram(h, &zm),
+		"mglru", "active", ar.active, "lruvecs_aged", ju64(ar.lruvecs_aged),
+		"aging_jobs", ju64(ar.aging_jobs),
+		"totals", "managed_cgroups", (json_int_t)d->snap.n_managed,
+		"known_cgroups", (json_int_t)d->cgroups.n,
+		"reclaimed_bytes", ju64(dr.total_reclaimed_bytes),
+		"jobs_submitted", ju64(dr.jobs_submitted), "jobs_dropped", ju64(dr.jobs_dropped),
+		"jobs_in_flight", (json_int_t)dr.pending,
+		"lru_gen_evict_jobs", ju64(dr.lru_gen_evict_jobs),
+		"headroom_checks", ju64(hr.checks),
+		"headroom_requested_bytes", ju64(hr.requested_bytes),
+		"headroom_requests", ju64(hr.requests),
+		"headroom_last_resort_requests", ju64(hr.last_resort_requests),
+		"socket", "path", varlink_server_path(d->obs.status ? d->obs.status->server : NULL),
+		"clients", (json_int_t)vs.clients, "accepted", ju64(vs.accepted),
+		"refused_busy", ju64(vs.refused_busy), "evicted_idle", ju64(vs.evicted_idle),
+		"calls", ju64(vs.calls),
+		"bad_requests", ju64(vs.bad_requests), "denied", ju64(vs.denied),
+		"timeouts", ju64(vs.timeouts));
+	ret->parameters = with_head(o);
+	if (!ret->parameters)
+		reply_oom(ret);
+}
+
+/* ---- Cgroups ----------------------------------------------------------------------------- */
+
+static long rule_index(const struct daemon *d, const struct cgroup_node *cg)
+{
+	return cg->rule ? (long)(cg->rule - d->config->rules) : -1;
+}
+
+static json_t *job_json(const struct cgroup_node *cg)
+{
+	if (!dispatcher_busy(cg))
+		return json_null();
+	return json_pack("{s:o,s:b}", "request_bytes", ju64(dispatcher_job_request_bytes(cg)),
+			 "headroom", (cg->job.flags & DISPATCH_HEADROOM) != 0);
+}
+
+static json_t *cgroup_row(const struct daemon *d, const struct cgroup_node *cg,
+			  const struct cgroup_sample *s, usec_t now)
+{
+	const typeof(cg->policy.last) *l = &cg->policy.last;
+	bool decided = l->at_us != 0;
+
+	return json_pack("{s:s,s:s?,s:I,s:s?,s:o,s:o,s:o,s:o,s:o,s:s?,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
+		"cgroup", cg->path, "rule", cg->rule ? cg->rule->match : NULL,
+		"rule_index", (json_int_t)rule_index(d, cg),
+		"policy", cg->rule ? cg->rule->policy->name : NULL,
+		"current_bytes", ju64(s->current_bytes),
+		"floor_bytes", decided ? ju64(l->dec.floor_bytes) : json_null(),
+		"reclaimable_bytes", decided ? ju64(l->dec.reclaimable_bytes) : json_null(),
+		"step", decided ? json_real(l->dec.step) : json_null(),
+		"request_bytes", decided ? ju64(l->dec.request_bytes) : json_null(),
+		"decision", decided ? decision_reason_str(l->dec.reason) : NULL,
+		"decided_ago_s", decided ? json_real(seconds(sub_sat(now, l->at_us))) : json_null(),
+		"psi_some_pct", decided ? json_real(l->dec.psi_some_pct) : json_null(),
+		"io_some_pct", decided ? json_real(l->dec.io_some_pct) : json_null(),
+		"reclaimed_total_bytes", ju64(cg->job.total_reclaimed_bytes),
+		"zswap_bytes", ju64(s->zswap_current_bytes),
+		"memory_high_bytes", jbytes(s->high_bytes),
+		"memory_max_bytes", jbytes(s->max_bytes),
+		"job", job_json(cg));
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+	const struct cgroup_sample *x = *(const struct cgroup_sample *const *)a;
+	const struct cgroup_sample *y = *(const struct cgroup_sample *const *)b;
+
+	return strcmp(x->path, y->path);
+}
+
+static void m_cgroups(void *userdata, const struct varlink_call *call _unused_,
+		      struct varlink_reply *ret)
+{
+	struct daemon *d = userdata;
+	const struct snapshot *snap = &d->snap.snap;
+	size_t n = snap->n_cgroups;
+	const struct cgroup_sample **order = calloc(n ? n : 1, sizeof(*order));
+	json_t *rows = json_array();
+	usec_t now = now_us();
+
+	if (!order || !rows) {
+		free(order);
+		json_decref(rows);
+		reply_oom(ret);
+		return;
+	}
+	/* By path, with each sample's node found through its index in the snapshot. */
+	for (size_t i = 0; i < n; i++)
+		order[i] = &snap->cgroups[i];
+	qsort(order, n, sizeof(*order), cmp_row);
+	for (size_t k = 0; k < n; k++) {
+		size_t i = (size_t)(order[k] - snap->cgroups);
+
+		json_array_append_new(rows, cgroup_row(d, d->snap.nodes[i], order[k], now));
+	}
+	free(order);
+	ret->parameters = with_head(json_pack("{s:f,s:o}", "interval_s",
+					      seconds(d->config->interval_us), "cgroups", rows));
+	if (!ret->parameters)
+		reply_oom(ret);
+}
+
+/* ---- Explain ----------------------------------------------------------------------------- */
+
+/* "a/b" from "/a/b/", "a/b", "a//b" stays as it is (no such cgroup). */
+static void normalize_path(const char *in, char *out, size_t size)
+{
+	size_t len;
+
+	while (*in == '/')
+		in++;
+	snprintf(out, size, "%s", in);
+	len = strlen(out);
+	while (len > 0 && out[len - 1] == '/')
+		out[--len] = '\0';
+}
+
+static const char *not_managed_reason(const struct daemon *d, const struct cgroup_node *cg,
+				      char *buf, size_t size)
+{
+	if (!cg->parent)
+		return "it is the root cgroup, which is never managed";
+	if (!cg->has_memory)
+		return "its parent does not enable the memory controller for it (no memory.current)";
+	if (!cg->rule)
+		return "no rule matches it";
+	if (cg->rule->policy && strcmp(cg->rule->policy->name, "none") == 0) {
+		snprintf(buf, size, "rules[%ld] \"%s\", the first rule that matches it, gives it "
+			 "policy none: excluded", rule_index(d, cg), cg->rule->match);
+		return buf;
+	}
+	if (cg->walk_truncated)
+		return "it sits at the cgroup walk's depth limit: its descendants are not known";
+	if (cg->has_matching_descendant) {
+		snprintf(buf, size, "rules[%ld] \"%s\" matches it, but so do cgroups below it: only "
+			 "the deepest matching cgroups are managed", rule_index(d, cg), cg->rule->match);
+		return buf;
+	}
+	return "not managed yet (it is picked up at the next tick)";
+}
+
+static json_t *explain_rule(const struct daemon *d, const struct cgroup_node *cg)
+{
+	char why[512];
+	long idx = rule_index(d, cg);
+
+	snprintf(why, sizeof(why), "rules[%ld] \"%s\" is the first rule (of %zu) whose match "
+		 "matches \"%s\"%s; no cgroup below it matches a rule, so it is managed (only the "
+		 "deepest matching cgroups are)", idx, cg->rule->match, d->config->n_rules, cg->path,
+		 idx > 0 ? " (the rules before it do not)" : "");
+	return json_pack("{s:I,s:s,s:s,s:s}", "index", (json_int_t)idx, "match", cg->rule->match,
+			 "policy", cg->rule->policy->name, "why", why);
+}
+
+static json_t *explain_decision(const struct daemon *d, const struct cgroup_node *cg, usec_t now,
+				json_t **ret_inputs, json_t **ret_floor, json_t **ret_law,
+				json_t **ret_limits, json_t **ret_cold)
+{
+	const typeof(cg->policy.last) *l = &cg->policy.last;
+	const struct policy_params *pp = &cg->rule->params;
+	uint64_t page = d->snap.snap.page_size ? d->snap.snap.page_size : 4096;
+	struct floor_terms ft;
+	double factor, computed;
+
+	floor_terms_compute(pp->min_bytes, l->memory_min_bytes, l->current_bytes, l->anon_bytes,
+			    l->file_bytes, l->swap_room_bytes, &ft);
+	factor = l->dec.psi_some_pct >= pp->psi_some_target_pct ? 0.0 :
+		 1.0 - l->dec.psi_some_pct / pp->psi_some_target_pct;
+	computed = (double)l->dec.reclaimable_bytes * l->dec.step * factor;
+	*ret_inputs = json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:b}",
+		"current_bytes", ju64(l->current_bytes),
+		"memory_min_bytes", ju64(l->memory_min_bytes),
+		"anon_bytes", ju64(l->anon_bytes), "file_bytes", ju64(l->file_bytes),
+		"swap_room_bytes", ju64(l->swap_room_bytes), "cold_bytes", ju64(l->cold_bytes),
+		"mglru", l->mglru, "reaches_zswap", l->reaches_zswap);
+	*ret_floor = json_pack("{s:o,s:s,s:o,s:o,s:o,s:o}",
+		"floor_bytes", ju64(l->dec.floor_bytes), "applied", ft.applied,
+		"min_bytes", ju64(ft.min_bytes), "memory_min_bytes", ju64(ft.memory_min_bytes),
+		"unreclaimable_bytes", ju64(ft.unreclaimable_bytes),
+		"evictable_bytes", ju64(sub_sat(l->current_bytes, ft.unreclaimable_bytes)));
+	*ret_law = json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:o,s:f,s:o,s:s,s:I}",
+		"psi_some_pct", l->dec.psi_some_pct, "psi_some_target_pct", pp->psi_some_target_pct,
+		"io_some_pct", l->dec.io_some_pct, "io_psi_some_target_pct", pp->io_psi_some_target_pct,
+		"step", l->dec.step, "probe_min", pp->probe_min, "probe_growth", pp->probe_growth,
+		"probe_max", pp->probe_max, "next_step", cg->policy.state.step,
+		"pressure_factor", factor, "reclaimable_bytes", ju64(l->dec.reclaimable_bytes),
+		"computed_bytes", computed, "request_bytes", ju64(l->policy_request_bytes),
+		"reason", decision_reason_str(l->policy_reason), "page_size", (json_int_t)page);
+	*ret_limits = json_pack("{s:f,s:o,s:b,s:b,s:o,s:s}",
+		"pacing_step_factor", l->pacing,
+		"cold_cap_bytes", l->mglru ? ju64(l->cold_bytes) : json_null(),
+		"reaches_zswap", l->reaches_zswap, "file_only", l->file_only,
+		"request_bytes", ju64(l->dec.request_bytes),
+		"reason", decision_reason_str(l->dec.reason));
+	*ret_cold = l->mglru ? json_pack("{s:f,s:f,s:f,s:f,s:f}",
+		"cold_age_s", (double)l->dec.cold_age_ms / 1000.0,
+		"previous_cold_age_s", (double)l->dec.prev_cold_age_ms / 1000.0,
+		"refaults_per_min", l->dec.refaults_per_min,
+		"refault_target_pct", pp->refault_target_pct,
+		"max_cold_age_s", (double)pp->max_cold_age_s) : json_null();
+	return json_pack("{s:I,s:f,s:s,s:o,s:b}", "tick", (json_int_t)l->tick,
+			 "ago_s", seconds(sub_sat(now, l->at_us)),
+			 "reason", decision_reason_str(l->dec.reason),
+			 "request_bytes", ju64(l->dec.request_bytes), "dry_run", d->opts->dry_run);
+}
+
+static void m_explain(void *userdata, const struct varlink_call *call, struct varlink_reply *ret)
+{
+	struct daemon *d = userdata;
+	const char *arg = json_string_value(json_object_get(call->parameters, "cgroup"));
+	const struct cgroup_node *found = NULL;
+	char path[PATH_MAX], buf[512];
+	json_t *inputs = NULL, *floor = NULL, *law = NULL, *limits = NULL, *cold = NULL, *dec;
+
+	if (!arg) {
+		ret->error = VARLINK_ERROR_INVALID_PARAMETER;
+		ret->parameters = json_pack("{s:s}", "parameter", "cgroup");
+		return;
+	}
+	normalize_path(arg, path, sizeof(path));
+	CGROUP_SET_FOREACH(&d->cgroups, cg)
+		if (strcmp(cg->path, path) == 0) {
+			found = cg;
+			break;
+		}
+	if (!found) {
+		ret->error = "io.reclaimd.NoSuchCgroup";
+		ret->parameters = json_pack("{s:s}", "cgroup", path);
+		return;
+	}
+	if (!found->managed || !found->rule) {
+		ret->error = "io.reclaimd.CgroupNotManaged";
+		ret->parameters = json_pack("{s:s,s:s}", "cgroup", path, "reason",
+					    not_managed_reason(d, found, buf, sizeof(buf)));
+		return;
+	}
+	if (found->policy.last.at_us)
+		dec = explain_decision(d, found, now_us(), &inputs, &floor, &law, &limits, &cold);
+	else
+		dec = json_null();
+	ret->parameters = with_head(json_pack("{s:s,s:o,s:o,s:o*,s:o*,s:o*,s:o*,s:o*,s:o}",
+		"cgroup", found->path, "rule", explain_rule(d, found), "decision", dec,
+		"inputs", inputs, "floor", floor, "law", law, "limits", limits, "cold_age", cold,
+		"job", job_json(found)));
+	if (!ret->parameters)
+		reply_oom(ret);
+}
+
+/* ---- Reload ------------------------------------------------------------------------------ */
+
+static void m_reload(void *userdata, const struct varlink_call *call _unused_,
+		     struct varlink_reply *ret)
+{
+	struct daemon *d = userdata;
+	struct config_error err = { 0 };
+	int r = loop_reload(d, &err);
+	json_t *kept;
+
+	if (r < 0) {
+		ret->error = "io.reclaimd.ConfigRejected";
+		ret->parameters = json_pack("{s:s,s:s,s:i,s:i}", "message", err.text,
+					    "file", d->opts->config_path, "line", err.line,
+					    "column", err.column);
+		return;
+	}
+	kept = json_array();
+	if (kept && (r & LOOP_RELOAD_KEPT_WORKERS))
+		json_array_append_new(kept, json_string("max_workers_per_node"));
+	if (kept && (r & LOOP_RELOAD_KEPT_ROOTS))
+		json_array_append_new(kept, json_string("cgroup_root, proc_root, sys_root"));
+	if (kept && (r & LOOP_RELOAD_KEPT_SOCKET))
+		json_array_append_new(kept, json_string("status.socket"));
+	ret->parameters = with_head(json_pack("{s:s,s:I,s:o}", "config", d->opts->config_path,
+					      "rules", (json_int_t)d->config->n_rules,
+					      "restart_only", kept));
+	if (!ret->parameters)
+		reply_oom(ret);
+}
+
+/* ---- the server -------------------------------------------------------------------------- */
+
+static const struct varlink_method methods[] = {
+	{ "io.reclaimd.Status", m_status, false },
+	{ "io.reclaimd.Cgroups", m_cgroups, false },
+	{ "io.reclaimd.Explain", m_explain, false },
+	{ "io.reclaimd.Reload", m_reload, true },
+};
+
+static gid_t read_gid(const struct config *c)
+{
+	return c->status.read_group ? (gid_t)c->status.read_gid : (gid_t)-1;
+}
+
+int status_server_start(struct daemon *d)
+{
+	const char *path = d->config->status.socket;
+	struct status_server *st;
+	int r;
+
+	if (!path)
+		return 0;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	r = varlink_server_new(d->env.event, path, read_gid(d->config), methods,
+			       ARRAY_SIZE(methods), &service, d, &st->server);
+	if (r < 0) {
+		log_event(LOG_ERR, MSGID_KERNEL_FEATURE, NULL,
+			  "status socket %s: %s; running without it%s", path,
+			  r == -EADDRINUSE ? "another process serves it (another reclaimd?)" :
+			  r == -EEXIST ? "a file that is not a socket is in the way" : strerror(-r),
+			  r == -EADDRINUSE ? "" : "");
+		free(st);
+		return r;
+	}
+	d->obs.status = st;
+	log_event(LOG_INFO, MSGID_STARTED, NULL, "status socket at %s (%s)", path,
+		  d->config->status.read_group ? "root, and group status.read_group may read" :
+		  "root only");
+	return 0;
+}
+
+void status_server_reload(struct daemon *d)
+{
+	int r;
+
+	if (!d->obs.status)
+		return;
+	r = varlink_server_set_read_gid(d->obs.status->server, read_gid(d->config));
+	if (r < 0)
+		log_event(LOG_WARNING, MSGID_CONFIG_LOADED, NULL,
+			  "status socket: cannot give it to status.read_group: %s", strerror(-r));
+}
+
+void status_server_stop(struct daemon *d)
+{
+	if (!d->obs.status)
+		return;
+	varlink_server_free(d->obs.status->server);
+	free(d->obs.status);
+	d->obs.status = NULL;
+}

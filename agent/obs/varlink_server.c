@@ -1,0 +1,605 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * varlink_server.c - the status socket's server, on the main thread's sd-event loop (varlink.h).
+ *
+ * Everything is non-blocking and bounded, so that no client can hold up a tick:
+ *  - the listening socket accepts at most VARLINK_ACCEPT_BATCH connections per wake-up, and its
+ *    sources run at a lower priority than the tick's timer and the PSI triggers;
+ *  - at most VARLINK_MAX_CLIENTS clients; a connection beyond that takes the place of the
+ *    oldest client that has sent nothing (idle connections cannot keep others out), or, when
+ *    every client is in the middle of a call, is closed at once;
+ *  - a client's request is read into a buffer of VARLINK_REQUEST_MAX_BYTES: one that does not
+ *    end (NUL) within it gets RequestTooLarge and is disconnected;
+ *  - a client has VARLINK_CLIENT_TIMEOUT_US to send a whole request (after it connected or got
+ *    its last reply) and as long to read a whole reply, else it is disconnected;
+ *  - one call at a time per client: its next request is read once the reply is written.
+ * A malformed request gets InvalidRequest and the connection is closed after the reply. Peers
+ * are checked at each call (SO_PEERCRED, SO_PEERGROUPS): root may call everything, members of
+ * the read group the methods that do not write, others nothing. Nothing here logs: the caller
+ * reports start and failure, and the counters (varlink_server_stats()) say the rest.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "obs/varlink.h"
+
+/* Accuracy asked of sd-event for the clients' deadlines. */
+#define CLIENT_TIMER_ACCURACY_US (100 * USEC_PER_MSEC)
+/* After accept() found no descriptor left (EMFILE), the listening socket rests this long. */
+#define ACCEPT_PAUSE_US (200 * USEC_PER_MSEC)
+#define LISTEN_BACKLOG 128
+
+enum peer_access { ACCESS_NONE, ACCESS_READ, ACCESS_ALL };
+
+struct client {
+	struct varlink_server *srv;
+	struct client *prev, *next;
+	int fd;
+	sd_event_source *io, *timer;
+	char *in;                 /* VARLINK_REQUEST_MAX_BYTES, allocated with the client */
+	size_t in_len;
+	char *out;                /* the reply being written, NUL included */
+	size_t out_len, out_off;
+	bool close_after_write;   /* an error that ends the connection */
+};
+
+struct varlink_server {
+	sd_event *event;
+	int fd;
+	sd_event_source *listen, *pause;
+	struct sockaddr_un addr;
+	dev_t dev;                /* the socket file we bound, so that we unlink only it */
+	ino_t ino;
+	gid_t read_gid;
+	const struct varlink_method *methods;
+	size_t n_methods;
+	const struct varlink_service *service;
+	void *userdata;
+	struct client *clients;
+	struct varlink_server_stats stats;
+};
+
+/* The standard's own interface, as GetInterfaceDescription gives it. */
+static const char service_idl[] =
+	"interface org.varlink.service\n\n"
+	"method GetInfo() -> (\n  vendor: string,\n  product: string,\n  version: string,\n"
+	"  url: string,\n  interfaces: []string\n)\n\n"
+	"method GetInterfaceDescription(interface: string) -> (description: string)\n\n"
+	"error InterfaceNotFound (interface: string)\n\n"
+	"error MethodNotFound (method: string)\n\n"
+	"error MethodNotImplemented (method: string)\n\n"
+	"error InvalidParameter (parameter: string)\n\n"
+	"error PermissionDenied ()\n\n"
+	"error ExpectedMore ()\n";
+
+/* ---- clients --------------------------------------------------------------------------- */
+
+static void client_free(struct client *c)
+{
+	struct varlink_server *s = c->srv;
+
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		s->clients = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	s->stats.clients--;
+	sd_event_source_disable_unref(c->io);
+	sd_event_source_disable_unref(c->timer);
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c->out);
+	free(c->in);
+	free(c);
+}
+
+static void client_rearm_deadline(struct client *c)
+{
+	sd_event_source_set_time_relative(c->timer, VARLINK_CLIENT_TIMEOUT_US);
+	sd_event_source_set_enabled(c->timer, SD_EVENT_ONESHOT);
+}
+
+static enum peer_access peer_access(const struct varlink_server *s, int fd)
+{
+	enum peer_access access = ACCESS_NONE;
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	gid_t small[64], *groups = small;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		return ACCESS_NONE;
+	if (cred.uid == 0)
+		return ACCESS_ALL;
+	if (s->read_gid == (gid_t)-1)
+		return ACCESS_NONE;
+	if (cred.gid == s->read_gid)
+		return ACCESS_READ;
+	/* Supplementary groups (Linux 4.13+). With more than fit, the kernel copies nothing, says
+	 * how many bytes it needs (ERANGE), and the call is made again with that much room. */
+	len = sizeof(small);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0) {
+		if (errno != ERANGE || !(groups = malloc(len)))
+			return ACCESS_NONE;
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0)
+			len = 0;
+	}
+	for (size_t i = 0; i < len / sizeof(gid_t); i++)
+		if (groups[i] == s->read_gid)
+			access = ACCESS_READ;
+	if (groups != small)
+		free(groups);
+	return access;
+}
+
+static json_t *param_string(const char *key, const char *value)
+{
+	return json_pack("{s:s}", key, value);
+}
+
+static void builtin_call(struct varlink_server *s, const struct varlink_call *call,
+			 struct varlink_reply *r)
+{
+	const struct varlink_service *svc = s->service;
+
+	if (strcmp(call->method, "org.varlink.service.GetInfo") == 0) {
+		r->parameters = json_pack("{s:s,s:s,s:s,s:s,s:[s,s]}", "vendor", svc->vendor,
+					  "product", svc->product, "version", svc->version,
+					  "url", svc->url, "interfaces", "org.varlink.service",
+					  svc->interface);
+		return;
+	}
+	if (strcmp(call->method, "org.varlink.service.GetInterfaceDescription") == 0) {
+		const char *iface = json_string_value(json_object_get(call->parameters, "interface"));
+
+		if (!iface) {
+			r->error = VARLINK_ERROR_INVALID_PARAMETER;
+			r->parameters = param_string("parameter", "interface");
+		} else if (strcmp(iface, svc->interface) == 0) {
+			r->parameters = param_string("description", svc->description);
+		} else if (strcmp(iface, "org.varlink.service") == 0) {
+			r->parameters = param_string("description", service_idl);
+		} else {
+			r->error = VARLINK_ERROR_INTERFACE_NOT_FOUND;
+			r->parameters = param_string("interface", iface);
+		}
+		return;
+	}
+	r->error = VARLINK_ERROR_METHOD_NOT_FOUND;
+	r->parameters = param_string("method", call->method);
+}
+
+/* One call: the reply in *r (error or parameters). */
+static void client_call(struct client *c, const struct varlink_call *call, struct varlink_reply *r)
+{
+	struct varlink_server *s = c->srv;
+	const struct varlink_method *m = NULL;
+	enum peer_access access;
+	size_t ilen = strlen(s->service->interface);
+
+	if (strncmp(call->method, "org.varlink.service.", 20) == 0) {
+		builtin_call(s, call, r);
+		return;
+	}
+	for (size_t i = 0; i < s->n_methods; i++)
+		if (strcmp(call->method, s->methods[i].name) == 0)
+			m = &s->methods[i];
+	if (!m) {
+		bool ours = strncmp(call->method, s->service->interface, ilen) == 0 &&
+			    call->method[ilen] == '.' && !strchr(call->method + ilen + 1, '.');
+
+		r->error = ours ? VARLINK_ERROR_METHOD_NOT_FOUND : VARLINK_ERROR_INTERFACE_NOT_FOUND;
+		r->parameters = ours ? param_string("method", call->method) :
+				       json_pack("{s:s#}", "interface", call->method,
+						 (int)(strrchr(call->method, '.') - call->method));
+		return;
+	}
+	access = peer_access(s, c->fd);
+	if (access == ACCESS_NONE || (m->write && access != ACCESS_ALL)) {
+		s->stats.denied++;
+		r->error = VARLINK_ERROR_PERMISSION_DENIED;
+		r->parameters = json_pack("{s:s,s:s}", "method", call->method, "needs",
+					  m->write ? "root" : "root or the status.read_group");
+		return;
+	}
+	m->fn(s->userdata, call, r);
+}
+
+/* Queues the reply for writing; the connection ends after it when `close_after`. */
+static int client_reply(struct client *c, const char *error, json_t *params, bool close_after)
+{
+	int r = varlink_reply_encode(error, params, &c->out, &c->out_len);
+
+	if (r < 0)
+		return r;
+	c->out_off = 0;
+	c->close_after_write = close_after;
+	return 0;
+}
+
+/* Handles the first whole message in c->in, if any. 1 when a reply is now queued (or the
+ * client is to be closed), 0 when more input is needed, -errno to drop the client. */
+static int client_process(struct client *c)
+{
+	struct varlink_server *s = c->srv;
+	struct varlink_reply reply = { 0 };
+	struct varlink_call call;
+	const char *why = NULL;
+	ssize_t n;
+	int r;
+
+	n = varlink_frame_len(c->in, c->in_len);
+	if (n < 0) {
+		if (c->in_len < VARLINK_REQUEST_MAX_BYTES)
+			return 0;
+		s->stats.bad_requests++;
+		r = client_reply(c, VARLINK_ERROR_REQUEST_TOO_LARGE,
+				 json_pack("{s:I}", "max_bytes", (json_int_t)VARLINK_REQUEST_MAX_BYTES), true);
+		return r < 0 ? r : 1;
+	}
+	r = varlink_call_parse(c->in, (size_t)n, &call, &why);
+	/* Consume the message and its NUL. */
+	memmove(c->in, c->in + n + 1, c->in_len - (size_t)n - 1);
+	c->in_len -= (size_t)n + 1;
+	if (r == -EBADMSG) {
+		s->stats.bad_requests++;
+		r = client_reply(c, VARLINK_ERROR_INVALID_REQUEST, param_string("reason", why), true);
+		return r < 0 ? r : 1;
+	}
+	if (r < 0)
+		return r;
+	s->stats.calls++;
+	client_call(c, &call, &reply);
+	if (call.oneway) {
+		json_decref(reply.parameters);
+		varlink_call_done(&call);
+		return 0;
+	}
+	varlink_call_done(&call);
+	r = client_reply(c, reply.error, reply.parameters, false);
+	return r < 0 ? r : 1;
+}
+
+/* Writes what it can of the reply. 1 when it is all written, 0 when the socket is full, -errno. */
+static int client_write(struct client *c)
+{
+	while (c->out_off < c->out_len) {
+		ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno == EAGAIN ? 0 : -errno;
+		}
+		c->out_off += (size_t)n;
+	}
+	free(c->out);
+	c->out = NULL;
+	c->out_len = c->out_off = 0;
+	return 1;
+}
+
+/* Processes requests and writes replies until the client must wait for input or for room to
+ * write. 0, or -errno (or -ECONNRESET after a closing reply) to drop the client. */
+static int client_run(struct client *c)
+{
+	for (;;) {
+		int r;
+
+		if (c->out) {
+			r = client_write(c);
+			if (r < 0)
+				return r;
+			if (r == 0)
+				return sd_event_source_set_io_events(c->io, EPOLLOUT);
+			if (c->close_after_write)
+				return -ECONNRESET;
+			client_rearm_deadline(c);
+		}
+		r = client_process(c);
+		if (r < 0)
+			return r;
+		if (r == 0)
+			return sd_event_source_set_io_events(c->io, EPOLLIN);
+		client_rearm_deadline(c);
+	}
+}
+
+static int on_client_io(sd_event_source *src _unused_, int fd, uint32_t revents, void *userdata)
+{
+	struct client *c = userdata;
+
+	if (revents & EPOLLIN && !c->out) {
+		ssize_t n = read(fd, c->in + c->in_len, VARLINK_REQUEST_MAX_BYTES - c->in_len);
+
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+			client_free(c);
+			return 0;
+		}
+		if (n > 0)
+			c->in_len += (size_t)n;
+	} else if (revents & (EPOLLHUP | EPOLLERR) && !(revents & EPOLLOUT)) {
+		client_free(c);
+		return 0;
+	}
+	if (client_run(c) < 0)
+		client_free(c);
+	return 0;
+}
+
+static int on_client_timeout(sd_event_source *src _unused_, uint64_t usec _unused_, void *userdata)
+{
+	struct client *c = userdata;
+
+	c->srv->stats.timeouts++;
+	client_free(c);
+	return 0;
+}
+
+static int client_new(struct varlink_server *s, int fd)
+{
+	struct client *c = calloc(1, sizeof(*c));
+	int r;
+
+	if (!c || !(c->in = malloc(VARLINK_REQUEST_MAX_BYTES))) {
+		free(c);
+		close(fd);
+		return -ENOMEM;
+	}
+	c->srv = s;
+	c->fd = fd;
+	c->next = s->clients;
+	if (s->clients)
+		s->clients->prev = c;
+	s->clients = c;
+	s->stats.clients++;
+	s->stats.accepted++;
+	if ((r = sd_event_add_io(s->event, &c->io, fd, EPOLLIN, on_client_io, c)) < 0 ||
+	    (r = sd_event_source_set_priority(c->io, VARLINK_EVENT_PRIORITY)) < 0 ||
+	    (r = sd_event_add_time_relative(s->event, &c->timer, CLOCK_MONOTONIC,
+					    VARLINK_CLIENT_TIMEOUT_US, CLIENT_TIMER_ACCURACY_US,
+					    on_client_timeout, c)) < 0 ||
+	    (r = sd_event_source_set_priority(c->timer, VARLINK_EVENT_PRIORITY)) < 0) {
+		client_free(c);
+		return r;
+	}
+	return 0;
+}
+
+/* ---- the listening socket ---------------------------------------------------------------- */
+
+/* The client connected longest ago that has sent nothing and waits for nothing: the one to
+ * disconnect when a new connection comes and all places are taken, so that idle connections
+ * cannot keep others out. NULL when every client is in the middle of a call. */
+static struct client *oldest_idle(struct varlink_server *s)
+{
+	struct client *victim = NULL;
+
+	for (struct client *c = s->clients; c; c = c->next) {
+		int queued = 0;
+
+		if (c->in_len || c->out || ioctl(c->fd, FIONREAD, &queued) < 0 || queued > 0)
+			continue;
+		victim = c; /* the list is newest first: the last idle one is the oldest */
+	}
+	return victim;
+}
+
+static int on_pause_end(sd_event_source *src _unused_, uint64_t usec _unused_, void *userdata)
+{
+	struct varlink_server *s = userdata;
+
+	sd_event_source_set_enabled(s->listen, SD_EVENT_ON);
+	return 0;
+}
+
+static int on_listen(sd_event_source *src _unused_, int fd, uint32_t revents _unused_, void *userdata)
+{
+	struct varlink_server *s = userdata;
+
+	for (int i = 0; i < VARLINK_ACCEPT_BATCH; i++) {
+		int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (cfd < 0) {
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+				/* Out of descriptors: the pending connection stays, and would wake the
+				 * loop at once again. Rest a moment. */
+				sd_event_source_set_enabled(s->listen, SD_EVENT_OFF);
+				sd_event_source_set_time_relative(s->pause, ACCEPT_PAUSE_US);
+				sd_event_source_set_enabled(s->pause, SD_EVENT_ONESHOT);
+			}
+			break;
+		}
+		if (s->stats.clients >= VARLINK_MAX_CLIENTS) {
+			struct client *victim = oldest_idle(s);
+
+			if (!victim) {
+				s->stats.refused_busy++;
+				close(cfd);
+				continue;
+			}
+			s->stats.evicted_idle++;
+			client_free(victim);
+		}
+		(void)client_new(s, cfd);
+	}
+	return 0;
+}
+
+/* A socket file at `path`: one nobody listens on (ECONNREFUSED) is removed; one a live process
+ * serves is -EADDRINUSE; anything that is not a socket is -EEXIST. 0 when the path is free. */
+static int remove_stale(const struct sockaddr_un *addr)
+{
+	struct stat st;
+	int fd, r;
+
+	if (lstat(addr->sun_path, &st) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISSOCK(st.st_mode))
+		return -EEXIST;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	r = connect(fd, (const struct sockaddr *)addr, sizeof(*addr));
+	if (r < 0)
+		r = -errno;
+	close(fd);
+	if (r == 0 || r == -EAGAIN)
+		return -EADDRINUSE;
+	if (r != -ECONNREFUSED && r != -ENOENT)
+		return r;
+	return unlink(addr->sun_path) < 0 && errno != ENOENT ? -errno : 0;
+}
+
+/* mkdir -p, mode 0755. 0 or -errno. */
+static int mkdir_parents(char *dir)
+{
+	for (char *p = dir + 1;; p++) {
+		bool end = *p == '\0';
+
+		if (*p != '/' && !end)
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		if (end)
+			return 0;
+		*p = '/';
+	}
+}
+
+static int apply_mode(const struct varlink_server *s)
+{
+	if (s->read_gid == (gid_t)-1)
+		return chmod(s->addr.sun_path, 0600) < 0 ? -errno : 0;
+	if (chown(s->addr.sun_path, (uid_t)-1, s->read_gid) < 0 || chmod(s->addr.sun_path, 0660) < 0)
+		return -errno;
+	return 0;
+}
+
+int varlink_server_new(sd_event *event, const char *path, gid_t read_gid,
+		       const struct varlink_method *methods, size_t n_methods,
+		       const struct varlink_service *service, void *userdata,
+		       struct varlink_server **ret)
+{
+	struct varlink_server *s;
+	char dir[sizeof(s->addr.sun_path)];
+	struct stat st;
+	mode_t old_umask;
+	int r;
+
+	if (!path || strlen(path) >= sizeof(s->addr.sun_path))
+		return -ENAMETOOLONG;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->fd = -1;
+	s->event = sd_event_ref(event);
+	s->read_gid = read_gid;
+	s->methods = methods;
+	s->n_methods = n_methods;
+	s->service = service;
+	s->userdata = userdata;
+	s->addr.sun_family = AF_UNIX;
+	strcpy(s->addr.sun_path, path);
+
+	/* The directory: the unit's RuntimeDirectory=, or made here (with its parents) outside
+	 * systemd. */
+	strcpy(dir, path);
+	r = mkdir_parents(dirname(dir));
+	if (r < 0)
+		goto fail;
+	r = remove_stale(&s->addr);
+	if (r < 0)
+		goto fail;
+	s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (s->fd < 0) {
+		r = -errno;
+		goto fail;
+	}
+	/* Created 0600: nobody else can connect before the mode below is set. */
+	old_umask = umask(0177);
+	r = bind(s->fd, (const struct sockaddr *)&s->addr, sizeof(s->addr));
+	umask(old_umask);
+	if (r < 0) {
+		r = -errno;
+		goto fail;
+	}
+	if (stat(path, &st) == 0) {
+		s->dev = st.st_dev;
+		s->ino = st.st_ino;
+	}
+	if ((r = apply_mode(s)) < 0)
+		goto fail_unlink;
+	if (listen(s->fd, LISTEN_BACKLOG) < 0) {
+		r = -errno;
+		goto fail_unlink;
+	}
+	if ((r = sd_event_add_io(event, &s->listen, s->fd, EPOLLIN, on_listen, s)) < 0 ||
+	    (r = sd_event_source_set_priority(s->listen, VARLINK_EVENT_PRIORITY)) < 0 ||
+	    (r = sd_event_add_time_relative(event, &s->pause, CLOCK_MONOTONIC, ACCEPT_PAUSE_US,
+					    CLIENT_TIMER_ACCURACY_US, on_pause_end, s)) < 0)
+		goto fail_unlink;
+	sd_event_source_set_enabled(s->pause, SD_EVENT_OFF);
+	*ret = s;
+	return 0;
+
+fail_unlink:
+	unlink(path);
+fail:
+	sd_event_source_disable_unref(s->listen);
+	sd_event_source_disable_unref(s->pause);
+	if (s->fd >= 0)
+		close(s->fd);
+	sd_event_unref(s->event);
+	free(s);
+	return r;
+}
+
+int varlink_server_set_read_gid(struct varlink_server *s, gid_t read_gid)
+{
+	if (!s)
+		return 0;
+	s->read_gid = read_gid;
+	return apply_mode(s);
+}
+
+void varlink_server_free(struct varlink_server *s)
+{
+	struct stat st;
+
+	if (!s)
+		return;
+	while (s->clients)
+		client_free(s->clients);
+	sd_event_source_disable_unref(s->listen);
+	sd_event_source_disable_unref(s->pause);
+	if (s->fd >= 0)
+		close(s->fd);
+	/* Only the file we made: another instance may have replaced it since. */
+	if (stat(s->addr.sun_path, &st) == 0 && st.st_dev == s->dev && st.st_ino == s->ino)
+		unlink(s->addr.sun_path);
+	sd_event_unref(s->event);
+	free(s);
+}
+
+void varlink_server_stats(const struct varlink_server *s, struct varlink_server_stats *ret)
+{
+	*ret = s ? s->stats : (struct varlink_server_stats){ 0 };
+}
+
+const char *varlink_server_path(const struct varlink_server *s)
+{
+	return s ? s->addr.sun_path : NULL;
+}

@@ -1,0 +1,322 @@
+#!/usr/bin/env bash
+# status-socket.sh - the status socket and reclaimctl against a real reclaimd, on the host:
+# the agent runs with --dry-run on a generated cgroupfs tree (bench/gen_cgroupfs, the recorded
+# files of a real 6.12 cgroup) in a temporary directory, its status socket there too, and
+# reclaimctl's commands, its exit codes and the bad-input cases are checked against it.
+# Tick lateness under the abuse is measured (from the agent's own Status) and printed.
+#
+# Run by `make check-unit` (through tests/run-unit.sh); BUILD names the build directory
+# (default build/gcc). Ends with "status-socket: N passed, N failed, N skipped"; exits non-zero
+# when a check failed. Needs root (SO_PEERCRED: only root may reload); otherwise it is skipped.
+# Assertions are on bounded behaviour with wide margins (answers within seconds), never on
+# tight timing: the numbers measured are printed, not asserted.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+BUILD=${BUILD:-build/gcc}
+AGENT=$BUILD/reclaimd
+CTL=$BUILD/reclaimctl
+PROBE=$BUILD/tests/status_probe
+GEN=$BUILD/tests/gen_cgroupfs
+TEMPLATE=tests/fixtures/real-6.12/sys/fs/cgroup/fixture
+NAME=status-socket
+
+passed=0 failed=0 skipped=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+check() { # DESCRIPTION COMMAND...: passes when the command succeeds
+	local what=$1
+	shift
+	if "$@"; then ok; else bad "$what"; fi
+}
+finish() {
+	echo "$NAME: $passed passed, $failed failed, $skipped skipped"
+	[ "$failed" -eq 0 ]
+	exit $?
+}
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "SKIP $NAME: needs root (the socket lets root reload; SO_PEERCRED cannot be faked)"
+	skipped=1
+	finish
+fi
+for f in "$AGENT" "$CTL" "$PROBE" "$GEN"; do
+	[ -x "$f" ] || { bad "$f is not built (make check-unit builds it)"; finish; }
+done
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/reclaimd-status.XXXXXX")
+AGENT_PID=
+cleanup() {
+	[ -n "$AGENT_PID" ] && kill "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+[ -n "${KEEP:-}" ] && trap - EXIT
+SOCK=$T/run/reclaimd.sock
+CFG=$T/reclaimd.json
+LOG=$T/agent.log
+N=40
+
+"$GEN" --cgroups "$N" --template "$TEMPLATE" --list "$T/managed" "$T/tree" >/dev/null 2>&1 ||
+	{ bad "gen_cgroupfs failed"; finish; }
+n_managed=$(wc -l <"$T/managed")
+
+# bench/overhead.sh's rules for the generated shape; interval 0.5 s (the shortest allowed).
+write_config() { # EXTRA (a JSON member, with its comma)
+	cat >"$CFG" <<EOF
+{
+  "interval": 0.5,
+  "log_level": "info",
+  "mglru_aging": false,
+  "status": { "socket": "$SOCK" $1 },
+  "rules": [
+    { "match": "init.scope", "policy": "none" },
+    { "match": "system.slice/systemd-*", "policy": "none" },
+    { "match": "system.slice/*.service" },
+    { "match": "kubepods.slice/**/*.scope", "min_bytes": "64M" },
+    { "match": "user.slice/**", "psi_some_target_pct": 0.25, "probe_max": 0.3 }
+  ]
+}
+EOF
+}
+write_config ""
+
+ctl() { "$CTL" --socket "$SOCK" "$@"; }
+# A number from the agent's Status (a key anywhere in the compact JSON).
+status_num() { # KEY
+	"$PROBE" "$SOCK" call io.reclaimd.Status | sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p" | head -n 1
+}
+run() { # OUT-FILE COMMAND...: runs it, stdout+stderr to OUT-FILE, returns its status
+	local out=$1
+	shift
+	"$@" >"$out" 2>&1
+}
+
+# ---- start --------------------------------------------------------------------------------
+# A stale socket file in the way: the agent removes it.
+mkdir -p "$T/run"
+"$PROBE" "$SOCK" stale
+run "$T/o" ctl status
+check "a stale socket file: exit 3" [ $? -eq 3 ]
+check "a stale socket file: says so" grep -q "stale socket" "$T/o"
+
+"$AGENT" --config "$CFG" --dry-run --cgroup-root "$T/tree" --log-stderr 2>"$LOG" &
+AGENT_PID=$!
+for _ in $(seq 50); do
+	[ -S "$SOCK" ] && ctl status >/dev/null 2>&1 && break
+	sleep 0.1
+done
+# Decisions need two ticks.
+sleep 1
+check "the agent runs" kill -0 "$AGENT_PID"
+check "socket mode 0600 (root only)" [ "$(stat -c %a "$SOCK")" = 600 ]
+
+# ---- the commands -----------------------------------------------------------------------
+run "$T/status" ctl status
+check "status: exit 0" [ $? -eq 0 ]
+check "status: managed cgroups" grep -q "totals:  $n_managed managed cgroups" "$T/status"
+check "status: node table" grep -q "^NODE  WORKERS ALLOWED" "$T/status"
+check "status: config file" grep -q "config:  $CFG" "$T/status"
+for k in "memory:" "ticks:" "swap:" "zswap:" "zram:" "MGLRU:" "socket:"; do
+	check "status: $k" grep -q "^$k" "$T/status"
+done
+run "$T/o" ctl --json status
+check "status --json: exit 0" [ $? -eq 0 ]
+check "status --json: protocol" grep -q '"protocol": 1' "$T/o"
+check "status --json: uptime" grep -q '"uptime_s":' "$T/o"
+
+run "$T/cgroups" ctl cgroups
+check "cgroups: exit 0" [ $? -eq 0 ]
+check "cgroups: one row per managed cgroup" [ "$(grep -c ' psi ' "$T/cgroups")" -eq "$n_managed" ]
+check "cgroups: decisions made" grep -qE ' (reclaim|at-floor) ' "$T/cgroups"
+run "$T/o" ctl -j cgroups
+check "cgroups --json: rows" [ "$(grep -c '"cgroup":' "$T/o")" -eq "$n_managed" ]
+
+one=$(grep '^kubepods' "$T/managed" | head -n 1)
+run "$T/explain" ctl explain "$one"
+check "explain: exit 0" [ $? -eq 0 ]
+for k in "rule:      rules\[3\]" "decision:" "floor:" "law:       p = memory PSI" \
+	"request = reclaimable" "limits:" "job:"; do
+	check "explain: $k" grep -q "$k" "$T/explain"
+done
+run "$T/o" ctl --json explain "/$one/"
+check "explain --json, path with slashes: exit 0" [ $? -eq 0 ]
+check "explain --json: floor term" grep -q '"applied":' "$T/o"
+run "$T/o" ctl explain no/such.scope
+check "explain unknown cgroup: exit 6" [ $? -eq 6 ]
+check "explain unknown cgroup: says so" grep -q 'no cgroup "no/such.scope"' "$T/o"
+run "$T/o" ctl explain init.scope
+check "explain an excluded cgroup: exit 6" [ $? -eq 6 ]
+check "explain an excluded cgroup: policy none" grep -q 'init.scope is not managed: rules\[0\] "init.scope", the first rule that matches it, gives it policy none' "$T/o"
+run "$T/o" ctl explain ""
+check "explain the root: exit 6" [ $? -eq 6 ]
+check "explain the root: never managed" grep -q "root cgroup, which is never managed" "$T/o"
+run "$T/o" ctl explain system.slice
+check "explain a grouping cgroup: exit 6" [ $? -eq 6 ]
+check "explain a grouping cgroup: why" grep -q "not managed" "$T/o"
+
+run "$T/top" ctl top -n 2 -d 0.3
+check "top -n 2: exit 0" [ $? -eq 0 ]
+check "top -n 2: two frames" [ "$(grep -c '^reclaimd .* up ' "$T/top")" -eq 2 ]
+run "$T/o" ctl top --json --iterations 3 --delay 0.2
+check "top --json -n 3: three lines" [ "$(wc -l <"$T/o")" -eq 3 ]
+
+run "$T/o" ctl reload
+check "reload: exit 0" [ $? -eq 0 ]
+check "reload: says so" grep -q "configuration reloaded from $CFG" "$T/o"
+cp "$CFG" "$T/good.json"
+printf '{\n  "interval": 0.5,\n  "rules": [ { "match": "a" } ]\n  "x": 1\n}\n' >"$CFG"
+run "$T/o" ctl reload
+check "reload of a bad file: exit 7" [ $? -eq 7 ]
+check "reload of a bad file: file:line:column" grep -q "configuration rejected.*$CFG:4:[0-9]*:" "$T/o"
+run "$T/o" ctl --json reload
+check "reload --json of a bad file: the error" grep -q '"line": 4' "$T/o"
+cp "$T/good.json" "$CFG"
+check "after a rejected reload: still managing" [ "$(status_num managed_cgroups)" = "$n_managed" ]
+check "after a rejected reload: counted" [ "$(status_num reloads_rejected)" = 2 ]
+
+# ---- reclaimctl's own errors --------------------------------------------------------------
+run "$T/o" "$CTL" --socket "$T/nothing.sock" status
+check "no socket: exit 3" [ $? -eq 3 ]
+check "no socket: not running" grep -q "reclaimd is not running: no socket" "$T/o"
+run "$T/o" ctl frobnicate
+check "unknown command: exit 2" [ $? -eq 2 ]
+run "$T/o" ctl top -n 0
+check "top -n 0: exit 2" [ $? -eq 2 ]
+run "$T/o" "$CTL" --help
+check "--help: exit codes listed" grep -q "^  7  reload: the configuration was rejected" "$T/o"
+run "$T/o" "$CTL" --version
+check "--version" grep -q "^reclaimctl [0-9]" "$T/o"
+# A daemon of another version: another protocol, or an unknown method.
+FAKE=$T/fake.sock
+"$PROBE" "$FAKE" serve-once '{"parameters":{"version":"9.0.0","protocol":99}}' >"$T/fake.out" &
+fake_pid=$!
+for _ in $(seq 50); do grep -q ready "$T/fake.out" 2>/dev/null && break; sleep 0.05; done
+run "$T/o" "$CTL" --socket "$FAKE" status
+check "another protocol: exit 5" [ $? -eq 5 ]
+check "another protocol: says so" grep -q "reclaimd 9.0.0 speaks status protocol 99" "$T/o"
+wait "$fake_pid"
+"$PROBE" "$FAKE" serve-once \
+	'{"error":"org.varlink.service.MethodNotFound","parameters":{"method":"io.reclaimd.Cgroups"}}' \
+	>"$T/fake.out" &
+fake_pid=$!
+for _ in $(seq 50); do grep -q ready "$T/fake.out" 2>/dev/null && break; sleep 0.05; done
+run "$T/o" "$CTL" --socket "$FAKE" cgroups
+check "an unknown method: exit 5" [ $? -eq 5 ]
+check "an unknown method: another version" grep -q "another version" "$T/o"
+wait "$fake_pid"
+
+# ---- access ------------------------------------------------------------------------------
+if command -v setpriv >/dev/null; then
+	as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+	# The directory is the caller's (mktemp: 0700): nobody cannot even reach the socket.
+	run "$T/o" as_nobody "$CTL" --socket "$SOCK" status
+	check "nobody, socket out of reach: exit 4" [ $? -eq 4 ]
+	check "nobody: access denied" grep -q "access denied" "$T/o"
+	chmod 755 "$T" "$T/run"
+	run "$T/o" as_nobody "$CTL" --socket "$SOCK" status
+	check "nobody, root-only socket: exit 4" [ $? -eq 4 ]
+	# The read group: nobody's group may read, not reload.
+	group=$(getent group 65534 | cut -d: -f1)
+	write_config ", \"read_group\": \"$group\""
+	run "$T/o" ctl reload
+	check "reload with a read group: exit 0" [ $? -eq 0 ]
+	check "read group: socket mode 0660" [ "$(stat -c %a "$SOCK")" = 660 ]
+	run "$T/o" as_nobody "$CTL" --socket "$SOCK" status
+	check "read group: status as nobody, exit 0" [ $? -eq 0 ]
+	run "$T/o" setpriv --reuid=65534 --regid=1 --groups=65534 "$CTL" --socket "$SOCK" cgroups
+	check "read group as a supplementary group: exit 0" [ $? -eq 0 ]
+	# More supplementary groups than the agent's first SO_PEERGROUPS buffer holds (64).
+	many=$(seq -s, 1000 1099),65534
+	run "$T/o" setpriv --reuid=65534 --regid=1 --groups="$many" "$CTL" --socket "$SOCK" status
+	check "read group among 101 supplementary groups: exit 0" [ $? -eq 0 ]
+	run "$T/o" as_nobody "$CTL" --socket "$SOCK" reload
+	check "read group: reload as nobody, exit 4" [ $? -eq 4 ]
+	check "read group: reload needs root" grep -q "access denied: io.reclaimd.Reload needs root" "$T/o"
+	write_config ", \"read_group\": \"no-such-group-reclaimd\""
+	run "$T/o" ctl reload
+	check "a read group that does not exist: exit 7" [ $? -eq 7 ]
+	check "a read group that does not exist: says so" grep -q 'status.read_group: group "no-such-group-reclaimd" does not exist' "$T/o"
+	write_config ""
+	ctl reload >/dev/null 2>&1
+	chmod 700 "$T"
+else
+	echo "SKIP access checks: no setpriv"
+	skipped=$((skipped + 1))
+fi
+
+# ---- varlink -----------------------------------------------------------------------------
+run "$T/o" "$PROBE" "$SOCK" call org.varlink.service.GetInfo
+check "GetInfo: interfaces" grep -q '"interfaces":\["org.varlink.service","io.reclaimd"\]' "$T/o"
+run "$T/o" "$PROBE" "$SOCK" call org.varlink.service.GetInterfaceDescription '{"interface":"io.reclaimd"}'
+check "GetInterfaceDescription: the IDL" grep -q 'interface io.reclaimd' "$T/o"
+run "$T/o" "$PROBE" "$SOCK" call io.reclaimd.Frobnicate
+check "an unknown method: MethodNotFound" grep -q '"error":"org.varlink.service.MethodNotFound"' "$T/o"
+if command -v varlinkctl >/dev/null; then
+	run "$T/o" varlinkctl call "unix:$SOCK" io.reclaimd.Status '{}'
+	check "varlinkctl call io.reclaimd.Status" grep -q '"protocol"' "$T/o"
+	run "$T/o" varlinkctl introspect "unix:$SOCK" io.reclaimd
+	check "varlinkctl introspect io.reclaimd" grep -q 'method Explain' "$T/o"
+else
+	echo "SKIP varlinkctl: not installed here (systemd 255 or later has it)"
+	skipped=$((skipped + 1))
+fi
+
+# ---- bad input, and the tick under it ---------------------------------------------------
+ticks0=$(status_num count)
+t0=$(date +%s.%N)
+run "$T/garbage" "$PROBE" "$SOCK" garbage
+for i in 0 1 2 3 4 5 6; do
+	check "garbage $i: InvalidRequest" grep -q "^garbage${i}_error=io.reclaimd.InvalidRequest" "$T/garbage"
+	check "garbage $i: connection closed" grep -q "^garbage${i}_closed=1" "$T/garbage"
+done
+run "$T/huge" "$PROBE" "$SOCK" huge
+check "1 MiB request: RequestTooLarge" grep -q "^huge_error=io.reclaimd.RequestTooLarge" "$T/huge"
+check "1 MiB request: closed" grep -q "^huge_closed=1" "$T/huge"
+run "$T/slow" "$PROBE" "$SOCK" slow
+slow_s=$(sed -n 's/^slow_closed_after_s=//p' "$T/slow")
+check "one byte every 0.5 s: closed within 2-8 s ($slow_s s)" \
+	awk -v s="$slow_s" 'BEGIN { exit !(s >= 2 && s <= 8) }'
+"$PROBE" "$SOCK" noread >"$T/noread" 2>&1 &
+noread_pid=$!
+sleep 0.2
+run "$T/flood" "$PROBE" "$SOCK" flood 1000 4
+wait "$noread_pid"
+t1=$(date +%s.%N)
+check "a client that never reads: disconnected" grep -q "^noread_closed=1" "$T/noread"
+connected=$(sed -n 's/^flood_connected=//p' "$T/flood")
+calls=$(sed -n 's/^flood_status_calls=//p' "$T/flood")
+answered=$(sed -n 's/^flood_status_answered=//p' "$T/flood")
+check "1000 connections: Status answered during the flood ($answered of $calls)" \
+	[ "${answered:-0}" -ge 1 -a "${answered:-0}" -ge $((calls / 2)) ]
+ticks1=$(status_num count)
+late_recent=$(status_num late_recent_max_us)
+late_max=$(status_num late_max_us)
+run_max=$(status_num run_max_us)
+check "the agent is alive after the abuse" kill -0 "$AGENT_PID"
+expected=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) / 0.5 }')
+check "ticks went on: $((ticks1 - ticks0)) in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s (about $expected due)" \
+	[ $((ticks1 - ticks0)) -ge $((expected / 2)) ]
+check "tick lateness over the last 32 ticks under 1 s (${late_recent} us)" [ "${late_recent:-9999999}" -lt 1000000 ]
+check "bad requests counted" [ "$(status_num bad_requests)" -ge 8 ]
+check "slow clients timed out" [ "$(status_num timeouts)" -ge 1 ]
+run "$T/o" ctl status
+check "status after the abuse: exit 0" [ $? -eq 0 ]
+echo "measured: flood of 1000 connections for 4 s ($connected connected at the first try," \
+	"$(sed -n 's/^flood_connected_total=//p' "$T/flood") in all, retrying those the backlog refused)," \
+	"plus garbage, a 1 MiB request, a slow sender and a client that never reads:"
+echo "measured:   $(grep -E '^flood_status_(answered|max_ms|mean_ms)=' "$T/flood" | tr '\n' ' ')"
+echo "measured:   ticks $((ticks1 - ticks0)) (interval 0.5 s), lateness max over the last 32" \
+	"ticks ${late_recent} us, max since start ${late_max} us, longest tick ${run_max} us" \
+	"(lateness includes sd-event's 10 ms timer accuracy)"
+echo "measured:   socket: $(ctl status | sed -n 's/^socket:  //p')"
+
+# ---- stop ---------------------------------------------------------------------------------
+kill -TERM "$AGENT_PID"
+wait "$AGENT_PID"
+check "SIGTERM: exit 0" [ $? -eq 0 ]
+AGENT_PID=
+check "stop: socket removed" [ ! -e "$SOCK" ]
+run "$T/o" ctl status
+check "after the stop: exit 3" [ $? -eq 3 ]
+check "the agent logged the socket" grep -q "status socket at $SOCK" "$LOG"
+finish
