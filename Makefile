@@ -51,8 +51,9 @@ HOST_DEPS := reclaimd reclaimctl $(BUILD)/tests/status_probe $(BUILD)/tests/gen_
 
 .PHONY: all deps check check-unit check-vm demo bench install man deb clean FORCE
 
-# The version has one source: RECLAIMD_VERSION in agent/main.c (--version, the man pages, the .deb).
-VERSION   := $(shell sed -n 's/^\#define RECLAIMD_VERSION "\(.*\)"/\1/p' agent/main.c)
+# The version has one source: RECLAIMD_VERSION in include/reclaimd/version.h (--version of both
+# binaries, the status socket, the man pages, the .deb).
+VERSION   := $(shell sed -n 's/^\#define RECLAIMD_VERSION "\(.*\)"/\1/p' include/reclaimd/version.h)
 # The Debian revision of the package built from this tree (reclaimd_<VERSION>-<rev>_<arch>.deb).
 DEB_REVISION := 1
 # Checks that are scripts, counted with the unit tests (same "N passed, N failed, N skipped").

@@ -19,7 +19,7 @@ doc=$stage/usr/share/doc/$pkg
 
 # Files: stripped binaries, compressed man pages and docs, DEP-5 copyright, changelog.
 bins=()
-for b in "$stage"/usr/sbin/*; do
+for b in "$stage"/usr/sbin/* "$stage"/usr/bin/*; do
 	strip --remove-section=.comment --remove-section=.note --strip-unneeded "$b"
 	bins+=("$b")
 done

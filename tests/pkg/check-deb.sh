@@ -24,7 +24,7 @@ if ! out=$(make -s deb 2>&1); then
 	fail "deb-builds: make deb failed: $(echo "$out" | tail -n 5 | tr '\n' ' ')"
 	summary
 fi
-version=$(sed -n 's/^#define RECLAIMD_VERSION "\(.*\)"/\1/p' agent/main.c)
+version=$(sed -n 's/^#define RECLAIMD_VERSION "\(.*\)"/\1/p' include/reclaimd/version.h)
 deb=build/reclaimd_${version}-1_$(dpkg --print-architecture).deb
 if [ -s "$deb" ]; then
 	pass "deb-builds: $deb ($(($(stat -c %s "$deb") / 1024)) KiB, $(($(date +%s) - start)) s; $(dpkg-deb -f "$deb" Depends))"
