@@ -8,7 +8,7 @@
 # tests/vm/scenarios/peers.sh, started fresh each boot. Arms:
 #   none               no reclaimer
 #   senpai             oomd 0.5.0's Senpai (Debian's oomd package), Meta's "poking" settings
-#   damon              DAMON_RECLAIM, built into the kernel (6.11-6.16: loses its scheme, reclaims 0)
+#   damon              DAMON_RECLAIM, built into the kernel (6.12: loses its scheme, reclaims 0)
 #   damon-sysfs        DAMON_RECLAIM's scheme and parameters through the DAMON sysfs interface
 #   reclaimd-shipped   reclaimd with config/reclaimd.json
 #   reclaimd-defaults  reclaimd with only {"match": "system.slice/*.service"} (the code defaults)

@@ -19,7 +19,7 @@
 #   senpai             oomd 0.5.0 (--exe /usr/bin/oomd), Senpai with Meta's "poking" settings
 #   damon              DAMON_RECLAIM (built into the kernel), always-on watermarks, PEERS_DAMON_*
 #   damon-sysfs        DAMON_RECLAIM's scheme (the same PEERS_DAMON_* values) through the DAMON sysfs
-#                      interface: on 6.11-6.16 the module loses its scheme (bench/README.md)
+#                      interface: on 6.12 the module loses its scheme (bench/README.md)
 #   reclaimd-shipped   reclaimd --config /etc/reclaimd/reclaimd.json (config/reclaimd.json)
 #   reclaimd-defaults  reclaimd with {"rules":[{"match":"system.slice/*.service"}]}
 #   reclaimd-memreclaim  the same with "mglru_aging": false: memory.reclaim, the other reclaim path
