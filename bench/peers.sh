@@ -8,14 +8,15 @@
 # tests/vm/scenarios/peers.sh, started fresh each boot. Arms:
 #   none               no reclaimer
 #   senpai             oomd 0.5.0's Senpai (Debian's oomd package), Meta's "poking" settings
-#   damon              DAMON_RECLAIM, built into the kernel
+#   damon              DAMON_RECLAIM, built into the kernel (6.12: loses its scheme, reclaims 0)
+#   damon-sysfs        DAMON_RECLAIM's scheme and parameters through the DAMON sysfs interface
 #   reclaimd-shipped   reclaimd with config/reclaimd.json
 #   reclaimd-defaults  reclaimd with only {"match": "system.slice/*.service"} (the code defaults)
 #   reclaimd-memreclaim  the same with "mglru_aging": false (memory.reclaim instead of lru_gen)
 #
 #   --seconds S     measured seconds per run after the workloads are ready (default 300)
 #   --runs N        runs per arm (default 3); runs are interleaved (all arms, then again)
-#   --arms "..."    arms to run (default: all six, in the order above)
+#   --arms "..."    arms to run (default: all seven, in the order above)
 #   --out DIR       results (default bench/out/peers)
 #   --env KEY=VALUE passed to the guest scenario (repeatable), e.g. PEERS_DAMON_MIN_AGE_US=5000000
 #                   for another DAMON_RECLAIM setting (see tests/vm/scenarios/peers.sh)
@@ -33,7 +34,7 @@ REPO=$(pwd)
 
 seconds=300
 runs=3
-arms="none senpai damon reclaimd-shipped reclaimd-defaults reclaimd-memreclaim"
+arms="none senpai damon damon-sysfs reclaimd-shipped reclaimd-defaults reclaimd-memreclaim"
 out=bench/out/peers
 report_only=0
 envs=()
@@ -55,7 +56,7 @@ done
 case $seconds in '' | *[!0-9]*) die "bad --seconds '$seconds'" ;; esac
 case $runs in '' | *[!0-9]* | 0) die "bad --runs '$runs'" ;; esac
 for a in $arms; do
-	case $a in none | senpai | damon | reclaimd-shipped | reclaimd-defaults | reclaimd-memreclaim) ;;
+	case $a in none | senpai | damon | damon-sysfs | reclaimd-shipped | reclaimd-defaults | reclaimd-memreclaim) ;;
 	*) die "unknown arm '$a'" ;;
 	esac
 done
@@ -125,6 +126,15 @@ seconds=$(awk -F'\t' '$1 == "A" && $6 != "-" { print int($6) }' "$all" | sort -n
 	echo "## bench/peers.sh: up to ${nruns:-?} run(s) per arm, ${seconds:-?} s each, Linux ${kernel:-?} in qemu (TCG), 2 x 1024M, zram 512M + disk swap 1G"
 	echo
 	awk -v arms="$arms_present" -v plotdir="$out" -f bench/peers-table.awk "$all"
+	# The DAMON arms' scheme stats and probe counts, one line per run (damon-stats.txt).
+	for a in $arms_present; do
+		case $a in damon*) ;; *) continue ;; esac
+		for f in "$out/raw/$a"/r*/damon-stats.txt; do
+			[ -s "$f" ] || continue
+			r=${f%/damon-stats.txt}
+			echo "damon: $a ${r##*/}: $(cat "$f")"
+		done
+	done
 } | tee "$out/table.txt"
 
 # saved.png: the total over the five workloads, then one panel per workload; a line per arm
