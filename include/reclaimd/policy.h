@@ -33,6 +33,8 @@ const char *decision_reason_str(enum decision_reason r);
 /* State a policy keeps per cgroup between ticks; owned by the agent, zeroed for a new cgroup. */
 struct policy_state {  /* one per managed cgroup: ordered without padding holes */
 	double step;          /* psi policy: current probe step */
+	double refaults_1m;   /* refaulted pages per minute, a leaky integral with a 60 s time
+			       * constant (cold_age.c); 0 for a new cgroup */
 	uint64_t cold_age_ms; /* idle time after which a page counts as cold (cold_age.c); 0:
 			       * not yet set, the rule's cold_age applies */
 	usec_t calm_us;       /* time since the refaults last exceeded the target, or since the
@@ -52,7 +54,7 @@ struct reclaim_decision {
 	double step;                /* step used for this request */
 	uint64_t cold_age_ms;       /* the cold age after this interval (cold_age.c) */
 	uint64_t prev_cold_age_ms;  /* and before it */
-	double refaults_per_min;    /* refaulted pages per minute over the interval */
+	double refaults_per_min;    /* refaulted pages per minute over the last minute (cold_age.c) */
 };
 
 struct policy_desc {
@@ -70,15 +72,17 @@ struct policy_desc {
 uint64_t cgroup_floor_bytes(const struct policy_params *params, const struct cgroup_sample *cg);
 
 /* The cold age of one cgroup, from its refaults (policies/cgroup/cold_age.c): what
- * lru_gen_plan.h counts as cold. Over each interval, refaulted pages per minute
- * (workingset_refault_anon + _file, memory.stat) above refault_target_pct of the cgroup's pages
- * (memory.current) mean pages it still uses were taken: the cold age doubles, up to max_cold_age,
+ * lru_gen_plan.h counts as cold. Refaulted pages per minute (workingset_refault_anon + _file,
+ * memory.stat), measured over the last minute (a leaky integral with a 60 s time constant, so a
+ * steady rate reads as itself and one burst of N pages reads as at most N a minute, whatever the
+ * interval), above refault_target_pct of the cgroup's pages (memory.current) mean pages it
+ * still uses were taken: the cold age doubles, up to max_cold_age,
  * but only once a job planned at the current cold age has reclaimed (cg->reclaimed_bytes two or
  * more intervals after the change: the tick after a change still runs a job planned before it),
  * so refaults that trail evictions made at the old age do not double it again. After
  * max(10 min, 10 cold ages) with the refaults at or under the target it halves, down to
  * cold_age. Sets d->cold_age_ms, d->prev_cold_age_ms and d->refaults_per_min; updates
- * state->cold_age_ms and state->calm_us. Needs cg->has_prev; never fails. */
+ * state->cold_age_ms, state->refaults_1m and state->calm_us. Needs cg->has_prev; never fails. */
 /* How long refaults must stay at or under the target before a cold age of cold_age_ms halves:
  * max(10 min, 10 cold ages), microseconds. Pure. */
 usec_t cold_age_calm_us(uint64_t cold_age_ms);

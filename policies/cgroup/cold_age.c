@@ -7,10 +7,13 @@
  * still in use. For a page touched at random with a mean gap of g seconds, the share of it found
  * idle for a cold age A is e^(-A/g), so doubling A squares that share: a few doublings take a
  * service whose pages are touched every few seconds from thousands of refaults a minute to
- * none, while memory that is never touched again is still taken, only later. Refaults go on
+ * none, while memory that is never touched again is still taken, only later. The rate is that
+ * of the last minute, not one interval's count scaled up to a minute. Refaults go on
  * for a few intervals after the eviction that caused them, so only refaults after a job planned
  * at the current cold age has reclaimed can double it.
  */
+#include <math.h>
+
 #include "reclaimd/policy.h"
 
 /* Time at or under the target before the cold age halves: this long, or ten cold ages. */
@@ -19,6 +22,24 @@
 usec_t cold_age_calm_us(uint64_t cold_age_ms)
 {
 	return MAX((usec_t)COLD_AGE_CALM_US, (usec_t)cold_age_ms * 10 * USEC_PER_MSEC);
+}
+
+/* Refaulted pages per minute over the last minute: r' = r e^(-t/T) + (n/t) T (1 - e^(-t/T))
+ * with T = 1 min, for n pages refaulted at an even rate over an interval of t. A steady rate
+ * reads as itself and one burst of n pages as at most n, so a few refaults in one short interval
+ * are not taken for a rate ten times theirs; storms of thousands still cross the target within
+ * an interval or two. */
+static double refaults_per_min(struct policy_state *state, const struct cgroup_sample *cg)
+{
+	double t, decay;
+
+	if (!cg->has_prev || cg->elapsed_us == 0)
+		return state->refaults_1m;
+	t = (double)cg->elapsed_us / (60.0 * (double)USEC_PER_SEC); /* minutes */
+	decay = exp(-t);
+	state->refaults_1m = state->refaults_1m * decay +
+			     (double)cg->refault_delta_pages * (1.0 - decay) / t;
+	return state->refaults_1m;
 }
 
 void cold_age_update(const struct policy_params *params, const struct cgroup_sample *cg,
@@ -42,10 +63,7 @@ void cold_age_update(const struct policy_params *params, const struct cgroup_sam
 	}
 	if (state->since_change >= 2 && cg->reclaimed_bytes > 0)
 		state->taken_at_age = true;
-	d->refaults_per_min = 0;
-	if (cg->has_prev && cg->elapsed_us > 0)
-		d->refaults_per_min = (double)cg->refault_delta_pages * 60.0 * (double)USEC_PER_SEC /
-				      (double)cg->elapsed_us;
+	d->refaults_per_min = refaults_per_min(state, cg);
 	/* At least one page a minute: a handful of refaults on a tiny cgroup is noise. */
 	limit = MAX(pages * params->refault_target_pct / 100.0, 1.0);
 	if (d->refaults_per_min > limit) {

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_policy_psi.c - the psi policy's arithmetic on in-memory samples (no kernel, no files). */
+#include <math.h>
 #include "reclaimd/policy.h"
 #include "test.h"
 
@@ -251,16 +252,43 @@ static void test_cold_age_from_refaults(void)
 	CHECK_EQ_U64(d.cold_age_ms, 30000);
 	CHECK_EQ_U64(st.calm_us, 0);
 	s.has_prev = true;
-	/* At the target (10 refaults in 6 s = 100 a minute): unchanged. */
+	/* A steady 10 refaults every 6 s reads as 100 a minute (under the 102.4 target) once a
+	 * minute's worth has been seen, and never doubles the cold age, even with reclaims. */
 	s.refault_delta_pages = 10;
-	decide(&p, &s, &st, &d);
-	CHECK_NEAR(d.refaults_per_min, 100, 1e-9);
+	s.reclaimed_bytes = 8 * MiB;
+	for (int i = 0; i < 100; i++)
+		decide(&p, &s, &st, &d);
+	CHECK_NEAR(d.refaults_per_min, 100, 0.01);
 	CHECK_EQ_U64(d.cold_age_ms, 30000);
-	/* Over it, but nothing reclaimed yet: the refaults are not ours, no change. */
-	s.refault_delta_pages = 11;
+	/* One burst of 90 refaults in one interval is at most 90 in the last minute, not 900 a
+	 * minute: unchanged. */
+	st = (struct policy_state){ 0 };
+	s.refault_delta_pages = 0;
 	decide(&p, &s, &st, &d);
+	s.refault_delta_pages = 90;
+	decide(&p, &s, &st, &d);
+	CHECK(d.refaults_per_min > 80 && d.refaults_per_min <= 90);
 	CHECK_EQ_U64(d.cold_age_ms, 30000);
-	/* Over it after a job reclaimed at this cold age: doubled. */
+	s.refault_delta_pages = 0;
+	decide(&p, &s, &st, &d);
+	CHECK(d.refaults_per_min < 90);
+	CHECK_EQ_U64(d.cold_age_ms, 30000);
+	/* The same read scaled to a minute whatever the interval: 60 refaults in one 60 s interval
+	 * after a calm one read as 60 * (1 - 1/e). */
+	st = (struct policy_state){ 0 };
+	s.elapsed_us = 60 * USEC_PER_SEC;
+	s.refault_delta_pages = 60;
+	decide(&p, &s, &st, &d);
+	CHECK_NEAR(d.refaults_per_min, 60 * (1 - exp(-1.0)), 1e-9);
+	s.elapsed_us = 6 * USEC_PER_SEC;
+	/* A storm: 200 refaults every 6 s, but nothing reclaimed yet: not ours, no change. */
+	st = (struct policy_state){ 0 };
+	s.reclaimed_bytes = 0;
+	s.refault_delta_pages = 200;
+	decide(&p, &s, &st, &d);
+	CHECK(d.refaults_per_min > 102.4);
+	CHECK_EQ_U64(d.cold_age_ms, 30000);
+	/* Over the target after a job reclaimed at this cold age: doubled at once. */
 	s.reclaimed_bytes = 8 * MiB;
 	decide(&p, &s, &st, &d);
 	CHECK_EQ_U64(d.prev_cold_age_ms, 30000);
@@ -284,9 +312,23 @@ static void test_cold_age_from_refaults(void)
 		decide(&p, &s, &st, &d);
 	CHECK_EQ_U64(d.cold_age_ms, 600000);
 	s.reclaimed_bytes = 0;
-	/* Calm: halved after max(10 min, 10 cold ages) = 100 min at 600 s, not before. */
+	/* Calm once the last minute's rate is at or under the target: 200 every 6 s reads as
+	 * about 2,000 a minute and decays by e^-0.1 an interval, so 30 intervals (3 min) pass
+	 * before the calm clock runs; then the cold age halves after max(10 min, 10 cold ages) =
+	 * 100 min at 600 s, not before. */
 	s.refault_delta_pages = 0;
-	for (int i = 0; i < 999; i++)
+	{
+		int over = 0;
+
+		for (;;) {
+			decide(&p, &s, &st, &d);
+			if (d.refaults_per_min <= 102.4)
+				break;
+			over++;
+		}
+		CHECK(over >= 28 && over <= 31);
+	}
+	for (int i = 0; i < 998; i++)
 		decide(&p, &s, &st, &d);
 	CHECK_EQ_U64(d.cold_age_ms, 600000);
 	decide(&p, &s, &st, &d);
@@ -295,7 +337,7 @@ static void test_cold_age_from_refaults(void)
 	for (int i = 0; i < 100000; i++)
 		decide(&p, &s, &st, &d);
 	CHECK_EQ_U64(d.cold_age_ms, 30000);
-	/* A refault spike in between (after a reclaim) restarts the calm clock. */
+	/* A refault storm in between (after a reclaim) restarts the calm clock. */
 	s.reclaimed_bytes = 4 * MiB;
 	decide(&p, &s, &st, &d);
 	s.refault_delta_pages = 1000;
@@ -303,7 +345,10 @@ static void test_cold_age_from_refaults(void)
 	CHECK_EQ_U64(d.cold_age_ms, 60000);
 	s.refault_delta_pages = 0;
 	s.reclaimed_bytes = 0;
-	for (int i = 0; i < 99; i++)
+	/* 1,000 in one interval decays under the target after about 21 intervals; then 100 of calm. */
+	while (d.refaults_per_min > 102.4)
+		decide(&p, &s, &st, &d);
+	for (int i = 0; i < 98; i++)
 		decide(&p, &s, &st, &d);
 	CHECK_EQ_U64(d.cold_age_ms, 60000);
 	decide(&p, &s, &st, &d);
@@ -368,12 +413,18 @@ static void test_cold_age_reload_is_a_change(void)
 	decide(&p, &s, &st, &d);
 	CHECK_EQ_U64(d.cold_age_ms, 150000);
 	CHECK_EQ_U64(st.since_change, 0);
-	/* Absurd inputs: no time elapsed, no page size, nothing read. */
-	s.elapsed_us = 0;
-	s.refault_delta_pages = UINT64_MAX;
-	decide(&p, &s, &st, &d);
-	CHECK_EQ_U64(d.cold_age_ms, 150000);
-	CHECK_NEAR(d.refaults_per_min, 0, 0);
+	/* Absurd inputs: no time elapsed, no page size, nothing read: the last minute's rate is
+	 * kept as it was, finite. */
+	{
+		double before = d.refaults_per_min;
+
+		s.elapsed_us = 0;
+		s.refault_delta_pages = UINT64_MAX;
+		decide(&p, &s, &st, &d);
+		CHECK_EQ_U64(d.cold_age_ms, 150000);
+		CHECK_NEAR(d.refaults_per_min, before, 0);
+		CHECK(isfinite(d.refaults_per_min));
+	}
 }
 
 int main(void)
