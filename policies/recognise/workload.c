@@ -22,11 +22,18 @@ struct comp {
 	size_t n;
 };
 
+/* The n bytes at a and b are equal. strncmp, not memcmp: clang turns memcmp() == 0 into bcmp(),
+ * which is not on the purity allow-list; neither side has a NUL within n bytes here. */
+static bool bytes_eq(const char *a, const char *b, size_t n)
+{
+	return strncmp(a, b, n) == 0;
+}
+
 static bool comp_is(struct comp c, const char *lit)
 {
 	size_t n = strlen(lit);
 
-	return c.n == n && memcmp(c.s, lit, n) == 0;
+	return c.n == n && bytes_eq(c.s, lit, n);
 }
 
 /* c starts with `prefix` (of length np) and ends with `suffix`; *ret is what lies between. */
@@ -35,7 +42,7 @@ static bool comp_wraps(struct comp c, const char *prefix, size_t np, const char 
 {
 	size_t ns = strlen(suffix);
 
-	if (c.n < np + ns || memcmp(c.s, prefix, np) != 0 || memcmp(c.s + c.n - ns, suffix, ns) != 0)
+	if (c.n < np + ns || !bytes_eq(c.s, prefix, np) || !bytes_eq(c.s + c.n - ns, suffix, ns))
 		return false;
 	*ret = (struct comp){ c.s + np, c.n - np - ns };
 	return true;
@@ -171,7 +178,7 @@ static enum workload_driver kubepods_driver(struct comp c)
 		return WORKLOAD_DRIVER_CGROUPFS;
 	if (comp_wraps(c, "", 0, ".slice", &stem) &&
 	    (comp_is(stem, "kubepods") ||
-	     (stem.n > 9 && memcmp(stem.s + stem.n - 9, "-kubepods", 9) == 0)))
+	     (stem.n > 9 && bytes_eq(stem.s + stem.n - 9, "-kubepods", 9))))
 		return WORKLOAD_DRIVER_SYSTEMD;
 	return WORKLOAD_DRIVER_NONE;
 }
@@ -206,7 +213,7 @@ static void recognise_kubepods(const char *path, const struct comp *comp, size_t
 		struct comp rest;
 
 		if (systemd ? !(comp_wraps(comp[i], stem.s, stem.n, ".slice", &rest) && rest.n == nq + 1 &&
-				rest.s[0] == '-' && memcmp(rest.s + 1, qos_dirs[q].name, nq) == 0)
+				rest.s[0] == '-' && bytes_eq(rest.s + 1, qos_dirs[q].name, nq))
 			    : !comp_is(comp[i], qos_dirs[q].name))
 			continue;
 		qos = qos_dirs[q].qos;
