@@ -908,12 +908,13 @@ static void test_shipped_config(void)
 	 * (every runtime) and conmon belong to it */
 	{
 		static const char *const pods[] = {
-			K_BU, K_BE, K_GU, K_KIND, K_FS_BU, K_FS_GU, "kubepods/besteffort/pod" K_UID,
+			K_BU, K_BE, K_GU, K_KIND, K_FS_BU, K_FS_GU, ("kubepods/besteffort/pod" K_UID),
 		};
 		static const char *const inside[] = {
-			"/cri-containerd-" K_CID ".scope", "/crio-" K_CID ".scope", "/docker-" K_CID ".scope",
-			"/crio-" K_CID ".scope/container", "/" K_CID, "/crio-" K_CID, "/crio-conmon-" K_CID,
-			"/crio-conmon-" K_CID ".scope", "/crio-" K_CID,
+			("/cri-containerd-" K_CID ".scope"), ("/crio-" K_CID ".scope"),
+			("/docker-" K_CID ".scope"), ("/crio-" K_CID ".scope/container"), ("/" K_CID),
+			("/crio-" K_CID), ("/crio-conmon-" K_CID), ("/crio-conmon-" K_CID ".scope"),
+			("/libpod-" K_CID ".scope"),
 		};
 		char path[512];
 
