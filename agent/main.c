@@ -26,6 +26,9 @@ static void usage(FILE *out)
 		"  -c, --config FILE     configuration (default " DEFAULT_CONFIG ")\n"
 		"      --check-config    validate the configuration, print the effective policy of\n"
 		"                        every rule, exit 0 (valid) or 2 (invalid)\n"
+		"      --explain-path PATH  with --check-config: what reclaimd makes of the cgroup\n"
+		"                        PATH (pod, container, QoS class, pod UID, runtime, id)\n"
+		"                        and which rule matches it and why, instead of the rules\n"
 		"  -n, --dry-run         decide and log, never write memory.reclaim\n"
 		"      --once            sample, decide one interval later, reclaim, exit\n"
 		"      --cgroup-root DIR cgroup-v2 root (default: found through libcgroup)\n"
@@ -40,14 +43,36 @@ static void usage(FILE *out)
 
 enum {
 	OPT_CHECK_CONFIG = 0x100, OPT_ONCE, OPT_CGROUP_ROOT, OPT_PROC_ROOT, OPT_SYS_ROOT,
-	OPT_WORKERS, OPT_LOG_STDERR, OPT_VERSION,
+	OPT_WORKERS, OPT_LOG_STDERR, OPT_VERSION, OPT_EXPLAIN_PATH,
 };
+
+/* A cgroup path as an operator pastes it: relative to the cgroup root, or absolute under it
+ * (the configured root, else /sys/fs/cgroup). */
+static const char *relative_cgroup_path(const char *path, const char *root)
+{
+	const char *roots[] = { root, "/sys/fs/cgroup" };
+
+	for (size_t i = 0; i < 2; i++) {
+		size_t n = roots[i] ? strlen(roots[i]) : 0;
+
+		while (n > 1 && roots[i][n - 1] == '/')
+			n--;
+		if (n && strncmp(path, roots[i], n) == 0 && (path[n] == '/' || path[n] == '\0')) {
+			path += n;
+			break;
+		}
+	}
+	while (*path == '/')
+		path++;
+	return path;
+}
 
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check-config", no_argument, NULL, OPT_CHECK_CONFIG },
+		{ "explain-path", required_argument, NULL, OPT_EXPLAIN_PATH },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "once", no_argument, NULL, OPT_ONCE },
 		{ "cgroup-root", required_argument, NULL, OPT_CGROUP_ROOT },
@@ -63,6 +88,7 @@ int main(int argc, char **argv)
 	struct config_error err = { 0 };
 	struct config *config = NULL;
 	bool check_only = false;
+	const char *explain_path = NULL;
 	char *end;
 	unsigned long n;
 	int c, r;
@@ -74,6 +100,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_CHECK_CONFIG:
 			check_only = true;
+			break;
+		case OPT_EXPLAIN_PATH:
+			explain_path = optarg;
 			break;
 		case 'n':
 			o.dry_run = true;
@@ -112,6 +141,10 @@ int main(int argc, char **argv)
 			usage(stderr);
 			return 2;
 		}
+	}
+	if (explain_path && !check_only) {
+		fprintf(stderr, "reclaimd: --explain-path goes with --check-config\n");
+		return 2;
 	}
 	if (optind < argc) {
 		fprintf(stderr, "reclaimd: unexpected argument '%s'\n", argv[optind]);
@@ -161,6 +194,12 @@ int main(int argc, char **argv)
 					config_free(config);
 					return 2;
 				}
+		}
+		if (explain_path) {
+			config_explain(config, relative_cgroup_path(explain_path, o.cgroup_root ?
+					o.cgroup_root : config->cgroup_root), stdout);
+			config_free(config);
+			return 0;
 		}
 		config_print(config, stdout);
 		/* The command line wins over the file: say so, or the print above misleads. */

@@ -40,7 +40,7 @@ static const char *prio_name(int p)
 	return p >= 0 && p < (int)ARRAY_SIZE(names) ? names[p] : "?";
 }
 
-#define N_FIELDS 16
+#define N_FIELDS 20
 #define FIELD_LEN 256
 
 static void add_field(struct iovec *iov, char (*store)[FIELD_LEN], size_t *n, const char *fmt,
@@ -109,6 +109,15 @@ void log_event(int priority, const char *message_id, const struct log_fields *f,
 			add_field(iov, store, &n, "ALLOCSTALL=%" PRIu64, f->allocstall);
 			add_field(iov, store, &n, "PGSCAN_DIRECT=%" PRIu64, f->pgscan_direct);
 		}
+		if (f && f->workload && f->workload->pod_uid[0])
+			add_field(iov, store, &n, "POD_UID=%s", f->workload->pod_uid);
+		if (f && f->workload && f->workload->qos != WORKLOAD_QOS_NONE)
+			add_field(iov, store, &n, "QOS_CLASS=%s", workload_qos_name(f->workload->qos));
+		if (f && f->workload && f->workload->container_id[0])
+			add_field(iov, store, &n, "CONTAINER_ID=%s", f->workload->container_id);
+		if (f && f->workload && f->workload->runtime != WORKLOAD_RUNTIME_NONE)
+			add_field(iov, store, &n, "CONTAINER_RUNTIME=%s",
+				  workload_runtime_name(f->workload->runtime));
 		if (sd_journal_sendv(iov, (int)n) >= 0)
 			return;
 		/* journald went away: fall through to stderr for this message. */
@@ -117,7 +126,7 @@ void log_event(int priority, const char *message_id, const struct log_fields *f,
 	/* Plain line: monotonic seconds, priority, message, then the structured fields as
 	 * KEY=value so scripts and tests can read them without a journal. */
 	{
-		char extra[512] = "";
+		char extra[1024] = "";
 		size_t off = 0;
 		usec_t t = now_us();
 
@@ -148,6 +157,14 @@ void log_event(int priority, const char *message_id, const struct log_fields *f,
 		if (f && f->has_direct_reclaim)
 			APPEND(" ALLOCSTALL=%" PRIu64 " PGSCAN_DIRECT=%" PRIu64, f->allocstall,
 			       f->pgscan_direct);
+		if (f && f->workload && f->workload->pod_uid[0])
+			APPEND(" POD_UID=%s", f->workload->pod_uid);
+		if (f && f->workload && f->workload->qos != WORKLOAD_QOS_NONE)
+			APPEND(" QOS_CLASS=%s", workload_qos_name(f->workload->qos));
+		if (f && f->workload && f->workload->container_id[0])
+			APPEND(" CONTAINER_ID=%s", f->workload->container_id);
+		if (f && f->workload && f->workload->runtime != WORKLOAD_RUNTIME_NONE)
+			APPEND(" CONTAINER_RUNTIME=%s", workload_runtime_name(f->workload->runtime));
 #undef APPEND
 		fprintf(stderr, "[%llu.%06llu] reclaimd[%s]: %s%s%s\n",
 			(unsigned long long)(t / USEC_PER_SEC), (unsigned long long)(t % USEC_PER_SEC),

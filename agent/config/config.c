@@ -854,7 +854,13 @@ static int check_defaults(struct loader *l, const char *where, const void *base)
 
 static int check_rule(struct loader *l, const char *where, const void *base)
 {
-	return check_params(l, where, &((const struct rule *)base)->params, true);
+	const struct rule *r = base;
+
+	/* A pod cgroup's path does not name its runtime: only containers can be selected by it. */
+	if (r->runtime_mask && r->level != RULE_LEVEL_CONTAINER)
+		return fail(l, where, "\"runtime\" selects containers: it needs \"level\": "
+			    "\"container\" (a pod's cgroup path does not name its runtime)");
+	return check_params(l, where, &r->params, true);
 }
 
 static int parse_match(struct loader *l, const char *where, const struct key_desc *d,
@@ -906,6 +912,111 @@ static const struct value_type t_policy = {
 	JT(JSON_STRING), "a policy name", AS_NONE, parse_policy, init_policy, NULL,
 };
 
+/* Workload selectors (workload.h): "qos" and "runtime", arrays of names kept as bit masks, and
+ * "level". The zeroed fields are their defaults (no selector). */
+static int parse_name_set(struct loader *l, const char *where, const json_t *v, const char *what,
+			  const char *valid, int (*from_name)(const char *), unsigned *ret)
+{
+	unsigned mask = 0;
+	char vbuf[72];
+
+	if (json_array_size(v) == 0)
+		return fail(l, where, "is empty (name at least one of %s, or leave the key out)", valid);
+	for (size_t i = 0; i < json_array_size(v); i++) {
+		const json_t *e = json_array_get(v, i);
+		char sub[96];
+		int x;
+
+		snprintf(sub, sizeof(sub), "%s[%zu]", where, i);
+		if (!json_is_string(e))
+			return fail_type(l, sub, "a string", e);
+		x = from_name(json_string_value(e));
+		if (x < 0)
+			return fail(l, sub, "\"%s\" is not a %s (valid: %s)",
+				    printable(json_string_value(e), vbuf), what, valid);
+		if (mask & (1u << x))
+			return fail(l, sub, "\"%s\" is named twice", json_string_value(e));
+		mask |= 1u << x;
+	}
+	*ret = mask;
+	return 0;
+}
+
+#define QOS_NAMES     "guaranteed, burstable, besteffort"
+#define RUNTIME_NAMES "containerd, crio, docker, podman"
+
+static int parse_qos(struct loader *l, const char *where, const struct key_desc *d,
+		     const json_t *v, void *base)
+{
+	return parse_name_set(l, where, v, "QoS class", QOS_NAMES, workload_qos_from_name,
+			      field_of(base, d));
+}
+
+static int parse_runtime(struct loader *l, const char *where, const struct key_desc *d,
+			 const json_t *v, void *base)
+{
+	return parse_name_set(l, where, v, "container runtime", RUNTIME_NAMES,
+			      workload_runtime_from_name, field_of(base, d));
+}
+
+static int parse_level(struct loader *l, const char *where, const struct key_desc *d,
+		       const json_t *v, void *base)
+{
+	const char *s = json_string_value(v);
+	char vbuf[72];
+
+	if (strcmp(s, "pod") == 0)
+		*(enum rule_level *)field_of(base, d) = RULE_LEVEL_POD;
+	else if (strcmp(s, "container") == 0)
+		*(enum rule_level *)field_of(base, d) = RULE_LEVEL_CONTAINER;
+	else
+		return fail(l, where, "\"%s\" is not a level (valid: pod, container)",
+			    printable(s, vbuf));
+	return 0;
+}
+
+static const struct value_type t_qos = {
+	JT(JSON_ARRAY), "an array of QoS classes (" QOS_NAMES ")", AS_NONE, parse_qos, NULL, NULL,
+};
+static const struct value_type t_runtime = {
+	JT(JSON_ARRAY), "an array of container runtimes (" RUNTIME_NAMES ")", AS_NONE,
+	parse_runtime, NULL, NULL,
+};
+static const struct value_type t_level = {
+	JT(JSON_STRING), "\"pod\" or \"container\"", AS_NONE, parse_level, NULL, NULL,
+};
+
+enum rule_level rule_level(const struct rule *r)
+{
+	if (r->level != RULE_LEVEL_ANY)
+		return r->level;
+	return r->qos_mask ? RULE_LEVEL_POD : RULE_LEVEL_ANY;
+}
+
+/* "qos burstable,besteffort  level pod  runtime crio" after a rule's first line; "" without. */
+static void print_selectors(FILE *out, const struct rule *r)
+{
+	const char *sep = "";
+
+	if (rule_level(r) == RULE_LEVEL_ANY)
+		return;
+	if (r->qos_mask) {
+		fputs("  qos ", out);
+		for (int q = 0; q < _WORKLOAD_QOS_MAX; q++)
+			if (r->qos_mask & (1u << q))
+				fprintf(out, "%s%s", sep, workload_qos_name((enum workload_qos)q)), sep = ",";
+	}
+	fprintf(out, "  level %s", rule_level(r) == RULE_LEVEL_POD ? "pod" : "container");
+	if (r->runtime_mask) {
+		fputs("  runtime ", out);
+		sep = "";
+		for (int x = 0; x < _WORKLOAD_RUNTIME_MAX; x++)
+			if (r->runtime_mask & (1u << x))
+				fprintf(out, "%s%s", sep, workload_runtime_name((enum workload_runtime)x)),
+					sep = ",";
+	}
+}
+
 /* "rules": each one starts from "defaults" and its own keys' defaults (the policy). */
 static int parse_rules(struct loader *l, const char *where, const struct key_desc *d,
 		       const json_t *v, void *base)
@@ -942,7 +1053,9 @@ static void print_rules(FILE *out, const char *label, const struct key_desc *d, 
 	for (size_t i = 0; i < c->n_rules; i++) {
 		const struct rule *r = &c->rules[i];
 
-		fprintf(out, "\n%s[%zu]  match \"%s\"  policy %s\n", label, i, r->match, r->policy->name);
+		fprintf(out, "\n%s[%zu]  match \"%s\"  policy %s", label, i, r->match, r->policy->name);
+		print_selectors(out, r);
+		fputc('\n', out);
 		section_print(out, &sec_params, &r->params);
 	}
 	if (c->n_rules == 0)
@@ -1417,6 +1530,9 @@ static const struct section sec_params = {
 static const struct key_desc rule_keys[] = {
 	{ "match", &t_match, offsetof(struct rule, match), .required = true },
 	{ "policy", &t_policy, offsetof(struct rule, policy), .def.s = DEFAULT_POLICY },
+	{ "qos", &t_qos, offsetof(struct rule, qos_mask), .def.u = 0 },
+	{ "level", &t_level, offsetof(struct rule, level), .def.i = RULE_LEVEL_ANY },
+	{ "runtime", &t_runtime, offsetof(struct rule, runtime_mask), .def.u = 0 },
 };
 
 static const struct hint hints_rule[] = { { &sec_top, HINT_GLOBAL }, { NULL, NULL } };
@@ -1833,14 +1949,146 @@ void config_free(struct config *c)
 	free(c);
 }
 
+/* Whether the rule's selectors take the workload; `why` says why not (or what matched). */
+static bool rule_selects(const struct rule *r, const struct workload *w, const char **why)
+{
+	enum rule_level level = rule_level(r);
+
+	switch (level) {
+	case RULE_LEVEL_ANY:
+		*why = "no selectors: the glob decides";
+		return true;
+	case RULE_LEVEL_POD:
+		if (w->kind != WORKLOAD_POD) {
+			*why = "level pod, and this is not a pod cgroup";
+			return false;
+		}
+		break;
+	case RULE_LEVEL_CONTAINER:
+		if (w->kind != WORKLOAD_CONTAINER) {
+			*why = w->kind == WORKLOAD_CONTAINER_INNER ?
+				"crun's inner cgroup: level container selects its scope, the container" :
+				"level container, and this is not a container cgroup";
+			return false;
+		}
+		break;
+	}
+	if (r->qos_mask && !(r->qos_mask & (1u << w->qos))) {
+		*why = w->qos == WORKLOAD_QOS_NONE ? "qos is given, and this is not in a pod"
+						   : "its QoS class is not selected";
+		return false;
+	}
+	if (r->runtime_mask && !(r->runtime_mask & (1u << w->runtime))) {
+		*why = "its runtime is not selected";
+		return false;
+	}
+	*why = level == RULE_LEVEL_POD ? "a pod of a selected QoS class"
+				       : "a container of a selected QoS class and runtime";
+	return true;
+}
+
+/* config_match_workload(), saying why for each rule when `out` is not NULL. */
+static const struct rule *match_rules(const struct config *c, const char *relpath,
+				      const struct workload *w, FILE *out)
+{
+	struct workload pod = { .kind = WORKLOAD_POD };
+	char pod_path[PATH_MAX];
+	bool in_pod = false;
+	const char *why;
+
+	if (!c || !relpath || !w)
+		return NULL;
+	if (workload_never_target(w)) {
+		if (out)
+			fprintf(out, "  never a target (%s): no rule can match it\n",
+				workload_kind_name(w->kind));
+		return NULL;
+	}
+	/* Inside a pod: the pod itself, for the pod-level rules that take it as a whole. */
+	if (w->kind != WORKLOAD_POD && w->pod_path_len && w->pod_path_len < sizeof(pod_path)) {
+		memcpy(pod_path, relpath, w->pod_path_len);
+		pod_path[w->pod_path_len] = '\0';
+		pod.qos = w->qos;
+		pod.driver = w->driver;
+		pod.pod_path_len = w->pod_path_len;
+		memcpy(pod.pod_uid, w->pod_uid, sizeof(pod.pod_uid));
+		in_pod = true;
+	}
+	for (size_t i = 0; i < c->n_rules; i++) {
+		const struct rule *r = &c->rules[i];
+
+		if (!glob_match(r->match, relpath)) {
+			if (out)
+				fprintf(out, "  rules[%zu] \"%s\": the glob does not match\n", i, r->match);
+		} else if (rule_selects(r, w, &why)) {
+			if (out)
+				fprintf(out, "  rules[%zu] \"%s\": matches (%s)\n", i, r->match, why);
+			return r;
+		} else if (out) {
+			fprintf(out, "  rules[%zu] \"%s\": the glob matches, the selectors do not (%s)\n",
+				i, r->match, why);
+		}
+		if (in_pod && rule_level(r) == RULE_LEVEL_POD && glob_match(r->match, pod_path) &&
+		    rule_selects(r, &pod, &why)) {
+			if (out)
+				fprintf(out, "  rules[%zu] \"%s\" takes its pod %s at the pod level: "
+					"nothing inside the pod matches a rule\n", i, r->match, pod_path);
+			return NULL;
+		}
+	}
+	if (out)
+		fputs("  no rule matches\n", out);
+	return NULL;
+}
+
+const struct rule *config_match_workload(const struct config *c, const char *relpath,
+					 const struct workload *w)
+{
+	return match_rules(c, relpath, w, NULL);
+}
+
 const struct rule *config_match(const struct config *c, const char *relpath)
 {
+	struct workload w;
+
 	if (!c || !relpath)
 		return NULL;
-	for (size_t i = 0; i < c->n_rules; i++)
-		if (glob_match(c->rules[i].match, relpath))
-			return &c->rules[i];
-	return NULL;
+	workload_recognise(relpath, &w);
+	return match_rules(c, relpath, &w, NULL);
+}
+
+void config_explain(const struct config *c, const char *relpath, FILE *out)
+{
+	const struct rule *r;
+	struct workload w;
+
+	workload_recognise(relpath, &w);
+	fprintf(out, "path           %s\n", relpath[0] ? relpath : "(the root cgroup)");
+	fprintf(out, "kind           %s\n", w.kind == WORKLOAD_OTHER ? "other (not a pod or container)"
+							: workload_kind_name(w.kind));
+	if (w.driver != WORKLOAD_DRIVER_NONE)
+		fprintf(out, "kubelet driver %s\n", w.driver == WORKLOAD_DRIVER_SYSTEMD ? "systemd"
+										 : "cgroupfs");
+	if (w.qos != WORKLOAD_QOS_NONE)
+		fprintf(out, "qos            %s\n", workload_qos_name(w.qos));
+	if (w.pod_uid[0])
+		fprintf(out, "pod_uid        %s\n", w.pod_uid);
+	if (w.runtime != WORKLOAD_RUNTIME_NONE)
+		fprintf(out, "runtime        %s%s\n", workload_runtime_name(w.runtime),
+			w.runtime == WORKLOAD_RUNTIME_UNKNOWN ?
+			" (cgroupfs driver: containerd or cri-dockerd)" : "");
+	if (w.container_id[0])
+		fprintf(out, "container_id   %s\n", w.container_id);
+	fputs("rules (the first that matches decides):\n", out);
+	r = match_rules(c, relpath, &w, out);
+	if (r)
+		fprintf(out, "result         rules[%zu], policy %s\n", (size_t)(r - c->rules),
+			r->policy->name);
+	else
+		fputs("result         no rule: not managed\n", out);
+	if (r && strcmp(r->policy->name, "none") != 0)
+		fputs("               (managed when it has the memory controller and no descendant "
+		      "matches a rule)\n", out);
 }
 
 /* ---- printing ------------------------------------------------------------------------------ */

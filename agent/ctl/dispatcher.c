@@ -106,6 +106,7 @@ static void job_log(struct dispatcher *ds, struct node_pool *np, struct cgroup_n
 	struct log_fields f = {
 		.cgroup = job->cgroup_path,
 		.policy = cg && cg->rule ? cg->rule->policy->name : NULL,
+		.workload = cg ? &cg->workload : NULL,
 		.has_node = true, .node = np->node,
 		.has_requested = true, .requested_bytes = job->request_bytes,
 		.has_reclaimed = true, .reclaimed_bytes = job->reclaimed_bytes,
@@ -255,7 +256,7 @@ int dispatcher_submit(struct dispatcher *ds, struct cgroup_node *cg, const struc
 	r = reclaim_job_new(cg->dirfd, cg->path, cg->inode, &job);
 	if (r < 0) {
 		payload_free(&req->mglru);
-		log_event(LOG_WARNING, MSGID_RECLAIM_FAILED, &(struct log_fields){ .cgroup = cg->path },
+		log_event(LOG_WARNING, MSGID_RECLAIM_FAILED, &(struct log_fields){ .cgroup = cg->path, .workload = &cg->workload },
 			  "%s: cannot create reclaim job: %s", cg->path, strerror(-r));
 		return r;
 	}
@@ -278,7 +279,7 @@ int dispatcher_submit(struct dispatcher *ds, struct cgroup_node *cg, const struc
 	r = worker_pool_submit(np->pool, job);
 	if (r < 0) {
 		ds->jobs_dropped++;
-		log_event(LOG_WARNING, MSGID_RECLAIM_FAILED, &(struct log_fields){ .cgroup = cg->path },
+		log_event(LOG_WARNING, MSGID_RECLAIM_FAILED, &(struct log_fields){ .cgroup = cg->path, .workload = &cg->workload },
 			  "%s: reclaim queue full (%s), request dropped (%" PRIu64 " dropped so far)",
 			  cg->path, strerror(-r), ds->jobs_dropped);
 		reclaim_job_free(job);

@@ -222,10 +222,10 @@ static void apply_rule_zswap(struct zswap_ctl *z, const struct tick_ctx *ctx, st
 			r = cgroup_write_zswap_max(cg->dirfd, want);
 			if (r == 0) {
 				if (want == LIMIT_MAX)
-					log_event(LOG_INFO, MSGID_ZSWAP, &(struct log_fields){ .cgroup = cg->path },
+					log_event(LOG_INFO, MSGID_ZSWAP, &(struct log_fields){ .cgroup = cg->path, .workload = &cg->workload },
 						  "%s: memory.zswap.max set to max (rule)", cg->path);
 				else
-					log_event(LOG_INFO, MSGID_ZSWAP, &(struct log_fields){ .cgroup = cg->path },
+					log_event(LOG_INFO, MSGID_ZSWAP, &(struct log_fields){ .cgroup = cg->path, .workload = &cg->workload },
 						  "%s: memory.zswap.max set to %" PRIu64 " KiB (rule)", cg->path,
 						  want >> 10);
 			} else if (r == -ENOENT && !z->files_missing_warned) {
@@ -246,7 +246,7 @@ static void apply_rule_zswap(struct zswap_ctl *z, const struct tick_ctx *ctx, st
 	if (pp->zswap_writeback != TRISTATE_UNSET && cg->zswap.wb_written != pp->zswap_writeback + 1) {
 		r = cgroup_write_zswap_writeback(cg->dirfd, pp->zswap_writeback == 1);
 		if (r == 0)
-			log_event(LOG_INFO, MSGID_ZSWAP, &(struct log_fields){ .cgroup = cg->path },
+			log_event(LOG_INFO, MSGID_ZSWAP, &(struct log_fields){ .cgroup = cg->path, .workload = &cg->workload },
 				  "%s: memory.zswap.writeback set to %d (rule)", cg->path, pp->zswap_writeback);
 		else if (r == -ENOENT && !z->wb_missing_warned) {
 			z->wb_missing_warned = true;
@@ -381,7 +381,8 @@ static void fair_share(struct zswap_ctl *z, const struct tick_ctx *ctx,
 		cg->zswap.max_known = true;
 		cg->zswap.max_written = ch->zswap_max_bytes;
 		log_event(LOG_NOTICE, MSGID_ZSWAP,
-			  &(struct log_fields){ .cgroup = cg->path, .reason = "zswap-fair-share" },
+			  &(struct log_fields){ .cgroup = cg->path, .reason = "zswap-fair-share",
+						 .workload = &cg->workload },
 			  "%s: memory.zswap.max %s%" PRIu64 " KiB -> %s%" PRIu64 " KiB (zswap "
 			  "pool at %.0f %% of its target)", cg->path,
 			  old == LIMIT_MAX ? "max " : "", old == LIMIT_MAX ? 0 : old >> 10,

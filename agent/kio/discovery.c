@@ -170,6 +170,7 @@ static int cgroup_node_new(struct cgroup_set *s, uint64_t inode, int dirfd, cons
 	if (!cg)
 		return -ENOMEM;
 	strcpy(cg->path, path);
+	workload_recognise(cg->path, &cg->workload);
 	cg->inode = inode;
 	cg->dirfd = dirfd;
 	cg->parent = parent;
@@ -278,7 +279,7 @@ static void match_rule(struct cgroup_node *cg, const struct config *c, unsigned 
 {
 	if (cg->rule_generation == config_generation)
 		return;
-	cg->rule = config_match(c, cg->path);
+	cg->rule = config_match_workload(c, cg->path, &cg->workload);
 	cg->rule_generation = config_generation;
 }
 

@@ -86,6 +86,7 @@ static void on_job_done(void *userdata, const struct job_result *r)
 	    job->finished_us >= cg->trigger.fired_us)
 		log_event(LOG_NOTICE, MSGID_RECLAIM_CANCELLED,
 			  &(struct log_fields){ .cgroup = job->cgroup_path, .has_node = true, .node = r->node,
+						.workload = &cg->workload,
 						.policy = cg->rule ? cg->rule->policy->name : NULL,
 						.has_requested = true, .requested_bytes = job->request_bytes,
 						.has_reclaimed = true, .reclaimed_bytes = job->reclaimed_bytes },
@@ -149,7 +150,7 @@ static void on_cgroup_gone(struct cgroup_node *cg, void *userdata)
 	dispatcher_forget(d->dispatcher, cg);
 	trigger_remove(cg);
 	if (cg->managed)
-		log_event(LOG_INFO, MSGID_CGROUP_GONE, &(struct log_fields){ .cgroup = cg->path },
+		log_event(LOG_INFO, MSGID_CGROUP_GONE, &(struct log_fields){ .cgroup = cg->path, .workload = &cg->workload },
 			  "%s: cgroup removed, no longer managed", cg->path);
 }
 

@@ -18,7 +18,7 @@ void report_decision(struct cgroup_node *cg, const struct reclaim_decision *dec,
 		     usec_t now, bool dry_run)
 {
 	struct log_fields f = {
-		.cgroup = cg->path, .policy = cg->rule->policy->name,
+		.cgroup = cg->path, .policy = cg->rule->policy->name, .workload = &cg->workload,
 		.reason = decision_reason_str(dec->reason),
 		.has_requested = true, .requested_bytes = dec->request_bytes,
 		.has_psi = true, .psi_some_pct = dec->psi_some_pct,
@@ -78,7 +78,7 @@ void report_cold_age(const struct cgroup_node *cg, const struct reclaim_decision
 	if (dec->cold_age_ms == dec->prev_cold_age_ms || dec->prev_cold_age_ms == 0)
 		return;
 	log_event(dec->cold_age_ms > dec->prev_cold_age_ms ? LOG_NOTICE : LOG_INFO, MSGID_COLD_AGE,
-		  &(struct log_fields){ .cgroup = cg->path,
+		  &(struct log_fields){ .cgroup = cg->path, .workload = &cg->workload,
 					.policy = cg->rule ? cg->rule->policy->name : NULL },
 		  dec->cold_age_ms > dec->prev_cold_age_ms ?
 			  "%s: cold age %.0f s -> %.0f s: %.0f pages refaulted a minute, over "
@@ -134,7 +134,7 @@ void report_direct_reclaim(struct daemon *d)
 		if (cg->events.seen && (smp->events_high > cg->events.prev_high ||
 					smp->events_max > cg->events.prev_max))
 			log_event(LOG_NOTICE, MSGID_DIRECT_RECLAIM,
-				  &(struct log_fields){ .cgroup = cg->path },
+				  &(struct log_fields){ .cgroup = cg->path, .workload = &cg->workload },
 				  "%s: memory.events high +%" PRIu64 ", max +%" PRIu64 " since the last "
 				  "read (allocations throttled or reclaimed at the cgroup's limit)",
 				  cg->path, sub_sat(smp->events_high, cg->events.prev_high),

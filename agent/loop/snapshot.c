@@ -85,7 +85,7 @@ static int sample_one(struct daemon *d, struct cgroup_node *cg, usec_t now, stru
 	if (r == -ENOENT) {
 		/* Still there, but a file is missing: cgroup.pressure=0 hides memory.pressure. */
 		if (log_ratelimit(&cg->hist.read_warning_us, now, LOG_REPEAT_US))
-			log_event(LOG_WARNING, MSGID_READ_FAILED, &(struct log_fields){ .cgroup = cg->path },
+			log_event(LOG_WARNING, MSGID_READ_FAILED, &(struct log_fields){ .cgroup = cg->path, .workload = &cg->workload },
 				  "%s: a memory file it needs is missing (memory.pressure is hidden "
 				  "when cgroup.pressure is 0); skipped", cg->path);
 		return 1;
@@ -94,7 +94,7 @@ static int sample_one(struct daemon *d, struct cgroup_node *cg, usec_t now, stru
 		return -EMFILE;
 	if (r < 0) {
 		if (log_ratelimit(&cg->hist.read_warning_us, now, LOG_REPEAT_US))
-			log_event(LOG_WARNING, MSGID_READ_FAILED, &(struct log_fields){ .cgroup = cg->path },
+			log_event(LOG_WARNING, MSGID_READ_FAILED, &(struct log_fields){ .cgroup = cg->path, .workload = &cg->workload },
 				  "%s: cannot read its memory files (%s); skipped this tick",
 				  cg->path, strerror(-r));
 		return 1;
@@ -140,7 +140,8 @@ void snapshot_build(struct daemon *d)
 			continue;
 		if (cg->trigger.fd < 0 && !cg->hist.has_prev)
 			log_event(LOG_INFO, MSGID_CGROUP_MANAGED,
-				  &(struct log_fields){ .cgroup = cg->path, .policy = cg->rule->policy->name },
+				  &(struct log_fields){ .cgroup = cg->path, .policy = cg->rule->policy->name,
+							.workload = &cg->workload },
 				  "%s: managed by rule \"%s\" (policy %s)", cg->path, cg->rule->match,
 				  cg->rule->policy->name);
 		trigger_install(d, cg);

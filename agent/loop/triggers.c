@@ -35,7 +35,8 @@ static int on_trigger_event(sd_event_source *s _unused_, int fd _unused_, uint32
 {
 	struct trigger_ctx *t = userdata;
 	struct cgroup_node *cg = t->cg;
-	struct log_fields f = { .cgroup = cg->path, .policy = cg->rule ? cg->rule->policy->name : NULL };
+	struct log_fields f = { .cgroup = cg->path, .policy = cg->rule ? cg->rule->policy->name : NULL,
+				.workload = &cg->workload };
 
 	if (revents & (EPOLLERR | EPOLLHUP)) {
 		/* The cgroup was removed; discovery drops it at the next tick. */
@@ -110,7 +111,7 @@ fail:
 	}
 	if (errno != ENOENT && errno != ENODEV &&
 	    log_ratelimit(&cg->hist.read_warning_us, now_us(), LOG_REPEAT_US))
-		log_event(LOG_WARNING, MSGID_READ_FAILED, &(struct log_fields){ .cgroup = cg->path },
+		log_event(LOG_WARNING, MSGID_READ_FAILED, &(struct log_fields){ .cgroup = cg->path, .workload = &cg->workload },
 			  "%s: cannot install PSI trigger on memory.pressure: %s; reclaim still "
 			  "stops between chunks on pressure", cg->path, strerror(errno));
 	trigger_remove(cg);

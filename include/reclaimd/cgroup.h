@@ -18,6 +18,7 @@
 #include "reclaimd/config.h"
 #include "reclaimd/policy.h"
 #include "reclaimd/snapshot.h"
+#include "reclaimd/workload.h"
 
 struct sd_event_source;
 
@@ -60,6 +61,8 @@ struct cgroup_node {
 	bool walk_truncated;        /* at the depth limit: its children were not listed */
 	bool managed;
 	const struct rule *rule;    /* first matching rule or NULL */
+	/* What the path says it is (pod, container, ...), recognised once when discovered. */
+	struct workload workload;
 	struct cgroup_node *hash_next;
 	struct cgroup_node *wd_next;     /* chain of the set's watch-descriptor hash */
 

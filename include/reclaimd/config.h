@@ -14,6 +14,7 @@
 
 #include "reclaimd/common.h"
 #include "reclaimd/swap.h"
+#include "reclaimd/workload.h"
 #include "reclaimd/zswap_params.h"
 
 /* swappiness values: -1 = not passed to memory.reclaim; 0..200; SWAPPINESS_MAX = "max" */
@@ -56,9 +57,21 @@ struct policy_params {
 					* cold age doubles; 0.1 */
 };
 
+/* A rule's "level": which cgroups its workload selectors pick (README "Kubernetes and
+ * containers"). RULE_LEVEL_ANY: the rule has no selector and matches by its glob alone. */
+enum rule_level {
+	RULE_LEVEL_ANY = 0,
+	RULE_LEVEL_POD,       /* pod cgroups; the default once "qos" is given */
+	RULE_LEVEL_CONTAINER, /* container cgroups */
+};
+
 struct rule {
 	char *match;                    /* glob on the cgroup path relative to the root */
 	const struct policy_desc *policy; /* from the registry; never NULL after loading */
+	/* Selectors on what the path is (workload.h); 0 / RULE_LEVEL_ANY when not given. */
+	unsigned qos_mask;              /* "qos": 1 << enum workload_qos */
+	unsigned runtime_mask;          /* "runtime": 1 << enum workload_runtime */
+	enum rule_level level;          /* "level" as written; rule_level() is the one in force */
 	struct policy_params params;    /* defaults overlaid with the rule's own keys */
 };
 
@@ -149,8 +162,23 @@ int config_load_string(const char *json, struct config **ret, struct config_erro
 void config_free(struct config *c);
 static inline void config_freep(struct config **c) { config_free(*c); }
 
-/* The first rule whose glob matches `relpath` ("" for the root cgroup), or NULL. */
+/* The level a rule's selectors work at: "level" when given, else pod when "qos" is given,
+ * else RULE_LEVEL_ANY (no selector). */
+enum rule_level rule_level(const struct rule *r);
+
+/* The first rule that matches `relpath` ("" for the root cgroup), or NULL. A rule matches when
+ * its glob matches and, when it has selectors, the workload is a pod (level pod) or a container
+ * (level container) of a selected QoS class and runtime. Never-targets (conmon, CRI-O's sandbox
+ * placeholder) match no rule. A cgroup inside a pod (a container, crun's inner cgroup, anything
+ * else there) whose pod is taken by a pod-level rule before any rule matches the cgroup itself
+ * matches nothing: the pod is reclaimed as a whole. config_match() recognises the path itself;
+ * config_match_workload() takes what workload_recognise() made of it (discovery keeps that). */
 const struct rule *config_match(const struct config *c, const char *relpath);
+const struct rule *config_match_workload(const struct config *c, const char *relpath,
+					 const struct workload *w);
+
+/* For --check-config --explain-path: what `relpath` is and how each rule decides on it. */
+void config_explain(const struct config *c, const char *relpath, FILE *out);
 
 /* Glob on slash-separated paths: '*' and '?' stay inside one component, '**' as a whole
  * component spans zero or more components, '[...]' classes as in fnmatch(3). */

@@ -5,7 +5,8 @@
  *
  * Every kind of event has its own MESSAGE_ID (journalctl MESSAGE_ID=... selects it) and carries
  * the fields in struct log_fields that apply (CGROUP=, POLICY=, RECLAIM_REQUESTED_BYTES=,
- * RECLAIMED_BYTES=, PSI_SOME_PCT=, REASON=).
+ * RECLAIMED_BYTES=, PSI_SOME_PCT=, REASON=, and for pods and containers POD_UID=, QOS_CLASS=,
+ * CONTAINER_ID=, CONTAINER_RUNTIME=).
  */
 #ifndef RECLAIMD_LOG_H
 #define RECLAIMD_LOG_H
@@ -13,6 +14,7 @@
 #include <syslog.h>
 
 #include "reclaimd/common.h"
+#include "reclaimd/workload.h"
 
 /* MESSAGE_IDs, 128-bit, fixed forever once released. */
 #define MSGID_STARTED            "0c4e2a58d2b94f0c9a6b0b1f4d2e7a01"
@@ -50,6 +52,9 @@ struct log_fields {
 	int node;                       /* NODE= */
 	unsigned allowed_workers;       /* ALLOWED_WORKERS= */
 	uint64_t allocstall, pgscan_direct; /* ALLOCSTALL=, PGSCAN_DIRECT= (deltas) */
+	/* What the cgroup is (the node's, recognised at discovery): POD_UID=, QOS_CLASS=,
+	 * CONTAINER_ID=, CONTAINER_RUNTIME=, each only when the path gives it. */
+	const struct workload *workload;
 };
 
 /* Messages with priority numerically above `level` (syslog LOG_*) are dropped. */

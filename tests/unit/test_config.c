@@ -19,6 +19,17 @@
 #include "test.h"
 
 #define FIXTURES "tests/fixtures/config/"
+/* A pod UID (with '-' and with the systemd driver's '_') and a container id. */
+#define K_UID  "0f4c6a1e-2b3d-4e5f-8a9b-0c1d2e3f4a5b"
+#define K_UID_ "0f4c6a1e_2b3d_4e5f_8a9b_0c1d2e3f4a5b"
+#define K_CID  "4340c1a2b3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e"
+/* Pod cgroups: systemd driver (Burstable, BestEffort, Guaranteed, kind's root), cgroupfs. */
+#define K_BU     "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" K_UID_ ".slice"
+#define K_BE     "kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod" K_UID_ ".slice"
+#define K_GU     "kubepods.slice/kubepods-pod" K_UID_ ".slice"
+#define K_KIND   "kubelet.slice/kubelet-kubepods.slice/kubelet-kubepods-pod" K_UID_ ".slice"
+#define K_FS_BU  "kubepods/burstable/pod" K_UID
+#define K_FS_GU  "kubepods/pod" K_UID
 #define MiB      ((uint64_t)1 << 20)
 
 /* A pointer the loader must leave alone on failure. */
@@ -143,6 +154,15 @@ static const struct field config_fields[] = {
 	CONF("status.socket", status.socket, F_STRING),
 	CONF("status.read_group", status.read_group, F_STRING),
 	CONF("status.read_group", status.read_gid, F_UNSIGNED), /* printed on read_group's line */
+};
+
+/* A rule's own keys besides match and policy: the workload selectors. */
+_Static_assert(sizeof(enum rule_level) == sizeof(int), "compared as an int");
+#define RULE(key, f, kind) { key, offsetof(struct rule, f), kind }
+static const struct field rule_fields[] = {
+	RULE("qos", qos_mask, F_UNSIGNED),
+	RULE("level", level, F_INT),
+	RULE("runtime", runtime_mask, F_UNSIGNED),
 };
 
 static bool field_equal(const struct field *f, const void *a, const void *b)
@@ -448,8 +468,8 @@ static void test_good_full(void)
 	};
 	check_params_equal(&c->defaults, &d);
 
-	CHECK_EQ_U64(c->n_rules, 4);
-	if (c->n_rules != 4)
+	CHECK_EQ_U64(c->n_rules, 5);
+	if (c->n_rules != 5)
 		return;
 
 	/* rules[0]: only a policy; everything else from "defaults" */
@@ -487,13 +507,30 @@ static void test_good_full(void)
 	CHECK_EQ_U64(c->rules[2].params.min_bytes, 32 * MiB);
 	CHECK(c->rules[2].policy == policy_find("psi")); /* the default policy */
 
+	/* rules[3]: every selector with every value; rules without them have none */
+	check_fields_equal("rules[3]", rule_fields, ARRAY_SIZE(rule_fields), &c->rules[3],
+			   &(struct rule){
+		.qos_mask = 1u << WORKLOAD_QOS_GUARANTEED | 1u << WORKLOAD_QOS_BURSTABLE |
+			    1u << WORKLOAD_QOS_BESTEFFORT,
+		.level = RULE_LEVEL_CONTAINER,
+		.runtime_mask = 1u << WORKLOAD_RUNTIME_CONTAINERD | 1u << WORKLOAD_RUNTIME_CRIO |
+				1u << WORKLOAD_RUNTIME_DOCKER | 1u << WORKLOAD_RUNTIME_PODMAN,
+	});
+	for (size_t i = 0; i < 5; i++)
+		if (i != 3)
+			check_fields_equal("rules", rule_fields, ARRAY_SIZE(rule_fields), &c->rules[i],
+					   &(struct rule){ .level = RULE_LEVEL_ANY });
+
 	/* config_match: the first rule that matches */
 	CHECK(config_match(c, "init.scope") == &c->rules[0]);
 	CHECK(config_match(c, "system.slice/nginx.service") == &c->rules[1]);
 	CHECK(config_match(c, "user.slice/user-1000.slice") == &c->rules[2]);
-	CHECK(config_match(c, "user.slice") == &c->rules[3]);
-	CHECK(config_match(c, "") == &c->rules[3]);
-	CHECK(config_match(c, "system.slice") == &c->rules[3]);
+	CHECK(config_match(c, "user.slice") == &c->rules[4]);
+	CHECK(config_match(c, "") == &c->rules[4]);
+	CHECK(config_match(c, "system.slice") == &c->rules[4]);
+	CHECK(config_match(c, "kubepods/pod" K_UID "/crio-" K_CID) == &c->rules[3]);
+	CHECK(config_match(c, "kubepods/pod" K_UID "/" K_CID) == &c->rules[4]); /* runtime unknown */
+	CHECK(config_match(c, "kubepods/pod" K_UID) == &c->rules[4]);
 	CHECK(config_match(NULL, "x") == NULL);
 	CHECK(config_match(c, NULL) == NULL);
 }
@@ -867,14 +904,41 @@ static void test_shipped_config(void)
 	CHECK(r && r->policy == policy_find("psi"));
 	r = config_match(c, "system.slice/docker-0123abcd.scope");
 	CHECK(r && r->policy == policy_find("psi") && r->params.min_bytes == 64 * MiB);
+	/* Kubernetes, both drivers and kind's root: the pod, at a 64 MiB floor; its containers
+	 * (every runtime) and conmon belong to it */
+	{
+		static const char *const pods[] = {
+			K_BU, K_BE, K_GU, K_KIND, K_FS_BU, K_FS_GU, ("kubepods/besteffort/pod" K_UID),
+		};
+		static const char *const inside[] = {
+			("/cri-containerd-" K_CID ".scope"), ("/crio-" K_CID ".scope"),
+			("/docker-" K_CID ".scope"), ("/crio-" K_CID ".scope/container"), ("/" K_CID),
+			("/crio-" K_CID), ("/crio-conmon-" K_CID), ("/crio-conmon-" K_CID ".scope"),
+			("/libpod-" K_CID ".scope"),
+		};
+		char path[512];
+
+		for (size_t i = 0; i < ARRAY_SIZE(pods); i++) {
+			r = config_match(c, pods[i]);
+			CHECK(r && r->policy == policy_find("psi") && r->params.min_bytes == 64 * MiB &&
+			      r->qos_mask && rule_level(r) == RULE_LEVEL_POD);
+			for (size_t j = 0; j < ARRAY_SIZE(inside); j++) {
+				snprintf(path, sizeof(path), "%s%s", pods[i], inside[j]);
+				if (config_match(c, path) != NULL)
+					fprintf(stderr, "shipped config matches %s\n", path);
+				CHECK(config_match(c, path) == NULL);
+			}
+		}
+	}
+	/* what recognition does not take keeps the glob rules it had */
 	r = config_match(c, "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1234.slice/"
 			    "cri-containerd-5678.scope");
-	CHECK(r && r->policy == policy_find("psi") && r->params.min_bytes == 64 * MiB);
-	r = config_match(c, "kubepods.slice/kubepods-pod1234.slice/cri-containerd-5678.scope");
-	CHECK(r && r->policy == policy_find("psi"));
-	CHECK(config_match(c, "kubepods.slice/kubepods-besteffort.slice") == NULL);
+	CHECK(r && r->policy == policy_find("psi") && r->params.min_bytes == 64 * MiB && !r->qos_mask);
 	r = config_match(c, "kubepods/burstable/pod1234/5678abcd");
-	CHECK(r && r->policy == policy_find("psi"));
+	CHECK(r && r->policy == policy_find("psi") && r->params.min_bytes == 64 * MiB && !r->qos_mask);
+	CHECK(config_match(c, "kubepods.slice/kubepods-besteffort.slice") == NULL);
+	r = config_match(c, "system.slice/docker-" K_CID ".scope");
+	CHECK(r && r->params.min_bytes == 64 * MiB && !r->qos_mask);
 	r = config_match(c, "user.slice/user-1000.slice/session-2.scope");
 	CHECK(r && r->params.psi_some_target_pct > builtin.psi_some_target_pct);
 	CHECK(config_match(c, "user.slice") == NULL);
@@ -925,12 +989,12 @@ static void test_print(void)
 	CHECK(contains(buf, "  swappiness               unset"));
 	CHECK(contains(buf, "  probe_growth             1.5\n"));
 	CHECK(contains(buf, "  trigger_window_us        2000000 us\n"));
-	/* every parameter in "defaults" and in each of the 4 rules */
+	/* every parameter in "defaults" and in each of the 5 rules */
 	for (size_t i = 0; i < ARRAY_SIZE(param_fields); i++) {
 		char needle[64];
 
 		snprintf(needle, sizeof(needle), "  %s ", param_fields[i].key);
-		CHECK_EQ_U64(count(buf, needle), 5);
+		CHECK_EQ_U64(count(buf, needle), 6);
 	}
 
 	{
@@ -1338,6 +1402,162 @@ static void test_registry(void)
 	CHECK_STREQ(decision_reason_str((enum decision_reason)-1), "unknown");
 }
 
+/* ---- workload selectors: "qos", "level", "runtime" ------------------------------------------ */
+
+
+static void test_selectors_bad(void)
+{
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"**\", \"qos\": [\"Burstable\"]}]}",
+		    "rules[0].qos[0]: \"Burstable\" is not a QoS class (valid: guaranteed, burstable, "
+		    "besteffort)");
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"a\"}, {\"match\": \"**\", \"qos\": [\"burstable\", "
+		    "\"guranteed\"]}]}", "rules[1].qos[1]: \"guranteed\" is not a QoS class");
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"**\", \"qos\": []}]}", "rules[0].qos: is empty");
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"**\", \"qos\": \"burstable\"}]}",
+		    "rules[0].qos: expected an array of QoS classes", "got a string");
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"**\", \"qos\": [1]}]}",
+		    "rules[0].qos[0]: expected a string, got");
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"**\", \"qos\": [\"burstable\", \"burstable\"]}]}",
+		    "rules[0].qos[1]: \"burstable\" is named twice");
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"**\", \"level\": \"node\"}]}",
+		    "rules[0].level: \"node\" is not a level (valid: pod, container)");
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"**\", \"level\": [\"pod\"]}]}",
+		    "rules[0].level: expected \"pod\" or \"container\", got an array");
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"**\", \"level\": \"container\", \"runtime\": "
+		    "[\"cri-o\"]}]}", "rules[0].runtime[0]: \"cri-o\" is not a container runtime "
+		    "(valid: containerd, crio, docker, podman)");
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"**\", \"level\": \"container\", \"runtime\": "
+		    "[\"unknown\"]}]}", "rules[0].runtime[0]: \"unknown\" is not a container runtime");
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"**\", \"level\": \"container\", \"runtime\": []}]}",
+		    "rules[0].runtime: is empty");
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"**\", \"runtime\": [\"crio\"]}]}",
+		    "rules[0]: \"runtime\" selects containers: it needs \"level\": \"container\"");
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"**\", \"level\": \"pod\", \"runtime\": [\"crio\"]}]}",
+		    "rules[0]: \"runtime\" selects containers");
+	/* a rule's keys, not "defaults"' */
+	EXPECT_FAIL("{\"defaults\": {\"qos\": [\"burstable\"]}}", "defaults", "qos");
+}
+
+static void test_selectors_match(void)
+{
+	_cleanup_(config_freep) struct config *c = NULL;
+	_cleanup_(freep) char *buf = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	c = load_string_ok("{\"rules\": ["
+		/* 0 */ "{\"match\": \"system.slice/*.service\"},"
+		/* 1 */ "{\"match\": \"**\", \"qos\": [\"besteffort\"], \"min_bytes\": \"16M\"},"
+		/* 2 */ "{\"match\": \"**\", \"qos\": [\"guaranteed\"], \"level\": \"container\","
+			"  \"runtime\": [\"containerd\", \"crio\"]},"
+		/* 3 */ "{\"match\": \"**\", \"level\": \"pod\", \"qos\": [\"burstable\", \"guaranteed\"]},"
+		/* 4 */ "{\"match\": \"machine.slice/**\", \"level\": \"container\"},"
+		/* 5 */ "{\"match\": \"system.slice/docker-*.scope\"},"
+		/* 6 */ "{\"match\": \"kubepods/**\", \"policy\": \"none\"}]}");
+	if (!c)
+		return;
+	CHECK_EQ_INT(rule_level(&c->rules[0]), RULE_LEVEL_ANY);
+	CHECK_EQ_INT(rule_level(&c->rules[1]), RULE_LEVEL_POD); /* the default with "qos" */
+	CHECK_EQ_INT(c->rules[1].level, RULE_LEVEL_ANY);         /* as written */
+	CHECK_EQ_INT(rule_level(&c->rules[2]), RULE_LEVEL_CONTAINER);
+	CHECK_EQ_INT(c->rules[1].qos_mask, 1u << WORKLOAD_QOS_BESTEFFORT);
+	CHECK_EQ_INT(c->rules[2].runtime_mask,
+		     1u << WORKLOAD_RUNTIME_CONTAINERD | 1u << WORKLOAD_RUNTIME_CRIO);
+
+	/* level pod: pods of the classes; their containers belong to the pod's rule */
+	CHECK(config_match(c, K_BE) == &c->rules[1]);
+	CHECK(config_match(c, K_BE "/cri-containerd-" K_CID ".scope") == NULL);
+	CHECK(config_match(c, K_BE "/cri-containerd-" K_CID ".scope/container") == NULL);
+	CHECK(config_match(c, K_BE "/anything") == NULL);
+	CHECK(config_match(c, K_BU) == &c->rules[3]);
+	CHECK(config_match(c, K_BU "/docker-" K_CID ".scope") == NULL);
+	CHECK(config_match(c, K_FS_BU) == &c->rules[3]);
+	CHECK(config_match(c, "kubepods/besteffort/pod" K_UID) == &c->rules[1]);
+	/* level container comes first for Guaranteed containerd and CRI-O containers */
+	CHECK(config_match(c, K_GU "/cri-containerd-" K_CID ".scope") == &c->rules[2]);
+	CHECK(config_match(c, K_GU "/crio-" K_CID ".scope") == &c->rules[2]);
+	CHECK(config_match(c, K_KIND "/crio-" K_CID ".scope") == &c->rules[2]);
+	CHECK(config_match(c, K_FS_GU "/crio-" K_CID) == &c->rules[2]);
+	/* ... not for Docker, nor crun's inner cgroup (its scope is the container): the pod's */
+	CHECK(config_match(c, K_GU "/docker-" K_CID ".scope") == NULL);
+	CHECK(config_match(c, K_GU "/crio-" K_CID ".scope/container") == NULL);
+	CHECK(config_match(c, K_GU) == &c->rules[3]);
+	CHECK(config_match(c, K_KIND) == &c->rules[3]);
+	/* kubepods and the QoS cgroups are neither pods nor containers: the glob rule */
+	CHECK(config_match(c, "kubepods.slice") == NULL);
+	CHECK(config_match(c, "kubepods.slice/kubepods-burstable.slice") == NULL);
+	CHECK(config_match(c, "kubepods/burstable") == &c->rules[6]);
+	/* never-targets match nothing, not even a glob-only rule */
+	CHECK(config_match(c, K_FS_BU "/crio-conmon-" K_CID) == NULL);
+	CHECK(config_match(c, K_BU "/crio-conmon-" K_CID ".scope") == NULL);
+	CHECK(config_match(c, K_BU "/crio-" K_CID) == NULL);
+	CHECK(config_match(c, "machine.slice/libpod-conmon-" K_CID ".scope") == NULL);
+	CHECK(config_match(c, "kubepods/pod" K_UID "/crio-conmon-" K_CID) == NULL);
+	/* outside Kubernetes: level container without qos takes any container */
+	CHECK(config_match(c, "machine.slice/libpod-" K_CID ".scope") == &c->rules[4]);
+	CHECK(config_match(c, "machine.slice/libpod-" K_CID ".scope/container") == NULL);
+	CHECK(config_match(c, "machine.slice/systemd-nspawn@x.service") == NULL);
+	CHECK(config_match(c, "system.slice/docker-" K_CID ".scope") == &c->rules[5]);
+	CHECK(config_match(c, "system.slice/nginx.service") == &c->rules[0]);
+	/* config_match_workload() goes by what it is given, not by recognising the path again */
+	{
+		struct workload w = { .kind = WORKLOAD_POD, .qos = WORKLOAD_QOS_BESTEFFORT };
+
+		CHECK(config_match_workload(c, "x/y", &w) == &c->rules[1]);
+		w.kind = WORKLOAD_CONMON;
+		CHECK(config_match_workload(c, "system.slice/a.service", &w) == NULL);
+		CHECK(config_match_workload(c, "x", NULL) == NULL);
+	}
+
+	/* the selectors on the rule's line of --check-config */
+	f = open_memstream(&buf, &size);
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	config_print(c, f);
+	fclose(f);
+	CHECK(contains(buf, "rules[0]  match \"system.slice/*.service\"  policy psi\n"));
+	CHECK(contains(buf, "rules[1]  match \"**\"  policy psi  qos besteffort  level pod\n"));
+	CHECK(contains(buf, "rules[2]  match \"**\"  policy psi  qos guaranteed  level container  "
+			    "runtime containerd,crio\n"));
+	CHECK(contains(buf, "rules[3]  match \"**\"  policy psi  qos guaranteed,burstable  level pod\n"));
+	CHECK(contains(buf, "rules[4]  match \"machine.slice/**\"  policy psi  level container\n"));
+}
+
+static void test_explain(void)
+{
+	_cleanup_(config_freep) struct config *c = NULL;
+	_cleanup_(freep) char *buf = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	c = load_string_ok("{\"rules\": [{\"match\": \"init.scope\", \"policy\": \"none\"},"
+			   "{\"match\": \"**\", \"qos\": [\"burstable\"]}]}");
+	if (!c || !(f = open_memstream(&buf, &size)))
+		return;
+	config_explain(c, K_BU "/cri-containerd-" K_CID ".scope", f);
+	config_explain(c, K_BU, f);
+	config_explain(c, "kubepods/pod" K_UID "/crio-conmon-" K_CID, f);
+	config_explain(c, "system.slice/a.service", f);
+	fclose(f);
+	CHECK(contains(buf, "kind           container\n"));
+	CHECK(contains(buf, "kubelet driver systemd\n"));
+	CHECK(contains(buf, "qos            burstable\n"));
+	CHECK(contains(buf, "pod_uid        " K_UID "\n"));
+	CHECK(contains(buf, "runtime        containerd\n"));
+	CHECK(contains(buf, "container_id   " K_CID "\n"));
+	CHECK(contains(buf, "rules[0] \"init.scope\": the glob does not match\n"));
+	CHECK(contains(buf, "rules[1] \"**\" takes its pod " K_BU " at the pod level"));
+	CHECK(contains(buf, "rules[1] \"**\": matches (a pod of a selected QoS class)\n"));
+	CHECK(contains(buf, "result         rules[1], policy psi\n"));
+	CHECK(contains(buf, "kind           conmon\n"));
+	CHECK(contains(buf, "never a target (conmon)"));
+	CHECK(contains(buf, "kind           other (not a pod or container)\n"));
+	CHECK(contains(buf, "the glob matches, the selectors do not (level pod, and this is not a pod "
+			    "cgroup)\n"));
+	CHECK(count(buf, "result         no rule: not managed\n") == 3);
+}
+
 int main(void)
 {
 	test_size_parse();
@@ -1357,5 +1577,8 @@ int main(void)
 	test_swap_keys();
 	test_metrics_keys();
 	test_status_keys();
+	test_selectors_bad();
+	test_selectors_match();
+	test_explain();
 	return test_report("test_config");
 }

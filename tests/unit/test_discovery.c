@@ -675,6 +675,62 @@ static void test_missing_root(void)
 	CHECK_EQ_INT(cgroup_set_init(&s, "/nonexistent/reclaimd-test"), -ENOENT);
 }
 
+/* Pods and containers: recognised once when discovered and kept in the node; a pod-level rule
+ * makes the pod the managed leaf (its containers match nothing), a container-level rule the
+ * containers; conmon is never managed. */
+#define T_UID_ "0f4c6a1e_2b3d_4e5f_8a9b_0c1d2e3f4a5b"
+#define T_CID  "4340c1a2b3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e"
+#define T_BE   "kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod" T_UID_ ".slice"
+#define T_GU   "kubepods.slice/kubepods-pod" T_UID_ ".slice"
+
+static void test_workloads(void)
+{
+	_cleanup_(config_freep) struct config *c = load(
+		"{\"rules\": ["
+		" {\"match\": \"**\", \"qos\": [\"besteffort\"]},"
+		" {\"match\": \"**\", \"qos\": [\"guaranteed\"], \"level\": \"container\"},"
+		" {\"match\": \"kubepods.slice/**\"}"
+		"]}");
+	struct cgroup_set s;
+	struct cgroup_node *cg;
+
+	mkcg("kubepods.slice", true, 10);
+	mkcg("kubepods.slice/kubepods-besteffort.slice", true, 10);
+	mkcg(T_BE, true, 300);
+	mkcg(T_BE "/cri-containerd-" T_CID ".scope", true, 300);
+	mkcg(T_BE "/crio-conmon-" T_CID ".scope", true, 2);
+	mkcg(T_GU, true, 300);
+	mkcg(T_GU "/crio-" T_CID ".scope", true, 300);
+	mkcg(T_GU "/crio-" T_CID ".scope/container", true, 300);
+	mkcg(T_GU "/crio-conmon-" T_CID ".scope", true, 2);
+
+	CHECK_EQ_INT(cgroup_set_init(&s, root), 0);
+	cgroup_set_scan(&s, c, on_gone, NULL);
+
+	CHECK((cg = find(&s, T_BE)) && cg->managed && cg->rule == &c->rules[0] &&
+	      cg->workload.kind == WORKLOAD_POD && cg->workload.qos == WORKLOAD_QOS_BESTEFFORT &&
+	      strcmp(cg->workload.pod_uid, "0f4c6a1e-2b3d-4e5f-8a9b-0c1d2e3f4a5b") == 0);
+	CHECK((cg = find(&s, T_BE "/cri-containerd-" T_CID ".scope")) && !cg->managed && !cg->rule &&
+	      cg->workload.kind == WORKLOAD_CONTAINER &&
+	      cg->workload.runtime == WORKLOAD_RUNTIME_CONTAINERD &&
+	      strcmp(cg->workload.container_id, T_CID) == 0);
+	CHECK((cg = find(&s, T_BE "/crio-conmon-" T_CID ".scope")) && !cg->managed && !cg->rule &&
+	      cg->workload.kind == WORKLOAD_CONMON);
+	/* level container: the scope, not the pod, not crun's inner cgroup */
+	CHECK((cg = find(&s, T_GU)) && !cg->managed && cg->has_matching_descendant &&
+	      cg->rule == &c->rules[2]);
+	CHECK((cg = find(&s, T_GU "/crio-" T_CID ".scope")) && cg->rule == &c->rules[1] &&
+	      cg->workload.runtime == WORKLOAD_RUNTIME_CRIO);
+	CHECK((cg = find(&s, T_GU "/crio-" T_CID ".scope/container")) && cg->rule == &c->rules[2] &&
+	      cg->workload.kind == WORKLOAD_CONTAINER_INNER && cg->managed);
+	CHECK((cg = find(&s, T_GU "/crio-conmon-" T_CID ".scope")) && !cg->managed && !cg->rule);
+	CHECK((cg = find(&s, "kubepods.slice")) && cg->workload.kind == WORKLOAD_KUBEPODS &&
+	      !cg->managed);
+	CHECK_EQ_U64(n_managed(&s), 2);
+	cgroup_set_done(&s);
+	rmtree("kubepods.slice");
+}
+
 int main(void)
 {
 	snprintf(root, sizeof(root), "/tmp/reclaimd-test-discovery.XXXXXX");
@@ -695,6 +751,7 @@ int main(void)
 	test_renamed_and_moved_directories();
 	test_without_inotify_lists_every_pass();
 	test_missing_root();
+	test_workloads();
 	rmdir(root);
 	return test_report("discovery");
 }

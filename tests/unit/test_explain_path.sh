@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# test_explain_path.sh - reclaimd --check-config --explain-path on the shipped configuration:
+# exit 0 and what it prints for a pod, a container (path given absolute under /sys/fs/cgroup, or
+# under --cgroup-root), conmon and a plain service; --explain-path without --check-config and a
+# bad configuration exit 2. Uses $RECLAIMD (make check-unit sets it), else ./reclaimd. Ends
+# "test_explain_path.sh: N passed, N failed, N skipped", like the C unit tests.
+set -u
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+BIN=${RECLAIMD:-$REPO/reclaimd}
+CONF=$REPO/config/reclaimd.json
+passed=0 failed=0 skipped=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL $*" >&2; }
+summary() { echo "test_explain_path.sh: $passed passed, $failed failed, $skipped skipped"; exit $((failed > 0)); }
+[ -x "$BIN" ] || { echo "SKIP no $BIN"; skipped=1; summary; }
+
+U_=0f4c6a1e_2b3d_4e5f_8a9b_0c1d2e3f4a5b
+U=0f4c6a1e-2b3d-4e5f-8a9b-0c1d2e3f4a5b
+C=4340c1a2b3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e
+POD=kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod$U_.slice
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_explain.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# expect NAME PATTERN...: every pattern (grep -F) is in $out
+expect() {
+	local name=$1 p
+	shift
+	for p in "$@"; do
+		if ! grep -qF -- "$p" <<<"$out"; then bad "$name: no \"$p\" in:"; echo "$out" >&2; return; fi
+	done
+	ok
+}
+
+out=$("$BIN" -c "$CONF" --check-config --explain-path "$POD" 2>&1); rc=$?
+[ "$rc" -eq 0 ] && ok || bad "pod: exit $rc"
+expect pod "kind           pod" "qos            burstable" "pod_uid        $U" \
+	"kubelet driver systemd" "matches (a pod of a selected QoS class)" "policy psi"
+
+out=$("$BIN" -c "$CONF" --check-config --explain-path "/sys/fs/cgroup/$POD/cri-containerd-$C.scope" 2>&1)
+rc=$?
+[ "$rc" -eq 0 ] && ok || bad "container: exit $rc"
+expect container "path           $POD/cri-containerd-$C.scope" "kind           container" \
+	"runtime        containerd" "container_id   $C" "at the pod level" "no rule: not managed"
+
+out=$("$BIN" -c "$CONF" --check-config --cgroup-root /mnt/cg \
+	--explain-path "/mnt/cg/kubepods/besteffort/pod$U/crio-conmon-$C" 2>&1)
+expect conmon "path           kubepods/besteffort/pod$U/crio-conmon-$C" "kind           conmon" \
+	"kubelet driver cgroupfs" "never a target (conmon)"
+
+out=$("$BIN" -c "$CONF" --check-config --explain-path system.slice/nginx.service 2>&1)
+expect service "kind           other (not a pod or container)" "result         rules[3], policy psi"
+
+out=$("$BIN" -c "$CONF" --explain-path x 2>&1); rc=$?
+[ "$rc" -eq 2 ] && ok || bad "without --check-config: exit $rc"
+expect without-check "--explain-path goes with --check-config"
+
+printf '{"rules": [{"match": "**", "qos": ["gold"]}]}\n' >"$tmp/bad.json"
+out=$("$BIN" -c "$tmp/bad.json" --check-config --explain-path x 2>&1); rc=$?
+[ "$rc" -eq 2 ] && ok || bad "bad config: exit $rc"
+expect bad-config "rules[0].qos[0]: \"gold\" is not a QoS class"
+summary
