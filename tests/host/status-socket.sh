@@ -261,6 +261,13 @@ else
 	skipped=$((skipped + 1))
 fi
 
+# A oneway call, then a call in the same write: the second is answered at once.
+run "$T/o" "$PROBE" "$SOCK" pipe 1 '{"method":"org.varlink.service.GetInfo","oneway":true}' \
+	'{"method":"org.varlink.service.GetInfo"}'
+check "a call pipelined after a oneway one: answered" grep -q "^pipe0_error=none" "$T/o"
+check "a call pipelined after a oneway one: within 1 s" \
+	awk -v ms="$(sed -n 's/^pipe_ms=//p' "$T/o")" 'BEGIN { exit !(ms < 1000) }'
+
 # ---- bad input, and the tick under it ---------------------------------------------------
 ticks0=$(status_num count)
 t0=$(date +%s.%N)

@@ -15,6 +15,8 @@
  *   status_probe SOCKET stale                       leaves a socket file nobody listens on
  *   status_probe SOCKET serve-once REPLY-JSON       a fake daemon: answers one call with
  *                                                   REPLY-JSON, then removes its socket
+ *   status_probe SOCKET pipe N MSG...               the MSGs, each with its NUL, in one write;
+ *                                                   reads until N replies came (5 s at most)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -398,6 +400,42 @@ static int mode_serve_once(const char *reply)
 	return 0;
 }
 
+static int mode_pipe(int want, int n_msgs, char **msgs)
+{
+	double t0 = mono_s();
+	char *all = NULL, err[128];
+	size_t len = 0;
+	int fd = dial(false), got = 0;
+	bool eof = false;
+
+	if (fd < 0)
+		return 1;
+	for (int i = 0; i < n_msgs; i++) {
+		size_t n = strlen(msgs[i]) + 1;
+		char *b = realloc(all, len + n);
+
+		if (!b)
+			return 1;
+		all = b;
+		memcpy(all + len, msgs[i], n);
+		len += n;
+	}
+	send_all(fd, all, len);
+	while (got < want && !eof) {
+		char *reply = read_msg(fd, 5 - (mono_s() - t0), &eof);
+
+		if (!reply)
+			break;
+		/* One reply per read_msg(): what else that read got is lost, so N is small. */
+		printf("pipe%d_error=%s\n", got++, error_of(reply, err, sizeof(err)));
+		free(reply);
+	}
+	printf("pipe_replies=%d\npipe_ms=%.0f\n", got, (mono_s() - t0) * 1000);
+	free(all);
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -421,6 +459,8 @@ int main(int argc, char **argv)
 		return mode_stale();
 	if (strcmp(argv[2], "serve-once") == 0 && argc == 4)
 		return mode_serve_once(argv[3]);
+	if (strcmp(argv[2], "pipe") == 0 && argc >= 5)
+		return mode_pipe(atoi(argv[3]), argc - 4, argv + 4);
 	fprintf(stderr, "status_probe: unknown mode %s\n", argv[2]);
 	return 1;
 }
