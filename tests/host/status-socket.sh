@@ -268,6 +268,29 @@ check "a call pipelined after a oneway one: answered" grep -q "^pipe0_error=none
 check "a call pipelined after a oneway one: within 1 s" \
 	awk -v ms="$(sed -n 's/^pipe_ms=//p' "$T/o")" 'BEGIN { exit !(ms < 1000) }'
 
+# Names that are bytes, not UTF-8, and long non-ASCII paths (JSON wants UTF-8; a reason cut in
+# the middle of a character is not UTF-8 either).
+svc=$(grep '^system.slice/' "$T/managed" | head -n 1)
+bad=$(printf 'system.slice/bad\377\376.service')
+e=$(printf '\303\251%.0s' $(seq 100))
+long="user.slice/$e/$e/${e}x.scope"
+for c in "$bad" "user.slice/$e" "user.slice/$e/$e" "$long"; do
+	mkdir -p "$T/tree/$c" && cp "$T/tree/$svc"/* "$T/tree/$c/"
+done
+sleep 1.5
+run "$T/o" ctl cgroups
+check "a cgroup named with bytes that are not UTF-8: a row of its own" grep -q 'bad.*\.service$' "$T/o"
+check "a cgroup named with bytes that are not UTF-8: every row there" \
+	[ "$(grep -c ' psi ' "$T/o")" -eq $((n_managed + 2)) ]
+run "$T/o" ctl explain "$long"
+check "explain a long non-ASCII path: exit 0" [ $? -eq 0 ]
+check "explain a long non-ASCII path: the rule" grep -q 'rules\[4\] "user.slice/\*\*"' "$T/o"
+run "$T/o" ctl explain "$(printf 'a%.0s' $(seq 5000))"
+check "explain a path longer than PATH_MAX: exit 6" [ $? -eq 6 ]
+run "$T/o" ctl explain "$long$(printf '/%.0s' $(seq 5000))"
+check "explain a known path, then 5000 slashes: exit 0" [ $? -eq 0 ]
+rm -rf "$T/tree/$bad" "$T/tree/user.slice/$e"
+
 # ---- bad input, and the tick under it ---------------------------------------------------
 ticks0=$(status_num count)
 t0=$(date +%s.%N)
