@@ -85,6 +85,7 @@ ctl() { "$CTL" --socket "$SOCK" "$@"; }
 status_num() { # KEY
 	"$PROBE" "$SOCK" call io.reclaimd.Status | sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p" | head -n 1
 }
+not_grep() { ! grep -q "$@"; }
 run() { # OUT-FILE COMMAND...: runs it, stdout+stderr to OUT-FILE, returns its status
 	local out=$1
 	shift
@@ -163,7 +164,19 @@ check "top --json -n 3: three lines" [ "$(wc -l <"$T/o")" -eq 3 ]
 run "$T/o" ctl reload
 check "reload: exit 0" [ $? -eq 0 ]
 check "reload: says so" grep -q "configuration reloaded from $CFG" "$T/o"
+# status.socket and max_workers_per_node apply at restart only: a reload that changes them says
+# so, and one that changes them back to what is in use does not.
 cp "$CFG" "$T/good.json"
+sed -e "s#\"socket\": \"$SOCK\"#\"socket\": \"$T/other.sock\"#" \
+	-e 's#"interval": 0.5,#"interval": 0.5, "max_workers_per_node": 1,#' "$T/good.json" >"$CFG"
+run "$T/o" ctl reload
+check "reload to another socket: restart only" grep -q "status.socket changed: it takes effect only at restart" "$T/o"
+check "reload to other workers: restart only" grep -q "max_workers_per_node changed" "$T/o"
+check "reload to another socket: Status names the socket in use" \
+	grep -q "\"status_socket\":\"$SOCK\"" <("$PROBE" "$SOCK" call io.reclaimd.Status)
+cp "$T/good.json" "$CFG"
+run "$T/o" ctl reload
+check "reload back to the socket in use: nothing for a restart" not_grep "changed: it takes effect" "$T/o"
 printf '{\n  "interval": 0.5,\n  "rules": [ { "match": "a" } ]\n  "x": 1\n}\n' >"$CFG"
 run "$T/o" ctl reload
 check "reload of a bad file: exit 7" [ $? -eq 7 ]
