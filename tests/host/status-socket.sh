@@ -218,6 +218,20 @@ check "an unknown method: exit 5" [ $? -eq 5 ]
 check "an unknown method: another version" grep -q "another version" "$T/o"
 wait "$fake_pid"
 
+# An error reply without the parameters the standard reply has: no "(null)" in the message.
+"$PROBE" "$FAKE" serve-once '{"error":"io.reclaimd.NoSuchCgroup","parameters":{}}' >"$T/fake.out" &
+fake_pid=$!
+for _ in $(seq 50); do grep -q ready "$T/fake.out" 2>/dev/null && break; sleep 0.05; done
+run "$T/o" "$CTL" --socket "$FAKE" explain x
+check "an error without its parameters: exit 6" [ $? -eq 6 ]
+check "an error without its parameters: no (null)" not_grep -F "(null)" "$T/o"
+wait "$fake_pid"
+# Something that is not a socket at the path: not called a stale socket.
+touch "$T/plain"
+run "$T/o" "$CTL" --socket "$T/plain" status
+check "a regular file at the socket path: exit 3" [ $? -eq 3 ]
+check "a regular file at the socket path: not a socket" grep -q "$T/plain is not a socket" "$T/o"
+
 # ---- access ------------------------------------------------------------------------------
 if command -v setpriv >/dev/null; then
 	as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
