@@ -234,6 +234,12 @@ static int call_raw(const char *method, json_t *params, json_t **ret_reply)
 		if ((r = wait_fd(fd, POLLIN, deadline)))
 			goto timeout;
 		n = recv(fd, buf + off, size - off, MSG_DONTWAIT);
+		if (n == 0 && off > 0) {
+			r = fail(EXIT_TIMEOUT, "%s: reclaimd closed the connection in the middle of its "
+				 "answer (it stopped, or this client was slower to read it than the 3 s "
+				 "reclaimd gives a client)", opt.socket);
+			goto out;
+		}
 		if (n == 0) {
 			r = fail(EXIT_TIMEOUT, "%s: reclaimd closed the connection without an answer "
 				 "(too many clients, or it is stopping)", opt.socket);

@@ -226,6 +226,14 @@ run "$T/o" "$CTL" --socket "$FAKE" explain x
 check "an error without its parameters: exit 6" [ $? -eq 6 ]
 check "an error without its parameters: no (null)" not_grep -F "(null)" "$T/o"
 wait "$fake_pid"
+# A daemon that dies in the middle of its answer: exit 8, and not "without an answer".
+"$PROBE" "$FAKE" serve-once '{"parameters":{"version":"0.1.0","proto' cut >"$T/fake.out" &
+fake_pid=$!
+for _ in $(seq 50); do grep -q ready "$T/fake.out" 2>/dev/null && break; sleep 0.05; done
+run "$T/o" "$CTL" --socket "$FAKE" status
+check "an answer cut short: exit 8" [ $? -eq 8 ]
+check "an answer cut short: says so" grep -q "in the middle of its answer" "$T/o"
+wait "$fake_pid"
 # Something that is not a socket at the path: not called a stale socket.
 touch "$T/plain"
 run "$T/o" "$CTL" --socket "$T/plain" status

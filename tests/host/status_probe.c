@@ -13,8 +13,10 @@
  *   status_probe SOCKET flood N SECONDS             N connections at once, held, never read;
  *                                                   meanwhile a Status call every 0.25 s
  *   status_probe SOCKET stale                       leaves a socket file nobody listens on
- *   status_probe SOCKET serve-once REPLY-JSON       a fake daemon: answers one call with
- *                                                   REPLY-JSON, then removes its socket
+ *   status_probe SOCKET serve-once REPLY-JSON [cut] a fake daemon: answers one call with
+ *                                                   REPLY-JSON (cut: without its NUL, as a
+ *                                                   daemon that dies mid-reply), then removes
+ *                                                   its socket
  *   status_probe SOCKET pipe N MSG...               the MSGs, each with its NUL, in one write;
  *                                                   reads until N replies came (5 s at most)
  */
@@ -378,7 +380,7 @@ static int mode_stale(void)
 	return 0;
 }
 
-static int mode_serve_once(const char *reply)
+static int mode_serve_once(const char *reply, bool cut)
 {
 	int fd, c;
 	char *req;
@@ -392,7 +394,7 @@ static int mode_serve_once(const char *reply)
 	if (c < 0)
 		return 1;
 	req = read_msg(c, 10, &eof);
-	send_all(c, reply, strlen(reply) + 1);
+	send_all(c, reply, strlen(reply) + !cut);
 	free(req);
 	close(c);
 	close(fd);
@@ -457,8 +459,8 @@ int main(int argc, char **argv)
 		return mode_flood(atoi(argv[3]), atof(argv[4]));
 	if (strcmp(argv[2], "stale") == 0)
 		return mode_stale();
-	if (strcmp(argv[2], "serve-once") == 0 && argc == 4)
-		return mode_serve_once(argv[3]);
+	if (strcmp(argv[2], "serve-once") == 0 && (argc == 4 || argc == 5))
+		return mode_serve_once(argv[3], argc == 5 && strcmp(argv[4], "cut") == 0);
 	if (strcmp(argv[2], "pipe") == 0 && argc >= 5)
 		return mode_pipe(atoi(argv[3]), argc - 4, argv + 4);
 	fprintf(stderr, "status_probe: unknown mode %s\n", argv[2]);
