@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <termios.h>
 #include <time.h>
@@ -139,6 +140,7 @@ static int wait_fd(int fd, short events, double deadline)
 static int connect_socket(int *ret_fd)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct stat st;
 	int fd;
 
 	if (strlen(opt.socket) >= sizeof(sa.sun_path))
@@ -154,6 +156,10 @@ static int connect_socket(int *ret_fd)
 		if (e == ENOENT || e == ENOTDIR)
 			return fail(EXIT_NOT_RUNNING, "reclaimd is not running: no socket at %s (is the "
 				    "service started, with status.socket set? --socket names another)",
+				    opt.socket);
+		if (e == ECONNREFUSED && lstat(opt.socket, &st) == 0 && !S_ISSOCK(st.st_mode))
+			return fail(EXIT_NOT_RUNNING, "reclaimd is not running: %s is not a socket (a "
+				    "reclaimd configured with it runs without its status socket)",
 				    opt.socket);
 		if (e == ECONNREFUSED)
 			return fail(EXIT_NOT_RUNNING, "reclaimd is not running: %s is a stale socket "
@@ -228,6 +234,12 @@ static int call_raw(const char *method, json_t *params, json_t **ret_reply)
 		if ((r = wait_fd(fd, POLLIN, deadline)))
 			goto timeout;
 		n = recv(fd, buf + off, size - off, MSG_DONTWAIT);
+		if (n == 0 && off > 0) {
+			r = fail(EXIT_TIMEOUT, "%s: reclaimd closed the connection in the middle of its "
+				 "answer (it stopped, or this client was slower to read it than the 3 s "
+				 "reclaimd gives a client)", opt.socket);
+			goto out;
+		}
 		if (n == 0) {
 			r = fail(EXIT_TIMEOUT, "%s: reclaimd closed the connection without an answer "
 				 "(too many clients, or it is stopping)", opt.socket);
@@ -263,6 +275,14 @@ out:
 	return r;
 }
 
+/* A string parameter of an error reply, "-" when it has none (a daemon of another version). */
+static const char *param(json_t *p, const char *key)
+{
+	const char *s = json_string_value(json_object_get(p, key));
+
+	return s ? s : "-";
+}
+
 /* A call whose error replies become messages and exit codes; *ret_params its parameters. */
 static int call(const char *method, json_t *params, json_t **ret_params)
 {
@@ -288,15 +308,14 @@ static int call(const char *method, json_t *params, json_t **ret_params)
 				 (s = json_string_value(json_object_get(p, "needs"))) ? s : "root");
 		else if (strcmp(error, "io.reclaimd.NoSuchCgroup") == 0)
 			r = fail(EXIT_NO_CGROUP, "no cgroup \"%s\" under the cgroup root (a path "
-				 "relative to it, e.g. system.slice/foo.service)",
-				 json_string_value(json_object_get(p, "cgroup")));
+				 "relative to it, e.g. system.slice/foo.service)", param(p, "cgroup"));
 		else if (strcmp(error, "io.reclaimd.CgroupNotManaged") == 0)
 			r = fail(EXIT_NO_CGROUP, "%s is not managed: %s",
 				 (s = json_string_value(json_object_get(p, "cgroup"))) && *s ? s :
-				 "the root cgroup", json_string_value(json_object_get(p, "reason")));
+				 "the root cgroup", param(p, "reason"));
 		else if (strcmp(error, "io.reclaimd.ConfigRejected") == 0)
 			r = fail(EXIT_REJECTED, "configuration rejected, reclaimd keeps the previous "
-				 "one: %s", json_string_value(json_object_get(p, "message")));
+				 "one: %s", param(p, "message"));
 		else if ((s = json_string_value(json_object_get(p, "reason"))))
 			r = fail(EXIT_FAIL, "%s: %s", error, s);
 		else

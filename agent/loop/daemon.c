@@ -361,10 +361,13 @@ int loop_reload(struct daemon *d, struct config_error *err)
 		sd_notify(false, "READY=1");
 		return r;
 	}
+	/* What applies at restart only stays in the new configuration as it is in use, so that
+	 * Status shows it and the next reload compares with it. */
 	if (c->max_workers_per_node != d->config->max_workers_per_node) {
 		kept |= LOOP_RELOAD_KEPT_WORKERS;
 		log_event(LOG_WARNING, MSGID_CONFIG_LOADED, NULL,
 			  "max_workers_per_node takes effect only at restart; keeping the pools as they are");
+		c->max_workers_per_node = d->config->max_workers_per_node;
 	}
 	/* Roots given on the command line win over the file; the others were read at start. */
 	if ((!d->opts->cgroup_root && !streq_null(c->cgroup_root, d->roots.start_cgroup_cfg)) ||
@@ -379,6 +382,9 @@ int loop_reload(struct daemon *d, struct config_error *err)
 		kept |= LOOP_RELOAD_KEPT_SOCKET;
 		log_event(LOG_WARNING, MSGID_CONFIG_LOADED, NULL,
 			  "status.socket takes effect only at restart; keeping the socket as it is");
+		free(c->status.socket);
+		c->status.socket = d->config->status.socket;
+		d->config->status.socket = NULL;
 	}
 	/* Rules are re-matched now, so no cgroup points into the old config afterwards; PSI
 	 * triggers are re-installed at the next tick with the new stall and window. */

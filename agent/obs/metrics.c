@@ -63,18 +63,24 @@ int metrics_parse_listen(const char *s, struct sockaddr_storage *ret_addr, sockl
 /* ---- rendering ----------------------------------------------------------------------------- */
 
 /* A label value as the exposition format wants it: backslash, double quote and line feed
- * escaped; everything else (UTF-8 included) as is. */
+ * escaped; UTF-8 as is, and each byte that is not UTF-8 (cgroup names are bytes) as U+FFFD,
+ * since Prometheus rejects the whole scrape for one label value that is not UTF-8. */
 static void put_label_value(FILE *f, const char *v)
 {
-	for (; v && *v; v++) {
+	while (v && *v) {
+		size_t n = utf8_seq_len(v);
+
 		if (*v == '\\')
 			fputs("\\\\", f);
 		else if (*v == '"')
 			fputs("\\\"", f);
 		else if (*v == '\n')
 			fputs("\\n", f);
+		else if (n == 0)
+			fputs("\xef\xbf\xbd", f);
 		else
-			fputc(*v, f);
+			fwrite(v, 1, n, f);
+		v += n ? n : 1;
 	}
 }
 

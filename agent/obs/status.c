@@ -101,6 +101,29 @@ static json_t *ju64(uint64_t v)
 	return json_integer((json_int_t)MIN(v, (uint64_t)INT64_MAX));
 }
 
+/* A JSON string of bytes from outside (cgroup and file names, a reason that snprintf() may have
+ * cut in the middle of a character): as is when it is UTF-8, else each byte that is not as
+ * U+FFFD, since jansson takes UTF-8 only. NULL when out of memory. */
+static json_t *jstr(const char *s)
+{
+	json_t *j = json_string(s);
+	char *clean, *p;
+
+	if (j || !s || !(clean = malloc(strlen(s) * 3 + 1)))
+		return j;
+	for (p = clean; *s;) {
+		size_t n = utf8_seq_len(s);
+
+		memcpy(p, n ? s : "\xef\xbf\xbd", n ? n : 3);
+		p += n ? n : 3;
+		s += n ? n : 1;
+	}
+	*p = '\0';
+	j = json_string(clean);
+	free(clean);
+	return j;
+}
+
 static double seconds(usec_t us)
 {
 	return (double)us / (double)USEC_PER_SEC;
@@ -172,7 +195,7 @@ static json_t *status_swap(const struct host_sample *h, const struct swap_tiers_
 	for (size_t i = 0; devs && i < h->swaps.n; i++) {
 		const struct swap_device *s = &h->swaps.dev[i];
 
-		json_array_append_new(devs, json_pack("{s:s,s:s,s:i,s:o,s:o}", "path", s->path,
+		json_array_append_new(devs, json_pack("{s:o,s:s,s:i,s:o,s:o}", "path", jstr(s->path),
 			"type", is_zram(s->path) ? "zram" : s->is_partition ? "partition" : "file",
 			"priority", s->priority, "size_bytes", ju64(s->size_bytes),
 			"used_bytes", ju64(s->used_bytes)));
@@ -210,7 +233,7 @@ static json_t *status_zram(const struct host_sample *h, const struct zram_report
 
 	for (size_t i = 0; devs && i < h->swaps.n; i++)
 		if (is_zram(h->swaps.dev[i].path))
-			json_array_append_new(devs, json_string(h->swaps.dev[i].path + 5));
+			json_array_append_new(devs, jstr(h->swaps.dev[i].path + 5));
 	return json_pack("{s:o,s:o,s:o,s:b}", "swap_devices", devs,
 			 "written_back_bytes", ju64(zm->written_bytes),
 			 "day_written_back_bytes", ju64(zm->day_written_bytes),
@@ -225,8 +248,8 @@ static json_t *status_config(const struct daemon *d, usec_t now_real)
 
 	if (gmtime_r(&t, &tm))
 		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return json_pack("{s:s?,s:s,s:f,s:I,s:f,s:b,s:o,s:o,s:s?,s:s?}",
-		"file", d->opts->config_path, "loaded_at", when,
+	return json_pack("{s:o?,s:s,s:f,s:I,s:f,s:b,s:o,s:o,s:s?,s:s?}",
+		"file", jstr(d->opts->config_path), "loaded_at", when,
 		"loaded_ago_s", seconds(sub_sat(now_real, d->obs.config_loaded_realtime_us)),
 		"rules", (json_int_t)d->config->n_rules,
 		"interval_s", seconds(d->config->interval_us), "dry_run", d->opts->dry_run,
@@ -284,10 +307,10 @@ static void m_status(void *userdata, const struct varlink_call *call _unused_,
 		u.release[0] = '\0';
 	gethostname(hostname, sizeof(hostname) - 1);
 
-	o = json_pack("{s:{s:s,s:s,s:o,s:o,s:o,s:o,s:o,s:I,s:I},s:f,s:o,s:o,s:o,s:o,s:o,s:o,"
+	o = json_pack("{s:{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:I},s:f,s:o,s:o,s:o,s:o,s:o,s:o,"
 		      "s:{s:b,s:o,s:o},s:{s:I,s:I,s:o,s:o,s:o,s:I,s:o,s:o,s:o,s:o,s:o},"
-		      "s:{s:s?,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o}}",
-		"host", "hostname", hostname, "kernel", u.release,
+		      "s:{s:o?,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o}}",
+		"host", "hostname", jstr(hostname), "kernel", jstr(u.release),
 		"mem_total_bytes", ju64(h->meminfo.mem_total),
 		"mem_free_bytes", ju64(h->meminfo.mem_free),
 		"mem_available_bytes", ju64(h->meminfo.mem_available),
@@ -314,7 +337,7 @@ static void m_status(void *userdata, const struct varlink_call *call _unused_,
 		"headroom_requested_bytes", ju64(hr.requested_bytes),
 		"headroom_requests", ju64(hr.requests),
 		"headroom_last_resort_requests", ju64(hr.last_resort_requests),
-		"socket", "path", varlink_server_path(d->obs.status ? d->obs.status->server : NULL),
+		"socket", "path", jstr(varlink_server_path(d->obs.status ? d->obs.status->server : NULL)),
 		"clients", (json_int_t)vs.clients, "accepted", ju64(vs.accepted),
 		"refused_busy", ju64(vs.refused_busy), "evicted_idle", ju64(vs.evicted_idle),
 		"calls", ju64(vs.calls),
@@ -346,8 +369,8 @@ static json_t *cgroup_row(const struct daemon *d, const struct cgroup_node *cg,
 	const typeof(cg->policy.last) *l = &cg->policy.last;
 	bool decided = l->at_us != 0;
 
-	return json_pack("{s:s,s:s?,s:I,s:s?,s:o,s:o,s:o,s:o,s:o,s:s?,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
-		"cgroup", cg->path, "rule", cg->rule ? cg->rule->match : NULL,
+	return json_pack("{s:o,s:s?,s:I,s:s?,s:o,s:o,s:o,s:o,s:o,s:s?,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
+		"cgroup", jstr(cg->path), "rule", cg->rule ? cg->rule->match : NULL,
 		"rule_index", (json_int_t)rule_index(d, cg),
 		"policy", cg->rule ? cg->rule->policy->name : NULL,
 		"current_bytes", ju64(s->current_bytes),
@@ -408,17 +431,21 @@ static void m_cgroups(void *userdata, const struct varlink_call *call _unused_,
 
 /* ---- Explain ----------------------------------------------------------------------------- */
 
-/* "a/b" from "/a/b/", "a/b", "a//b" stays as it is (no such cgroup). */
-static void normalize_path(const char *in, char *out, size_t size)
+/* "a/b" from "/a/b/", "a/b", "a//b" stays as it is (no such cgroup). malloc'ed (a cgroup's
+ * path has no length limit), NULL when out of memory. */
+static char *normalize_path(const char *in)
 {
+	char *out;
 	size_t len;
 
 	while (*in == '/')
 		in++;
-	snprintf(out, size, "%s", in);
+	if (!(out = strdup(in)))
+		return NULL;
 	len = strlen(out);
 	while (len > 0 && out[len - 1] == '/')
 		out[--len] = '\0';
+	return out;
 }
 
 static const char *not_managed_reason(const struct daemon *d, const struct cgroup_node *cg,
@@ -454,8 +481,8 @@ static json_t *explain_rule(const struct daemon *d, const struct cgroup_node *cg
 		 "matches \"%s\"%s; no cgroup below it matches a rule, so it is managed (only the "
 		 "deepest matching cgroups are)", idx, cg->rule->match, d->config->n_rules, cg->path,
 		 idx > 0 ? " (the rules before it do not)" : "");
-	return json_pack("{s:I,s:s,s:s,s:s}", "index", (json_int_t)idx, "match", cg->rule->match,
-			 "policy", cg->rule->policy->name, "why", why);
+	return json_pack("{s:I,s:s,s:s,s:o}", "index", (json_int_t)idx, "match", cg->rule->match,
+			 "policy", cg->rule->policy->name, "why", jstr(why));
 }
 
 static json_t *explain_decision(const struct daemon *d, const struct cgroup_node *cg, usec_t now,
@@ -515,7 +542,8 @@ static void m_explain(void *userdata, const struct varlink_call *call, struct va
 	struct daemon *d = userdata;
 	const char *arg = json_string_value(json_object_get(call->parameters, "cgroup"));
 	const struct cgroup_node *found = NULL;
-	char path[PATH_MAX], buf[512];
+	_cleanup_(freep) char *path = NULL;
+	char buf[512];
 	json_t *inputs = NULL, *floor = NULL, *law = NULL, *limits = NULL, *cold = NULL, *dec;
 
 	if (!arg) {
@@ -523,7 +551,10 @@ static void m_explain(void *userdata, const struct varlink_call *call, struct va
 		ret->parameters = json_pack("{s:s}", "parameter", "cgroup");
 		return;
 	}
-	normalize_path(arg, path, sizeof(path));
+	if (!(path = normalize_path(arg))) {
+		reply_oom(ret);
+		return;
+	}
 	CGROUP_SET_FOREACH(&d->cgroups, cg)
 		if (strcmp(cg->path, path) == 0) {
 			found = cg;
@@ -536,16 +567,16 @@ static void m_explain(void *userdata, const struct varlink_call *call, struct va
 	}
 	if (!found->managed || !found->rule) {
 		ret->error = "io.reclaimd.CgroupNotManaged";
-		ret->parameters = json_pack("{s:s,s:s}", "cgroup", path, "reason",
-					    not_managed_reason(d, found, buf, sizeof(buf)));
+		ret->parameters = json_pack("{s:o,s:o}", "cgroup", jstr(path), "reason",
+					    jstr(not_managed_reason(d, found, buf, sizeof(buf))));
 		return;
 	}
 	if (found->policy.last.at_us)
 		dec = explain_decision(d, found, now_us(), &inputs, &floor, &law, &limits, &cold);
 	else
 		dec = json_null();
-	ret->parameters = with_head(json_pack("{s:s,s:o,s:o,s:o*,s:o*,s:o*,s:o*,s:o*,s:o}",
-		"cgroup", found->path, "rule", explain_rule(d, found), "decision", dec,
+	ret->parameters = with_head(json_pack("{s:o,s:o,s:o,s:o*,s:o*,s:o*,s:o*,s:o*,s:o}",
+		"cgroup", jstr(found->path), "rule", explain_rule(d, found), "decision", dec,
 		"inputs", inputs, "floor", floor, "law", law, "limits", limits, "cold_age", cold,
 		"job", job_json(found)));
 	if (!ret->parameters)

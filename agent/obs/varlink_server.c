@@ -228,7 +228,8 @@ static int client_reply(struct client *c, const char *error, json_t *params, boo
 }
 
 /* Handles the first whole message in c->in, if any. 1 when a reply is now queued (or the
- * client is to be closed), 0 when more input is needed, -errno to drop the client. */
+ * client is to be closed), 2 when a oneway call was made (no reply; the next message may be
+ * in c->in already), 0 when more input is needed, -errno to drop the client. */
 static int client_process(struct client *c)
 {
 	struct varlink_server *s = c->srv;
@@ -263,7 +264,7 @@ static int client_process(struct client *c)
 	if (call.oneway) {
 		json_decref(reply.parameters);
 		varlink_call_done(&call);
-		return 0;
+		return 2;
 	}
 	varlink_call_done(&call);
 	r = client_reply(c, reply.error, reply.parameters, false);
@@ -312,6 +313,7 @@ static int client_run(struct client *c)
 			return r;
 		if (r == 0)
 			return sd_event_source_set_io_events(c->io, EPOLLIN);
+		/* A reply is queued, or a oneway call is done: a new deadline either way. */
 		client_rearm_deadline(c);
 	}
 }

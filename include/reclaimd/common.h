@@ -47,6 +47,27 @@ static inline void closep(int *fd)
 /* Saturating subtraction for counters and sizes. */
 static inline uint64_t sub_sat(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 
+/* The length (1-4) of the well-formed UTF-8 sequence at s, 0 when the bytes there are not one
+ * (a stray or truncated sequence, an overlong form, a surrogate, past U+10FFFF). Cgroup and file
+ * names are bytes; JSON and the Prometheus exposition want UTF-8. s[0] must not be NUL. */
+static inline size_t utf8_seq_len(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n;
+
+	if (u[0] < 0x80)
+		return 1;
+	n = u[0] >= 0xc2 && u[0] <= 0xdf ? 2 : u[0] >= 0xe0 && u[0] <= 0xef ? 3 :
+	    u[0] >= 0xf0 && u[0] <= 0xf4 ? 4 : 0;
+	for (size_t i = 1; i < n; i++)
+		if ((u[i] & 0xc0) != 0x80)
+			return 0;
+	if (n > 2 && ((u[0] == 0xe0 && u[1] < 0xa0) || (u[0] == 0xed && u[1] >= 0xa0) ||
+		      (u[0] == 0xf0 && u[1] < 0x90) || (u[0] == 0xf4 && u[1] >= 0x90)))
+		return 0;
+	return n;
+}
+
 /* Monotonic clock in microseconds. */
 usec_t now_us(void);
 

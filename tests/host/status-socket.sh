@@ -85,6 +85,7 @@ ctl() { "$CTL" --socket "$SOCK" "$@"; }
 status_num() { # KEY
 	"$PROBE" "$SOCK" call io.reclaimd.Status | sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p" | head -n 1
 }
+not_grep() { ! grep -q "$@"; }
 run() { # OUT-FILE COMMAND...: runs it, stdout+stderr to OUT-FILE, returns its status
 	local out=$1
 	shift
@@ -163,7 +164,19 @@ check "top --json -n 3: three lines" [ "$(wc -l <"$T/o")" -eq 3 ]
 run "$T/o" ctl reload
 check "reload: exit 0" [ $? -eq 0 ]
 check "reload: says so" grep -q "configuration reloaded from $CFG" "$T/o"
+# status.socket and max_workers_per_node apply at restart only: a reload that changes them says
+# so, and one that changes them back to what is in use does not.
 cp "$CFG" "$T/good.json"
+sed -e "s#\"socket\": \"$SOCK\"#\"socket\": \"$T/other.sock\"#" \
+	-e 's#"interval": 0.5,#"interval": 0.5, "max_workers_per_node": 1,#' "$T/good.json" >"$CFG"
+run "$T/o" ctl reload
+check "reload to another socket: restart only" grep -q "status.socket changed: it takes effect only at restart" "$T/o"
+check "reload to other workers: restart only" grep -q "max_workers_per_node changed" "$T/o"
+check "reload to another socket: Status names the socket in use" \
+	grep -q "\"status_socket\":\"$SOCK\"" <("$PROBE" "$SOCK" call io.reclaimd.Status)
+cp "$T/good.json" "$CFG"
+run "$T/o" ctl reload
+check "reload back to the socket in use: nothing for a restart" not_grep "changed: it takes effect" "$T/o"
 printf '{\n  "interval": 0.5,\n  "rules": [ { "match": "a" } ]\n  "x": 1\n}\n' >"$CFG"
 run "$T/o" ctl reload
 check "reload of a bad file: exit 7" [ $? -eq 7 ]
@@ -204,6 +217,28 @@ run "$T/o" "$CTL" --socket "$FAKE" cgroups
 check "an unknown method: exit 5" [ $? -eq 5 ]
 check "an unknown method: another version" grep -q "another version" "$T/o"
 wait "$fake_pid"
+
+# An error reply without the parameters the standard reply has: no "(null)" in the message.
+"$PROBE" "$FAKE" serve-once '{"error":"io.reclaimd.NoSuchCgroup","parameters":{}}' >"$T/fake.out" &
+fake_pid=$!
+for _ in $(seq 50); do grep -q ready "$T/fake.out" 2>/dev/null && break; sleep 0.05; done
+run "$T/o" "$CTL" --socket "$FAKE" explain x
+check "an error without its parameters: exit 6" [ $? -eq 6 ]
+check "an error without its parameters: no (null)" not_grep -F "(null)" "$T/o"
+wait "$fake_pid"
+# A daemon that dies in the middle of its answer: exit 8, and not "without an answer".
+"$PROBE" "$FAKE" serve-once '{"parameters":{"version":"0.1.0","proto' cut >"$T/fake.out" &
+fake_pid=$!
+for _ in $(seq 50); do grep -q ready "$T/fake.out" 2>/dev/null && break; sleep 0.05; done
+run "$T/o" "$CTL" --socket "$FAKE" status
+check "an answer cut short: exit 8" [ $? -eq 8 ]
+check "an answer cut short: says so" grep -q "in the middle of its answer" "$T/o"
+wait "$fake_pid"
+# Something that is not a socket at the path: not called a stale socket.
+touch "$T/plain"
+run "$T/o" "$CTL" --socket "$T/plain" status
+check "a regular file at the socket path: exit 3" [ $? -eq 3 ]
+check "a regular file at the socket path: not a socket" grep -q "$T/plain is not a socket" "$T/o"
 
 # ---- access ------------------------------------------------------------------------------
 if command -v setpriv >/dev/null; then
@@ -260,6 +295,36 @@ else
 	echo "SKIP varlinkctl: not installed here (systemd 255 or later has it)"
 	skipped=$((skipped + 1))
 fi
+
+# A oneway call, then a call in the same write: the second is answered at once.
+run "$T/o" "$PROBE" "$SOCK" pipe 1 '{"method":"org.varlink.service.GetInfo","oneway":true}' \
+	'{"method":"org.varlink.service.GetInfo"}'
+check "a call pipelined after a oneway one: answered" grep -q "^pipe0_error=none" "$T/o"
+check "a call pipelined after a oneway one: within 1 s" \
+	awk -v ms="$(sed -n 's/^pipe_ms=//p' "$T/o")" 'BEGIN { exit !(ms < 1000) }'
+
+# Names that are bytes, not UTF-8, and long non-ASCII paths (JSON wants UTF-8; a reason cut in
+# the middle of a character is not UTF-8 either).
+svc=$(grep '^system.slice/' "$T/managed" | head -n 1)
+bad=$(printf 'system.slice/bad\377\376.service')
+e=$(printf '\303\251%.0s' $(seq 100))
+long="user.slice/$e/$e/${e}x.scope"
+for c in "$bad" "user.slice/$e" "user.slice/$e/$e" "$long"; do
+	mkdir -p "$T/tree/$c" && cp "$T/tree/$svc"/* "$T/tree/$c/"
+done
+sleep 1.5
+run "$T/o" ctl cgroups
+check "a cgroup named with bytes that are not UTF-8: a row of its own" grep -q 'bad.*\.service$' "$T/o"
+check "a cgroup named with bytes that are not UTF-8: every row there" \
+	[ "$(grep -c ' psi ' "$T/o")" -eq $((n_managed + 2)) ]
+run "$T/o" ctl explain "$long"
+check "explain a long non-ASCII path: exit 0" [ $? -eq 0 ]
+check "explain a long non-ASCII path: the rule" grep -q 'rules\[4\] "user.slice/\*\*"' "$T/o"
+run "$T/o" ctl explain "$(printf 'a%.0s' $(seq 5000))"
+check "explain a path longer than PATH_MAX: exit 6" [ $? -eq 6 ]
+run "$T/o" ctl explain "$long$(printf '/%.0s' $(seq 5000))"
+check "explain a known path, then 5000 slashes: exit 0" [ $? -eq 0 ]
+rm -rf "$T/tree/$bad" "$T/tree/user.slice/$e"
 
 # ---- bad input, and the tick under it ---------------------------------------------------
 ticks0=$(status_num count)

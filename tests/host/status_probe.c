@@ -13,8 +13,12 @@
  *   status_probe SOCKET flood N SECONDS             N connections at once, held, never read;
  *                                                   meanwhile a Status call every 0.25 s
  *   status_probe SOCKET stale                       leaves a socket file nobody listens on
- *   status_probe SOCKET serve-once REPLY-JSON       a fake daemon: answers one call with
- *                                                   REPLY-JSON, then removes its socket
+ *   status_probe SOCKET serve-once REPLY-JSON [cut] a fake daemon: answers one call with
+ *                                                   REPLY-JSON (cut: without its NUL, as a
+ *                                                   daemon that dies mid-reply), then removes
+ *                                                   its socket
+ *   status_probe SOCKET pipe N MSG...               the MSGs, each with its NUL, in one write;
+ *                                                   reads until N replies came (5 s at most)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -376,7 +380,7 @@ static int mode_stale(void)
 	return 0;
 }
 
-static int mode_serve_once(const char *reply)
+static int mode_serve_once(const char *reply, bool cut)
 {
 	int fd, c;
 	char *req;
@@ -390,11 +394,47 @@ static int mode_serve_once(const char *reply)
 	if (c < 0)
 		return 1;
 	req = read_msg(c, 10, &eof);
-	send_all(c, reply, strlen(reply) + 1);
+	send_all(c, reply, strlen(reply) + !cut);
 	free(req);
 	close(c);
 	close(fd);
 	unlink(sock_path);
+	return 0;
+}
+
+static int mode_pipe(int want, int n_msgs, char **msgs)
+{
+	double t0 = mono_s();
+	char *all = NULL, err[128];
+	size_t len = 0;
+	int fd = dial(false), got = 0;
+	bool eof = false;
+
+	if (fd < 0)
+		return 1;
+	for (int i = 0; i < n_msgs; i++) {
+		size_t n = strlen(msgs[i]) + 1;
+		char *b = realloc(all, len + n);
+
+		if (!b)
+			return 1;
+		all = b;
+		memcpy(all + len, msgs[i], n);
+		len += n;
+	}
+	send_all(fd, all, len);
+	while (got < want && !eof) {
+		char *reply = read_msg(fd, 5 - (mono_s() - t0), &eof);
+
+		if (!reply)
+			break;
+		/* One reply per read_msg(): what else that read got is lost, so N is small. */
+		printf("pipe%d_error=%s\n", got++, error_of(reply, err, sizeof(err)));
+		free(reply);
+	}
+	printf("pipe_replies=%d\npipe_ms=%.0f\n", got, (mono_s() - t0) * 1000);
+	free(all);
+	close(fd);
 	return 0;
 }
 
@@ -419,8 +459,10 @@ int main(int argc, char **argv)
 		return mode_flood(atoi(argv[3]), atof(argv[4]));
 	if (strcmp(argv[2], "stale") == 0)
 		return mode_stale();
-	if (strcmp(argv[2], "serve-once") == 0 && argc == 4)
-		return mode_serve_once(argv[3]);
+	if (strcmp(argv[2], "serve-once") == 0 && (argc == 4 || argc == 5))
+		return mode_serve_once(argv[3], argc == 5 && strcmp(argv[4], "cut") == 0);
+	if (strcmp(argv[2], "pipe") == 0 && argc >= 5)
+		return mode_pipe(atoi(argv[3]), argc - 4, argv + 4);
 	fprintf(stderr, "status_probe: unknown mode %s\n", argv[2]);
 	return 1;
 }

@@ -225,6 +225,24 @@ static void test_render(void)
 	check_structure(a, 60);
 	free(a);
 
+	/* A cgroup name is bytes, not UTF-8: Prometheus rejects a whole scrape for one label value
+	 * that is not UTF-8, so each invalid byte becomes U+FFFD (a truncated sequence, an overlong
+	 * one and a surrogate too); valid UTF-8 stays as it is. */
+	fill_input(&in, 1, rules, cgs, swaps);
+	cgs[0].path = "bad\xff\xfe/\xc3\xa9/\xe2\x82/\xc0\xaf/\xed\xa0\x80.scope";
+	swaps[1].path = "/swap\x80";
+	a = render(&in);
+	CHECK(contains(a, "{cgroup=\"bad\xef\xbf\xbd\xef\xbf\xbd/\xc3\xa9/\xef\xbf\xbd\xef\xbf\xbd/"
+			  "\xef\xbf\xbd\xef\xbf\xbd/\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd.scope\","));
+	CHECK(contains(a, "{device=\"/swap\xef\xbf\xbd\","));
+	for (const char *q = a; *q; ) {
+		size_t n = utf8_seq_len(q);
+
+		CHECK(n > 0);
+		q += n ? n : 1;
+	}
+	free(a);
+
 	/* Nothing at all: still a valid exposition, no empty label sets. */
 	in = (struct metrics_input){ .version = "0" };
 	a = render(&in);
