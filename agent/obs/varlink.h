@@ -33,9 +33,11 @@
 /* Clients served at once; a connection past this replaces the oldest idle client, or is closed
  * at once (the peer reads EOF) when none is idle. */
 #define VARLINK_MAX_CLIENTS 64
-/* A client gets this long to send a whole request (from its connection or its last reply) and
- * to read a whole reply; then it is disconnected. */
+/* A client gets this long to send a whole request (from its connection or its last reply), and
+ * to read more of a reply each time (any bytes read restart it), but no longer than
+ * VARLINK_REPLY_MAX_US for a whole reply; then it is disconnected. */
 #define VARLINK_CLIENT_TIMEOUT_US (3 * USEC_PER_SEC)
+#define VARLINK_REPLY_MAX_US (30 * USEC_PER_SEC)
 /* Connections accepted per wake-up of the listening socket: a flood of connections yields to the
  * tick between batches. */
 #define VARLINK_ACCEPT_BATCH 16

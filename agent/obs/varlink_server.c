@@ -11,7 +11,9 @@
  *  - a client's request is read into a buffer of VARLINK_REQUEST_MAX_BYTES: one that does not
  *    end (NUL) within it gets RequestTooLarge and is disconnected;
  *  - a client has VARLINK_CLIENT_TIMEOUT_US to send a whole request (after it connected or got
- *    its last reply) and as long to read a whole reply, else it is disconnected;
+ *    its last reply), and as long to read more of a reply each time (a large Cgroups reply on a
+ *    busy host may take several), up to VARLINK_REPLY_MAX_US for the whole reply, else it is
+ *    disconnected;
  *  - one call at a time per client: its next request is read once the reply is written.
  * A malformed request gets InvalidRequest and the connection is closed after the reply. Peers
  * are checked at each call (SO_PEERCRED, SO_PEERGROUPS): root may call everything, members of
@@ -50,6 +52,7 @@ struct client {
 	size_t in_len;
 	char *out;                /* the reply being written, NUL included */
 	size_t out_len, out_off;
+	usec_t reply_deadline_us; /* CLOCK_MONOTONIC: the reply being written must be read by then */
 	bool close_after_write;   /* an error that ends the connection */
 };
 
@@ -224,7 +227,23 @@ static int client_reply(struct client *c, const char *error, json_t *params, boo
 		return r;
 	c->out_off = 0;
 	c->close_after_write = close_after;
+	if (sd_event_now(c->srv->event, CLOCK_MONOTONIC, &c->reply_deadline_us) < 0)
+		c->reply_deadline_us = now_us();
+	c->reply_deadline_us += VARLINK_REPLY_MAX_US;
 	return 0;
+}
+
+/* The reader took more of the reply: another VARLINK_CLIENT_TIMEOUT_US, within the reply's own
+ * deadline. */
+static void client_rearm_progress(struct client *c)
+{
+	usec_t t;
+
+	if (sd_event_now(c->srv->event, CLOCK_MONOTONIC, &t) < 0)
+		return;
+	t = MIN(t + VARLINK_CLIENT_TIMEOUT_US, c->reply_deadline_us);
+	sd_event_source_set_time(c->timer, t);
+	sd_event_source_set_enabled(c->timer, SD_EVENT_ONESHOT);
 }
 
 /* Handles the first whole message in c->in, if any. 1 when a reply is now queued (or the
@@ -274,6 +293,8 @@ static int client_process(struct client *c)
 /* Writes what it can of the reply. 1 when it is all written, 0 when the socket is full, -errno. */
 static int client_write(struct client *c)
 {
+	size_t was = c->out_off;
+
 	while (c->out_off < c->out_len) {
 		ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
 				 MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -281,7 +302,11 @@ static int client_write(struct client *c)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return errno == EAGAIN ? 0 : -errno;
+			if (errno != EAGAIN)
+				return -errno;
+			if (c->out_off > was)
+				client_rearm_progress(c);
+			return 0;
 		}
 		c->out_off += (size_t)n;
 	}
