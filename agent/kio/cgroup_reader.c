@@ -279,13 +279,19 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 		if (!cg->files.slow)
 			return -ENOMEM;
 	}
-	/* Spread the slow reads of many cgroups over the ticks. */
+	/* Spread the slow reads of many cgroups over the ticks; read them at once when
+	 * memory.current moved by more than an eighth since (where a job is placed follows). */
 	if (cg->files.slow->read_generation == 0 ||
-	    (generation + cg->inode) % CGROUP_SLOW_FILES_TICKS == 0) {
+	    (generation + cg->inode) % CGROUP_SLOW_FILES_TICKS == 0 ||
+	    (s.current_bytes > cg->files.slow->current_at_read
+		     ? s.current_bytes - cg->files.slow->current_at_read
+		     : cg->files.slow->current_at_read - s.current_bytes) >
+		    cg->files.slow->current_at_read / CGROUP_SLOW_FILES_MOVED) {
 		r = read_slow_files(cg, cg->files.slow);
 		if (r < 0)
 			return r;
 		cg->files.slow->read_generation = generation;
+		cg->files.slow->current_at_read = s.current_bytes;
 	}
 	s.high_bytes = cg->files.slow->high_bytes;
 	s.max_bytes = cg->files.slow->max_bytes;

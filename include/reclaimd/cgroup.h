@@ -163,11 +163,15 @@ struct cgroup_node {
 				     * the node (one allocation per cgroup, not two) */
 };
 
-/* Ticks between two reads of the slow files: one minute at the default 6 s interval. */
+/* Ticks between two reads of the slow files: one minute at the default 6 s interval; sooner
+ * once memory.current has moved by more than 1/CGROUP_SLOW_FILES_MOVED of what it was at the
+ * last read (a workload still allocating: its numa_stat split, which places its jobs, moves). */
 #define CGROUP_SLOW_FILES_TICKS 10
+#define CGROUP_SLOW_FILES_MOVED 8
 
 struct cgroup_slow_files {
 	unsigned read_generation;  /* tick of the last read; 0 = never */
+	uint64_t current_at_read;  /* memory.current at that read, bytes */
 	uint64_t low_bytes, high_bytes, max_bytes;
 	uint64_t swap_current_bytes, zswap_current_bytes, zswap_max_bytes;
 	uint64_t events_high, events_max; /* memory.events "high" and "max": all the report uses */
