@@ -302,6 +302,8 @@ static void tick_timing(struct daemon *d, usec_t deadline_us, usec_t began_us)
 	o->late_recent_us[d->tick % LOOP_RECENT_TICKS] = late;
 	o->run_last_us = ran;
 	o->run_max_us = MAX(o->run_max_us, ran);
+	o->ticks_timed++;
+	o->run_sum_us += ran;
 }
 
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
@@ -311,7 +313,6 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 
 	run_tick(d);
 	tick_timing(d, usec, began);
-	report_tick_time(d, d->obs.run_last_us);
 	metrics_tick(d);
 	/* --once: decisions need a PSI delta, so the first tick only samples; the second one,
 	 * an interval later, decides and dispatches, and the agent exits when its jobs are done. */

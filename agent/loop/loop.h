@@ -60,8 +60,6 @@ struct loop_report {
 	struct report_rule_totals *rules;
 	size_t n_rules;
 	uint64_t allocstalls, pgscan_direct;    /* direct reclaim seen on the host since start */
-	uint64_t ticks;                         /* ticks timed, and their wall time */
-	usec_t last_tick_us, tick_sum_us;
 	struct vmstat prev_vmstat;
 	bool have_prev_vmstat;
 	uint64_t prev_evict_jobs;       /* dispatcher's lru_gen_evict_jobs at the last report */
@@ -77,6 +75,8 @@ struct loop_obs {
 	uint64_t reloads, reloads_rejected;
 	/* Tick lateness: how long after its deadline a tick began; and how long it ran. */
 	usec_t late_last_us, late_max_us, run_last_us, run_max_us;
+	uint64_t ticks_timed;              /* ticks run, and their wall time in all */
+	usec_t run_sum_us;
 	usec_t late_recent_us[LOOP_RECENT_TICKS]; /* the last ticks' lateness, by tick % N */
 	struct status_server *status;      /* NULL: no status socket */
 };
@@ -145,11 +145,10 @@ void report_decision(struct cgroup_node *cg, const struct reclaim_decision *dec,
 void report_direct_reclaim(struct daemon *d);
 void report_notify_status(struct daemon *d);
 /* Running totals for the metrics (metrics_collect.c): a decision of cg's rule; a finished job
- * (cg NULL when its cgroup is gone: its path is matched against the rules); a tick's wall time. */
+ * (cg NULL when its cgroup is gone: its path is matched against the rules). */
 void report_count_decision(struct daemon *d, const struct cgroup_node *cg,
 			   const struct reclaim_decision *dec);
 void report_job_done(struct daemon *d, const struct cgroup_node *cg, const struct reclaim_job *job);
-void report_tick_time(struct daemon *d, usec_t took_us);
 /* The totals of rule `match`, created at its first use; NULL when out of memory. */
 struct report_rule_totals *report_rule_totals(struct daemon *d, const char *match);
 void report_free(struct loop_report *rp);

@@ -277,12 +277,6 @@ void report_job_done(struct daemon *d, const struct cgroup_node *cg, const struc
 	t->reclaimed_bytes += job->reclaimed_bytes;
 }
 
-void report_tick_time(struct daemon *d, usec_t took_us)
-{
-	d->report.ticks++;
-	d->report.last_tick_us = took_us;
-	d->report.tick_sum_us += took_us;
-}
 
 void report_free(struct loop_report *rp)
 {

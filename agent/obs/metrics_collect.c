@@ -149,9 +149,9 @@ void metrics_tick(struct daemon *d)
 	in.aging_active = ar.active;
 	in.lruvecs_aged = ar.lruvecs_aged;
 	in.aging_jobs = ar.aging_jobs;
-	in.ticks = d->report.ticks;
-	in.last_tick_seconds = (double)d->report.last_tick_us / (double)USEC_PER_SEC;
-	in.tick_seconds_sum = (double)d->report.tick_sum_us / (double)USEC_PER_SEC;
+	in.ticks = d->obs.ticks_timed;
+	in.last_tick_seconds = (double)d->obs.run_last_us / (double)USEC_PER_SEC;
+	in.tick_seconds_sum = (double)d->obs.run_sum_us / (double)USEC_PER_SEC;
 
 	rules = collect_rules(d, &in.n_rules);
 	in.rules = rules;
