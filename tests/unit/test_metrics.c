@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 
+#include "loop/loop.h"
 #include "obs/metrics.h"
 #include "test.h"
 
@@ -409,8 +410,49 @@ static void test_cap_pods(void)
 	CHECK_EQ_U64(capped, 0);
 }
 
+/* A reload carries each rule's totals by identity (glob, policy, selectors), wherever the rule
+ * moves; two rules sharing a glob keep theirs apart; a new rule starts at 0; tuning another key
+ * keeps them. */
+static void test_rule_totals_reload(void)
+{
+	struct config *old = NULL, *new = NULL;
+	struct config_error err;
+	struct loop_report rp = { 0 };
+
+	CHECK_EQ_INT(config_load_string(
+		"{\"rules\": [{\"match\": \"k/**\"}, {\"match\": \"k/**\", \"qos\": [\"burstable\"]},"
+		" {\"match\": \"y/*\"}, {\"match\": \"y/*\"}]}", &old, &err), 0);
+	CHECK_EQ_INT(config_load_string(
+		"{\"rules\": [{\"match\": \"y/*\"}, {\"match\": \"k/**\", \"qos\": [\"burstable\"]},"
+		" {\"match\": \"new/*\"}, {\"match\": \"k/**\", \"min_bytes\": \"1M\"},"
+		" {\"match\": \"k/**\", \"qos\": [\"besteffort\"]}]}", &new, &err), 0);
+	if (!old || !new)
+		goto out;
+	rp.rules = calloc(old->n_rules, sizeof(*rp.rules));
+	rp.n_rules = old->n_rules;
+	CHECK(rp.rules != NULL);
+	if (!rp.rules)
+		goto out;
+	for (size_t i = 0; i < old->n_rules; i++)
+		rp.rules[i].requests = 10 * (i + 1);
+	report_reload(&rp, old, new);
+	CHECK_EQ_U64(rp.n_rules, 5);
+	if (rp.n_rules == 5) {
+		CHECK_EQ_U64(rp.rules[0].requests, 30);  /* the first of the two y globs */
+		CHECK_EQ_U64(rp.rules[1].requests, 20);  /* same glob, its own selectors */
+		CHECK_EQ_U64(rp.rules[2].requests, 0);   /* new */
+		CHECK_EQ_U64(rp.rules[3].requests, 10);  /* min_bytes changed: the same rule */
+		CHECK_EQ_U64(rp.rules[4].requests, 0);   /* other selectors: another rule */
+	}
+out:
+	report_free(&rp);
+	config_free(old);
+	config_free(new);
+}
+
 int main(void)
 {
+	test_rule_totals_reload();
 	test_parse_listen();
 	test_cap_pods();
 	test_render();
