@@ -1614,6 +1614,9 @@ static const struct key_desc metrics_keys[] = {
 	{ "per_cgroup", &t_bool, MT(per_cgroup), .def.b = false },
 	{ "max_cgroup_series", &t_unsigned, MT(max_cgroup_series), .def.u = 100,
 	  .umin = 1, .umax = 100000, .range = "1..100000" },
+	{ "per_pod", &t_bool, MT(per_pod), .def.b = false },
+	{ "max_pod_series", &t_unsigned, MT(max_pod_series), .def.u = 100,
+	  .umin = 1, .umax = 100000, .range = "1..100000" },
 };
 
 static const struct section sec_metrics = {

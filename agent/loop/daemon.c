@@ -277,6 +277,7 @@ static void run_tick(struct daemon *d)
 	reclaim_limits_merge(&zlim, swapout_cap, &d->snap.limits);
 	decide_all(d, &d->snap.limits);
 	report_direct_reclaim(d);
+	report_pods(d);
 	headroom_ctl_tick(d->headroom, &ctx);
 	dispatcher_tick(d->dispatcher, &ctx);
 	report_notify_status(d);
@@ -397,6 +398,7 @@ int loop_reload(struct daemon *d, struct config_error *err)
 	d->cgroups.config_generation++;
 	/* The rescan below may free cgroups the last snapshot points to. */
 	d->snap.snap.n_cgroups = 0;
+	report_reload(&d->report, d->config, c);
 	config_free(d->config);
 	d->config = c;
 	log_set_level(c->log_level);

@@ -106,6 +106,8 @@ struct metrics_section {
 	char *listen;                /* "ADDR:PORT" for HTTP /metrics; NULL: no server */
 	bool per_cgroup;             /* series per cgroup besides those per rule; false */
 	unsigned max_cgroup_series;  /* at most this many cgroups get their own; 100 */
+	bool per_pod;                /* series per Kubernetes pod (pod_uid, qos); false */
+	unsigned max_pod_series;     /* at most this many pods get their own; 100 */
 };
 
 /* "status": the status socket (agent/obs/status_server.c). */

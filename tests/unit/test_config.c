@@ -151,6 +151,8 @@ static const struct field config_fields[] = {
 	CONF("metrics.listen", metrics.listen, F_STRING),
 	CONF("metrics.per_cgroup", metrics.per_cgroup, F_BOOL),
 	CONF("metrics.max_cgroup_series", metrics.max_cgroup_series, F_UNSIGNED),
+	CONF("metrics.per_pod", metrics.per_pod, F_BOOL),
+	CONF("metrics.max_pod_series", metrics.max_pod_series, F_UNSIGNED),
 	CONF("status.socket", status.socket, F_STRING),
 	CONF("status.read_group", status.read_group, F_STRING),
 	CONF("status.read_group", status.read_gid, F_UNSIGNED), /* printed on read_group's line */
@@ -285,7 +287,8 @@ static const struct config builtin_config = {
 		.pool_target_pct = 85,
 		.shrinker_auto = false,
 	},
-	.metrics = { .textfile = NULL, .listen = NULL, .per_cgroup = false, .max_cgroup_series = 100 },
+	.metrics = { .textfile = NULL, .listen = NULL, .per_cgroup = false, .max_cgroup_series = 100,
+		     .per_pod = false, .max_pod_series = 100 },
 	.status = { .socket = (char *)"/run/reclaimd/reclaimd.sock" },
 };
 
@@ -444,6 +447,8 @@ static void test_good_full(void)
 			.listen = (char *)"[::1]:9465",
 			.per_cgroup = true,
 			.max_cgroup_series = 500,
+			.per_pod = true,
+			.max_pod_series = 250,
 		},
 		.status = { .socket = (char *)"/tmp/reclaimd.sock", .read_group = (char *)"root" },
 	});
@@ -1084,12 +1089,16 @@ static void test_metrics_keys(void)
 		CHECK(c->metrics.listen == NULL);
 		CHECK(!c->metrics.per_cgroup);
 		CHECK_EQ_U64(c->metrics.max_cgroup_series, 100);
+		CHECK(!c->metrics.per_pod);
+		CHECK_EQ_U64(c->metrics.max_pod_series, 100);
 		config_free(c);
 	}
 	c = load_string_ok("{\"metrics\": {\"textfile\": \"/run/x/reclaimd.prom\", "
 			   "\"listen\": \"127.0.0.1:9465\", \"per_cgroup\": true, "
-			   "\"max_cgroup_series\": 1}}");
+			   "\"max_cgroup_series\": 1, \"per_pod\": true, \"max_pod_series\": 1}}");
 	if (c) {
+		CHECK(c->metrics.per_pod);
+		CHECK_EQ_U64(c->metrics.max_pod_series, 1);
 		CHECK_STREQ(c->metrics.textfile, "/run/x/reclaimd.prom");
 		CHECK_STREQ(c->metrics.listen, "127.0.0.1:9465");
 		CHECK(c->metrics.per_cgroup);
@@ -1097,8 +1106,9 @@ static void test_metrics_keys(void)
 		config_free(c);
 	}
 	c = load_string_ok("{\"metrics\": {\"textfile\": null, \"listen\": \"[::]:65535\", "
-			   "\"max_cgroup_series\": 100000}}");
+			   "\"max_cgroup_series\": 100000, \"max_pod_series\": 100000}}");
 	if (c) {
+		CHECK_EQ_U64(c->metrics.max_pod_series, 100000);
 		CHECK(c->metrics.textfile == NULL);
 		CHECK_STREQ(c->metrics.listen, "[::]:65535");
 		config_free(c);
@@ -1131,6 +1141,12 @@ static void test_metrics_keys(void)
 		    "metrics.max_cgroup_series: 0 is out of range (1..100000)");
 	EXPECT_FAIL("{\"metrics\": {\"max_cgroup_series\": 100001}}",
 		    "metrics.max_cgroup_series: 100001 is out of range");
+	EXPECT_FAIL("{\"metrics\": {\"per_pod\": 1}}",
+		    "metrics.per_pod: expected true or false, got an integer");
+	EXPECT_FAIL("{\"metrics\": {\"max_pod_series\": 0}}",
+		    "metrics.max_pod_series: 0 is out of range (1..100000)");
+	EXPECT_FAIL("{\"metrics\": {\"max_pod_series\": 100001}}",
+		    "metrics.max_pod_series: 100001 is out of range");
 	EXPECT_FAIL("{\"metrics\": {\"textfil\": \"/a.prom\"}}",
 		    "metrics: unknown key \"textfil\" (did you mean \"textfile\"?)");
 	EXPECT_FAIL("{\"metrics\": {\"min_bytes\": 1}}", "metrics: unknown key \"min_bytes\"",
