@@ -1600,6 +1600,7 @@ static const struct section sec_device = {
 #define SW(f) offsetof(struct swap_section, f)
 static const struct key_desc swap_keys[] = {
 	{ "reprioritize", &t_reprioritize, SW(reprioritize), .def.i = SWAP_REPRIO_EMPTY_ONLY },
+	{ "allow_on_kubelet_node", &t_bool, SW(allow_on_kubelet_node), .def.b = false },
 	{ "zram_writeback_at_pct", &t_writeback_at, SW(zram_writeback_at_pct), .def.d = 80,
 	  .min = 1, .max = 100, .range = "1..100" },
 	{ "zram_idle_age", &t_u64, SW(zram_idle_age_s), .def.u = 600,

@@ -86,6 +86,9 @@ struct swap_section {
 	struct swap_device_cfg *devices;   /* paths as written; resolved with realpath() at use */
 	size_t n_devices;
 	enum swap_reprioritize reprioritize;  /* SWAP_REPRIO_EMPTY_ONLY */
+	/* swapon on a host where a kubelet runs (a kubepods cgroup exists); false: devices that
+	 * are off stay off there (swap_plan() hold_swapon) */
+	bool allow_on_kubelet_node;
 	double zram_writeback_at_pct;      /* 80 */
 	uint64_t zram_idle_age_s;          /* 600 */
 	uint64_t zram_writeback_limit_bytes; /* 0 = no budget set by reclaimd */

@@ -133,6 +133,7 @@ static const struct field config_fields[] = {
 	CONF("headroom", headroom_bytes, F_U64),
 	CONF("headroom", headroom_pct, F_DOUBLE),
 	CONF("swap.reprioritize", swap.reprioritize, F_INT),
+	CONF("swap.allow_on_kubelet_node", swap.allow_on_kubelet_node, F_BOOL),
 	CONF("swap.zram_writeback_at_pct", swap.zram_writeback_at_pct, F_DOUBLE),
 	CONF("swap.zram_idle_age", swap.zram_idle_age_s, F_U64),
 	CONF("swap.zram_writeback_limit", swap.zram_writeback_limit_bytes, F_U64),
@@ -421,6 +422,7 @@ static void test_good_full(void)
 			},
 			.n_devices = 2,
 			.reprioritize = SWAP_REPRIO_WHEN_FITS,
+			.allow_on_kubelet_node = true,
 			.zram_writeback_at_pct = 90,
 			.zram_idle_age_s = 3600,
 			.zram_writeback_limit_bytes = (uint64_t)1 << 30,
@@ -1265,6 +1267,7 @@ static void test_swap_keys(void)
 	if (c) {
 		CHECK_EQ_U64(c->swap.n_devices, 0);
 		CHECK_EQ_INT(c->swap.reprioritize, SWAP_REPRIO_EMPTY_ONLY);
+		CHECK(!c->swap.allow_on_kubelet_node);
 		CHECK(c->zswap.restore_on_exit);
 		CHECK(c->zswap.manage);
 		CHECK_NEAR(c->zswap.pool_target_pct, 85, 1e-12);
@@ -1289,6 +1292,7 @@ static void test_swap_keys(void)
 		CHECK_EQ_INT(c->swap.devices[0].kind, SWAP_KIND_ZRAM);
 		CHECK_EQ_INT(c->swap.devices[1].kind, SWAP_KIND_SSD);
 		CHECK_EQ_INT(c->swap.reprioritize, SWAP_REPRIO_WHEN_FITS);
+		CHECK(!c->swap.allow_on_kubelet_node);
 		CHECK(c->swap.swapout_budget_set[SWAP_KIND_SSD]);
 		CHECK(!c->swap.swapout_budget_set[SWAP_KIND_HDD]);
 		CHECK_EQ_U64(c->swap.swapout_budget[SWAP_KIND_SSD], 64 * MiB);
