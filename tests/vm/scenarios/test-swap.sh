@@ -293,7 +293,7 @@ else
 	agent_start "$(kube_cfg false)" "$LOG"
 	line=$(log_wait "$LOG" "kubelet node \(kubepods.slice found\): not swapping on /data/swapfile at priority 5" 8) || line=
 	sleep 2
-	st=$(reclaimctl status 2>&1) || st=
+	st=$(reclaimctl status 2>&1) || st="reclaimctl status failed: $st"
 	if [ -n "$line" ] && [ -z "$(swap_prio /data/swapfile)" ]; then
 		pass swap-kubelet-hold "/data/swapfile stays off; log: $(echo "$line" | log_message)"
 	else
