@@ -471,6 +471,12 @@ static void print_status(json_t *p)
 		printf(", swap-out budget caps swappiness at %lld",
 		       integer(p, "swap.swapout_swappiness_cap"));
 	putchar('\n');
+	if (json_is_string(get(p, "swap.kubelet_node")))
+		printf("  kubelet node (%s found): %s%lld configured device%s left off\n",
+		       str(p, "swap.kubelet_node"),
+		       json_is_true(get(p, "swap.allow_on_kubelet_node")) ?
+		       "swapon allowed (swap.allow_on_kubelet_node); " : "no swapon; ",
+		       integer(p, "swap.swapon_held"), integer(p, "swap.swapon_held") == 1 ? "" : "s");
 	json_array_foreach(get(p, "swap.devices"), i, v)
 		printf("  %-24s %-9s priority %-6lld %s used of %s\n", str(v, "path"), str(v, "type"),
 		       integer(v, "priority"), B(get(v, "used_bytes")), B(get(v, "size_bytes")));

@@ -14,12 +14,17 @@
 struct swap_tiers_report {
 	size_t n_devices;   /* active swap devices at the last tick */
 	int swapout_cap;    /* the last tick's cap: SWAPPINESS_UNSET or 0..200 */
+	const char *kubepods_path; /* a kubepods cgroup seen at the last tick (kubelet node), or
+				    * NULL; valid until the next tick */
+	unsigned held;      /* configured devices the last arrangement left off (kubelet node) */
 };
 
 struct swap_tiers_ctl;
 
-/* Arranges the devices of c (not in a dry run). Returns 0 or -ENOMEM; a device that cannot be
- * arranged is logged, not an error. */
+/* The devices of c are arranged at the first tick (not in a dry run), when discovery has said
+ * whether a kubelet runs here (tick_ctx.kubepods_path: then devices that are off stay off
+ * unless swap.allow_on_kubelet_node). Returns 0 or -ENOMEM; a device that cannot be arranged is
+ * logged, not an error. */
 int swap_tiers_ctl_new(const struct ctl_env *env, const struct config *c,
 		       struct swap_tiers_ctl **ret);
 /* Frees; swap devices are left as they are (swapoff at exit could not be undone safely). */

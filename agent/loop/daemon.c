@@ -35,7 +35,8 @@ static usec_t realtime_us(void);
 struct tick_ctx loop_tick_ctx(const struct daemon *d)
 {
 	return (struct tick_ctx){ .snap = &d->snap.snap, .cgroups = d->snap.nodes,
-				  .config = d->config, .tick = d->tick };
+				  .config = d->config, .tick = d->tick,
+				  .kubepods_path = d->cgroups.kubepods ? d->cgroups.kubepods->path : NULL };
 }
 
 /* ---- dispatch: aging payload + swappiness + the dispatcher ------------------------------- */

@@ -188,7 +188,10 @@ static bool is_zram(const char *path)
 	return strncmp(path, "/dev/zram", 9) == 0;
 }
 
-static json_t *status_swap(const struct host_sample *h, const struct swap_tiers_report *sr)
+/* kubelet_node: the kubepods cgroup that makes this a kubelet node, or null; swapon_held: the
+ * configured devices the last arrangement left off because of it. */
+static json_t *status_swap(const struct host_sample *h, const struct swap_tiers_report *sr,
+			   bool allow_on_kubelet_node)
 {
 	json_t *devs = json_array();
 
@@ -200,11 +203,13 @@ static json_t *status_swap(const struct host_sample *h, const struct swap_tiers_
 			"priority", s->priority, "size_bytes", ju64(s->size_bytes),
 			"used_bytes", ju64(s->used_bytes)));
 	}
-	return json_pack("{s:o,s:o,s:o,s:o}", "devices", devs,
+	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:i,s:b}", "devices", devs,
 			 "total_bytes", ju64(h->meminfo.swap_total),
 			 "free_bytes", ju64(h->meminfo.swap_free),
 			 "swapout_swappiness_cap", sr->swapout_cap == SWAPPINESS_UNSET ? json_null() :
-			 json_integer(sr->swapout_cap));
+			 json_integer(sr->swapout_cap),
+			 "kubelet_node", sr->kubepods_path ? jstr(sr->kubepods_path) : json_null(),
+			 "swapon_held", (int)sr->held, "allow_on_kubelet_node", allow_on_kubelet_node);
 }
 
 static json_t *status_zswap(const struct host_sample *h, const struct zswap_report *zr)
@@ -322,7 +327,7 @@ static void m_status(void *userdata, const struct varlink_call *call _unused_,
 		"config", status_config(d, realtime_now_us()),
 		"tick", status_tick(d),
 		"nodes", status_nodes(&dr, &hr),
-		"swap", status_swap(h, &sr),
+		"swap", status_swap(h, &sr, d->config->swap.allow_on_kubelet_node),
 		"zswap", status_zswap(h, &zr),
 		"zram", status_zram(h, &zm),
 		"mglru", "active", ar.active, "lruvecs_aged", ju64(ar.lruvecs_aged),

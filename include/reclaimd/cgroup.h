@@ -200,6 +200,10 @@ struct cgroup_set {
 	uint64_t listings_total;      /* since cgroup_set_init() */
 	uint64_t event_overflows;     /* IN_Q_OVERFLOW seen since init: each relists everything */
 	unsigned config_generation;   /* bumped on config reload: rules are re-matched */
+	/* A kubepods cgroup (WORKLOAD_KUBEPODS: "kubepods", "kubepods.slice",
+	 * "<prefix>-kubepods.slice") among the known cgroups, or NULL: a kubelet runs on this host.
+	 * Kept up to date as cgroups come and go. */
+	const struct cgroup_node *kubepods;
 };
 
 /* Finds the cgroup-v2 mount through libcgroup. Returns 0 and a malloc'ed path, -ENOENT when no

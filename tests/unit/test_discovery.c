@@ -402,6 +402,35 @@ static void test_leaf_gains_a_child(void)
 	rmtree("grow");
 }
 
+/* The kubepods cgroup (a kubelet runs here) is kept as cgroups come and go, even one that no
+ * rule matches; a second one takes over when the first goes. */
+static void test_kubepods_tracked(void)
+{
+	_cleanup_(config_freep) struct config *c = load("{\"rules\": [{\"match\": \"x/**\"}]}");
+	struct cgroup_set s;
+
+	mkcg("system.slice", true, 10);
+	CHECK_EQ_INT(cgroup_set_init(&s, root), 0);
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	CHECK(s.kubepods == NULL);
+	mkcg("kubelet.slice", true, 10);
+	mkcg("kubelet.slice/kubelet-kubepods.slice", true, 10);
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	CHECK(s.kubepods && strcmp(s.kubepods->path, "kubelet.slice/kubelet-kubepods.slice") == 0);
+	mkcg("kubepods", true, 10);
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	rmtree("kubelet.slice/kubelet-kubepods.slice");
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	CHECK(s.kubepods && strcmp(s.kubepods->path, "kubepods") == 0);
+	rmtree("kubepods");
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	CHECK(s.kubepods == NULL);
+	cgroup_set_done(&s);
+	CHECK(s.kubepods == NULL);
+	rmtree("kubelet.slice");
+	rmtree("system.slice");
+}
+
 static size_t n_cgroups(struct cgroup_set *s)
 {
 	size_t n = 0;
@@ -752,6 +781,7 @@ int main(void)
 	test_without_inotify_lists_every_pass();
 	test_missing_root();
 	test_workloads();
+	test_kubepods_tracked();
 	rmdir(root);
 	return test_report("discovery");
 }
