@@ -600,7 +600,8 @@ static void print_explain(json_t *p)
 		printf("inputs:    memory.current %s, memory.min %s, memory.low %s, memory.high %s%s,\n"
 		       "           anon %s, file %s, swap room %s\n",
 		       B(get(in, "current_bytes")), B(get(in, "memory_min_bytes")),
-		       B(get(in, "memory_low_bytes")), B(get(in, "memory_high_bytes")),
+		       B(get(in, "memory_low_bytes")),
+		       json_is_null(get(in, "memory_high_bytes")) ? "max" : B(get(in, "memory_high_bytes")),
 		       json_is_true(get(in, "at_high")) ? " (at it: the kernel reclaims)" : "",
 		       B(get(in, "anon_bytes")), B(get(in, "file_bytes")), B(get(in, "swap_room_bytes")));
 		printf("floor:     %s = max(min_bytes %s, memory.min %s, memory.low %s, unreclaimable %s):"
