@@ -7,7 +7,9 @@
  *  - every tick, the files a decision uses: memory.current, memory.stat, memory.pressure and
  *    io.pressure keep their fds open and are re-read with one pread() at offset 0 (cgroup files
  *    are single-record seq_files, see pread_single()); memory.min, memory.low and memory.high
- *    are opened and read (the floor and the stand-back at memory.high, policy.h); so is
+ *    are opened and read (the floor and the stand-back at memory.high, policy.h), and
+ *    memory.min and memory.low of each memory-enabled child (memory.current too where one is
+ *    set: their protection bounds the floor of a pod reclaimed at the pod level); so is
  *    memory.swap.max of the cgroup, each ancestor and each descendant with the memory
  *    controller, with memory.swap.current only where swap.max is a limit (the swap room bounds
  *    what anon can be reclaimed; a descendant's is read once a tick, and not at all on a host
@@ -193,6 +195,36 @@ static int swap_room_down_of(struct cgroup_node *cg, unsigned generation, uint64
 	return 0;
 }
 
+/* Sum of cgroup_protected_bytes() over the memory-enabled children (policy.h): memory.min and
+ * memory.low of each, and memory.current where one of them is set. Only children: a grandchild
+ * is protected only within its parent's effective protection (mm/memcontrol.c
+ * effective_protection()), which its parent's own values already bound. A child gone mid-read
+ * is left out. */
+static int children_protected_of(struct cgroup_node *cg, uint64_t *ret)
+{
+	uint64_t sum = 0, min, low, current;
+	int r;
+
+	for (struct cgroup_node *c = cg->first_child; c; c = c->next_sibling) {
+		if (!c->has_memory)
+			continue;
+		if ((r = read_u64_at(c, "memory.min", &min)) < 0 ||
+		    (r = read_u64_at(c, "memory.low", &low)) < 0 ||
+		    (MAX(min, low) > 0 && (r = read_u64_at(c, "memory.current", &current)) < 0)) {
+			if (r == -ENOENT || r == -ENODEV)
+				continue;
+			return r;
+		}
+		if (MAX(min, low) > 0) {
+			uint64_t p = cgroup_protected_bytes(current, min, low);
+
+			sum = p > UINT64_MAX - sum ? UINT64_MAX : sum + p;
+		}
+	}
+	*ret = sum;
+	return 0;
+}
+
 /* Keeps the nodes of numa_parsed in sf->numa, resized when the file lists another node count
  * (memory hotplug). Returns 0 or -ENOMEM (sf->numa then untouched). */
 static int numa_usage_store(struct cgroup_slow_files *sf, const struct numa_stat *ns)
@@ -305,7 +337,8 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 
 	if ((r = read_u64_at(cg, "memory.min", &s.min_bytes)) < 0 ||
 	    (r = read_u64_at(cg, "memory.low", &s.low_bytes)) < 0 ||
-	    (r = read_u64_at(cg, "memory.high", &s.high_bytes)) < 0)
+	    (r = read_u64_at(cg, "memory.high", &s.high_bytes)) < 0 ||
+	    (r = children_protected_of(cg, &s.children_protected_bytes)) < 0)
 		return r;
 
 	/* Swap room: every ancestor's swap.max - swap.current, the host's free swap, and what the

@@ -105,7 +105,7 @@ struct cgroup_node {
 			unsigned tick;
 			usec_t at_us;           /* monotonic; 0: no decision yet */
 			uint64_t current_bytes, memory_min_bytes, memory_low_bytes, anon_bytes;
-			uint64_t file_bytes, memory_high_bytes;
+			uint64_t file_bytes, memory_high_bytes, children_protected_bytes;
 			uint64_t swap_room_bytes, cold_bytes;
 			double pacing;          /* the tick's step_factor (limits.h) */
 			bool reaches_zswap;

@@ -5,7 +5,7 @@
  * reclaims it itself, the swap room that decides whether anon counts as reclaimable, and the
  * back-off after the kernel could not find what was asked. Pure arithmetic on one sample.
  *
- *   floor         = max(min_bytes, memory.min, memory.low, unreclaimable)
+ *   floor         = max(min_bytes, memory.min, memory.low, children_protected, unreclaimable)
  *   unreclaimable = memory.current - (file + min(anon, swap room))
  *
  * Swap room bounds anon: with no swap (or no room above or below the cgroup), anon is
@@ -24,8 +24,13 @@ uint64_t cgroup_floor_bytes(const struct policy_params *params, const struct cgr
 	unreclaimable = sub_sat(cg->current_bytes, evictable);
 	/* memory.reclaim on this cgroup ignores its own min and low (mm/memcontrol.c
 	 * mem_cgroup_calculate_protection(): "if (memcg == root) return;" for the target). */
-	protection = MAX(cg->min_bytes, cg->low_bytes);
+	protection = MAX(MAX(cg->min_bytes, cg->low_bytes), cg->children_protected_bytes);
 	return MAX(MAX(params->min_bytes, protection), unreclaimable);
+}
+
+uint64_t cgroup_protected_bytes(uint64_t current_bytes, uint64_t min_bytes, uint64_t low_bytes)
+{
+	return MIN(current_bytes, MAX(min_bytes, low_bytes));
 }
 
 bool cgroup_at_high(const struct cgroup_sample *cg)

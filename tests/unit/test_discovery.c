@@ -775,6 +775,16 @@ static void test_kubelet_swap_room_and_protection(void)
 	if (cg) {
 		CHECK_EQ_INT(cgroup_read_sample(cg, g++, 1ULL << 40, &smp), 0);
 		CHECK_EQ_U64(smp.swap_room_bytes, 0); /* file only */
+		CHECK_EQ_U64(smp.children_protected_bytes, 0);
+		/* Memory QoS on the containers: what they keep counts in the pod's floor, each up
+		 * to its memory.current. */
+		put(BU "kubepods-burstable-poda.slice/cri-containerd-a1.scope", "memory.low", "104857600\n");
+		put(BU "kubepods-burstable-poda.slice/cri-containerd-a2.scope", "memory.min", "157286400\n");
+		CHECK_EQ_INT(cgroup_read_sample(cg, g++, 1ULL << 40, &smp), 0);
+		CHECK_EQ_U64(smp.children_protected_bytes, 200ULL << 20); /* 100 + min(100, 150) */
+		CHECK_EQ_U64(smp.low_bytes, 0);
+		put(BU "kubepods-burstable-poda.slice/cri-containerd-a1.scope", "memory.low", "0\n");
+		put(BU "kubepods-burstable-poda.slice/cri-containerd-a2.scope", "memory.min", "0\n");
 	}
 	CHECK((cg = find(&s, BU "kubepods-burstable-podb.slice")) && cg->managed);
 	if (cg) {

@@ -228,6 +228,16 @@ static void test_floor_counts_memory_low(void)
 	decide(&p, &s, &st, &d);
 	CHECK_EQ_U64(d.request_bytes, 0);
 
+	/* A pod reclaimed at the pod level: its containers' protection (the kernel keeps their
+	 * memory.low only while something else is left) bounds the floor too. */
+	s.low_bytes = 0;
+	s.children_protected_bytes = 650 * MiB;
+	CHECK_EQ_U64(cgroup_floor_bytes(&p, &s), 650 * MiB);
+	CHECK_EQ_U64(cgroup_protected_bytes(100 * MiB, 30 * MiB, 80 * MiB), 80 * MiB);
+	CHECK_EQ_U64(cgroup_protected_bytes(100 * MiB, 300 * MiB, 0), 100 * MiB);
+	CHECK_EQ_U64(cgroup_protected_bytes(100 * MiB, 0, LIMIT_MAX), 100 * MiB);
+	s.children_protected_bytes = 0;
+
 	/* The unreclaimable term still wins when larger (no swap: 800 MiB anon stays). */
 	s.low_bytes = 500 * MiB;
 	s.swap_room_bytes = 0;
