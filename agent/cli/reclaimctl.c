@@ -604,13 +604,14 @@ static void print_explain(json_t *p)
 		       json_is_null(get(in, "memory_high_bytes")) ? "max" : B(get(in, "memory_high_bytes")),
 		       json_is_true(get(in, "at_high")) ? " (at it: the kernel reclaims)" : "",
 		       B(get(in, "anon_bytes")), B(get(in, "file_bytes")), B(get(in, "swap_room_bytes")));
-		printf("floor:     %s = max(min_bytes %s, memory.min %s, memory.low %s, children's "
-		       "protection %s, unreclaimable %s): %s applies\n"
-		       "           unreclaimable = memory.current - (file + min(anon, swap room)) = %s - %s\n",
+		printf("floor:     %s = max(min_bytes %s, memory.min %s, memory.low %s, unreclaimable %s):"
+		       " %s applies\n"
+		       "           unreclaimable = memory.current - (file + min(anon, swap room) - "
+		       "children's protection %s) = %s - %s\n",
 		       B(get(fl, "floor_bytes")), B(get(fl, "min_bytes")), B(get(fl, "memory_min_bytes")),
-		       B(get(fl, "memory_low_bytes")), B(get(fl, "children_protected_bytes")),
-		       B(get(fl, "unreclaimable_bytes")), str(fl, "applied"), B(get(in, "current_bytes")),
-		       B(get(fl, "evictable_bytes")));
+		       B(get(fl, "memory_low_bytes")), B(get(fl, "unreclaimable_bytes")),
+		       str(fl, "applied"), B(get(fl, "children_protected_bytes")),
+		       B(get(in, "current_bytes")), B(get(fl, "evictable_bytes")));
 		printf("law:       p = memory PSI some %.3f %% over the interval (target %.3f %%); "
 		       "io PSI some %.3f %% (target %.3f %%)\n",
 		       num(law, "psi_some_pct"), num(law, "psi_some_target_pct"), num(law, "io_some_pct"),

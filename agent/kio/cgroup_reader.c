@@ -8,8 +8,9 @@
  *    io.pressure keep their fds open and are re-read with one pread() at offset 0 (cgroup files
  *    are single-record seq_files, see pread_single()); memory.min, memory.low and memory.high
  *    are opened and read (the floor and the stand-back at memory.high, policy.h), and
- *    memory.min and memory.low of each memory-enabled child (memory.current too where one is
- *    set: their protection bounds the floor of a pod reclaimed at the pod level); so is
+ *    memory.min and memory.low of each memory-enabled child (and where one is set, its
+ *    memory.current and memory.stat: what it protects bounds the floor of a pod reclaimed at
+ *    the pod level); so is
  *    memory.swap.max of the cgroup, each ancestor and each descendant with the memory
  *    controller, with memory.swap.current only where swap.max is a limit (the swap room bounds
  *    what anon can be reclaimed; a descendant's is read once a tick, and not at all on a host
@@ -195,31 +196,48 @@ static int swap_room_down_of(struct cgroup_node *cg, unsigned generation, uint64
 	return 0;
 }
 
-/* Sum of cgroup_protected_bytes() over the memory-enabled children (policy.h): memory.min and
- * memory.low of each, and memory.current where one of them is set. Only children: a grandchild
- * is protected only within its parent's effective protection (mm/memcontrol.c
- * effective_protection()), which its parent's own values already bound. A child gone mid-read
- * is left out. */
-static int children_protected_of(struct cgroup_node *cg, uint64_t *ret)
+/* Sum of cgroup_protected_evictable_bytes() over the memory-enabled children (policy.h):
+ * memory.min and memory.low of each, and where one is set, its memory.current, memory.stat
+ * and swap room (min of `room_above`, the target's own bound from its ancestors and the host,
+ * and the child's room_down). Only children: a grandchild is protected only within its
+ * parent's effective protection (mm/memcontrol.c effective_protection()), which the child's
+ * own values already bound. A child gone mid-read is left out. */
+static int children_protected_of(struct cgroup_node *cg, unsigned generation, uint64_t room_above,
+				 uint64_t *ret)
 {
-	uint64_t sum = 0, min, low, current;
+	struct memory_stat st;
+	uint64_t sum = 0, room, p;
+	size_t len;
 	int r;
 
 	for (struct cgroup_node *c = cg->first_child; c; c = c->next_sibling) {
+		struct cgroup_sample cs = { 0 };
+
 		if (!c->has_memory)
 			continue;
-		if ((r = read_u64_at(c, "memory.min", &min)) < 0 ||
-		    (r = read_u64_at(c, "memory.low", &low)) < 0 ||
-		    (MAX(min, low) > 0 && (r = read_u64_at(c, "memory.current", &current)) < 0)) {
-			if (r == -ENOENT || r == -ENODEV)
-				continue;
+		if ((r = read_u64_at(c, "memory.min", &cs.min_bytes)) < 0 ||
+		    (r = read_u64_at(c, "memory.low", &cs.low_bytes)) < 0)
+			goto child_failed;
+		if (MAX(cs.min_bytes, cs.low_bytes) == 0)
+			continue;
+		if ((r = read_u64_at(c, "memory.current", &cs.current_bytes)) < 0 ||
+		    (r = read_single_at(c->dirfd, "memory.stat", big_buf, STAT_BUF, &len)) < 0 ||
+		    (r = memory_stat_parse(big_buf, len, &st)) < 0)
+			goto child_failed;
+		cs.stat.anon = st.anon;
+		cs.stat.file = st.file;
+		cs.swap_room_bytes = room_above;
+		if (room_above > 0) {
+			if ((r = swap_room_down_of(c, generation, &room)) < 0)
+				goto child_failed;
+			cs.swap_room_bytes = MIN(room_above, room);
+		}
+		p = cgroup_protected_evictable_bytes(&cs);
+		sum = p > UINT64_MAX - sum ? UINT64_MAX : sum + p;
+		continue;
+child_failed:
+		if (r != -ENOENT && r != -ENODEV)
 			return r;
-		}
-		if (MAX(min, low) > 0) {
-			uint64_t p = cgroup_protected_bytes(current, min, low);
-
-			sum = p > UINT64_MAX - sum ? UINT64_MAX : sum + p;
-		}
 	}
 	*ret = sum;
 	return 0;
@@ -291,7 +309,7 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 	char small[SMALL_BUF];
 	struct cgroup_sample s = { .inode = cg->inode, .path = cg->path };
 	struct psi psi;
-	uint64_t room;
+	uint64_t room, room_above;
 	size_t len;
 	int r;
 
@@ -337,8 +355,7 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 
 	if ((r = read_u64_at(cg, "memory.min", &s.min_bytes)) < 0 ||
 	    (r = read_u64_at(cg, "memory.low", &s.low_bytes)) < 0 ||
-	    (r = read_u64_at(cg, "memory.high", &s.high_bytes)) < 0 ||
-	    (r = children_protected_of(cg, &s.children_protected_bytes)) < 0)
+	    (r = read_u64_at(cg, "memory.high", &s.high_bytes)) < 0)
 		return r;
 
 	/* Swap room: every ancestor's swap.max - swap.current, the host's free swap, and what the
@@ -351,12 +368,16 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 			return r;
 		s.swap_room_bytes = MIN(s.swap_room_bytes, room);
 	}
+	room_above = s.swap_room_bytes;
 	if (s.swap_room_bytes > 0) {
 		r = swap_room_down_of(cg, generation, &room);
 		if (r < 0)
 			return r;
 		s.swap_room_bytes = MIN(s.swap_room_bytes, room);
 	}
+	r = children_protected_of(cg, generation, room_above, &s.children_protected_bytes);
+	if (r < 0)
+		return r;
 
 	if (!cg->files.slow) {
 		cg->files.slow = calloc(1, sizeof(*cg->files.slow));

@@ -81,13 +81,13 @@ void floor_terms_compute(uint64_t min_bytes, const struct cgroup_sample *s, stru
 
 	if (evictable < s->stat.file) /* absurd counters: saturate as floor.c does */
 		evictable = UINT64_MAX;
+	evictable = sub_sat(evictable, s->children_protected_bytes);
 	t.unreclaimable_bytes = sub_sat(s->current_bytes, evictable);
 	t.floor_bytes = MAX(MAX(min_bytes, MAX(t.memory_min_bytes, t.memory_low_bytes)),
-			    MAX(t.children_protected_bytes, t.unreclaimable_bytes));
+			    t.unreclaimable_bytes);
 	t.applied = t.floor_bytes == min_bytes ? "min_bytes" :
 		    t.floor_bytes == t.memory_min_bytes ? "memory.min" :
-		    t.floor_bytes == t.memory_low_bytes ? "memory.low" :
-		    t.floor_bytes == t.children_protected_bytes ? "children" : "unreclaimable";
+		    t.floor_bytes == t.memory_low_bytes ? "memory.low" : "unreclaimable";
 	*ret = t;
 }
 

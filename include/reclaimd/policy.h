@@ -71,25 +71,27 @@ struct policy_desc {
 };
 
 /* The floor every policy respects: memory.current is never reclaimed below
- *   max(params->min_bytes, memory.min, memory.low, children_protected,
- *       memory.current - (file + min(anon, swap room)))
- * i.e. the configured floor, the cgroup's own protection, its children's, and what cannot be
- * evicted (anon without swap room to go to). memory.min and memory.low count in full:
- * memory.reclaim ignores its target's own protection (mm/memcontrol.c
- * mem_cgroup_calculate_protection() returns early for the root of the reclaim, which a
- * memory.reclaim target is), so only the agent can keep a target above it. Its children's
- * protection the kernel applies (their memory.min and memory.low as written, for children of
- * the reclaim root), but memory.low only while something else is left: a request larger than
- * what lies outside it makes do_try_to_free_pages() (mm/vmscan.c) retry with memcg_low_reclaim
- * and take from below memory.low. children_protected (a pod's containers under Memory QoS) keeps
- * a pod-level request from asking for that much. It is a lower bound of what the children keep
- * (unreclaimable memory outside them is counted apart, by the max). Bytes; pure, never fails;
- * saturates on absurd counters. */
+ *   max(params->min_bytes, memory.min, memory.low, memory.current - evictable)
+ *   evictable = file + min(anon, swap room) - children_protected   (saturating)
+ * i.e. the configured floor, the cgroup's own protection, and what the agent may not take:
+ * anon without swap room to go to, and what its children protect.
+ * memory.min and memory.low count in full: memory.reclaim ignores its target's own protection
+ * (mm/memcontrol.c mem_cgroup_calculate_protection() returns early for the root of the
+ * reclaim, which a memory.reclaim target is), so only the agent can keep a target above it.
+ * Its children's protection the kernel applies (their memory.min and memory.low as written,
+ * for children of the reclaim root), but memory.low only while something else is left: a
+ * request larger than what lies outside it makes do_try_to_free_pages() (mm/vmscan.c) retry
+ * with memcg_low_reclaim and reclaim below memory.low. children_protected (sample field
+ * children_protected_bytes: a pod's containers under Memory QoS) keeps a pod-level request
+ * from asking for that. Bytes; pure, never fails; saturates on absurd counters. */
 uint64_t cgroup_floor_bytes(const struct policy_params *params, const struct cgroup_sample *cg);
 
-/* What the kernel protects of one cgroup when its parent is reclaimed: min(memory.current,
- * max(memory.min, memory.low)), bytes. Pure. */
-uint64_t cgroup_protected_bytes(uint64_t current_bytes, uint64_t min_bytes, uint64_t low_bytes);
+/* What of one child's evictable memory the kernel protects when its parent is reclaimed: its
+ * protected part, min(memory.current, max(memory.min, memory.low)), less what of that could not
+ * be evicted anyway (memory.current - (file + min(anon, swap room)), already outside
+ * `evictable`). Reads current_bytes, min_bytes, low_bytes, stat.anon, stat.file and
+ * swap_room_bytes of `child`. Bytes. Pure. */
+uint64_t cgroup_protected_evictable_bytes(const struct cgroup_sample *child);
 
 /* Whether the kernel is already reclaiming the cgroup at its memory.high, so the agent adds no
  * request (every policy, and headroom): memory.high is a limit (not "max") and

@@ -62,8 +62,9 @@ struct cgroup_sample {
 	/* Read every tick (the floor and the stand-back at memory.high use them; policy.h):
 	 * memory.min, memory.low, memory.high (LIMIT_MAX for "max"). */
 	uint64_t min_bytes, low_bytes, high_bytes;
-	/* What the kernel protects in the cgroup's memory-enabled children, every tick: the sum
-	 * of cgroup_protected_bytes() over them (policy.h); 0 without children. */
+	/* Evictable memory the kernel protects in the cgroup's memory-enabled children, every
+	 * tick: the sum of cgroup_protected_evictable_bytes() over them (policy.h); 0 without
+	 * children or without protection in them. */
 	uint64_t children_protected_bytes;
 	/* Read every CGROUP_SLOW_FILES_TICKS ticks (they inform reports and placement, not
 	 * decisions): memory.max (LIMIT_MAX for "max"), zswap.max (LIMIT_MAX when absent),

@@ -5,32 +5,42 @@
  * reclaims it itself, the swap room that decides whether anon counts as reclaimable, and the
  * back-off after the kernel could not find what was asked. Pure arithmetic on one sample.
  *
- *   floor         = max(min_bytes, memory.min, memory.low, children_protected, unreclaimable)
- *   unreclaimable = memory.current - (file + min(anon, swap room))
+ *   floor     = max(min_bytes, memory.min, memory.low, memory.current - evictable)
+ *   evictable = file + min(anon, swap room) - children_protected
  *
  * Swap room bounds anon: with no swap (or no room above or below the cgroup), anon is
  * unreclaimable.
  */
 #include "reclaimd/policy.h"
 
-uint64_t cgroup_floor_bytes(const struct policy_params *params, const struct cgroup_sample *cg)
+/* file + min(anon, swap room), saturating. */
+static uint64_t evictable_of(const struct cgroup_sample *cg)
 {
-	uint64_t swappable_anon, evictable, unreclaimable, protection;
+	uint64_t evictable = cg->stat.file + MIN(cg->stat.anon, cg->swap_room_bytes);
 
-	swappable_anon = MIN(cg->stat.anon, cg->swap_room_bytes);
-	evictable = cg->stat.file + swappable_anon;
 	if (evictable < cg->stat.file) /* absurd counters: saturate, never wrap */
 		evictable = UINT64_MAX;
+	return evictable;
+}
+
+uint64_t cgroup_floor_bytes(const struct policy_params *params, const struct cgroup_sample *cg)
+{
+	uint64_t evictable, unreclaimable, protection;
+
+	evictable = sub_sat(evictable_of(cg), cg->children_protected_bytes);
 	unreclaimable = sub_sat(cg->current_bytes, evictable);
 	/* memory.reclaim on this cgroup ignores its own min and low (mm/memcontrol.c
 	 * mem_cgroup_calculate_protection(): "if (memcg == root) return;" for the target). */
-	protection = MAX(MAX(cg->min_bytes, cg->low_bytes), cg->children_protected_bytes);
+	protection = MAX(cg->min_bytes, cg->low_bytes);
 	return MAX(MAX(params->min_bytes, protection), unreclaimable);
 }
 
-uint64_t cgroup_protected_bytes(uint64_t current_bytes, uint64_t min_bytes, uint64_t low_bytes)
+uint64_t cgroup_protected_evictable_bytes(const struct cgroup_sample *child)
 {
-	return MIN(current_bytes, MAX(min_bytes, low_bytes));
+	uint64_t protected = MIN(child->current_bytes, MAX(child->min_bytes, child->low_bytes));
+	uint64_t unevictable = sub_sat(child->current_bytes, evictable_of(child));
+
+	return sub_sat(protected, unevictable);
 }
 
 bool cgroup_at_high(const struct cgroup_sample *cg)

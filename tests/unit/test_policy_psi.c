@@ -228,15 +228,31 @@ static void test_floor_counts_memory_low(void)
 	decide(&p, &s, &st, &d);
 	CHECK_EQ_U64(d.request_bytes, 0);
 
-	/* A pod reclaimed at the pod level: its containers' protection (the kernel keeps their
-	 * memory.low only while something else is left) bounds the floor too. */
-	s.low_bytes = 0;
-	s.children_protected_bytes = 650 * MiB;
-	CHECK_EQ_U64(cgroup_floor_bytes(&p, &s), 650 * MiB);
-	CHECK_EQ_U64(cgroup_protected_bytes(100 * MiB, 30 * MiB, 80 * MiB), 80 * MiB);
-	CHECK_EQ_U64(cgroup_protected_bytes(100 * MiB, 300 * MiB, 0), 100 * MiB);
-	CHECK_EQ_U64(cgroup_protected_bytes(100 * MiB, 0, LIMIT_MAX), 100 * MiB);
+	/* A pod reclaimed at the pod level: what its containers protect of their evictable
+	 * memory (the kernel keeps their memory.low only while something else is left) is not
+	 * the agent's to take. */
+	s.min_bytes = s.low_bytes = 0;
+	s.children_protected_bytes = 150 * MiB; /* of the 1000 MiB evictable */
+	CHECK_EQ_U64(cgroup_floor_bytes(&p, &s), 150 * MiB);
+	s.children_protected_bytes = 2000 * MiB; /* absurd: nothing evictable, never wraps */
+	CHECK_EQ_U64(cgroup_floor_bytes(&p, &s), 1000 * MiB);
 	s.children_protected_bytes = 0;
+	s.min_bytes = 300 * MiB;
+	{
+		/* One child: 300 MiB = 100 anon + 180 file + 20 kernel, memory.low 250 MiB. */
+		struct cgroup_sample c = sample(300 * MiB, 100 * MiB, 180 * MiB, 0, 0);
+
+		c.low_bytes = 250 * MiB;
+		/* No swap: 120 MiB cannot go anyway; of the 250 protected, 130 is page cache. */
+		CHECK_EQ_U64(cgroup_protected_evictable_bytes(&c), 130 * MiB);
+		c.swap_room_bytes = 4096 * MiB; /* with swap only the 20 MiB of kernel memory stays */
+		CHECK_EQ_U64(cgroup_protected_evictable_bytes(&c), 230 * MiB);
+		c.low_bytes = 0;
+		c.min_bytes = 400 * MiB; /* above memory.current: all of it */
+		CHECK_EQ_U64(cgroup_protected_evictable_bytes(&c), 280 * MiB);
+		c.min_bytes = 10 * MiB; /* within what stays anyway: nothing more */
+		CHECK_EQ_U64(cgroup_protected_evictable_bytes(&c), 0);
+	}
 
 	/* The unreclaimable term still wins when larger (no swap: 800 MiB anon stays). */
 	s.low_bytes = 500 * MiB;

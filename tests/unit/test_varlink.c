@@ -215,9 +215,10 @@ static void test_floor_terms(void)
 		{ 10 * MiB, 50 * MiB, 120 * MiB, 0, 300 * MiB, 200 * MiB, 100 * MiB, 1024 * MiB, "memory.low" },
 		{ 10 * MiB, 50 * MiB, 50 * MiB, 0, 300 * MiB, 200 * MiB, 100 * MiB, 1024 * MiB, "memory.min" },
 		{ 10 * MiB, 0, 250 * MiB, 0, 300 * MiB, 200 * MiB, 100 * MiB, 0, "memory.low" },
-		{ 10 * MiB, 0, 20 * MiB, 220 * MiB, 300 * MiB, 200 * MiB, 100 * MiB, 0, "children" },
+		{ 10 * MiB, 0, 220 * MiB, 60 * MiB, 300 * MiB, 200 * MiB, 100 * MiB, 0, "unreclaimable" },
 		{ 10 * MiB, 0, 0, 0, 300 * MiB, 200 * MiB, 100 * MiB, 0, "unreclaimable" },
 		{ 10 * MiB, 0, 0, 90 * MiB, 300 * MiB, 200 * MiB, 100 * MiB, 50 * MiB, "unreclaimable" },
+		{ 10 * MiB, 0, 0, 900 * MiB, 300 * MiB, 200 * MiB, 100 * MiB, 50 * MiB, "unreclaimable" },
 		{ 0, 0, 0, 0, 0, 0, 0, 0, "min_bytes" },
 		{ 0, 0, 0, 0, UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, "min_bytes" },
 	};
@@ -241,7 +242,7 @@ static void test_floor_terms(void)
 		CHECK_STREQ(t.applied, cases[i].applied);
 		CHECK_EQ_U64(t.floor_bytes, MAX(MAX(t.min_bytes, MAX(t.memory_min_bytes,
 								      t.memory_low_bytes)),
-						 MAX(t.children_protected_bytes, t.unreclaimable_bytes)));
+						 t.unreclaimable_bytes));
 	}
 }
 
