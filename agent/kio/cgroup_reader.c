@@ -7,14 +7,13 @@
  *  - every tick, the files a decision uses: memory.current, memory.stat, memory.pressure and
  *    io.pressure keep their fds open and are re-read with one pread() at offset 0 (cgroup files
  *    are single-record seq_files, see pread_single()); memory.min, memory.low and memory.high
- *    are opened and read (the floor and the stand-back at memory.high, policy.h), and
+ *    are opened and read (the floor and the stand-back at memory.high, policy.h), and so are
  *    memory.min and memory.low of each memory-enabled child (and where one is set, its
  *    memory.current and memory.stat: what it protects bounds the floor of a pod reclaimed at
- *    the pod level); so is
- *    memory.swap.max of the cgroup, each ancestor and each descendant with the memory
- *    controller, with memory.swap.current only where swap.max is a limit (the swap room bounds
- *    what anon can be reclaimed; a descendant's is read once a tick, and not at all on a host
- *    without free swap);
+ *    the pod level), and memory.swap.max of the cgroup, each ancestor and each descendant with
+ *    the memory controller, with memory.swap.current only where swap.max is a limit (the swap
+ *    room bounds what anon can be reclaimed; a descendant's is read once a tick, and not at
+ *    all on a host without free swap);
  *  - every CGROUP_SLOW_FILES_TICKS ticks (spread over ticks by inode), the files that only
  *    inform reports and NUMA placement: memory.max, memory.swap.current,
  *    memory.zswap.current/max, memory.events and memory.numa_stat.
@@ -198,8 +197,8 @@ static int swap_room_down_of(struct cgroup_node *cg, unsigned generation, uint64
 
 /* Sum of cgroup_protected_evictable_bytes() over the memory-enabled children (policy.h):
  * memory.min and memory.low of each, and where one is set, its memory.current, memory.stat
- * and swap room (min of `room_above`, the target's own bound from its ancestors and the host,
- * and the child's room_down). Only children: a grandchild is protected only within its
+ * and swap room (min of `room_above`, the bound of the target's ancestors and the host, the
+ * target's own swap.max - swap.current, and the child's room_down). Only children: a grandchild is protected only within its
  * parent's effective protection (mm/memcontrol.c effective_protection()), which the child's
  * own values already bound. A child gone mid-read is left out. */
 static int children_protected_of(struct cgroup_node *cg, unsigned generation, uint64_t room_above,
@@ -227,10 +226,15 @@ static int children_protected_of(struct cgroup_node *cg, unsigned generation, ui
 		cs.stat.anon = st.anon;
 		cs.stat.file = st.file;
 		cs.swap_room_bytes = room_above;
-		if (room_above > 0) {
+		if (cs.swap_room_bytes > 0) {
+			if ((r = swap_room_of(cg, generation, &room)) < 0)
+				return r;
+			cs.swap_room_bytes = MIN(cs.swap_room_bytes, room);
+		}
+		if (cs.swap_room_bytes > 0) {
 			if ((r = swap_room_down_of(c, generation, &room)) < 0)
 				goto child_failed;
-			cs.swap_room_bytes = MIN(room_above, room);
+			cs.swap_room_bytes = MIN(cs.swap_room_bytes, room);
 		}
 		p = cgroup_protected_evictable_bytes(&cs);
 		sum = p > UINT64_MAX - sum ? UINT64_MAX : sum + p;

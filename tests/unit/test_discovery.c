@@ -807,6 +807,22 @@ static void test_kubelet_swap_room_and_protection(void)
 		CHECK_EQ_INT(cgroup_read_sample(cg, g++, 1ULL << 40, &smp), 0);
 		CHECK_EQ_U64(smp.swap_room_bytes, 1ULL << 40);
 	}
+	/* A container protecting all its 300 MiB (150 anon, 150 file) in a pod whose own swap.max
+	 * is 0: its anon cannot go anyway, so what it protects of the evictable is its file. */
+	put(BU "kubepods-burstable-podc.slice", "memory.swap.max", "0\n");
+	put(BU "kubepods-burstable-podc.slice/cri-containerd-c1.scope", "memory.low", "314572800\n");
+	if ((cg = find(&s, BU "kubepods-burstable-podc.slice"))) {
+		CHECK_EQ_INT(cgroup_read_sample(cg, g++, 1ULL << 40, &smp), 0);
+		CHECK_EQ_U64(smp.swap_room_bytes, 0);
+		CHECK_EQ_U64(smp.children_protected_bytes, 150ULL << 20);
+	}
+	put(BU "kubepods-burstable-podc.slice", "memory.swap.max", "max\n");
+	if (cg) { /* with swap room, its anon could go too: all 300 MiB are protected evictable */
+		CHECK_EQ_INT(cgroup_read_sample(cg, g++, 1ULL << 40, &smp), 0);
+		CHECK_EQ_U64(smp.children_protected_bytes, 300ULL << 20);
+	}
+	put(BU "kubepods-burstable-podc.slice/cri-containerd-c1.scope", "memory.low", "0\n");
+
 	/* A limit on the pod's parent still bounds every pod below. */
 	put("kubepods.slice/kubepods-burstable.slice", "memory.swap.max", "1048576\n");
 	if ((cg = find(&s, BU "kubepods-burstable-podc.slice"))) {
