@@ -210,6 +210,9 @@ static void keep_decision(const struct daemon *d, struct cgroup_node *cg,
 	l->at_us = now;
 	l->current_bytes = s->current_bytes;
 	l->memory_min_bytes = s->min_bytes;
+	l->memory_low_bytes = s->low_bytes;
+	l->memory_high_bytes = s->high_bytes;
+	l->children_protected_bytes = s->children_protected_bytes;
 	l->anon_bytes = s->stat.anon;
 	l->file_bytes = s->stat.file;
 	l->swap_room_bytes = s->swap_room_bytes;

@@ -40,8 +40,9 @@ void report_decision(struct cgroup_node *cg, const struct reclaim_decision *dec,
 	}
 	if (dec->reason == DECISION_NO_HISTORY)
 		return;
-	/* Repeated skip reasons: say it when it changes, then once a minute. */
-	if (dec->reason != cg->policy.last_reason)
+	/* Repeated skip reasons: say it when it changes, then once a minute. Backing off alternates
+	 * with the requests it spaces out: said once a minute at most. */
+	if (dec->reason != cg->policy.last_reason && dec->reason != DECISION_BACKING_OFF)
 		cg->policy.last_log_us = 0;
 	cg->policy.last_reason = dec->reason;
 	if (!log_ratelimit(&cg->policy.last_log_us, now, LOG_REPEAT_US))
@@ -65,9 +66,21 @@ void report_decision(struct cgroup_node *cg, const struct reclaim_decision *dec,
 		break;
 	case DECISION_AT_FLOOR:
 		log_event(LOG_INFO, MSGID_RECLAIM_SKIPPED, &f,
-			  "%s: not reclaiming: at its floor of %" PRIu64 " KiB (min_bytes, memory.min "
-			  "or memory that cannot be reclaimed with the swap available)",
+			  "%s: not reclaiming: at its floor of %" PRIu64 " KiB (min_bytes, memory.min, "
+			  "memory.low or memory that cannot be reclaimed with the swap available)",
 			  cg->path, dec->floor_bytes >> 10);
+		break;
+	case DECISION_AT_HIGH:
+		log_event(LOG_INFO, MSGID_RECLAIM_SKIPPED, &f,
+			  "%s: not reclaiming: at its memory.high, where the kernel reclaims and "
+			  "throttles it itself; taking part again below memory.high - 1/%d",
+			  cg->path, CGROUP_HIGH_MARGIN_DIV);
+		break;
+	case DECISION_BACKING_OFF:
+		log_event(LOG_INFO, MSGID_RECLAIM_SKIPPED, &f,
+			  "%s: not reclaiming for now: the kernel found less than the last request "
+			  "asked (memory.reclaim EAGAIN: what is left is in use); asking again later, "
+			  "from the smallest step", cg->path);
 		break;
 	default:
 		log_event(LOG_DEBUG, MSGID_RECLAIM_SKIPPED, &f, "%s: not reclaiming: %s", cg->path,
