@@ -22,6 +22,7 @@
 #include "ctl/zram_ctl.h"
 #include "ctl/zswap_ctl.h"
 #include "obs/metrics.h"
+#include "reclaimd/features.h"
 #include "reclaimd/daemon.h"
 #include "reclaimd/reader.h"
 
@@ -112,6 +113,7 @@ struct daemon {
 	struct loop_snapshot snap;
 	unsigned tick;
 	bool triggers_unavailable;      /* the kernel refused a PSI trigger: none installed */
+	struct feature_table features;  /* probed at start and on reload (features.h) */
 
 	struct dispatcher *dispatcher;
 	struct idle_ctl *idle;
@@ -127,6 +129,10 @@ struct daemon {
 	struct loop_obs obs;
 	int exit_status;
 };
+
+/* Probes the kernel features into d->features (features.h), logs one line per feature newly
+ * absent, and hands the result to the users that keep their own copy. */
+void loop_probe_features(struct daemon *d, bool reload);
 
 /* The tick context of the current snapshot. */
 struct tick_ctx loop_tick_ctx(const struct daemon *d);
