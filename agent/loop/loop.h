@@ -84,6 +84,9 @@ struct loop_report {
 	struct vmstat prev_vmstat;
 	bool have_prev_vmstat;
 	uint64_t prev_evict_jobs;       /* dispatcher's lru_gen_evict_jobs at the last report */
+	uint64_t prev_jobs_submitted;   /* dispatcher's jobs_submitted at the last report */
+	uint64_t pgscan_proactive, pgsteal_proactive; /* the agent's own reclaim as the kernel
+						       * counts it (6.15+), since start */
 	usec_t host_warning_us, discovery_warning_us, emfile_warning_us;
 };
 
