@@ -104,7 +104,7 @@ void features_set(struct feature_table *t, enum feature_id id, enum feature_stat
 
 enum feature_state features_state(const struct feature_table *t, enum feature_id id)
 {
-	return (unsigned)id < _FEATURE_MAX ? (enum feature_state)t->state[id] : FEATURE_UNKNOWN;
+	return t && (unsigned)id < _FEATURE_MAX ? (enum feature_state)t->state[id] : FEATURE_UNKNOWN;
 }
 
 bool features_absent(const struct feature_table *t, enum feature_id id)

@@ -49,7 +49,6 @@ struct headroom_ctl {
 	size_t cands_capacity;
 	struct headroom_node_state node[RECLAIMD_MAX_NODES];
 	struct headroom_nodes last_plan;
-	struct feature_table features;
 	uint64_t checks, requested_bytes, n_requests, n_last_resort;
 };
 
@@ -312,11 +311,6 @@ void headroom_ctl_report(const struct headroom_ctl *h, struct headroom_report *r
 		};
 	}
 	*ret = r;
-}
-
-void headroom_ctl_set_features(struct headroom_ctl *h, const struct feature_table *t)
-{
-	h->features = *t;
 }
 
 static void open_host_trigger(struct headroom_ctl *h)

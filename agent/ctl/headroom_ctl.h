@@ -55,8 +55,5 @@ void headroom_ctl_reload(struct headroom_ctl *h, const struct config *c);
  * next chunk is planned HEADROOM_CHAIN_US from now. */
 void headroom_ctl_job_done(struct headroom_ctl *h, bool progressed);
 void headroom_ctl_report(const struct headroom_ctl *h, struct headroom_report *ret);
-/* The kernel features in use (features.h): with node_reclaim, the deficit no cgroup covered is
- * written to nodeN/reclaim. Copied. */
-void headroom_ctl_set_features(struct headroom_ctl *h, const struct feature_table *t);
 
 #endif

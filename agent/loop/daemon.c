@@ -36,7 +36,8 @@ struct tick_ctx loop_tick_ctx(const struct daemon *d)
 {
 	return (struct tick_ctx){ .snap = &d->snap.snap, .cgroups = d->snap.nodes,
 				  .config = d->config, .tick = d->tick,
-				  .kubepods_path = d->cgroups.kubepods ? d->cgroups.kubepods->path : NULL };
+				  .kubepods_path = d->cgroups.kubepods ? d->cgroups.kubepods->path : NULL,
+				  .features = &d->features };
 }
 
 /* ---- dispatch: aging payload + swappiness + the dispatcher ------------------------------- */
@@ -331,8 +332,6 @@ void loop_probe_features(struct daemon *d, bool reload)
 	features_log(&now, reload ? &old : NULL);
 	atomic_store(&reclaim_swappiness_supported,
 		     !features_absent(&now, FEATURE_RECLAIM_SWAPPINESS));
-	if (d->headroom)
-		headroom_ctl_set_features(d->headroom, &now);
 }
 
 /* A worker found swappiness= refused (reclaim_job.c): the table says so from now on. */

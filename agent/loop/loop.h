@@ -133,8 +133,8 @@ struct daemon {
 	int exit_status;
 };
 
-/* Probes the kernel features into d->features (features.h), logs one line per feature newly
- * absent, and hands the result to the users that keep their own copy. */
+/* Probes the kernel features into d->features (features.h) and logs one line per feature newly
+ * absent; controllers see the table through tick_ctx.features. */
 void loop_probe_features(struct daemon *d, bool reload);
 
 /* The tick context of the current snapshot. */

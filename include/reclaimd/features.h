@@ -71,6 +71,7 @@ int feature_by_name(const char *name, enum feature_id *ret);
 void features_init(struct feature_table *t);
 void features_set(struct feature_table *t, enum feature_id id, enum feature_state s,
 		  enum feature_how how);
+/* FEATURE_UNKNOWN for a NULL table (nothing probed). */
 enum feature_state features_state(const struct feature_table *t, enum feature_id id);
 /* True only when the feature is known to be absent: unknown features are tried. */
 bool features_absent(const struct feature_table *t, enum feature_id id);
