@@ -14,6 +14,7 @@
 
 #include "reclaimd/config.h"
 #include "reclaimd/features.h"
+#include "reclaimd/node_reclaim.h"
 #include "test.h"
 
 static void test_release(void)
@@ -243,6 +244,41 @@ static void test_probe_fixtures(void)
 	CHECK_EQ_INT(features_state(&t, FEATURE_LRU_GEN), FEATURE_ABSENT);
 }
 
+/* The nodeN/reclaim writer on a fixture file: one write, its result collected once. */
+static void test_node_reclaim_writer(void)
+{
+	char dir[] = "/tmp/test_node_reclaim.XXXXXX", path[4200], buf[64] = "", cmd[4300];
+	struct node_reclaimer nr = { 0 };
+	uint64_t bytes = 0;
+	int err = 1, r;
+	FILE *f;
+
+	if (!mkdtemp(dir)) {
+		CHECK(false);
+		return;
+	}
+	put(dir, "devices/system/node/node1/reclaim", "");
+	CHECK(!node_reclaim_poll(&nr, &err, &bytes));  /* nothing started */
+	r = node_reclaim_start(&nr, dir, 1, 8388608);
+	CHECK_EQ_INT(r, 0);
+	node_reclaim_wait(&nr);
+	CHECK(!node_reclaim_poll(&nr, &err, &bytes));  /* waited for: already collected */
+	snprintf(path, sizeof(path), "%s/devices/system/node/node1/reclaim", dir);
+	f = fopen(path, "r");
+	CHECK(f && fgets(buf, sizeof(buf), f));
+	if (f)
+		fclose(f);
+	CHECK_STREQ(buf, "8388608");
+	/* A node without the file: the error comes back through poll. */
+	CHECK_EQ_INT(node_reclaim_start(&nr, dir, 2, 4096), 0);
+	while (!node_reclaim_poll(&nr, &err, &bytes))
+		usleep(1000);
+	CHECK_EQ_INT(err, -ENOENT);
+	CHECK_EQ_U64(bytes, 4096);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CHECK_EQ_INT(system(cmd), 0);
+}
+
 int main(void)
 {
 	test_release();
@@ -250,5 +286,6 @@ int main(void)
 	test_table();
 	test_request_swappiness();
 	test_probe_fixtures();
+	test_node_reclaim_writer();
 	return test_report("test_features");
 }
