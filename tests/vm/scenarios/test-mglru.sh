@@ -17,6 +17,10 @@
 set -u
 . "$VMTEST_LIB"
 
+# MGLRU on and its debugfs file: without them the agent reclaims through memory.reclaim only.
+need_feature lru_gen mglru-evicts mglru-cold mglru-hot-kept || exit 0
+need_feature lru_gen_debugfs mglru-evicts mglru-cold mglru-hot-kept || exit 0
+
 RUN=${MGLRU_RUN:-50}
 HOT_PAGES=4096 # 16 MiB
 
