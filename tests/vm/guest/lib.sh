@@ -25,11 +25,18 @@ skip() {
 	echo "SKIP $_name: $*" | tee -a "$RESULTS/results.txt"
 }
 
-# have_feature FEATURE: whether this kernel has FEATURE, probed here, apart from the agent (names
-# as in reclaimd's feature table, include/reclaimd/features.h). The memory.reclaim probes write
-# an empty request ("0 ..."), which reclaims nothing: the kernel's loop never runs for 0 pages.
+# have_feature FEATURE: whether this kernel has FEATURE, probed here, apart from the agent. Names
+# as in reclaimd's feature table (include/reclaimd/features.h: swappiness, node_reclaim, ...);
+# the spellings of kfeature (reclaim-swappiness, node-reclaim, ...) are taken too. The
+# memory.reclaim probes write an empty request ("0 ..."), which reclaims nothing: the kernel's
+# loop never runs for 0 pages.
 have_feature() {
 	case $1 in
+	reclaim-swappiness) _hf=swappiness ;;
+	reclaim-swappiness-max) _hf=swappiness_max ;;
+	*) _hf=$(echo "$1" | tr - _) ;;
+	esac
+	case $_hf in
 	swappiness) echo "0 swappiness=60" >"$CGROOT/memory.reclaim" 2>/dev/null ;;
 	swappiness_max) echo "0 swappiness=max" >"$CGROOT/memory.reclaim" 2>/dev/null ;;
 	lru_gen) [ -r /sys/kernel/mm/lru_gen/enabled ] &&
@@ -48,17 +55,18 @@ have_feature() {
 	esac
 }
 
-# need_feature FEATURE CHECK...: true when the kernel has FEATURE; otherwise one SKIP line per
-# CHECK naming the kernel and the feature (counted as skipped, never as passed), and false. Use:
-#   if need_feature zswap_writeback zswap-rule-applied zswap-no-writeback; then ...; fi
+# need_feature CHECK FEATURE...: status 0 when the kernel has every FEATURE; otherwise one
+# "SKIP CHECK: kernel <release> has no FEATURE" line (counted as skipped, never as passed) and
+# status 1. Use: `need_feature CHECK FEATURE... || exit 0`, or `if need_feature ...; then`.
 need_feature() {
-	_feat=$1
+	_nf_check=$1
 	shift
-	have_feature "$_feat" && return 0
-	for _c in "$@"; do
-		skip "$_c" "Linux $(uname -r) has no $_feat (reclaimd's feature table: README \"Kernel features\")"
+	for _nf in "$@"; do
+		have_feature "$_nf" && continue
+		skip "$_nf_check" "kernel $(uname -r) has no $_nf"
+		return 1
 	done
-	return 1
+	return 0
 }
 
 # check NAME COMMAND...: pass if COMMAND succeeds, fail otherwise.

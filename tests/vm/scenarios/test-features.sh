@@ -11,6 +11,10 @@
 #                       memory below the goal; the agent must write nodeN/reclaim (its headroom
 #                       line says "asked of node<N>/reclaim", status counts the writes) and the
 #                       kernel's pgsteal_proactive must grow.
+#   swappiness-max      (swappiness= needed, SKIP without) configs/features-max.json: a rule with
+#                       "swappiness": "max" on a cgroup with anonymous memory and swap room (a
+#                       swap file on /data): its reclaim lines say swappiness=max where the
+#                       kernel takes it (6.16+), swappiness=200 where it does not.
 set -u
 . "$VMTEST_LIB"
 
@@ -37,7 +41,7 @@ else
 fi
 
 # ---- nodeN/reclaim covers what no managed cgroup can -----------------------------------------
-if need_feature node_reclaim node-reclaim; then
+if need_feature node-reclaim node-reclaim; then
 	dd if=/dev/zero of=/data/fill bs=1M count=700 2>/dev/null && sync
 	echo 3 >/proc/sys/vm/drop_caches
 	before=$(vmstat_sum pgsteal_proactive)
@@ -62,3 +66,26 @@ if need_feature node_reclaim node-reclaim; then
 	rm -f /data/fill
 fi
 echo "agent stopped in $(agent_stop) s"
+
+# ---- swappiness "max" where the kernel has it, 200 where not ---------------------------------
+if need_feature swappiness-max reclaim-swappiness; then
+	if have_feature swappiness_max; then want=max; else want=200; fi
+	dd if=/dev/zero of=/data/swap bs=1M count=192 2>/dev/null && chmod 600 /data/swap &&
+		mkswap /data/swap >/dev/null && swapon /data/swap || echo "no swap file: $(cat /proc/swaps)"
+	cg=$(cg_create feat-max)
+	cg_run "$cg" memhog --anon 96M --hot-pct 0 --rate 10 --duration 0 --report-interval 30 \
+		--ready-file /tmp/max.ready >"$RESULTS/memhog-max.log" 2>&1
+	hog=$!
+	wait_for_file /tmp/max.ready 120 || fail swappiness-max "memhog did not get ready"
+	LOG=$RESULTS/agent-max.log
+	agent_start /etc/reclaimd/features-max.json "$LOG"
+	line=$(log_wait "$LOG" 'feat-max: reclaim [a-z-]+ on node .*swappiness=' 90)
+	echo "agent stopped in $(agent_stop) s"
+	kill "$hog" 2>/dev/null
+	swapoff /data/swap 2>/dev/null
+	rm -f /data/swap
+	case $line in
+	*"swappiness=$want,"*) pass swappiness-max "rule \"max\" written as swappiness=$want: $(echo "$line" | log_message)" ;;
+	*) fail swappiness-max "want swappiness=$want; line: '${line:-none}'" ;;
+	esac
+fi

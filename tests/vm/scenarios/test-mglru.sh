@@ -18,8 +18,11 @@ set -u
 . "$VMTEST_LIB"
 
 # MGLRU on and its debugfs file: without them the agent reclaims through memory.reclaim only.
-need_feature lru_gen mglru-evicts mglru-cold mglru-hot-kept || exit 0
-need_feature lru_gen_debugfs mglru-evicts mglru-cold mglru-hot-kept || exit 0
+if ! need_feature mglru-evicts lru-gen lru-gen-debugfs; then
+	skip mglru-cold "needs what mglru-evicts needs"
+	skip mglru-hot-kept "needs what mglru-evicts needs"
+	exit 0
+fi
 
 RUN=${MGLRU_RUN:-50}
 HOT_PAGES=4096 # 16 MiB

@@ -173,7 +173,7 @@ if [ "$mpp" = 15 ] && jwait 5 'zswap: max_pool_percent [0-9]+ -> 15' >/dev/null;
 else
 	fail hardened-zswap-params "max_pool_percent is $mpp: $(jlog | grep 'zswap' | tail -n 2 | tr '\n' ' ')"
 fi
-if need_feature lru_gen hardened-lru-gen && need_feature lru_gen_debugfs hardened-lru-gen; then
+if need_feature hardened-lru-gen lru-gen lru-gen-debugfs; then
 	evict=$(jwait 120 "$CG: reclaim done on node [0-9]+: .* reclaimed [1-9][0-9]* KiB.*evicted through lru_gen")
 	if jlog | grep -q 'MGLRU aging: each managed memcg is aged through' && [ -n "$evict" ]; then
 		pass hardened-lru-gen "$evict"

@@ -42,7 +42,7 @@ ONLY=${ZSWAP_ONLY:-}
 TABLE=$RESULTS/zswap-table.txt
 PARAMS="enabled compressor max_pool_percent accept_threshold_percent shrinker_enabled"
 # shrinker_enabled is Linux 6.8+: without it the agent leaves it alone, and so does this test.
-have_feature zswap_shrinker || PARAMS="enabled compressor max_pool_percent accept_threshold_percent"
+have_feature zswap-shrinker || PARAMS="enabled compressor max_pool_percent accept_threshold_percent"
 
 have_agent=1
 [ -x "$AGENT" ] || have_agent=0
@@ -152,7 +152,7 @@ phase() {
 		file_only=$(grep -c 'of page cache only' "$RESULTS/agent-$p.log")
 		# With no room left in the pool, cold page cache still goes (file only: swappiness=0,
 		# which needs swappiness= in memory.reclaim).
-		if ! need_feature swappiness zswap-file-only; then
+		if ! need_feature zswap-file-only reclaim-swappiness; then
 			:
 		elif [ "$file_only" -ge 1 ] && [ "$agent_file" -le 24 ]; then
 			pass zswap-file-only "$file_only page-cache-only requests; page cache at the end $agent_file of 48 MiB"
@@ -220,7 +220,9 @@ echo "swap-ins from disk (pswpin): $none_in without the agent's zswap management
 
 # ---- 4. per-cgroup zswap.max and zswap.writeback ----------------------------------------------
 # memory.zswap.writeback is Linux 6.8+: on an older kernel the whole test is skipped.
-if need_feature zswap_writeback zswap-rule-applied zswap-no-writeback; then
+if ! need_feature zswap-rule-applied zswap-writeback; then
+	skip zswap-no-writeback "kernel $(uname -r) has no zswap-writeback"
+else
 echo "=== rules"
 zswap_defaults
 top=$(cg_create zs-limits)
