@@ -326,8 +326,10 @@ void loop_probe_features(struct daemon *d, bool reload)
 
 	features_probe(&roots, &now);
 	/* What a job learned stays learned: the kernel does not gain a key while it runs. */
-	if (!atomic_load(&reclaim_swappiness_supported))
+	if (!atomic_load(&reclaim_swappiness_supported)) {
 		features_set(&now, FEATURE_RECLAIM_SWAPPINESS, FEATURE_ABSENT, FEATURE_HOW_LEARNED);
+		features_set(&now, FEATURE_RECLAIM_SWAPPINESS_MAX, FEATURE_ABSENT, FEATURE_HOW_LEARNED);
+	}
 	d->features = now;
 	features_log(&now, reload ? &old : NULL);
 	atomic_store(&reclaim_swappiness_supported,
