@@ -280,15 +280,18 @@ agent_stop_sync() {
 # ---- kernel features ------------------------------------------------------
 # A check that needs a feature the booted kernel lacks is skipped with the reason, never passed
 # or failed: `need_feature CHECK FEATURE... || return` (or `|| continue`, `|| exit 0`).
-# Features (the kernel version that added each, for the reason text):
-#   reclaim-swappiness      memory.reclaim accepts "N swappiness=V" (6.7+; 6.1 rejects it)
-#   reclaim-swappiness-max  memory.reclaim accepts "swappiness=max" (6.17+)
-#   zswap-writeback         memory.zswap.writeback (6.8+)
-#   zswap-shrinker          /sys/module/zswap/parameters/shrinker_enabled (6.8+)
-#   lru-gen                 MGLRU on: /sys/kernel/mm/lru_gen/enabled non-zero (6.1+, if built)
-#   lru-gen-debugfs         /sys/kernel/debug/lru_gen, MGLRU's aging/eviction commands
-#   node-reclaim            /sys/devices/system/node/node0/reclaim (6.17+)
-#   proactive-counters      pgscan_proactive / pgsteal_proactive in /proc/vmstat (6.15+)
+# Features, and what Debian's kernels have (smoke.sh records them in kernel-features.txt;
+# seen 2026-12-02 on 6.1.0-57, 6.12.117 and 7.3.4):
+#   feature                 meaning                                               6.1 6.12 7.3
+#   reclaim-swappiness      memory.reclaim accepts "N swappiness=V"               no  yes  yes
+#   reclaim-swappiness-max  memory.reclaim accepts "N swappiness=max"             no  no   yes
+#   zswap-writeback         memory.zswap.writeback exists                         no  yes  yes
+#   zswap-shrinker          /sys/module/zswap/parameters/shrinker_enabled         no  yes  yes
+#   lru-gen                 MGLRU on: /sys/kernel/mm/lru_gen/enabled not 0x0000  no* yes  yes
+#   lru-gen-debugfs         /sys/kernel/debug/lru_gen (aging/eviction commands)   yes yes  yes
+#   node-reclaim            /sys/devices/system/node/node0/reclaim                no  no   yes
+#   proactive-counters      pgscan_proactive in /proc/vmstat                      no  no   yes
+#   (* built in but off by default on Debian's 6.1)
 
 # kfeature NAME: status 0 when the booted kernel has feature NAME, 1 when not, 2 for an unknown
 # NAME. memory.reclaim keys are probed on an empty cgroup of its own: a request of one page
