@@ -11,9 +11,10 @@
  *    memory.min and memory.low of each memory-enabled child (and where one is set, its
  *    memory.current and memory.stat: what it protects bounds the floor of a pod reclaimed at
  *    the pod level), and memory.swap.max of the cgroup, each ancestor and each descendant with
- *    the memory controller, with memory.swap.current only where swap.max is a limit (the swap
- *    room bounds what anon can be reclaimed; a descendant's is read once a tick, and not at
- *    all on a host without free swap);
+ *    the memory controller, with memory.swap.current only where swap.max is a limit, and a
+ *    descendant's memory.current where its room is not 0 (the swap room bounds what anon can
+ *    be reclaimed; a descendant's is read once a tick, and not at all on a host without free
+ *    swap);
  *  - every CGROUP_SLOW_FILES_TICKS ticks (spread over ticks by inode), the files that only
  *    inform reports and NUMA placement: memory.max, memory.swap.current,
  *    memory.zswap.current/max, memory.events and memory.numa_stat.
@@ -156,14 +157,15 @@ static int swap_room_of(struct cgroup_node *cg, unsigned generation, uint64_t *r
 }
 
 /* room_down of this cgroup (policy.h swap_room_down): its own room, bounded by the sum of its
- * children's with the memory controller (known to discovery; managed or not), once per tick. The
- * sum stops as soon as it reaches the cgroup's own room: more children cannot lower the result,
- * so a child whose swap.max is "max" with no limit below ends the walk, and only trees with
- * limits (NoSwap or LimitedSwap containers) are read through. Depth is bounded by discovery's
- * walk. A child that went away mid-read is left out (its pages go to this cgroup). */
+ * children's with the memory controller (known to discovery; managed or not), once per tick.
+ * Each child adds at most its memory.current: its anon is all it can send to swap, so a small
+ * child without a limit (containerd's pause beside NoSwap containers) does not open the whole
+ * host's free swap to its siblings' anon. The sum stops as soon as it reaches the cgroup's own
+ * room: more children cannot lower the result. Depth is bounded by discovery's walk. A child
+ * that went away mid-read is left out (its pages go to this cgroup). */
 static int swap_room_down_of(struct cgroup_node *cg, unsigned generation, uint64_t *ret)
 {
-	uint64_t own, sum = 0, child_room;
+	uint64_t own, sum = 0, child_room, current;
 	bool has_children = false;
 	int r;
 
@@ -182,6 +184,8 @@ static int swap_room_down_of(struct cgroup_node *cg, unsigned generation, uint64
 		if (!c->has_memory)
 			continue;
 		r = swap_room_down_of(c, generation, &child_room);
+		if (r == 0 && child_room > 0 && (r = read_u64_at(c, "memory.current", &current)) == 0)
+			child_room = MIN(child_room, current);
 		if (r == -ENOENT || r == -ENODEV)
 			continue;
 		if (r < 0)

@@ -114,7 +114,10 @@ bool cgroup_at_high(const struct cgroup_sample *cg);
  * to them (cgroup v2 "no internal processes": such a cgroup holds no processes of its own), so
  * its room is also bounded by the sum of its children's:
  *   own(c)       = c.swap.max - c.swap.current, LIMIT_MAX when swap.max is "max" (swap_room_own)
- *   room_down(c) = own(c) without children; min(own(c), sum of room_down(child)) with them
+ *   room_down(c) = own(c) without children; with them
+ *                  min(own(c), sum of min(room_down(child), child.memory.current))
+ *   (a child swaps out at most its anon: a pause container without a swap limit beside NoSwap
+ *   containers adds what it holds, not the host's free swap)
  *   room(target) = min(host SwapFree, own of each ancestor, room_down(target))
  * Kubernetes NoSwap writes swap.max 0 on each container, not the pod: a pod whose containers are
  * all NoSwap has room 0, so its anon counts as unreclaimable and its requests are file only.

@@ -834,7 +834,9 @@ static void test_kubelet_swap_room_and_protection(void)
 	CHECK((cg = find(&s, BU "kubepods-burstable-podc.slice")) && cg->managed);
 	if (cg) {
 		CHECK_EQ_INT(cgroup_read_sample(cg, g++, 1ULL << 40, &smp), 0);
-		CHECK_EQ_U64(smp.swap_room_bytes, 1ULL << 40);
+		/* No limit anywhere: bounded by what its container holds (300 MiB), more than the
+		 * pod's 150 MiB anon, so all of that anon counts as evictable. */
+		CHECK_EQ_U64(smp.swap_room_bytes, 300ULL << 20);
 	}
 	/* A container protecting all its 300 MiB (150 anon, 150 file) in a pod whose own swap.max
 	 * is 0: its anon cannot go anyway, so what it protects of the evictable is its file. */
@@ -851,6 +853,23 @@ static void test_kubelet_swap_room_and_protection(void)
 		CHECK_EQ_U64(smp.children_protected_bytes, 300ULL << 20);
 	}
 	put(BU "kubepods-burstable-podc.slice/cri-containerd-c1.scope", "memory.low", "0\n");
+
+	/* Pod D: a NoSwap app container (300 MiB) beside a sandbox-like one without a swap limit
+	 * (1 MiB: containerd's pause, whose swap.max kubelet leaves at "max"). Only what the sandbox
+	 * holds can go to swap: the pod's room is bounded by each child's memory.current, not the
+	 * host's free swap, or the app's 150 MiB anon would count as evictable. */
+	mkcg(BU "kubepods-burstable-podd.slice", true, 301);
+	mkcg(BU "kubepods-burstable-podd.slice/cri-containerd-d0.scope", true, 1);
+	mkcg(BU "kubepods-burstable-podd.slice/cri-containerd-d1.scope", true, 300);
+	put(BU "kubepods-burstable-podd.slice/cri-containerd-d1.scope", "memory.swap.max", "0\n");
+	cgroup_set_scan(&s, pods, on_gone, NULL);
+	CHECK((cg = find(&s, BU "kubepods-burstable-podd.slice")) && cg->managed);
+	if (cg) {
+		CHECK_EQ_INT(cgroup_read_sample(cg, g++, 1ULL << 40, &smp), 0);
+		CHECK_EQ_U64(smp.swap_room_bytes, 1ULL << 20);
+	}
+	rmtree(BU "kubepods-burstable-podd.slice");
+	cgroup_set_scan(&s, pods, on_gone, NULL);
 
 	/* A limit on the pod's parent still bounds every pod below. */
 	put("kubepods.slice/kubepods-burstable.slice", "memory.swap.max", "1048576\n");
