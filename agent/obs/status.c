@@ -506,6 +506,7 @@ static json_t *explain_decision(const struct daemon *d, const struct cgroup_node
 		.current_bytes = l->current_bytes, .min_bytes = l->memory_min_bytes,
 		.low_bytes = l->memory_low_bytes, .high_bytes = l->memory_high_bytes,
 		.children_protected_bytes = l->children_protected_bytes,
+		.child_at_high = l->child_at_high,
 		.swap_room_bytes = l->swap_room_bytes,
 		.stat = { .anon = l->anon_bytes, .file = l->file_bytes },
 	};

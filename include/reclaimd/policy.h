@@ -103,7 +103,10 @@ uint64_t cgroup_protected_evictable_bytes(const struct cgroup_sample *child);
  * limit, far more than the per-CPU charge batches) counts that band as "at high", so the agent
  * does not come and go with each read there. It is stateless: the agent takes part again once
  * usage falls below the margin, which only the workload or the kernel can make happen (standing
- * back, the agent itself cannot pull usage down and come straight back). Pure. */
+ * back, the agent itself cannot pull usage down and come straight back). Also true when
+ * cg->child_at_high (a child at its own memory.high by the same test, e.g. a container under
+ * Memory QoS in a pod reclaimed at the pod level): memory.reclaim on the parent reclaims from
+ * every child, that one included. Pure. */
 #define CGROUP_HIGH_MARGIN_DIV 32
 bool cgroup_at_high(const struct cgroup_sample *cg);
 

@@ -815,6 +815,16 @@ static void test_kubelet_swap_room_and_protection(void)
 		 * 100, of which 50 is page cache. */
 		CHECK_EQ_U64(smp.children_protected_bytes, 50ULL << 20);
 		CHECK_EQ_U64(smp.low_bytes, 0);
+		CHECK(!smp.child_at_high && !cgroup_at_high(&smp));
+		/* A container at its own memory.high (a2: 100 MiB, high 90 MiB): the kernel reclaims
+		 * it, so the pod is at high for the agent; a limit above usage is not. */
+		put(BU "kubepods-burstable-poda.slice/cri-containerd-a2.scope", "memory.high", "94371840\n");
+		CHECK_EQ_INT(cgroup_read_sample(cg, g++, 1ULL << 40, &smp), 0);
+		CHECK(smp.child_at_high && cgroup_at_high(&smp));
+		put(BU "kubepods-burstable-poda.slice/cri-containerd-a2.scope", "memory.high", "209715200\n");
+		CHECK_EQ_INT(cgroup_read_sample(cg, g++, 1ULL << 40, &smp), 0);
+		CHECK(!smp.child_at_high && !cgroup_at_high(&smp));
+		put(BU "kubepods-burstable-poda.slice/cri-containerd-a2.scope", "memory.high", "max\n");
 		put(BU "kubepods-burstable-poda.slice/cri-containerd-a1.scope", "memory.low", "0\n");
 		put(BU "kubepods-burstable-poda.slice/cri-containerd-a2.scope", "memory.min", "0\n");
 	}
