@@ -191,8 +191,8 @@ static bool is_zram(const char *path)
 	return strncmp(path, "/dev/zram", 9) == 0;
 }
 
-/* kubelet_node: the kubepods cgroup that makes this a kubelet node, or null; swapon_held: the
- * configured devices the last arrangement left off because of it. */
+/* kubelet_node: what makes this a kubelet node (a kubepods cgroup, or KUBELET_STATE_DIR), or
+ * null; swapon_held: the configured devices the last arrangement left off because of it. */
 static json_t *status_swap(const struct host_sample *h, const struct swap_tiers_report *sr,
 			   bool allow_on_kubelet_node)
 {
