@@ -230,7 +230,7 @@ static int children_protected_of(struct cgroup_node *cg, unsigned generation, ui
 			continue;
 		if ((r = read_u64_at(c, "memory.current", &cs.current_bytes)) < 0)
 			goto child_failed;
-		if (cgroup_at_high(&cs))
+		if (cs.current_bytes > 0 && cgroup_at_high(&cs)) /* an empty child has nothing */
 			at_high = true;
 		if (MAX(cs.min_bytes, cs.low_bytes) == 0)
 			continue;

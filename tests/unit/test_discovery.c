@@ -824,6 +824,12 @@ static void test_kubelet_swap_room_and_protection(void)
 		put(BU "kubepods-burstable-poda.slice/cri-containerd-a2.scope", "memory.high", "209715200\n");
 		CHECK_EQ_INT(cgroup_read_sample(cg, g++, 1ULL << 40, &smp), 0);
 		CHECK(!smp.child_at_high && !cgroup_at_high(&smp));
+		/* An empty child with memory.high 0 holds nothing the kernel could be reclaiming. */
+		put(BU "kubepods-burstable-poda.slice/cri-containerd-a2.scope", "memory.high", "0\n");
+		put(BU "kubepods-burstable-poda.slice/cri-containerd-a2.scope", "memory.current", "0\n");
+		CHECK_EQ_INT(cgroup_read_sample(cg, g++, 1ULL << 40, &smp), 0);
+		CHECK(!smp.child_at_high);
+		put(BU "kubepods-burstable-poda.slice/cri-containerd-a2.scope", "memory.current", "104857600\n");
 		put(BU "kubepods-burstable-poda.slice/cri-containerd-a2.scope", "memory.high", "max\n");
 		put(BU "kubepods-burstable-poda.slice/cri-containerd-a1.scope", "memory.low", "0\n");
 		put(BU "kubepods-burstable-poda.slice/cri-containerd-a2.scope", "memory.min", "0\n");
