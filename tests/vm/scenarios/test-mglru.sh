@@ -19,8 +19,8 @@ set -u
 
 # MGLRU on and its debugfs file: without them the agent reclaims through memory.reclaim only.
 if ! need_feature mglru-evicts lru-gen lru-gen-debugfs; then
-	skip mglru-cold "needs what mglru-evicts needs"
-	skip mglru-hot-kept "needs what mglru-evicts needs"
+	skip mglru-cold "kernel $(uname -r) has no lru-gen or no lru-gen-debugfs (as mglru-evicts)"
+	skip mglru-hot-kept "kernel $(uname -r) has no lru-gen or no lru-gen-debugfs (as mglru-evicts)"
 	exit 0
 fi
 
