@@ -4,12 +4,17 @@
  * Exit codes: 0 success, 1 runtime failure, 2 bad command line or configuration.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "reclaimd/features.h"
+#include "reclaimd/cgroup.h"
+#include "reclaimd/common.h"
 #include "reclaimd/daemon.h"
 #include "reclaimd/swap.h"
 #include "reclaimd/topology.h"
@@ -88,6 +93,28 @@ static int relative_cgroup_path(const char *path, const char *root, char *out)
 	}
 	out[len] = '\0';
 	return 0;
+}
+
+/* --check-config: the kernel features of this host (features.h), probed without writing. */
+static void print_features(const struct daemon_options *o, const struct config *c)
+{
+	_cleanup_(freep) char *found = NULL;
+	const char *root = o->cgroup_root ? o->cgroup_root : c->cgroup_root;
+	struct feature_table t;
+	int fd = -1;
+
+	if (!root && cgroup_root_find(&found) == 0)
+		root = found;
+	if (root)
+		fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	features_probe(&(struct features_probe_roots){
+			.proc_root = o->proc_root ? o->proc_root : c->proc_root,
+			.sys_root = o->sys_root ? o->sys_root : c->sys_root,
+			.cgroup_root_fd = fd, .may_write = false }, &t);
+	if (fd >= 0)
+		close(fd);
+	putchar('\n');
+	features_print(&t, stdout);
 }
 
 int main(int argc, char **argv)
@@ -235,6 +262,7 @@ int main(int argc, char **argv)
 			return 0;
 		}
 		config_print(config, stdout);
+		print_features(&o, config);
 		/* The command line wins over the file: say so, or the print above misleads. */
 		if (o.cgroup_root || o.proc_root || o.sys_root || o.workers || o.dry_run) {
 			fputs("\ncommand-line overrides (they replace the values above):\n", stdout);

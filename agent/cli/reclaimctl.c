@@ -426,6 +426,30 @@ static void print_json(json_t *p, size_t flags)
 
 /* ---- status ------------------------------------------------------------------------------ */
 
+/* The kernel features: present ones on one line, each absent one with what the agent does
+ * without it. */
+static void print_features(json_t *f)
+{
+	const char *name;
+	json_t *v;
+	bool first = true;
+
+	if (!json_is_object(f))
+		return;
+	printf("kernel:  present:");
+	json_object_foreach(f, name, v)
+		if (strcmp(str(v, "state"), "present") == 0) {
+			printf("%s%s", first ? " " : ", ", name);
+			first = false;
+		}
+	putchar('\n');
+	json_object_foreach(f, name, v)
+		if (strcmp(str(v, "state"), "present") != 0)
+			printf("  %-19s %s (%s)%s%s\n", name, str(v, "state"), str(v, "how"),
+			       json_is_string(get(v, "fallback")) ? ": " : "",
+			       json_is_string(get(v, "fallback")) ? str(v, "fallback") : "");
+}
+
 static void print_status(json_t *p)
 {
 	char d1[32], d2[32];
@@ -507,6 +531,16 @@ static void print_status(json_t *p)
 	       integer(p, "totals.jobs_in_flight"), integer(p, "totals.lru_gen_evict_jobs"),
 	       B(get(p, "totals.headroom_requested_bytes")), integer(p, "totals.headroom_requests"),
 	       integer(p, "totals.headroom_last_resort_requests"));
+	if (integer(p, "totals.headroom_node_reclaim.requests") > 0)
+		printf("         headroom asked nodeN/reclaim for %s in %lld writes (%lld done, %lld "
+		       "partial, %lld busy: another writer, %lld failed)\n",
+		       B(get(p, "totals.headroom_node_reclaim.requested_bytes")),
+		       integer(p, "totals.headroom_node_reclaim.requests"),
+		       integer(p, "totals.headroom_node_reclaim.done"),
+		       integer(p, "totals.headroom_node_reclaim.partial"),
+		       integer(p, "totals.headroom_node_reclaim.busy"),
+		       integer(p, "totals.headroom_node_reclaim.failed"));
+	print_features(get(p, "features"));
 	printf("socket:  %s, %lld connected now, %lld calls, %lld bad requests, %lld denied, "
 	       "%lld timed out, %lld idle ones dropped for new ones, %lld refused (too many "
 	       "clients)\n", str(p, "socket.path"),

@@ -37,6 +37,8 @@ struct ctl_env {
 
 /* One tick, read-only for controllers: this tick's snapshot, the node each sample belongs to,
  * and the configuration. Valid until the next tick or a reload (the loop then empties it). */
+struct feature_table;
+
 struct tick_ctx {
 	const struct snapshot *snap;
 	struct cgroup_node *const *cgroups; /* snap->cgroups[i] is cgroups[i]'s sample */
@@ -45,6 +47,9 @@ struct tick_ctx {
 	/* A kubepods cgroup's path relative to the root (discovery: cgroup_set.kubepods), or NULL:
 	 * a kubelet runs on this host when set. */
 	const char *kubepods_path;
+	/* The kernel features probed at start or the last reload (features.h): what is known to be
+	 * absent is not tried. */
+	const struct feature_table *features;
 };
 
 #endif

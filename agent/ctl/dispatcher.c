@@ -117,12 +117,12 @@ static void job_log(struct dispatcher *ds, struct node_pool *np, struct cgroup_n
 			      (flags & DISPATCH_HEADROOM) ? " for headroom" : "";
 	int prio = LOG_INFO;
 	const char *msgid = MSGID_RECLAIM_DONE;
-	char aged[160] = "";
+	char aged[160] = "", sw[32] = "";
 
 	if (job->swappiness_rejected && !ds->swappiness_warned) {
 		ds->swappiness_warned = true;
 		log_event(LOG_WARNING, MSGID_KERNEL_FEATURE, NULL,
-			  "kernel rejects swappiness= in memory.reclaim (an older kernel; seen accepted on 6.12); "
+			  "kernel rejects swappiness= in memory.reclaim (before Linux 6.9); "
 			  "reclaiming without it from now on");
 	}
 	if (job->request_bytes == 0)
@@ -162,12 +162,20 @@ static void job_log(struct dispatcher *ds, struct node_pool *np, struct cgroup_n
 	else if (job->evict)
 		snprintf(aged, sizeof(aged), " (evicted through lru_gen%s)",
 			 job->idle_exhausted ? ", cold generations used up" : "");
+	/* The swappiness= the requests carried (features.h: 200 for "max" before 6.16). */
+	if (!job->evict && job->written_bytes && job->swappiness != SWAPPINESS_UNSET &&
+	    !job->swappiness_rejected) {
+		if (job->swappiness == SWAPPINESS_MAX)
+			snprintf(sw, sizeof(sw), ", swappiness=max");
+		else
+			snprintf(sw, sizeof(sw), ", swappiness=%d", job->swappiness);
+	}
 	log_event(prio, msgid, &f,
 		  "%s: reclaim %s on node %d%s: requested %" PRIu64 " KiB, written %" PRIu64 " KiB in "
-		  "%u chunks, reclaimed %" PRIu64 " KiB, memory.current -%" PRIu64 " KiB, %.3f s%s%s%s",
+		  "%u chunks%s, reclaimed %" PRIu64 " KiB, memory.current -%" PRIu64 " KiB, %.3f s%s%s%s",
 		  job->cgroup_path, job_outcome_str(job->outcome), np->node, purpose,
 		  job->request_bytes >> 10,
-		  job->written_bytes >> 10, job->chunks, job->reclaimed_bytes >> 10,
+		  job->written_bytes >> 10, job->chunks, sw, job->reclaimed_bytes >> 10,
 		  job->current_drop_bytes >> 10,
 		  (double)(job->finished_us - job->started_us) / (double)USEC_PER_SEC, aged,
 		  job->error ? ": " : "", job->error ? strerror(-job->error) : "");

@@ -12,7 +12,9 @@
 #include <sys/epoll.h>
 
 #include "ctl/headroom_ctl.h"
+#include "reclaimd/features.h"
 #include "reclaimd/log.h"
+#include "reclaimd/node_reclaim.h"
 #include "reclaimd/reader.h"
 #include "reclaimd/zoneinfo.h"
 
@@ -26,12 +28,21 @@
 #define HOST_TRIGGER_WINDOW_US USEC_PER_SEC
 /* A node's headroom line at most this often. */
 #define HEADROOM_LOG_US (5 * USEC_PER_SEC)
+/* One write to nodeN/reclaim asks at most this much; the next check plans again with what it
+ * freed, as the per-cgroup chunks do. */
+#define NODE_RECLAIM_MAX_BYTES (64ULL << 20)
+/* After EBUSY (another writer reclaims on the node) or EAGAIN (the kernel gave up; also what
+ * kernels before a 2026 fix return for EBUSY): the node's next write waits this long. */
+#define NODE_RECLAIM_BACKOFF_US (2 * USEC_PER_SEC)
 
 struct headroom_node_state {
 	bool refilling;                 /* fell below its goal, not back at twice the headroom yet */
 	usec_t log_us;
 	uint64_t asked_bytes, asked_chunks; /* since the last line */
 	uint64_t deficits;              /* times it fell below its goal, since start */
+	uint64_t node_asked_bytes;      /* written to nodeN/reclaim by this check (for the line) */
+	usec_t node_retry_us;           /* no nodeN/reclaim write before this (backoff) */
+	usec_t node_error_log_us;
 };
 
 struct headroom_ctl {
@@ -50,6 +61,8 @@ struct headroom_ctl {
 	struct headroom_node_state node[RECLAIMD_MAX_NODES];
 	struct headroom_nodes last_plan;
 	uint64_t checks, requested_bytes, n_requests, n_last_resort;
+	struct node_reclaimer writer[RECLAIMD_MAX_NODES]; /* one nodeN/reclaim writer per node */
+	struct headroom_node_reclaim_report nr;
 };
 
 static int read_zoneinfo(struct headroom_ctl *h, struct zoneinfo *zi)
@@ -150,7 +163,7 @@ static void log_plan(struct headroom_ctl *h, const struct headroom_nodes *plan, 
 		const struct headroom_node_plan *p = &plan->node[node];
 		struct headroom_node_state *ns = &h->node[node];
 		unsigned users = 0, last_resort = 0;
-		char stalling[160] = "", rest[96] = "", since[96] = "";
+		char stalling[160] = "", rest[96] = "", since[96] = "", kernel[96] = "";
 
 		if (!p->considered || p->goal_deficit_bytes == 0)
 			continue;
@@ -161,7 +174,7 @@ static void log_plan(struct headroom_ctl *h, const struct headroom_nodes *plan, 
 		ns->asked_bytes += p->requested_bytes;
 		ns->asked_chunks += users;
 		/* A check that only finds its cgroups still at their chunks says nothing new. */
-		if ((users == 0 && p->busy_cgroups) || !log_ratelimit(&ns->log_us, now_us(), HEADROOM_LOG_US))
+		if ((users == 0 && p->busy_cgroups && !ns->node_asked_bytes) || !log_ratelimit(&ns->log_us, now_us(), HEADROOM_LOG_US))
 			continue;
 		if (last_resort)
 			snprintf(stalling, sizeof(stalling), ", %" PRIu64 " KiB of it from %u stalling "
@@ -170,22 +183,82 @@ static void log_plan(struct headroom_ctl *h, const struct headroom_nodes *plan, 
 		if (ns->asked_chunks > users)
 			snprintf(since, sizeof(since), "; %" PRIu64 " KiB in %" PRIu64 " chunks since the "
 				 "last line", ns->asked_bytes >> 10, ns->asked_chunks);
-		if (users == 0)
+		if (ns->node_asked_bytes)
+			snprintf(kernel, sizeof(kernel), "; %" PRIu64 " KiB no managed cgroup covers "
+				 "asked of node%u/reclaim", ns->node_asked_bytes >> 10, node);
+		if (users == 0 && !ns->node_asked_bytes)
 			snprintf(rest, sizeof(rest), n > 0 ? "; no managed cgroup can give more now (one "
 				 "node at a time each)" : "; no managed cgroup can give");
 		log_event(LOG_NOTICE, MSGID_HEADROOM,
 			  &(struct log_fields){ .has_node = true, .node = (int)node, .reason = "headroom",
 						.has_requested = true, .requested_bytes = p->requested_bytes },
 			  "node %u: free %" PRIu64 " KiB is below the goal of %" PRIu64 " KiB (high "
-			  "watermark + headroom): %s %" PRIu64 " KiB from %u cgroups%s%s%s%s%s",
+			  "watermark + headroom): %s %" PRIu64 " KiB from %u cgroups%s%s%s%s%s%s",
 			  node, p->free_bytes >> 10, (p->high_bytes + p->goal_bytes) >> 10,
 			  h->env.dry_run ? "would reclaim (dry run)" : "reclaiming",
 			  p->requested_bytes >> 10, users,
 			  users ? " (a chunk each, the next when one ends)" : "",
 			  p->requested_bytes > p->goal_deficit_bytes ? " (refilling to twice the headroom)"
 								      : "",
-			  stalling, rest, since);
+			  stalling, kernel, rest, since);
 		ns->asked_bytes = ns->asked_chunks = 0;
+	}
+}
+
+/* The nodeN/reclaim writes that returned since the last check. EBUSY and EAGAIN back the node
+ * off for NODE_RECLAIM_BACKOFF_US and are only counted; other errors get one line per node at
+ * most every LOG_REPEAT_US. */
+static void node_reclaim_collect(struct headroom_ctl *h, usec_t now)
+{
+	for (unsigned node = 0; node < RECLAIMD_MAX_NODES; node++) {
+		struct headroom_node_state *ns = &h->node[node];
+		uint64_t bytes;
+		int err;
+
+		if (!node_reclaim_poll(&h->writer[node], &err, &bytes))
+			continue;
+		if (err == 0) {
+			h->nr.done++;
+			h->nr.reclaimed_bytes += bytes;
+		} else if (err == -EBUSY || err == -EAGAIN) {
+			if (err == -EBUSY)
+				h->nr.busy++;
+			else
+				h->nr.partial++;
+			ns->node_retry_us = now + NODE_RECLAIM_BACKOFF_US;
+		} else {
+			h->nr.failed++;
+			ns->node_retry_us = now + NODE_RECLAIM_BACKOFF_US;
+			if (log_ratelimit(&ns->node_error_log_us, now, LOG_REPEAT_US))
+				log_event(LOG_WARNING, MSGID_HEADROOM,
+					  &(struct log_fields){ .has_node = true, .node = (int)node },
+					  "node%u/reclaim: writing %" PRIu64 " bytes failed: %s", node,
+					  bytes, strerror(-err));
+		}
+	}
+}
+
+/* With the kernel's per-node reclaim (6.17+), the goal deficit the managed cgroups could not
+ * cover this check goes to nodeN/reclaim, one write in flight per node. */
+static void node_reclaim_plan(struct headroom_ctl *h, const struct headroom_nodes *plan,
+			      usec_t now)
+{
+	bool have = features_state(h->ctx.features, FEATURE_NODE_RECLAIM) == FEATURE_PRESENT;
+
+	for (unsigned node = 0; node < plan->n_nodes; node++) {
+		struct headroom_node_state *ns = &h->node[node];
+		uint64_t bytes;
+
+		ns->node_asked_bytes = 0;
+		if (!have || h->env.dry_run || h->writer[node].running || now < ns->node_retry_us)
+			continue;
+		bytes = headroom_node_reclaim_bytes(&plan->node[node], h->ctx.snap->page_size,
+						    NODE_RECLAIM_MAX_BYTES);
+		if (bytes == 0 || node_reclaim_start(&h->writer[node], h->env.sys_root, node, bytes) < 0)
+			continue;
+		ns->node_asked_bytes = bytes;
+		h->nr.requests++;
+		h->nr.requested_bytes += bytes;
 	}
 }
 
@@ -229,6 +302,8 @@ static bool check(struct headroom_ctl *h)
 	if (n < 0)
 		return false;
 	h->last_plan = plan;
+	node_reclaim_collect(h, now_us());
+	node_reclaim_plan(h, &plan, now_us());
 	log_plan(h, &plan, n);
 	for (int i = 0; i < n && !h->env.dry_run; i++) {
 		const struct headroom_request *q = &h->requests[i];
@@ -297,7 +372,7 @@ void headroom_ctl_report(const struct headroom_ctl *h, struct headroom_report *r
 		.enabled = h->zoneinfo_fd >= 0 && h->ctx.config && h->ctx.config->headroom_enabled,
 		.checks = h->checks, .requested_bytes = h->requested_bytes,
 		.requests = h->n_requests, .last_resort_requests = h->n_last_resort,
-		.n_nodes = h->last_plan.n_nodes,
+		.n_nodes = h->last_plan.n_nodes, .node_reclaim = h->nr,
 	};
 
 	for (unsigned i = 0; i < r.n_nodes; i++) {
@@ -379,6 +454,8 @@ void headroom_ctl_free(struct headroom_ctl *h)
 {
 	if (!h)
 		return;
+	for (unsigned node = 0; node < RECLAIMD_MAX_NODES; node++)
+		node_reclaim_wait(&h->writer[node]);
 	sd_event_source_disable_unref(h->timer);
 	sd_event_source_disable_unref(h->trigger_source);
 	if (h->trigger_fd >= 0)

@@ -3,7 +3,9 @@
  * headroom_ctl.h - policy headroom in the loop: reads /proc/zoneinfo, builds one candidate per
  * managed cgroup (headroom_candidate_build(), pure), asks the pure planner (headroom.h) for the
  * reclaim that brings each node back above high watermark + headroom, one chunk per cgroup, and
- * hands each request to the `submit` hook. Checked every tick, on a host-wide PSI trigger on
+ * hands each request to the `submit` hook. On a kernel with per-node reclaim (6.17+, the
+ * feature table), the goal deficit no managed cgroup covered is written to nodeN/reclaim, one
+ * writer per node (node_reclaim.h; EBUSY backs the node off). Checked every tick, on a host-wide PSI trigger on
  * /proc/pressure/memory, every HEADROOM_FAST_US while a node is near its goal, and
  * HEADROOM_CHAIN_US after a headroom chunk ended done (headroom_ctl_job_done()).
  */
@@ -11,6 +13,7 @@
 #define RECLAIMD_HEADROOM_CTL_H
 
 #include "ctl/ctl.h"
+#include "reclaimd/features.h"
 #include "reclaimd/headroom.h"
 
 struct headroom_hooks {
@@ -30,11 +33,21 @@ struct headroom_node_report {
 	uint64_t deficits;         /* times it fell below its goal (started refilling), since start */
 };
 
+/* The kernel's per-node reclaim (nodeN/reclaim, 6.17+) asked for what no managed cgroup covered. */
+struct headroom_node_reclaim_report {
+	uint64_t requests, requested_bytes;  /* writes started, bytes they asked */
+	uint64_t done, reclaimed_bytes;      /* writes the kernel took in full, their bytes */
+	uint64_t partial;                    /* EAGAIN: the kernel reclaimed less */
+	uint64_t busy;                       /* EBUSY: another writer on the node; backed off */
+	uint64_t failed;                     /* any other error */
+};
+
 struct headroom_report {
 	bool enabled;              /* the policy is on and /proc/zoneinfo readable */
 	uint64_t checks;           /* since start */
 	uint64_t requested_bytes;  /* asked of cgroups since start */
 	uint64_t requests, last_resort_requests;
+	struct headroom_node_reclaim_report node_reclaim;
 	unsigned n_nodes;
 	struct headroom_node_report node[RECLAIMD_MAX_NODES];
 };

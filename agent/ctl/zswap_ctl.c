@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "ctl/zswap_ctl.h"
+#include "reclaimd/features.h"
 #include "reclaimd/log.h"
 #include "reclaimd/zswap.h"
 #include "reclaimd/zswap_params.h"
@@ -294,6 +295,9 @@ static void apply_rule_zswap(struct zswap_ctl *z, const struct tick_ctx *ctx, st
 	}
 	/* zswap_wb_written is the value written + 1 (0: never written). */
 	if (pp->zswap_writeback != TRISTATE_UNSET && cg->zswap.wb_written != pp->zswap_writeback + 1) {
+		/* Known absent (before 6.8): not tried; the feature line said so at start. */
+		if (features_absent(ctx->features, FEATURE_ZSWAP_WRITEBACK))
+			return;
 		r = cgroup_write_zswap_writeback(cg->dirfd, pp->zswap_writeback == 1);
 		if (r == 0)
 			log_event(LOG_INFO, MSGID_ZSWAP, &(struct log_fields){ .cgroup = cg->path, .workload = &cg->workload },
@@ -323,7 +327,9 @@ static void shrinker_auto(struct zswap_ctl *z, const struct tick_ctx *ctx,
 	int r;
 
 	if (now < 0) {
-		if (!z->shrinker_missing_warned) {
+		/* The feature line said so at start when the probe found it absent. */
+		if (!z->shrinker_missing_warned &&
+		    !features_absent(ctx->features, FEATURE_ZSWAP_SHRINKER)) {
 			z->shrinker_missing_warned = true;
 			log_event(LOG_NOTICE, MSGID_KERNEL_FEATURE, NULL,
 				  "zswap: this kernel has no shrinker_enabled parameter (Linux 6.8+): "

@@ -147,7 +147,8 @@ static int write_chunk(struct reclaim_job *job, int fd, uint64_t bytes)
 	n = write(fd, req, (size_t)len);
 	if (n < 0) {
 		int r = -errno;
-		/* EINVAL with a swappiness key: the kernel predates swappiness= (seen accepted on 6.12).
+		/* EINVAL with a swappiness key: the kernel predates swappiness= (6.9, features.h), which
+		 * the probe could not tell (a dry run, an unknown release).
 		 * Drop the key for good and retry this chunk without it. */
 		if (r == -EINVAL && job->swappiness != SWAPPINESS_UNSET &&
 		    atomic_load(&reclaim_swappiness_supported)) {

@@ -36,7 +36,8 @@ struct tick_ctx loop_tick_ctx(const struct daemon *d)
 {
 	return (struct tick_ctx){ .snap = &d->snap.snap, .cgroups = d->snap.nodes,
 				  .config = d->config, .tick = d->tick,
-				  .kubepods_path = d->cgroups.kubepods ? d->cgroups.kubepods->path : NULL };
+				  .kubepods_path = d->cgroups.kubepods ? d->cgroups.kubepods->path : NULL,
+				  .features = &d->features };
 }
 
 /* ---- dispatch: aging payload + swappiness + the dispatcher ------------------------------- */
@@ -62,6 +63,9 @@ static void dispatch(struct daemon *d, struct cgroup_node *cg, const struct cgro
 		req.request_bytes = 0;
 	job_swappiness_decide(pp->swappiness, swappiness_cap, d->snap.snap.host.vm_swappiness,
 			      s->swap_room_bytes, flags & DISPATCH_FILE_ONLY, &req.swappiness);
+	/* What this kernel takes: no swappiness= on 6.1, 200 for "max" before 6.16. */
+	req.swappiness.swappiness = features_request_swappiness(&d->features,
+								 req.swappiness.swappiness);
 	dispatcher_submit(d->dispatcher, cg, s, &req);
 }
 
@@ -240,7 +244,7 @@ static void decide_all(struct daemon *d, const struct reclaim_limits *lim)
 			.cold_bytes = aging_ctl_cold_bytes(cg, d->tick, snap->page_size),
 			.reaches_zswap = zswap_ctl_reaches_pool(cg, s),
 			.inactive_file_bytes = s->stat.inactive_file,
-			.swappiness_supported = atomic_load(&reclaim_swappiness_supported),
+			.swappiness_supported = !features_absent(&d->features, FEATURE_RECLAIM_SWAPPINESS),
 		};
 		struct reclaim_decision dec;
 		bool file_only;
@@ -312,11 +316,47 @@ static void tick_timing(struct daemon *d, usec_t deadline_us, usec_t began_us)
 	o->run_sum_us += ran;
 }
 
+void loop_probe_features(struct daemon *d, bool reload)
+{
+	struct feature_table old = d->features, now;
+	struct features_probe_roots roots = {
+		.proc_root = d->roots.proc, .sys_root = d->roots.sys,
+		.cgroup_root_fd = d->cgroups.root ? d->cgroups.root->dirfd : -1,
+		.may_write = !d->opts->dry_run,
+	};
+
+	features_probe(&roots, &now);
+	/* What a job learned stays learned: the kernel does not gain a key while it runs. */
+	if (!atomic_load(&reclaim_swappiness_supported)) {
+		features_set(&now, FEATURE_RECLAIM_SWAPPINESS, FEATURE_ABSENT, FEATURE_HOW_LEARNED);
+		features_set(&now, FEATURE_RECLAIM_SWAPPINESS_MAX, FEATURE_ABSENT, FEATURE_HOW_LEARNED);
+	}
+	d->features = now;
+	features_log(&now, reload ? &old : NULL);
+	atomic_store(&reclaim_swappiness_supported,
+		     !features_absent(&now, FEATURE_RECLAIM_SWAPPINESS));
+}
+
+/* A worker found swappiness= refused (reclaim_job.c): the table says so from now on. */
+static void fold_learned_features(struct daemon *d)
+{
+	struct feature_table old = d->features;
+
+	if (atomic_load(&reclaim_swappiness_supported) ||
+	    features_absent(&d->features, FEATURE_RECLAIM_SWAPPINESS))
+		return;
+	features_set(&d->features, FEATURE_RECLAIM_SWAPPINESS, FEATURE_ABSENT, FEATURE_HOW_LEARNED);
+	features_set(&d->features, FEATURE_RECLAIM_SWAPPINESS_MAX, FEATURE_ABSENT,
+		     FEATURE_HOW_LEARNED);
+	features_log(&d->features, &old);
+}
+
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct daemon *d = userdata;
 	usec_t began = now_us();
 
+	fold_learned_features(d);
 	run_tick(d);
 	tick_timing(d, usec, began);
 	metrics_tick(d);
@@ -424,6 +464,7 @@ int loop_reload(struct daemon *d, struct config_error *err)
 				  served ? served : "");
 	}
 	status_server_reload(d);
+	loop_probe_features(d, true);
 	cgroup_set_scan(&d->cgroups, d->config, on_cgroup_gone, d);
 	d->obs.reloads++;
 	d->obs.config_loaded_realtime_us = realtime_us();
@@ -589,6 +630,7 @@ static int daemon_setup(struct daemon *d)
 	r = setup_controllers(d);
 	if (r < 0)
 		return r;
+	loop_probe_features(d, false);
 	r = metrics_new(&d->config->metrics, &d->metrics);
 	if (r < 0) {
 		if (d->config->metrics.listen)

@@ -22,6 +22,7 @@
 #include "ctl/zram_ctl.h"
 #include "ctl/zswap_ctl.h"
 #include "obs/metrics.h"
+#include "reclaimd/features.h"
 #include "reclaimd/daemon.h"
 #include "reclaimd/reader.h"
 
@@ -83,6 +84,9 @@ struct loop_report {
 	struct vmstat prev_vmstat;
 	bool have_prev_vmstat;
 	uint64_t prev_evict_jobs;       /* dispatcher's lru_gen_evict_jobs at the last report */
+	uint64_t prev_jobs_submitted;   /* dispatcher's jobs_submitted at the last report */
+	uint64_t pgscan_proactive, pgsteal_proactive; /* the agent's own reclaim as the kernel
+						       * counts it (6.15+), since start */
 	usec_t host_warning_us, discovery_warning_us, emfile_warning_us;
 };
 
@@ -112,6 +116,7 @@ struct daemon {
 	struct loop_snapshot snap;
 	unsigned tick;
 	bool triggers_unavailable;      /* the kernel refused a PSI trigger: none installed */
+	struct feature_table features;  /* probed at start and on reload (features.h) */
 
 	struct dispatcher *dispatcher;
 	struct idle_ctl *idle;
@@ -127,6 +132,10 @@ struct daemon {
 	struct loop_obs obs;
 	int exit_status;
 };
+
+/* Probes the kernel features into d->features (features.h) and logs one line per feature newly
+ * absent; controllers see the table through tick_ctx.features. */
+void loop_probe_features(struct daemon *d, bool reload);
 
 /* The tick context of the current snapshot. */
 struct tick_ctx loop_tick_ctx(const struct daemon *d);

@@ -15,6 +15,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "loop/loop.h"
+#include "reclaimd/features.h"
 #include "reclaimd/log.h"
 
 void report_decision(struct cgroup_node *cg, const struct reclaim_decision *dec, bool file_only,
@@ -112,34 +113,52 @@ void report_direct_reclaim(struct daemon *d)
 	const struct vmstat *v = &snap->host.vmstat;
 	struct loop_report *rp = &d->report;
 	struct dispatcher_report dr;
-	bool evicted;
+	bool evicted, wrote, proactive, own;
 
 	if (snap->host.meminfo.mem_total == 0) {
 		rp->have_prev_vmstat = false; /* the host files could not be read */
 		return;
 	}
-	/* Whether a job evicted through lru_gen since the last report. */
+	/* Whether a job evicted through lru_gen, or wrote memory.reclaim, since the last report. */
 	dispatcher_report(d->dispatcher, &dr);
 	evicted = dr.lru_gen_evict_jobs != rp->prev_evict_jobs;
+	wrote = dr.jobs_submitted != rp->prev_jobs_submitted || dr.pending > 0;
 	rp->prev_evict_jobs = dr.lru_gen_evict_jobs;
+	rp->prev_jobs_submitted = dr.jobs_submitted;
+	/* Where the kernel counts proactive reclaim apart (6.15+: mm/vmscan.c reclaimer_offset()
+	 * returns the *_proactive offset for memory.reclaim and nodeN/reclaim), pgscan_direct is
+	 * the allocating tasks' alone. Before, memory.reclaim was counted as direct reclaim, so
+	 * direct scans while the agent's jobs wrote it are not attributed to direct reclaim.
+	 * Eviction through lru_gen is counted as direct either way (its scan_control is not
+	 * proactive). allocstall counts only global direct reclaim, never a memcg's. */
+	proactive = features_state(&d->features, FEATURE_PROACTIVE_COUNTERS) == FEATURE_PRESENT;
+	own = evicted || (wrote && !proactive);
 	if (rp->have_prev_vmstat) {
 		uint64_t stalls = sub_sat(v->allocstall, rp->prev_vmstat.allocstall);
 		uint64_t scanned = sub_sat(v->pgscan_direct, rp->prev_vmstat.pgscan_direct);
 		uint64_t stolen = sub_sat(v->pgsteal_direct, rp->prev_vmstat.pgsteal_direct);
+		uint64_t pro_scanned = sub_sat(v->pgscan_proactive, rp->prev_vmstat.pgscan_proactive);
+		uint64_t pro_stolen = sub_sat(v->pgsteal_proactive, rp->prev_vmstat.pgsteal_proactive);
+		char mine[160] = "";
 
 		rp->allocstalls += stalls;
-		if (!evicted)
+		if (!own)
 			rp->pgscan_direct += scanned;
-
-		/* Eviction through lru_gen runs in the agent's worker and the kernel counts it as
-		 * direct reclaim (mm/vmscan.c reclaimer_offset(): neither kswapd nor proactive), so
-		 * scans alone are the agent's own work while it evicts; allocstall is not. */
-		if (stalls || (scanned && !evicted))
+		if (proactive) {
+			rp->pgscan_proactive += pro_scanned;
+			rp->pgsteal_proactive += pro_stolen;
+			if (pro_scanned)
+				snprintf(mine, sizeof(mine), "; proactive reclaim (reclaimd's own and any "
+					 "other writer's) %" PRIu64 " scanned, %" PRIu64 " stolen",
+					 pro_scanned, pro_stolen);
+		}
+		if (stalls || (scanned && !own))
 			log_event(LOG_INFO, MSGID_DIRECT_RECLAIM,
 				  &(struct log_fields){ .has_direct_reclaim = true, .allocstall = stalls,
 							.pgscan_direct = scanned },
 				  "direct reclaim since the last tick: %" PRIu64 " allocstalls, %" PRIu64
-				  " pages scanned, %" PRIu64 " stolen", stalls, scanned, stolen);
+				  " pages scanned, %" PRIu64 " stolen%s%s", stalls, scanned, stolen,
+				  own && scanned ? " (scans include reclaimd's own reclaim)" : "", mine);
 	}
 	rp->prev_vmstat = *v;
 	rp->have_prev_vmstat = true;

@@ -251,8 +251,9 @@ static void render_host(FILE *f, const struct metrics_input *in)
 		"Host allocation stalls in direct reclaim seen between ticks (/proc/vmstat allocstall "
 		"deltas since reclaimd started).", in->allocstalls);
 	counter(f, "reclaimd_direct_reclaim_scanned_pages_total",
-		"Host pages scanned by direct reclaim while no job of reclaimd's evicted through "
-		"lru_gen (/proc/vmstat pgscan_direct deltas since start).", in->pgscan_direct);
+		"Host pages scanned by direct reclaim while no job of reclaimd's could be counted as it "
+		"(lru_gen eviction; memory.reclaim before Linux 6.15) (/proc/vmstat pgscan_direct deltas "
+		"since start).", in->pgscan_direct);
 	family(f, "reclaimd_zswap_pool_fill_ratio", "gauge",
 	       "zswap pool size over its limit at the last tick (0..1).");
 	put_double(f, "reclaimd_zswap_pool_fill_ratio", in->zswap_pool_fill);

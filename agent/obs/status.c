@@ -26,6 +26,7 @@
 #include "loop/loop.h"
 #include "obs/status.h"
 #include "obs/varlink.h"
+#include "reclaimd/features.h"
 #include "reclaimd/log.h"
 #include "reclaimd/version.h"
 
@@ -38,12 +39,12 @@ const char status_interface_idl[] =
 	"# Sizes are bytes, times seconds unless a name ends in _us (microseconds).\n"
 	"interface io.reclaimd\n\n"
 	"# The agent: host, NUMA nodes and their worker pools and headroom, swap tiers, zswap,\n"
-	"# zram, MGLRU aging, totals, tick timing, configuration, this socket.\n"
+	"# zram, MGLRU aging, totals, tick timing, configuration, this socket, kernel features.\n"
 	"method Status() -> (\n"
 	"  version: string,\n  protocol: int,\n  host: object,\n  uptime_s: float,\n"
 	"  config: object,\n  tick: object,\n  nodes: []object,\n  swap: object,\n"
 	"  zswap: object,\n  zram: object,\n  mglru: object,\n  totals: object,\n"
-	"  socket: object\n)\n\n"
+	"  socket: object,\n  features: object\n)\n\n"
 	"# One row per managed cgroup: rule, policy, memory.current, floor, last decision, ...\n"
 	"method Cgroups() -> (version: string, protocol: int, interval_s: float, cgroups: []object)\n\n"
 	"# The last decision on one managed cgroup (a path relative to the cgroup root), term by term.\n"
@@ -280,6 +281,26 @@ static json_t *status_tick(const struct daemon *d)
 		"run_last_us", ju64(o->run_last_us), "run_max_us", ju64(o->run_max_us));
 }
 
+/* The kernel feature table (features.h): one member per feature, by name. */
+static json_t *status_features(const struct feature_table *t)
+{
+	json_t *o = json_object();
+
+	for (unsigned i = 0; o && i < _FEATURE_MAX; i++) {
+		const struct feature_info *f = feature_info((enum feature_id)i);
+		char since[32] = "";
+
+		if (f->since_major)
+			snprintf(since, sizeof(since), "%u.%u", f->since_major, f->since_minor);
+		json_object_set_new(o, f->name, json_pack("{s:s,s:s,s:s,s:s?,s:s,s:s?}",
+			"state", feature_state_str((enum feature_state)t->state[i]),
+			"how", feature_how_str((enum feature_how)t->how[i]), "what", f->what,
+			"since", since[0] ? since : NULL, "source", f->source,
+			"fallback", t->state[i] == FEATURE_ABSENT ? f->fallback : NULL));
+	}
+	return o;
+}
+
 static usec_t realtime_now_us(void)
 {
 	struct timespec ts;
@@ -351,6 +372,18 @@ static void m_status(void *userdata, const struct varlink_call *call _unused_,
 		"calls", ju64(vs.calls),
 		"bad_requests", ju64(vs.bad_requests), "denied", ju64(vs.denied),
 		"timeouts", ju64(vs.timeouts));
+	if (o) {
+		json_object_set_new(o, "features", status_features(&d->features));
+		json_object_set_new(json_object_get(o, "totals"), "headroom_node_reclaim",
+			json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
+				  "requests", ju64(hr.node_reclaim.requests),
+				  "requested_bytes", ju64(hr.node_reclaim.requested_bytes),
+				  "done", ju64(hr.node_reclaim.done),
+				  "reclaimed_bytes", ju64(hr.node_reclaim.reclaimed_bytes),
+				  "partial", ju64(hr.node_reclaim.partial),
+				  "busy", ju64(hr.node_reclaim.busy),
+				  "failed", ju64(hr.node_reclaim.failed)));
+	}
 	ret->parameters = with_head(o);
 	if (!ret->parameters)
 		reply_oom(ret);

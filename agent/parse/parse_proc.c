@@ -38,6 +38,8 @@ static const struct u64_field vmstat_fields[] = {
 	VMSTAT(pgscan_direct_throttle),
 	VMSTAT(pgscan_kswapd),
 	VMSTAT(pgsteal_kswapd),
+	VMSTAT(pgscan_proactive),
+	VMSTAT(pgsteal_proactive),
 	VMSTAT(pswpin),
 	VMSTAT(pswpout),
 	VMSTAT(zswpin),

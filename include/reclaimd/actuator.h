@@ -99,7 +99,9 @@ void reclaim_job_free(struct reclaim_job *job);
  * memory.reclaim chunks. Exposed for tests. */
 void reclaim_job_run(struct reclaim_job *job);
 
-/* Cleared when a kernel rejected swappiness=; later jobs then leave it out. */
+/* Whether jobs may write swappiness=: set by the loop from the feature table (features.h) at each
+ * probe; cleared by a job whose kernel rejected the key with EINVAL (it then retries without),
+ * which the loop folds into the table as learned. */
 extern atomic_bool reclaim_swappiness_supported;
 
 struct worker_pool;

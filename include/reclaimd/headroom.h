@@ -190,6 +190,19 @@ int headroom_plan(const struct headroom_params *params, const struct zoneinfo *z
 		  uint64_t page_size, struct headroom_candidate *cands, size_t n_cands,
 		  struct headroom_request *ret_requests, struct headroom_nodes *ret_nodes);
 
+/*
+ * What the kernel's per-node reclaim (/sys/devices/system/node/nodeN/reclaim, 6.17+:
+ * Documentation/ABI/stable/sysfs-devices-node, mm/vmscan.c reclaim_store()) should take on one
+ * node after this call's requests: the part of the node's goal deficit (high + goal - free; not
+ * the refill) that neither this call's requests (requested_bytes) nor the jobs in flight there
+ * (busy_bytes) may cover, at most max_bytes (0: no cap), rounded down to whole pages. Bytes; 0
+ * when nothing is left, the node was not considered, or page_size is 0. Per-node reclaim takes
+ * from every memcg on the node, managed or not (it respects memory.min and memory.low), so the
+ * agent asks it only for what its own cgroups could not give, and for the goal alone. Pure.
+ */
+uint64_t headroom_node_reclaim_bytes(const struct headroom_node_plan *p, uint64_t page_size,
+				     uint64_t max_bytes);
+
 /* Whether a node is within twice its headroom: free < high + 2 * goal. The agent switches to a
  * 250 ms zoneinfo check while this holds for any node. False for a node absent or without managed
  * memory. params must pass headroom_params_check(). */

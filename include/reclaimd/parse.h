@@ -95,6 +95,8 @@ struct vmstat {
 	uint64_t allocstall;  /* sum of allocstall_* over zones */
 	uint64_t pgscan_direct, pgsteal_direct, pgscan_direct_throttle;
 	uint64_t pgscan_kswapd, pgsteal_kswapd;
+	uint64_t pgscan_proactive, pgsteal_proactive; /* memory.reclaim and nodeN/reclaim (6.15+,
+						       * else 0) */
 	uint64_t pswpin, pswpout, zswpin, zswpout, zswpwb;
 	uint64_t workingset_refault_anon, workingset_refault_file;
 	uint64_t workingset_restore_anon, workingset_restore_file;

@@ -302,3 +302,16 @@ bool headroom_any_node_near_goal(const struct headroom_params *params, const str
 			return true;
 	return false;
 }
+
+uint64_t headroom_node_reclaim_bytes(const struct headroom_node_plan *p, uint64_t page_size,
+				     uint64_t max_bytes)
+{
+	uint64_t left;
+
+	if (!p->considered || page_size == 0)
+		return 0;
+	left = sub_sat(p->goal_deficit_bytes, add_sat(p->requested_bytes, p->busy_bytes));
+	if (max_bytes && left > max_bytes)
+		left = max_bytes;
+	return left / page_size * page_size;
+}

@@ -120,6 +120,16 @@ check "status: config file" grep -q "config:  $CFG" "$T/status"
 for k in "memory:" "ticks:" "swap:" "zswap:" "zram:" "MGLRU:" "socket:"; do
 	check "status: $k" grep -q "^$k" "$T/status"
 done
+check "status: kernel features" grep -q "^kernel:  present:" "$T/status"
+# The feature table: every feature in the Status reply, and one log line per absent one.
+"$PROBE" "$SOCK" call io.reclaimd.Status >"$T/features.json" 2>&1
+n_feat=$(grep -o '"how":"[a-z ]*"' "$T/features.json" | wc -l)
+n_absent=$(grep -o '"state":"absent"' "$T/features.json" | wc -l)
+check "status: 11 kernel features ($n_feat)" [ "$n_feat" -eq 11 ]
+check "features: one line per absent one ($n_absent)" \
+	[ "$(grep -c 'kernel feature .* is absent' "$LOG")" -eq "$n_absent" ]
+check "features: dry run writes no probe (swappiness from the release)" \
+	not_grep -q '"swappiness":{[^}]*"how":"probed"' "$T/features.json"
 run "$T/o" ctl --json status
 check "status --json: exit 0" [ $? -eq 0 ]
 check "status --json: protocol" grep -q '"protocol": 1' "$T/o"

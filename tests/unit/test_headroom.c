@@ -1148,6 +1148,36 @@ static void test_candidate_build(void)
 	CHECK(!headroom_candidate_build(&pp, &s, 4, &st, PAGE, &c));
 }
 
+/* The kernel's per-node reclaim gets the goal deficit no request or job in flight covers. */
+static void test_node_reclaim_bytes(void)
+{
+	const uint64_t P = 4096;
+	struct headroom_node_plan p = { .considered = true, .goal_deficit_bytes = 100 * P,
+					.deficit_bytes = 180 * P };
+
+	/* Nothing asked of cgroups: the whole goal deficit, not the refill. */
+	CHECK_EQ_U64(headroom_node_reclaim_bytes(&p, P, 0), 100 * P);
+	/* Requests and jobs in flight cover part of it. */
+	p.requested_bytes = 30 * P;
+	p.busy_bytes = 20 * P;
+	CHECK_EQ_U64(headroom_node_reclaim_bytes(&p, P, 0), 50 * P);
+	/* Capped, and rounded down to pages. */
+	CHECK_EQ_U64(headroom_node_reclaim_bytes(&p, P, 10 * P + 100), 10 * P);
+	/* Covered, or more than covered (the refill part asked of cold cgroups): nothing. */
+	p.requested_bytes = 90 * P;
+	CHECK_EQ_U64(headroom_node_reclaim_bytes(&p, P, 0), 0);
+	p.requested_bytes = UINT64_MAX;
+	CHECK_EQ_U64(headroom_node_reclaim_bytes(&p, P, 0), 0);
+	/* A node absent from zoneinfo, or no page size. */
+	p = (struct headroom_node_plan){ .goal_deficit_bytes = 100 * P };
+	CHECK_EQ_U64(headroom_node_reclaim_bytes(&p, P, 0), 0);
+	p.considered = true;
+	CHECK_EQ_U64(headroom_node_reclaim_bytes(&p, 0, 0), 0);
+	/* Less than a page left. */
+	p.goal_deficit_bytes = P - 1;
+	CHECK_EQ_U64(headroom_node_reclaim_bytes(&p, P, 0), 0);
+}
+
 int main(void)
 {
 	test_zoneinfo_real_612();
@@ -1171,5 +1201,6 @@ int main(void)
 	test_last_resort_not_at_own_limit();
 	test_near_goal();
 	test_candidate_build();
+	test_node_reclaim_bytes();
 	return test_report("test_headroom");
 }

@@ -25,6 +25,36 @@ skip() {
 	echo "SKIP $_name: $*" | tee -a "$RESULTS/results.txt"
 }
 
+# have_feature FEATURE: whether this kernel has FEATURE, probed here, apart from the agent. Names
+# as in reclaimd's feature table (include/reclaimd/features.h: swappiness, node_reclaim, ...);
+# the spellings of kfeature (reclaim-swappiness, node-reclaim, ...: need_feature below skips on
+# those) are taken too. The memory.reclaim probes write an empty request ("0 ...") to the root,
+# which reclaims nothing: the kernel's loop never runs for 0 pages.
+have_feature() {
+	case $1 in
+	reclaim-swappiness) _hf=swappiness ;;
+	reclaim-swappiness-max) _hf=swappiness_max ;;
+	*) _hf=$(echo "$1" | tr - _) ;;
+	esac
+	case $_hf in
+	swappiness) echo "0 swappiness=60" >"$CGROOT/memory.reclaim" 2>/dev/null ;;
+	swappiness_max) echo "0 swappiness=max" >"$CGROOT/memory.reclaim" 2>/dev/null ;;
+	lru_gen) [ -r /sys/kernel/mm/lru_gen/enabled ] &&
+		[ "$(($(cat /sys/kernel/mm/lru_gen/enabled)))" -ne 0 ] ;;
+	lru_gen_debugfs) [ -e /sys/kernel/debug/lru_gen ] ;;
+	zswap_writeback) _f=$CGROOT/feature-probe.$$ && mkdir "$_f" &&
+		{ [ -e "$_f/memory.zswap.writeback" ]; _r=$?; rmdir "$_f"; return $_r; } ;;
+	zswap_shrinker) [ -e /sys/module/zswap/parameters/shrinker_enabled ] ;;
+	zswap_zpool) [ -e /sys/module/zswap/parameters/zpool ] ;;
+	node_reclaim) [ -e /sys/devices/system/node/node0/reclaim ] ;;
+	proactive_counters) grep -q '^pgsteal_proactive ' /proc/vmstat ;;
+	numa_stat) [ -e "$CGROOT/memory.numa_stat" ] ;;
+	cgroup_pressure) _f=$CGROOT/feature-probe.$$ && mkdir "$_f" &&
+		{ [ -e "$_f/cgroup.pressure" ]; _r=$?; rmdir "$_f"; return $_r; } ;;
+	*) echo "have_feature: unknown feature $1" >&2; return 2 ;;
+	esac
+}
+
 # check NAME COMMAND...: pass if COMMAND succeeds, fail otherwise.
 check() {
 	_name=$1

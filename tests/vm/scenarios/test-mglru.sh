@@ -17,6 +17,13 @@
 set -u
 . "$VMTEST_LIB"
 
+# MGLRU on and its debugfs file: without them the agent reclaims through memory.reclaim only.
+if ! need_feature mglru-evicts lru-gen lru-gen-debugfs; then
+	skip mglru-cold "kernel $(uname -r) has no lru-gen or no lru-gen-debugfs (as mglru-evicts)"
+	skip mglru-hot-kept "kernel $(uname -r) has no lru-gen or no lru-gen-debugfs (as mglru-evicts)"
+	exit 0
+fi
+
 RUN=${MGLRU_RUN:-50}
 HOT_PAGES=4096 # 16 MiB
 

@@ -173,11 +173,13 @@ if [ "$mpp" = 15 ] && jwait 5 'zswap: max_pool_percent [0-9]+ -> 15' >/dev/null;
 else
 	fail hardened-zswap-params "max_pool_percent is $mpp: $(jlog | grep 'zswap' | tail -n 2 | tr '\n' ' ')"
 fi
-evict=$(jwait 120 "$CG: reclaim done on node [0-9]+: .* reclaimed [1-9][0-9]* KiB.*evicted through lru_gen")
-if jlog | grep -q 'MGLRU aging: each managed memcg is aged through' && [ -n "$evict" ]; then
-	pass hardened-lru-gen "$evict"
-else
-	fail hardened-lru-gen "$(jlog | grep -E 'MGLRU|lru_gen' | tail -n 2 | tr '\n' ' ')"
+if need_feature hardened-lru-gen lru-gen lru-gen-debugfs; then
+	evict=$(jwait 120 "$CG: reclaim done on node [0-9]+: .* reclaimed [1-9][0-9]* KiB.*evicted through lru_gen")
+	if jlog | grep -q 'MGLRU aging: each managed memcg is aged through' && [ -n "$evict" ]; then
+		pass hardened-lru-gen "$evict"
+	else
+		fail hardened-lru-gen "$(jlog | grep -E 'MGLRU|lru_gen' | tail -n 2 | tr '\n' ' ')"
+	fi
 fi
 wb=$(jwait 90 'zram0: wrote back [0-9.]*[1-9][0-9.]* MiB')
 bd=$(awk '{ print $1 * 4 }' /sys/block/zram0/bd_stat)
