@@ -181,7 +181,8 @@ static void job_log(struct dispatcher *ds, struct node_pool *np, struct cgroup_n
 static void overshoot_check(struct dispatcher *ds, const struct reclaim_job *job)
 {
 	if (ds->reclaim_bounded || job->bounded || job->evict ||
-	    !reclaim_chunk_overshoot_seen(job->written_bytes, job->reclaimed_bytes, ds->page_size))
+	    !reclaim_chunk_overshoot_seen(job->outcome, job->written_bytes, job->reclaimed_bytes,
+					  ds->page_size))
 		return;
 	ds->reclaim_bounded = true;
 	log_event(LOG_WARNING, MSGID_KERNEL_FEATURE, &(struct log_fields){ .cgroup = job->cgroup_path },

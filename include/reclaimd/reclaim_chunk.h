@@ -16,7 +16,8 @@
  * pages; 6.9 ("mm: memcg: use larger batches for proactive reclaim", 287d5fedb377) raised the
  * cap to a quarter of what is left. On a kernel without it the job writes at most
  * RECLAIM_CHUNK_BOUNDED_PAGES per write, so that each write is one call the size the fixed kernel
- * makes, counts what pgsteal says was taken, and stops at the request and at the floor.
+ * makes (a few of them), counts what pgsteal says was taken, and stops at the request and at the
+ * floor.
  *
  * EAGAIN from a dying memcg on 7.x. "memcg: bail out proactive reclaim when memcg is dying"
  * (757dd8193f6c) makes a write return -EAGAIN as soon as rmdir has marked the memcg dying
@@ -35,8 +36,16 @@
 #include "reclaimd/common.h"
 
 /* SWAP_CLUSTER_MAX (include/linux/swap.h): pages per try_to_free_mem_cgroup_pages() call on a
- * kernel with 0388536ac291; the most a bounded job writes at once. */
-#define RECLAIM_CHUNK_BOUNDED_PAGES 32u
+ * kernel with 0388536ac291, and shrink_lruvec()'s batch. */
+#define RECLAIM_SWAP_CLUSTER_MAX 32u
+/* The most a bounded job writes at once, pages: four SWAP_CLUSTER_MAX batches. Small enough that
+ * the call is met at a high scan priority, where a pass over each lruvec takes little more than
+ * asked (on 6.1 in the VM, writes of 32 and of 128 pages took 1.2 to 2 times their size, against
+ * 3 times for 32 MiB), and that a signal waits for one short write; large enough that the cost of
+ * each write (the call's setup, a memory.stat read) does not dominate (the largest job of a run
+ * in the VM: 4.2 MiB/s with 32-page writes, 4.6 MiB/s with 128-page ones, where one unbounded
+ * 32 MiB request went at 7.5 MiB/s). */
+#define RECLAIM_CHUNK_BOUNDED_PAGES (4u * RECLAIM_SWAP_CLUSTER_MAX)
 
 /* Whether a kernel of this release (uname -r, "6.1.0-27-amd64") predates 0388536ac291 (6.6):
  * true for 5.x and 6.0 to 6.5; false for 6.6 and later and for a release that does not parse
@@ -44,13 +53,15 @@
  * with the fix backported is bounded needlessly, which costs only more, shorter writes. */
 bool reclaim_chunk_release_overshoots(const char *release);
 
-/* Whether a job that wrote written_bytes through memory.reclaim and saw pgsteal grow by
- * reclaimed_bytes shows the kernel over-reclaiming: more than twice what it asked, where asking
- * counts at least one SWAP_CLUSTER_MAX batch (the kernel's minimum per call). A fixed kernel
- * overshoots by at most a batch per lruvec. Concurrent reclaim in the subtree (kswapd, memory.high)
- * also counts in pgsteal; a false positive only makes later writes smaller. */
-bool reclaim_chunk_overshoot_seen(uint64_t written_bytes, uint64_t reclaimed_bytes,
-				  uint64_t page_size);
+/* Whether a job that ended with `outcome`, wrote written_bytes through memory.reclaim and saw
+ * pgsteal grow by reclaimed_bytes shows the kernel over-reclaiming: more than twice what it asked,
+ * where asking counts at least one SWAP_CLUSTER_MAX (32 pages) batch, the kernel's minimum per
+ * call; a fixed kernel overshoots by at most a batch per lruvec. Only JOB_DONE counts: a job
+ * stopped by pressure or cancelled by its PSI trigger ran while the cgroup was in reclaim of its own
+ * (memory.high, direct reclaim), which pgsteal counts too. Concurrent reclaim can still make a false
+ * positive, which only makes later writes smaller. */
+bool reclaim_chunk_overshoot_seen(enum job_outcome outcome, uint64_t written_bytes,
+				  uint64_t reclaimed_bytes, uint64_t page_size);
 
 struct reclaim_chunk_state {
 	uint64_t request_bytes; /* what the job asks for */

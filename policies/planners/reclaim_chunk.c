@@ -39,12 +39,12 @@ bool reclaim_chunk_release_overshoots(const char *release)
 	return major < 6 || (major == 6 && minor < 6);
 }
 
-bool reclaim_chunk_overshoot_seen(uint64_t written_bytes, uint64_t reclaimed_bytes,
-				  uint64_t page_size)
+bool reclaim_chunk_overshoot_seen(enum job_outcome outcome, uint64_t written_bytes,
+				  uint64_t reclaimed_bytes, uint64_t page_size)
 {
-	uint64_t asked = MAX(written_bytes, (uint64_t)RECLAIM_CHUNK_BOUNDED_PAGES * page_size);
+	uint64_t asked = MAX(written_bytes, (uint64_t)RECLAIM_SWAP_CLUSTER_MAX * page_size);
 
-	if (written_bytes == 0)
+	if (outcome != JOB_DONE || written_bytes == 0)
 		return false;
 	return reclaimed_bytes / 2 > asked;
 }
