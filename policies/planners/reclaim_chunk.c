@@ -42,11 +42,9 @@ bool reclaim_chunk_release_overshoots(const char *release)
 bool reclaim_chunk_overshoot_seen(enum job_outcome outcome, uint64_t written_bytes,
 				  uint64_t reclaimed_bytes, uint64_t page_size)
 {
-	uint64_t asked = MAX(written_bytes, (uint64_t)RECLAIM_SWAP_CLUSTER_MAX * page_size);
-
-	if (outcome != JOB_DONE || written_bytes == 0)
+	if (outcome != JOB_DONE || written_bytes < (uint64_t)RECLAIM_OVERSHOOT_MIN_PAGES * page_size)
 		return false;
-	return reclaimed_bytes / 2 > asked;
+	return reclaimed_bytes / 2 > written_bytes;
 }
 
 uint64_t reclaim_chunk_next(const struct reclaim_chunk_state *s)

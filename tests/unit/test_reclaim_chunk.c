@@ -43,9 +43,14 @@ static void test_overshoot_seen(void)
 	CHECK(!reclaim_chunk_overshoot_seen(JOB_DONE, 32 * MiB, 64 * MiB, PAGE));
 	CHECK(reclaim_chunk_overshoot_seen(JOB_DONE, 32 * MiB, 64 * MiB + 2 * PAGE, PAGE));
 	CHECK(!reclaim_chunk_overshoot_seen(JOB_DONE, 32 * MiB, 33 * MiB, PAGE));
-	/* A small write counts as the kernel's minimum batch of 32 pages (128 KiB). */
-	CHECK(!reclaim_chunk_overshoot_seen(JOB_DONE, 4 * KiB, 200 * KiB, PAGE));
-	CHECK(reclaim_chunk_overshoot_seen(JOB_DONE, 4 * KiB, 300 * KiB, PAGE));
+	/* Small writes say nothing: 6.12 (fixed) took 512 KiB for 156 KiB, batches per lruvec. */
+	CHECK(!reclaim_chunk_overshoot_seen(JOB_DONE, 156 * KiB, 512 * KiB, PAGE));
+	CHECK(!reclaim_chunk_overshoot_seen(JOB_DONE, 4 * MiB - PAGE, 100 * MiB, PAGE));
+	CHECK(reclaim_chunk_overshoot_seen(JOB_DONE, 4 * MiB, 8 * MiB + PAGE, PAGE));
+	CHECK(!reclaim_chunk_overshoot_seen(JOB_DONE, 4 * MiB, 8 * MiB, PAGE));
+	/* The minimum is in pages: 64 KiB pages need 64 MiB written. */
+	CHECK(!reclaim_chunk_overshoot_seen(JOB_DONE, 32 * MiB, 100 * MiB, 65536));
+	CHECK(reclaim_chunk_overshoot_seen(JOB_DONE, 64 * MiB, 200 * MiB, 65536));
 	/* Nothing written (failed first write, aging only): nothing to judge. */
 	CHECK(!reclaim_chunk_overshoot_seen(JOB_DONE, 0, 100 * MiB, PAGE));
 	/* Cancelled by a PSI trigger or stopped by pressure: the cgroup reclaimed on its own too
@@ -82,11 +87,11 @@ static void test_next(void)
 	s = st(10 * PAGE + 100, 0);
 	CHECK_EQ_U64(reclaim_chunk_next(&s), 10 * PAGE);
 
-	/* Bounded: four SWAP_CLUSTER_MAX batches (128 pages) per write, whatever chunk_bytes says;
+	/* Bounded: two SWAP_CLUSTER_MAX batches (64 pages) per write, whatever chunk_bytes says;
 	 * less at the end. */
 	s = st(100 * MiB, 0);
 	s.bounded = true;
-	CHECK_EQ_U64(reclaim_chunk_next(&s), 128 * PAGE);
+	CHECK_EQ_U64(reclaim_chunk_next(&s), 64 * PAGE);
 	s.done_bytes = 100 * MiB - 8 * PAGE;
 	CHECK_EQ_U64(reclaim_chunk_next(&s), 8 * PAGE);
 	/* A rule's chunk smaller than the bound wins. */
@@ -98,7 +103,7 @@ static void test_next(void)
 	s = st(100 * MiB, 0);
 	s.bounded = true;
 	s.page_size = 65536;
-	CHECK_EQ_U64(reclaim_chunk_next(&s), 8 * MiB);
+	CHECK_EQ_U64(reclaim_chunk_next(&s), 4 * MiB);
 }
 
 static void test_floor(void)
@@ -126,7 +131,7 @@ static void test_floor(void)
 	s.current_bytes = 200 * MiB + 5 * PAGE;
 	CHECK_EQ_U64(reclaim_chunk_next(&s), 5 * PAGE);
 	s.current_bytes = 300 * MiB;
-	CHECK_EQ_U64(reclaim_chunk_next(&s), 128 * PAGE);
+	CHECK_EQ_U64(reclaim_chunk_next(&s), 64 * PAGE);
 	/* floor 0: no check, even with memory.current known. */
 	s = st(100 * MiB, 0);
 	s.current_bytes = 1 * MiB;
