@@ -12,6 +12,7 @@
 
 #include "ctl/dispatcher.h"
 #include "reclaimd/log.h"
+#include "reclaimd/reclaim_chunk.h"
 
 /* Queue of jobs waiting for a worker; one job per cgroup at most, so this bounds a backlog. */
 #define POOL_QUEUE_LEN 65536
@@ -47,6 +48,7 @@ struct dispatcher {
 	uint64_t requests_by_outcome[_JOB_OUTCOME_MAX]; /* finished jobs with request_bytes > 0 */
 	uint64_t pressure_cancels;       /* dispatcher_cancel_for_pressure() that found a job */
 	bool swappiness_warned, no_reclaim_file;
+	bool reclaim_bounded;    /* the kernel over-reclaims: jobs write bounded chunks */
 	bool stopped;                    /* dispatcher_stop(): no pools any more */
 	unsigned pending_at_stop;        /* jobs queued or running when it stopped */
 };
@@ -172,13 +174,31 @@ static void job_log(struct dispatcher *ds, struct node_pool *np, struct cgroup_n
 	}
 	log_event(prio, msgid, &f,
 		  "%s: reclaim %s on node %d%s: requested %" PRIu64 " KiB, written %" PRIu64 " KiB in "
-		  "%u chunks%s, reclaimed %" PRIu64 " KiB, memory.current -%" PRIu64 " KiB, %.3f s%s%s%s",
+		  "%u chunks%s%s, reclaimed %" PRIu64 " KiB, memory.current -%" PRIu64 " KiB, %.3f s%s%s%s%s",
 		  job->cgroup_path, job_outcome_str(job->outcome), np->node, purpose,
 		  job->request_bytes >> 10,
-		  job->written_bytes >> 10, job->chunks, sw, job->reclaimed_bytes >> 10,
-		  job->current_drop_bytes >> 10,
+		  job->written_bytes >> 10, job->chunks, job->bounded ? " (bounded)" : "", sw,
+		  job->reclaimed_bytes >> 10, job->current_drop_bytes >> 10,
 		  (double)(job->finished_us - job->started_us) / (double)USEC_PER_SEC, aged,
+		  job->at_floor ? ", stopped at the floor" : "",
 		  job->error ? ": " : "", job->error ? strerror(-job->error) : "");
+}
+
+/* A job that wrote memory.reclaim unbounded and saw far more taken: from now on jobs write
+ * bounded chunks (reclaim_chunk.h). Logged once. */
+static void overshoot_check(struct dispatcher *ds, const struct reclaim_job *job)
+{
+	if (ds->reclaim_bounded || job->bounded || job->evict ||
+	    !reclaim_chunk_overshoot_seen(job->outcome, job->written_bytes, job->reclaimed_bytes,
+					  ds->page_size))
+		return;
+	ds->reclaim_bounded = true;
+	log_event(LOG_WARNING, MSGID_KERNEL_FEATURE, &(struct log_fields){ .cgroup = job->cgroup_path },
+		  "%s: memory.reclaim took %" PRIu64 " KiB for %" PRIu64 " KiB written: this kernel "
+		  "over-reclaims (it lacks \"mm:vmscan: fix inaccurate reclaim during proactive "
+		  "reclaim\", Linux 6.6); writing at most %u pages at a time from now on",
+		  job->cgroup_path, job->reclaimed_bytes >> 10, job->written_bytes >> 10,
+		  RECLAIM_CHUNK_BOUNDED_PAGES);
 }
 
 /* Every job np's pool has finished: books, callback, log line. */
@@ -194,6 +214,7 @@ static void drain_jobs(struct dispatcher *ds, struct node_pool *np)
 		if (ds->hooks.job_done)
 			ds->hooks.job_done(ds->hooks.userdata, &(struct job_result){
 				.cg = cg, .job = job, .node = np->node, .flags = flags });
+		overshoot_check(ds, job);
 		job_log(ds, np, cg, flags, job);
 		reclaim_job_free(job);
 		job = next;
@@ -284,6 +305,8 @@ int dispatcher_submit(struct dispatcher *ds, struct cgroup_node *cg, const struc
 	job->swappiness = req->swappiness.swappiness;
 	job->evict_swappiness = req->swappiness.evict_swappiness;
 	job->psi_some_target_pct = req->psi_some_target_pct;
+	job->floor_bytes = req->floor_bytes;
+	job->bounded = ds->reclaim_bounded;
 	job->page_size = page_size;
 	r = worker_pool_submit(np->pool, job);
 	if (r < 0) {
@@ -580,6 +603,11 @@ int dispatcher_new(const struct ctl_env *env, const struct config *c, unsigned w
 fail:
 	dispatcher_free(ds);
 	return r;
+}
+
+void dispatcher_set_reclaim_bounded(struct dispatcher *ds, bool bounded)
+{
+	ds->reclaim_bounded = bounded;
 }
 
 void dispatcher_stop(struct dispatcher *ds)

@@ -35,6 +35,7 @@ struct dispatch_request {
 	unsigned flags;               /* DISPATCH_* */
 	uint64_t chunk_bytes;         /* per memory.reclaim write, bytes (raised to a page) */
 	double psi_some_target_pct;   /* the job stops when its own stall exceeds this */
+	uint64_t floor_bytes;         /* the job stops at this memory.current (0: no check) */
 	struct job_swappiness swappiness;
 	struct lru_gen_payload mglru; /* moved into the job on submit, freed on failure */
 };
@@ -90,6 +91,11 @@ int dispatcher_new(const struct ctl_env *env, const struct config *c, unsigned w
 void dispatcher_stop(struct dispatcher *ds);
 /* dispatcher_stop() if not done yet, then frees. */
 void dispatcher_free(struct dispatcher *ds);
+/* Whether this kernel over-reclaims through memory.reclaim (reclaim_chunk.h), as known at start
+ * (reclaim_chunk_release_overshoots()); jobs submitted afterwards write bounded chunks. The
+ * dispatcher also turns it on by itself, once, when a finished job shows it
+ * (reclaim_chunk_overshoot_seen()), and logs that. */
+void dispatcher_set_reclaim_bounded(struct dispatcher *ds, bool bounded);
 
 /* Whether a job of cg is queued or running (its `job` group: read-only outside the dispatcher). */
 static inline bool dispatcher_busy(const struct cgroup_node *cg)

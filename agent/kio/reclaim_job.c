@@ -16,6 +16,7 @@
 #include "reclaimd/config.h"
 #include "reclaimd/parse.h"
 #include "reclaimd/reader.h"
+#include "reclaimd/reclaim_chunk.h"
 
 atomic_bool reclaim_swappiness_supported = true;
 
@@ -28,6 +29,11 @@ atomic_bool reclaim_swappiness_supported = true;
 #define STALL_MIN_WINDOW_US (1 * USEC_PER_SEC)
 /* A signal that is not a cancel (none is expected) may interrupt a write; retry that often. */
 #define MAX_FOREIGN_EINTR 3
+/* After EAGAIN, how long to look for the cgroup's removal, and how often (reclaim_chunk.h: on 7.x
+ * the write of a dying memcg returns before rmdir has removed its files, which then takes
+ * milliseconds). Spent only on EAGAIN, where the kernel found nothing more to reclaim anyway. */
+#define GONE_PROBE_US (500 * USEC_PER_MSEC)
+#define GONE_PROBE_STEP_US (10 * USEC_PER_MSEC)
 
 static const char *const outcome_names[_JOB_OUTCOME_MAX] = {
 	[JOB_DONE] = "done",
@@ -109,6 +115,24 @@ static int measure(int dirfd, uint64_t *ret_current, uint64_t *ret_pgsteal)
 	*ret_current = current;
 	*ret_pgsteal = st.pgsteal;
 	return 0;
+}
+
+/* After a write failed with EAGAIN: whether the cgroup is being removed. Reads memory.current
+ * until it fails with -ENOENT/-ENODEV (returned) or GONE_PROBE_US passed or the job is cancelled
+ * (then the last read's result, 0 when it was there). */
+static int probe_removed(struct reclaim_job *job)
+{
+	usec_t deadline = now_us() + GONE_PROBE_US;
+	char buf[32];
+	size_t len;
+	int r;
+
+	for (;;) {
+		r = read_single_at(job->cgroup_dirfd, "memory.current", buf, sizeof(buf), &len);
+		if (reclaim_chunk_probe_gone(r) || atomic_load(&job->cancel) || now_us() >= deadline)
+			return r;
+		usleep(GONE_PROBE_STEP_US);
+	}
 }
 
 static int read_some_total(int fd, usec_t *ret)
@@ -203,6 +227,7 @@ void reclaim_job_run(struct reclaim_job *job)
 	_cleanup_(freep) bool *evict_skip = NULL;
 	_cleanup_(freep) uint64_t *evict_nr = NULL;
 	uint64_t current_before = 0, pgsteal_before = 0, current_after, pgsteal_after, pgsteal_prev;
+	uint64_t current_now, done = 0;
 	usec_t stall_start_us = 0, stall_now_us;
 	unsigned foreign_eintr = 0;
 	bool measured;
@@ -245,17 +270,25 @@ void reclaim_job_run(struct reclaim_job *job)
 		goto out;
 	}
 	pgsteal_prev = pgsteal_before;
+	current_now = measured ? current_before : UINT64_MAX;
 
-	while (job->written_bytes < job->request_bytes) {
-		uint64_t chunk = MIN(job->request_bytes - job->written_bytes, job->chunk_bytes);
+	while (done < job->request_bytes) {
+		/* Bounded (an over-reclaiming kernel) and capped at what is above the floor. */
+		uint64_t chunk = reclaim_chunk_next(&(struct reclaim_chunk_state){
+			.request_bytes = job->request_bytes, .done_bytes = done,
+			.chunk_bytes = job->chunk_bytes, .page_size = job->page_size,
+			.bounded = job->bounded && !job->evict, .floor_bytes = job->floor_bytes,
+			.current_bytes = current_now });
 
 		if (atomic_load(&job->cancel)) {
 			job->outcome = JOB_CANCELLED;
 			break;
 		}
-		chunk = chunk / job->page_size * job->page_size;
-		if (chunk == 0)
+		if (chunk == 0) {
+			job->at_floor = job->floor_bytes && current_now != UINT64_MAX &&
+					sub_sat(current_now, job->floor_bytes) < job->page_size;
 			break;
+		}
 		/* The pool's rate limit; may wait, and says false when cancelled meanwhile. */
 		if (job->throttle && !job->throttle(job, chunk)) {
 			job->outcome = JOB_CANCELLED;
@@ -281,48 +314,44 @@ void reclaim_job_run(struct reclaim_job *job)
 				continue;
 		}
 		if (r < 0) {
+			/* EAGAIN: a dying memcg's (7.x) or a cgroup with too little left to reclaim;
+			 * the probe tells them apart. */
 			job->error = r;
-			switch (r) {
-			case -EAGAIN:
-				job->outcome = JOB_PARTIAL;
-				break;
-			case -ENOENT:
-			case -ENODEV:
-				job->outcome = JOB_GONE;
-				break;
-			case -EBUSY:
-				job->outcome = JOB_BUSY;
-				break;
-			default:
-				job->outcome = JOB_FAILED;
-				break;
-			}
+			job->outcome = reclaim_chunk_outcome(r, r == -EAGAIN ? probe_removed(job) : 0);
 			break;
 		}
 		job->written_bytes += chunk;
 		job->chunks++;
+		done = job->written_bytes;
 
-		if (job->evict) {
+		if (job->evict || job->bounded || job->floor_bytes) {
 			uint64_t pgsteal_now;
 
 			/* The kernel reports no count: measure. A cgroup that cannot be measured went
 			 * away, and its memcg id may already name a new cgroup the next command would
-			 * evict from. Less than half a chunk: the idle generations are used up (the
-			 * rest is younger than two intervals). */
-			if (measure(job->cgroup_dirfd, &current_after, &pgsteal_now) < 0) {
-				job->outcome = JOB_GONE;
+			 * evict from. */
+			r = measure(job->cgroup_dirfd, &current_now, &pgsteal_now);
+			if (r < 0) {
+				job->error = job->evict || reclaim_chunk_probe_gone(r) ? 0 : r;
+				job->outcome = job->error ? JOB_FAILED : JOB_GONE;
 				break;
 			}
-			if (sub_sat(pgsteal_now, pgsteal_prev) * job->page_size < chunk / 2) {
+			/* Less than half a chunk evicted: the idle generations are used up (the rest
+			 * is younger than two intervals). */
+			if (job->evict && sub_sat(pgsteal_now, pgsteal_prev) * job->page_size < chunk / 2) {
 				job->idle_exhausted = true;
 				job->outcome = JOB_PARTIAL;
 				break;
 			}
 			pgsteal_prev = pgsteal_now;
+			/* An over-reclaiming kernel took at least what was written, maybe far more:
+			 * count what pgsteal shows. */
+			if (job->bounded && !job->evict && measured)
+				done = MAX(done, sub_sat(pgsteal_now, pgsteal_before) * job->page_size);
 		}
 
 		/* Between chunks: has the workload started to stall since we began? */
-		if (pressure_fd >= 0 && job->written_bytes < job->request_bytes &&
+		if (pressure_fd >= 0 && done < job->request_bytes &&
 		    read_some_total(pressure_fd, &stall_now_us) == 0) {
 			usec_t window = MAX(now_us() - job->started_us, STALL_MIN_WINDOW_US);
 			double pct = 100.0 * (double)sub_sat(stall_now_us, stall_start_us) / (double)window;

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/utsname.h>
 
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
@@ -29,6 +30,7 @@
 #include "obs/status.h"
 #include "reclaimd/limits.h"
 #include "reclaimd/log.h"
+#include "reclaimd/reclaim_chunk.h"
 
 static usec_t realtime_us(void);
 
@@ -49,6 +51,7 @@ static void dispatch(struct daemon *d, struct cgroup_node *cg, const struct cgro
 	struct dispatch_request req = {
 		.request_bytes = request_bytes, .mem_node = mem_node, .flags = flags,
 		.chunk_bytes = pp->chunk_bytes, .psi_some_target_pct = pp->psi_some_target_pct,
+		.floor_bytes = cgroup_floor_bytes(pp, s),
 	};
 
 	if (dispatcher_busy(cg))
@@ -546,6 +549,21 @@ static int setup_roots(struct daemon *d, char **ret_cgroup_root)
 	return r;
 }
 
+/* A kernel older than 6.6 over-reclaims through memory.reclaim (reclaim_chunk.h): its jobs write
+ * bounded chunks from the start. Newer kernels are bounded only once a job shows it (dispatcher). */
+static void reclaim_bounded_from_release(struct dispatcher *ds)
+{
+	struct utsname u;
+
+	if (uname(&u) < 0 || !reclaim_chunk_release_overshoots(u.release))
+		return;
+	dispatcher_set_reclaim_bounded(ds, true);
+	log_event(LOG_NOTICE, MSGID_KERNEL_FEATURE, NULL,
+		  "kernel %s predates \"mm:vmscan: fix inaccurate reclaim during proactive reclaim\" "
+		  "(Linux 6.6), so memory.reclaim takes more than asked: writing at most %u pages at a "
+		  "time and counting what pgsteal shows taken", u.release, RECLAIM_CHUNK_BOUNDED_PAGES);
+}
+
 /* The controllers, in the order they depend on each other's effects (zswap before the swap
  * tiers' zswap-before-zram check). */
 static int setup_controllers(struct daemon *d)
@@ -560,6 +578,7 @@ static int setup_controllers(struct daemon *d)
 		log_error("cannot start reclaim workers: %s", strerror(-r));
 		return r;
 	}
+	reclaim_bounded_from_release(d->dispatcher);
 	if ((r = idle_ctl_new(&d->env, d->topo,
 			      &(struct idle_hooks){ .idle = on_idle, .topology = on_topology,
 						    .userdata = d }, &d->idle)) < 0 ||

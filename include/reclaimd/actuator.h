@@ -5,7 +5,8 @@
  *
  * Kernel behaviour relied on (mm/memcontrol.c memory_reclaim(), Documentation/admin-guide/
  * cgroup-v2.rst "memory.reclaim"): a write of "<bytes> [swappiness=N]" returns the full count on
- * success and has no partial count; -EAGAIN when it gave up making progress; -EINTR when any
+ * success and has no partial count; -EAGAIN when it gave up making progress (on 7.x also as soon as
+ * the memcg is dying: reclaim_chunk.h); -EINTR when any
  * signal is pending between its internal batches (SA_RESTART does not restart it), which is how a
  * blocked write is interrupted; -EINVAL for an unknown key (swappiness= on older kernels).
  *
@@ -24,10 +25,12 @@
 
 enum job_outcome {
 	JOB_DONE,             /* every chunk written */
-	JOB_PARTIAL,          /* kernel answered EAGAIN: reclaimed less than asked */
+	JOB_PARTIAL,          /* kernel answered EAGAIN (cgroup still there): reclaimed less than
+			       * asked */
 	JOB_STOPPED_PRESSURE, /* stall since the job started exceeded the target */
 	JOB_CANCELLED,        /* cancelled (PSI trigger, cgroup gone, shutdown) */
-	JOB_GONE,             /* ENOENT/ENODEV: the cgroup was removed */
+	JOB_GONE,             /* ENOENT/ENODEV, or EAGAIN and then the cgroup was found removed
+			       * (reclaim_chunk.h): the cgroup was removed */
 	JOB_BUSY,             /* EBUSY */
 	JOB_FAILED,           /* any other error, in `error` */
 	_JOB_OUTCOME_MAX,
@@ -60,6 +63,13 @@ struct reclaim_job {
 	struct lru_gen_target *evict; /* owned */
 	size_t n_evict;
 	int evict_swappiness;        /* 0..200: vm.swappiness, or the job's swappiness when set */
+	/* The kernel over-reclaims through memory.reclaim (reclaim_chunk.h): each write is at most
+	 * RECLAIM_CHUNK_BOUNDED_PAGES pages, and what pgsteal shows taken counts towards the
+	 * request. */
+	bool bounded;
+	/* memory.current, re-read after each write, is not reclaimed below this (bytes; 0: no check):
+	 * the next write is at most what is above it, and the job stops within a page of it. */
+	uint64_t floor_bytes;
 
 	/* Control. */
 	atomic_bool cancel;
@@ -74,6 +84,7 @@ struct reclaim_job {
 	unsigned chunks;
 	bool swappiness_rejected;    /* kernel answered EINVAL to swappiness=; retried without */
 	unsigned lruvecs_aged;       /* aging commands the kernel accepted */
+	bool at_floor;               /* stopped because memory.current reached floor_bytes */
 	bool idle_exhausted;         /* eviction stopped: a chunk found less than half its size in
 				      * generations idle for two intervals (outcome JOB_PARTIAL) */
 	int aging_error;             /* first unexpected -errno of an aging write, or 0 */
