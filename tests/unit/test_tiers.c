@@ -323,6 +323,32 @@ static void test_freed_pages(void)
 	CHECK_EQ_U64(tiers_freed_pages(10, 20), 0);
 }
 
+/* memory.stat and /proc/vmstat carry the tier counters on 6.12 (tests/fixtures/real-6.12). */
+static void test_counters_parse(void)
+{
+	static const char with[] = "anon 4096\nfile 8192\npgsteal 900\npgdemote_kswapd 100\n"
+				   "pgdemote_direct 20\npgdemote_khugepaged 3\npgdemote_proactive 400\n"
+				   "pgpromote_success 77\n";
+	static const char without[] = "anon 4096\nfile 8192\npgsteal 900\n";
+	static const char vm[] = "nr_free_pages 1\npgpromote_success 5\npgdemote_kswapd 6\n"
+				 "pgdemote_direct 7\npgdemote_khugepaged 8\npgdemote_proactive 9\n";
+	struct memory_stat st;
+	struct vmstat v;
+
+	CHECK_EQ_INT(memory_stat_parse(with, sizeof(with) - 1, &st), 0);
+	CHECK(st.has_tier_counters);
+	CHECK_EQ_U64(memory_stat_pgdemote(&st), 523);
+	CHECK_EQ_U64(st.pgpromote_success, 77);
+	CHECK_EQ_U64(tiers_freed_pages(st.pgsteal, memory_stat_pgdemote(&st)), 377);
+	CHECK_EQ_INT(memory_stat_parse(without, sizeof(without) - 1, &st), 0);
+	CHECK(!st.has_tier_counters);
+	CHECK_EQ_U64(memory_stat_pgdemote(&st), 0);
+	CHECK_EQ_INT(vmstat_parse(vm, sizeof(vm) - 1, &v), 0);
+	CHECK_EQ_U64(v.pgpromote_success, 5);
+	CHECK_EQ_U64(v.pgdemote_kswapd + v.pgdemote_direct + v.pgdemote_khugepaged +
+		     v.pgdemote_proactive, 30);
+}
+
 /* ---- the sysfs reader on fixture trees ------------------------------------------------------- */
 
 static void fixture_path(char *buf, size_t size, const char *name)
@@ -412,6 +438,7 @@ int main(void)
 	test_backoff_on_promotion();
 	test_backoff_noise_and_fallback();
 	test_freed_pages();
+	test_counters_parse();
 	test_nodelist_parse();
 	test_read_fixtures();
 	return test_report("tiers");
