@@ -14,6 +14,7 @@
 #include "reclaimd/memory_tiers.h"
 #include "reclaimd/reader.h"
 #include "reclaimd/topology.h"
+#include "parse/parse_util.h"
 
 /* A nodelist of 64 nodes written out in full ("0,2,4,...,62") is under 200 bytes. */
 #define NODELIST_BUF 512
@@ -118,5 +119,87 @@ int mem_tiers_read(const char *sys_root, struct mem_tiers *ret)
 	if (r < 0)
 		return r;
 	*ret = *t;
+	return 0;
+}
+
+/* node<N>/meminfo is about 35 lines of < 50 bytes; node<N>/vmstat about 80 of < 40. */
+#define NODE_FILE_BUF 8192
+
+int node_meminfo_usage_parse(const char *buf, size_t len, unsigned node, uint64_t *ret_total_bytes,
+			     uint64_t *ret_free_bytes)
+{
+	char prefix[32];
+	size_t prefix_n = (size_t)snprintf(prefix, sizeof(prefix), "Node %u ", node);
+	uint64_t total = 0, free_kb = 0;
+	bool have_total = false, have_free = false;
+	const char *line;
+	size_t pos = 0, n;
+	int r;
+
+	while ((r = next_line(buf, len, &pos, &line, &n)) > 0) {
+		static const char *const keys[] = { "MemTotal:", "MemFree:" };
+
+		if (n < prefix_n || memcmp(line, prefix, prefix_n) != 0)
+			return -EBADMSG;
+		line += prefix_n;
+		n -= prefix_n;
+		for (unsigned k = 0; k < 2; k++) {
+			size_t kn = strlen(keys[k]), i, j;
+			uint64_t v;
+
+			if (!starts_with(line, n, keys[k]))
+				continue;
+			for (i = kn; i < n && line[i] == ' '; i++)
+				;
+			for (j = i; j < n && line[j] != ' '; j++)
+				;
+			if (j + 3 != n || memcmp(line + j, " kB", 3) != 0 ||
+			    u64_parse(line + i, j - i, &v) < 0 || v > UINT64_MAX / 1024)
+				return -EBADMSG;
+			if (k == 0) {
+				total = v;
+				have_total = true;
+			} else {
+				free_kb = v;
+				have_free = true;
+			}
+		}
+	}
+	if (r < 0)
+		return r;
+	if (!have_total || !have_free)
+		return -EBADMSG;
+	*ret_total_bytes = total * 1024;
+	*ret_free_bytes = free_kb * 1024;
+	return 0;
+}
+
+int tier_node_sample_read(const char *sys_root, unsigned node, struct tier_node_sample *ret)
+{
+	_cleanup_(freep) char *buf = malloc(NODE_FILE_BUF);
+	struct tier_node_sample s = { 0 };
+	struct vmstat v;
+	char rel[64];
+	size_t len;
+	int r;
+
+	if (!buf)
+		return -ENOMEM;
+	snprintf(rel, sizeof(rel), "devices/system/node/node%u/meminfo", node);
+	r = read_file(sys_root, rel, buf, NODE_FILE_BUF, &len);
+	if (r == 0)
+		r = node_meminfo_usage_parse(buf, len, node, &s.mem_total_bytes, &s.mem_free_bytes);
+	if (r < 0)
+		return r;
+	snprintf(rel, sizeof(rel), "devices/system/node/node%u/vmstat", node);
+	r = read_file(sys_root, rel, buf, NODE_FILE_BUF, &len);
+	if (r == 0)
+		r = vmstat_parse(buf, len, &v);
+	if (r < 0)
+		return r;
+	s.demoted_pages = v.pgdemote_kswapd + v.pgdemote_direct + v.pgdemote_khugepaged +
+			  v.pgdemote_proactive;
+	s.promoted_pages = v.pgpromote_success;
+	*ret = s;
 	return 0;
 }

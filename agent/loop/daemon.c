@@ -142,6 +142,7 @@ static void on_topology(void *userdata, const struct numa_topology *t)
 
 	dispatcher_topology_changed(d->dispatcher, t);
 	*d->topo = *t;
+	tiers_ctl_topology_changed(d->tiers);
 }
 
 static void on_cgroup_gone(struct cgroup_node *cg, void *userdata)
@@ -274,6 +275,7 @@ static void run_tick(struct daemon *d)
 		return;
 	snapshot_build(d);
 	ctx = loop_tick_ctx(d);
+	tiers_ctl_tick(d->tiers, &ctx);
 	aging_ctl_tick(d->aging, &ctx);
 	swapout_cap = swap_tiers_ctl_tick(d->swap_tiers, &ctx);
 	zram_ctl_tick(d->zram, &ctx);
@@ -529,7 +531,8 @@ static int setup_controllers(struct daemon *d)
 			       &(struct aging_hooks){ .busy = aging_busy, .userdata = d }, &d->aging)) < 0 ||
 	    (r = zswap_ctl_new(&d->env, d->config, &d->cgroups, &d->zswap)) < 0 ||
 	    (r = swap_tiers_ctl_new(&d->env, d->config, &d->swap_tiers)) < 0 ||
-	    (r = zram_ctl_new(&d->env, d->config, &d->zram)) < 0) {
+	    (r = zram_ctl_new(&d->env, d->config, &d->zram)) < 0 ||
+	    (r = tiers_ctl_new(&d->env, d->topo, &d->tiers)) < 0) {
 		log_error("cannot set up the controllers: %s", strerror(-r));
 		return r;
 	}
@@ -638,6 +641,7 @@ static void daemon_teardown(struct daemon *d)
 	idle_ctl_free(d->idle);
 	headroom_ctl_free(d->headroom);
 	zram_ctl_free(d->zram);
+	tiers_ctl_free(d->tiers);
 	zswap_ctl_free(d->zswap);
 	swap_tiers_ctl_free(d->swap_tiers);
 	aging_ctl_free(d->aging);

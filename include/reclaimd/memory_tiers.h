@@ -31,4 +31,20 @@ int demotion_enabled_parse(const char *buf, size_t len, bool *ret);
  * from the parsers; -ENAMETOOLONG; -errno from opendir/read. *ret is untouched on failure. */
 int mem_tiers_read(const char *sys_root, struct mem_tiers *ret);
 
+/* One node's use and tier counters: node<N>/meminfo "Node <N> MemTotal:" and "MemFree:" (kB,
+ * drivers/base/node.c node_read_meminfo) and node<N>/vmstat pgdemote_* (counted on the node the
+ * pages left) and pgpromote_success (counted on the node they went to); pages. */
+struct tier_node_sample {
+	uint64_t mem_total_bytes, mem_free_bytes;
+	uint64_t demoted_pages, promoted_pages;
+};
+
+/* Parses node<N>/meminfo for `node`: requires both lines. Returns 0 or -EBADMSG. */
+int node_meminfo_usage_parse(const char *buf, size_t len, unsigned node, uint64_t *ret_total_bytes,
+			     uint64_t *ret_free_bytes);
+
+/* Reads sys_root/devices/system/node/node<N>/{meminfo,vmstat}. Returns 0; -ENOENT when the node
+ * went offline; -EBADMSG; -errno. *ret untouched on failure. */
+int tier_node_sample_read(const char *sys_root, unsigned node, struct tier_node_sample *ret);
+
 #endif

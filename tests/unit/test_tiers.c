@@ -8,6 +8,7 @@
 #include <errno.h>
 
 #include "test.h"
+#include "obs/metrics.h"
 #include "reclaimd/memory_tiers.h"
 #include "reclaimd/snapshot.h"
 #include "reclaimd/tiers.h"
@@ -400,6 +401,64 @@ static void test_read_fixtures(void)
 	CHECK_EQ_INT(mem_tiers_read(root, &t), -E2BIG);
 }
 
+static void test_node_samples(void)
+{
+	struct tier_node_sample s = { 0 };
+	char root[PATH_MAX];
+	uint64_t total, free_b;
+	static const char bad[] = "Node 1 MemTotal:  100 kB\nNode 1 MemFree:  10 kB\n";
+	static const char nofree[] = "Node 0 MemTotal:  100 kB\n";
+	static const char ok[] = "Node 0 MemTotal:  100 kB\nNode 0 MemFree:  10 kB\n";
+
+	fixture_path(root, sizeof(root), "three-nodes");
+	CHECK_EQ_INT(tier_node_sample_read(root, 0, &s), 0);
+	CHECK_EQ_U64(s.mem_total_bytes, UINT64_C(4) << 30);
+	CHECK_EQ_U64(s.mem_free_bytes, UINT64_C(1) << 30);
+	CHECK_EQ_U64(s.demoted_pages, 3024);
+	CHECK_EQ_U64(s.promoted_pages, 0);
+	CHECK_EQ_INT(tier_node_sample_read(root, 1, &s), 0);
+	CHECK_EQ_U64(s.promoted_pages, 300);
+	CHECK_EQ_U64(s.demoted_pages, 0);
+	CHECK_EQ_INT(tier_node_sample_read(root, 2, &s), 0);
+	CHECK_EQ_U64(s.mem_total_bytes - s.mem_free_bytes, UINT64_C(1) << 30);
+	/* A node that went offline. */
+	CHECK_EQ_INT(tier_node_sample_read(root, 3, &s), -ENOENT);
+
+	CHECK_EQ_INT(node_meminfo_usage_parse(ok, sizeof(ok) - 1, 0, &total, &free_b), 0);
+	CHECK_EQ_U64(total, 102400);
+	CHECK_EQ_U64(free_b, 10240);
+	/* Another node's file, or one without MemFree, is malformed. */
+	CHECK_EQ_INT(node_meminfo_usage_parse(bad, sizeof(bad) - 1, 0, &total, &free_b), -EBADMSG);
+	CHECK_EQ_INT(node_meminfo_usage_parse(nofree, sizeof(nofree) - 1, 0, &total, &free_b),
+		     -EBADMSG);
+}
+
+/* The metrics: per-node tier families only with tiers; reclaimd's demoted total always. */
+static void test_metrics_render(void)
+{
+	static struct metrics_input in = { .version = "test", .demoted_bytes = 8192 };
+	char *text = NULL;
+	size_t len;
+
+	CHECK_EQ_INT(metrics_render(&in, &text, &len), 0);
+	CHECK(text && strstr(text, "\nreclaimd_demoted_bytes_total 8192\n"));
+	CHECK(text && !strstr(text, "reclaimd_tier_"));
+	free(text);
+	text = NULL;
+
+	in.n_tier_nodes = 2;
+	in.tier_node[0] = (struct metrics_tier_node){ .node = 0, .tier = 4, .role = "top",
+						      .used_bytes = 3, .demoted_bytes = 4096 };
+	in.tier_node[1] = (struct metrics_tier_node){ .node = 2, .tier = 22, .role = "lowest",
+						      .used_bytes = 5, .promoted_bytes = 0 };
+	CHECK_EQ_INT(metrics_render(&in, &text, &len), 0);
+	CHECK(text && strstr(text, "# TYPE reclaimd_tier_used_bytes gauge\n"));
+	CHECK(text && strstr(text, "reclaimd_tier_used_bytes{node=\"0\",tier=\"4\",role=\"top\"} 3\n"));
+	CHECK(text && strstr(text, "reclaimd_tier_demoted_bytes_total{node=\"0\",tier=\"4\",role=\"top\"} 4096\n"));
+	CHECK(text && strstr(text, "reclaimd_tier_promoted_bytes_total{node=\"2\",tier=\"22\",role=\"lowest\"} 0\n"));
+	free(text);
+}
+
 static void test_nodelist_parse(void)
 {
 	nodemask64_t m = 0;
@@ -441,5 +500,7 @@ int main(void)
 	test_counters_parse();
 	test_nodelist_parse();
 	test_read_fixtures();
+	test_node_samples();
+	test_metrics_render();
 	return test_report("tiers");
 }
