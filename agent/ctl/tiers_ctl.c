@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl/dispatcher.h"
 #include "ctl/tiers_ctl.h"
 #include "reclaimd/log.h"
 
@@ -19,7 +20,9 @@ struct tiers_ctl {
 	struct tier_roles roles;
 	struct tier_node_sample sample[RECLAIMD_MAX_NODES];
 	nodemask64_t sampled;
-	uint64_t changes;
+	uint64_t promoted_delta[RECLAIMD_MAX_NODES]; /* this tick's pgpromote_success per node */
+	uint64_t changes, shaped_requests, held_back_bytes;
+	unsigned cgroups_backing_off;
 	bool have_roles;
 	usec_t warning_us;
 };
@@ -129,8 +132,14 @@ void tiers_ctl_tick(struct tiers_ctl *tc, const struct tick_ctx *ctx)
 
 		if (tc->roles.rank[n] < 0)
 			continue;
+		uint64_t before = tc->sample[n].promoted_pages;
+		bool had = (tc->sampled >> n) & 1;
+
+		tc->promoted_delta[n] = 0;
 		r = tier_node_sample_read(tc->env.sys_root, (unsigned)n, &tc->sample[n]);
 		if (r == 0) {
+			if (had)
+				tc->promoted_delta[n] = sub_sat(tc->sample[n].promoted_pages, before);
 			tc->sampled |= UINT64_C(1) << n;
 		} else {
 			tc->sampled &= ~(UINT64_C(1) << n);
@@ -140,6 +149,45 @@ void tiers_ctl_tick(struct tiers_ctl *tc, const struct tick_ctx *ctx)
 					  n, strerror(-r));
 		}
 	}
+	if (!tc->roles.demotion)
+		return;
+	tc->cgroups_backing_off = 0;
+	for (size_t i = 0; i < ctx->snap->n_cgroups; i++) {
+		const struct cgroup_sample *s = &ctx->snap->cgroups[i];
+		struct cgroup_node *cg = ctx->cgroups[i];
+		struct tiers_cgroup *st = cg->tiers.state;
+
+		if (!st && !(st = cg->tiers.state = calloc(1, sizeof(*st))))
+			continue; /* no back-off for it this tick: demotion goes on unscaled */
+		tiers_cgroup_observe(st, &tc->roles, s->numa, s->stat.pgdemote,
+				     s->stat.pgpromote_success, s->stat.has_tier_counters,
+				     tc->promoted_delta);
+		for (int n = 0; n < RECLAIMD_MAX_NODES; n++)
+			if (st->backoff.step[n]) {
+				tc->cgroups_backing_off++;
+				break;
+			}
+	}
+}
+
+void tiers_ctl_shape(struct tiers_ctl *tc, const struct cgroup_node *cg,
+		     const struct cgroup_sample *s, uint64_t page_size, struct dispatch_request *req)
+{
+	struct tier_plan plan;
+	uint64_t total;
+
+	if (!tc || !tc->roles.demotion || !req->mglru.evict || req->request_bytes == 0 ||
+	    !tiers_plan(&tc->roles, s->numa, cg->tiers.state ? &cg->tiers.state->backoff : NULL,
+			req->request_bytes, page_size, &plan))
+		return;
+	total = tiers_shape_targets(&plan, req->mglru.evict, &req->mglru.n_evict, page_size);
+	req->request_bytes = MIN(req->request_bytes, total);
+	if (req->mglru.n_evict == 0) {
+		free(req->mglru.evict);
+		req->mglru.evict = NULL;
+	}
+	tc->shaped_requests++;
+	tc->held_back_bytes += plan.held_back_bytes;
 }
 
 const struct tier_roles *tiers_ctl_roles(const struct tiers_ctl *tc)
@@ -150,7 +198,9 @@ const struct tier_roles *tiers_ctl_roles(const struct tiers_ctl *tc)
 void tiers_ctl_report(const struct tiers_ctl *tc, struct tiers_report *ret)
 {
 	struct tiers_report rep = { .n_tiers = tc->roles.n_tiers, .demotion = tc->roles.demotion,
-				    .changes = tc->changes };
+				    .changes = tc->changes, .shaped_requests = tc->shaped_requests,
+				    .held_back_bytes = tc->held_back_bytes,
+				    .cgroups_backing_off = tc->cgroups_backing_off };
 
 	/* Fastest tier first, then by node id. */
 	for (int rank = 0; rank < (int)tc->roles.n_tiers; rank++) {

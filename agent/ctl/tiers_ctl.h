@@ -35,6 +35,9 @@ struct tiers_report {
 	unsigned n_nodes;
 	struct tiers_node_report node[RECLAIMD_MAX_NODES]; /* nodes in a tier, by id */
 	uint64_t changes;                 /* role changes seen since start (hotplug) */
+	uint64_t shaped_requests;         /* evictions cut to the tier plan */
+	uint64_t held_back_bytes;         /* demotion the back-off withheld from them */
+	unsigned cgroups_backing_off;     /* managed cgroups with a back-off step on some node */
 };
 
 struct tiers_ctl;
@@ -48,6 +51,15 @@ void tiers_ctl_free(struct tiers_ctl *tc);
 void tiers_ctl_tick(struct tiers_ctl *tc, const struct tick_ctx *ctx);
 /* The topology changed (idle_ctl's re-read): recompute the roles now. */
 void tiers_ctl_topology_changed(struct tiers_ctl *tc);
+/* On a host with demotion between tiers, cuts an eviction through lru_gen (req->mglru.evict) to
+ * tiers_plan() for this cgroup (s: its sample, for memory.numa_stat): demotion from the upper
+ * tiers as its back-off allows, eviction from the lowest tier only; req->request_bytes is capped
+ * at the plan's total, and req->mglru.evict freed (NULL) when no target is left. Anything else
+ * (one tier, demotion off, memory.reclaim, no numa_stat yet) is left as it is. */
+struct dispatch_request;
+void tiers_ctl_shape(struct tiers_ctl *tc, const struct cgroup_node *cg,
+		     const struct cgroup_sample *s, uint64_t page_size, struct dispatch_request *req);
+
 /* The roles in force (all TIER_ROLE_NONE before the first read). */
 const struct tier_roles *tiers_ctl_roles(const struct tiers_ctl *tc);
 void tiers_ctl_report(const struct tiers_ctl *tc, struct tiers_report *ret);

@@ -56,6 +56,8 @@ static void dispatch(struct daemon *d, struct cgroup_node *cg, const struct cgro
 	 * what is not yet cold, as kswapd would; the psi policy's requests evict cold generations. */
 	aging_ctl_take(d->aging, cg, d->tick, request_bytes > 0 && !(flags & DISPATCH_HEADROOM),
 		       &req.mglru);
+	/* With memory tiers: demote from the upper tiers, evict from the lowest (tiers.h). */
+	tiers_ctl_shape(d->tiers, cg, s, d->snap.snap.page_size, &req);
 	/* With aging on, the psi policy's requests only evict cold generations: without targets
 	 * (none cold, or no memory for them) the job only ages, never writes memory.reclaim. */
 	if (aging_ctl_active(d->aging) && !(flags & DISPATCH_HEADROOM) && !req.mglru.evict)

@@ -164,8 +164,9 @@ static void render_dispatcher(FILE *f, const struct metrics_input *in)
 		"Bytes asked of memory.reclaim or lru_gen eviction by submitted jobs (psi policy and "
 		"headroom).", in->requested_bytes);
 	counter(f, "reclaimd_reclaimed_bytes_total",
-		"Bytes reclaimed by finished jobs (the cgroup's memory.stat pgsteal growth while each "
-		"ran, so the kernel's own reclaim of it in that window too).",
+		"Bytes reclaimed by finished jobs (the cgroup's memory.stat pgsteal growth less its "
+		"pgdemote_* growth while each ran, so the kernel's own reclaim of it in that window "
+		"too).",
 		in->reclaimed_bytes);
 	counter(f, "reclaimd_requests_total", "Jobs submitted with bytes to reclaim.", in->requests);
 	family(f, "reclaimd_request_outcomes_total", "counter",

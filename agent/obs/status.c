@@ -265,11 +265,14 @@ static json_t *status_tiers(const struct tiers_report *tr, const struct dispatch
 			"demoted_bytes", n->sampled ? ju64(n->demoted_pages * page_size) : NULL,
 			"promoted_bytes", n->sampled ? ju64(n->promoted_pages * page_size) : NULL));
 	}
-	return json_pack("{s:i,s:b,s:o,s:o,s:o,s:o}", "tiers", (int)tr->n_tiers,
+	return json_pack("{s:i,s:b,s:o,s:o,s:o,s:o,s:o,s:o,s:i}", "tiers", (int)tr->n_tiers,
 			 "demotion", tr->demotion, "nodes", nodes,
 			 "reclaimd_demoted_bytes", ju64(dr->total_demoted_bytes),
 			 "reclaimd_freed_bytes", ju64(dr->total_reclaimed_bytes),
-			 "role_changes", ju64(tr->changes));
+			 "role_changes", ju64(tr->changes),
+			 "shaped_requests", ju64(tr->shaped_requests),
+			 "held_back_bytes", ju64(tr->held_back_bytes),
+			 "cgroups_backing_off", (int)tr->cgroups_backing_off);
 }
 
 static json_t *status_config(const struct daemon *d, usec_t now_real)

@@ -162,6 +162,36 @@ bool tiers_plan(const struct tier_roles *roles, const struct numa_usage *usage,
 		const struct tiers_backoff *b, uint64_t request_bytes, uint64_t page_size,
 		struct tier_plan *ret);
 
+/* ---- the loop's use: one cgroup's state, and eviction targets shaped by the plan ------------ */
+
+/* Per managed cgroup on a host with demotion (cgroup.h: tiers.state). */
+struct tiers_cgroup {
+	bool has_prev;
+	uint64_t prev_pgdemote, prev_pgpromote; /* memory.stat, pages */
+	struct tiers_backoff backoff;
+};
+
+/* One tick of a cgroup: turns its memory.stat counters (pgdemote_* sum, pgpromote_success;
+ * has_memcg_counters false before the kernel had them per memcg) into a tiers_tick and updates
+ * the back-off. The cgroup's demotions are spread over the nodes it can be demoted from in
+ * proportion to its usage there (memory.numa_stat; NULL: evenly), since memory.stat does not
+ * say which node they left. node_promoted_delta: node<N>/vmstat pgpromote_success deltas. A
+ * counter that went backwards (a recreated cgroup reusing the state) restarts the differences. */
+void tiers_cgroup_observe(struct tiers_cgroup *c, const struct tier_roles *roles,
+			  const struct numa_usage *usage, uint64_t pgdemote, uint64_t pgpromote,
+			  bool has_memcg_counters,
+			  const uint64_t node_promoted_delta[RECLAIMD_MAX_NODES]);
+
+struct lru_gen_target; /* mglru.h */
+
+/* Caps an eviction through lru_gen (one target per lruvec, mglru.h) at the plan: each target's
+ * idle_pages is cut to what the plan gives its node (whole pages, shared in target order when
+ * a node has several), targets left with none are removed, and the count kept is returned in
+ * *n. Returns the plan's total in bytes (demote + evict), which the caller takes as the most
+ * the job may ask. */
+uint64_t tiers_shape_targets(const struct tier_plan *plan, struct lru_gen_target *targets,
+			     size_t *n, uint64_t page_size);
+
 /* ---- accounting ----------------------------------------------------------------------------- */
 
 /* What a reclaim job really freed, from memory.stat deltas in pages: pgsteal counts demoted pages

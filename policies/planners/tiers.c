@@ -5,6 +5,7 @@
  * Pure: no I/O, no clocks, no logging, no allocation.
  */
 #include "reclaimd/tiers.h"
+#include "reclaimd/mglru.h"
 #include "reclaimd/snapshot.h"
 #include "reclaimd/topology.h"
 
@@ -227,4 +228,64 @@ bool tiers_plan(const struct tier_roles *roles, const struct numa_usage *usage,
 	}
 	*ret = p;
 	return true;
+}
+
+/* ---- the loop's use ------------------------------------------------------------------------- */
+
+void tiers_cgroup_observe(struct tiers_cgroup *c, const struct tier_roles *roles,
+			  const struct numa_usage *usage, uint64_t pgdemote, uint64_t pgpromote,
+			  bool has_memcg_counters,
+			  const uint64_t node_promoted_delta[RECLAIMD_MAX_NODES])
+{
+	struct tiers_tick tick = { 0 };
+	uint64_t demoted, sources = 0;
+	unsigned n_sources = 0;
+
+	if (!c->has_prev || pgdemote < c->prev_pgdemote || pgpromote < c->prev_pgpromote) {
+		c->has_prev = true;
+		c->prev_pgdemote = pgdemote;
+		c->prev_pgpromote = pgpromote;
+		return;
+	}
+	demoted = pgdemote - c->prev_pgdemote;
+	tick.cgroup_promoted_pages = has_memcg_counters ? pgpromote - c->prev_pgpromote : UINT64_MAX;
+	c->prev_pgdemote = pgdemote;
+	c->prev_pgpromote = pgpromote;
+	for (int n = 0; n < RECLAIMD_MAX_NODES; n++) {
+		tick.node_promoted_pages[n] = node_promoted_delta[n];
+		if (demotes_from(roles, n)) {
+			sources += usage ? node_usage(usage, n) : 0;
+			n_sources++;
+		}
+	}
+	for (int n = 0; n < RECLAIMD_MAX_NODES && n_sources; n++)
+		if (demotes_from(roles, n))
+			tick.demoted_pages[n] = sources ? scale(demoted, node_usage(usage, n), sources) :
+							  demoted / n_sources;
+	tiers_backoff_update(&c->backoff, roles, &tick);
+}
+
+uint64_t tiers_shape_targets(const struct tier_plan *plan, struct lru_gen_target *targets,
+			     size_t *n, uint64_t page_size)
+{
+	uint64_t budget[RECLAIMD_MAX_NODES] = { 0 };
+	size_t kept = 0;
+
+	for (unsigned i = 0; i < plan->n_steps; i++)
+		if (plan->step[i].node >= 0 && plan->step[i].node < RECLAIMD_MAX_NODES)
+			budget[plan->step[i].node] += plan->step[i].bytes / page_size;
+	for (size_t i = 0; i < *n; i++) {
+		struct lru_gen_target t = targets[i];
+		uint64_t *b;
+
+		if (t.node < 0 || t.node >= RECLAIMD_MAX_NODES)
+			continue;
+		b = &budget[t.node];
+		t.idle_pages = MIN(t.idle_pages, *b);
+		*b -= t.idle_pages;
+		if (t.idle_pages > 0)
+			targets[kept++] = t;
+	}
+	*n = kept;
+	return plan->demote_bytes + plan->evict_bytes;
 }

@@ -10,6 +10,7 @@
 #include "test.h"
 #include "obs/metrics.h"
 #include "reclaimd/memory_tiers.h"
+#include "reclaimd/mglru.h"
 #include "reclaimd/snapshot.h"
 #include "reclaimd/tiers.h"
 #include "reclaimd/topology.h"
@@ -315,6 +316,81 @@ static void test_backoff_noise_and_fallback(void)
 	CHECK_EQ_U64(b.step[1], 0);
 }
 
+/* The loop's path: memory.stat counters each tick -> back-off; the plan cuts lru_gen targets. */
+static void test_cgroup_observe(void)
+{
+	struct mem_tiers t = host3(true);
+	struct tier_roles r;
+	struct tiers_cgroup c = { 0 };
+	uint64_t node_delta[RECLAIMD_MAX_NODES] = { 0 };
+	struct numa_usage *u = usage3(300 * MiB, 100 * MiB, 100 * MiB);
+
+	tier_roles_compute(&t, BIT(0) | BIT(1), &r);
+	/* First tick only records. */
+	tiers_cgroup_observe(&c, &r, u, 1000, 50, true, node_delta);
+	CHECK(c.has_prev);
+	CHECK_EQ_U64(c.backoff.step[0], 0);
+	/* 4000 demoted (3000 from node 0, 1000 from node 1 by usage), 800 promoted (20 %):
+	 * both nodes back off one step. */
+	tiers_cgroup_observe(&c, &r, u, 5000, 850, true, node_delta);
+	CHECK_EQ_U64(c.backoff.step[0], 1);
+	CHECK_EQ_U64(c.backoff.step[1], 1);
+	CHECK_EQ_U64(c.backoff.step[2], 0);
+	/* Demoting with few promotions: unchanged (calm counts up). */
+	tiers_cgroup_observe(&c, &r, u, 9000, 860, true, node_delta);
+	CHECK_EQ_U64(c.backoff.step[0], 1);
+	/* Counters going backwards (recreated cgroup): restart, no step. */
+	tiers_cgroup_observe(&c, &r, u, 10, 0, true, node_delta);
+	CHECK_EQ_U64(c.prev_pgdemote, 10);
+	CHECK_EQ_U64(c.backoff.step[0], 1);
+
+	/* 6.1: no memcg counters; node 0's own promotions decide. */
+	c = (struct tiers_cgroup){ 0 };
+	tiers_cgroup_observe(&c, &r, NULL, 0, 0, false, node_delta);
+	node_delta[0] = 2000;
+	tiers_cgroup_observe(&c, &r, NULL, 4000, 0, false, node_delta);
+	CHECK_EQ_U64(c.backoff.step[0], 1); /* 2000 demoted there (even split), 2000 promoted */
+	CHECK_EQ_U64(c.backoff.step[1], 0);
+}
+
+static void test_shape_targets(void)
+{
+	struct mem_tiers t = host3(true);
+	struct tier_roles r;
+	struct tier_plan p;
+	struct lru_gen_target tg[3] = {
+		{ .memcg_id = 7, .node = 0, .evict_seq = 3, .idle_pages = 100000 },
+		{ .memcg_id = 7, .node = 1, .evict_seq = 3, .idle_pages = 1000 },
+		{ .memcg_id = 7, .node = 2, .evict_seq = 3, .idle_pages = 100000 },
+	};
+	size_t n = 3;
+	uint64_t total;
+
+	tier_roles_compute(&t, BIT(0) | BIT(1), &r);
+	CHECK(tiers_plan(&r, usage3(300 * MiB, 100 * MiB, 100 * MiB), NULL, 100 * MiB, PAGE, &p));
+	total = tiers_shape_targets(&p, tg, &n, PAGE);
+	CHECK_EQ_U64(total, 100 * MiB);
+	CHECK_EQ_U64(n, 3);
+	CHECK_EQ_U64(tg[0].idle_pages, 60 * MiB / PAGE); /* cut to the plan */
+	CHECK_EQ_U64(tg[1].idle_pages, 1000);             /* fewer cold pages than the plan */
+	CHECK_EQ_U64(tg[2].idle_pages, 20 * MiB / PAGE);
+
+	/* Back-off at its stop on node 0: its target goes. */
+	{
+		struct tiers_backoff b = { 0 };
+
+		b.step[0] = TIERS_MAX_STEP;
+		CHECK(tiers_plan(&r, usage3(300 * MiB, 100 * MiB, 100 * MiB), &b, 100 * MiB, PAGE,
+				 &p));
+		n = 3;
+		tg[0].idle_pages = 100000;
+		tiers_shape_targets(&p, tg, &n, PAGE);
+		CHECK_EQ_U64(n, 2);
+		CHECK_EQ_INT(tg[0].node, 1);
+		CHECK_EQ_INT(tg[1].node, 2);
+	}
+}
+
 static void test_freed_pages(void)
 {
 	/* A top-tier request that only demoted freed nothing. */
@@ -497,6 +573,8 @@ int main(void)
 	test_backoff_on_promotion();
 	test_backoff_noise_and_fallback();
 	test_freed_pages();
+	test_cgroup_observe();
+	test_shape_targets();
 	test_counters_parse();
 	test_nodelist_parse();
 	test_read_fixtures();
