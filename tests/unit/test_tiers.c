@@ -454,6 +454,25 @@ static void test_read_fixtures(void)
 		CHECK(roles.demotion);
 	}
 
+	/* Recorded in qemu with HMAT (tests/vm/tools/probe-tiers.sh): tier ids are not small. */
+	fixture_path(root, sizeof(root), "qemu-hmat-6.12");
+	r = mem_tiers_read(root, &t);
+	CHECK_EQ_INT(r, 0);
+	if (r == 0) {
+		struct tier_roles roles;
+
+		CHECK_EQ_U64(t.n_tiers, 2);
+		CHECK(!t.demotion_enabled);
+		tier_roles_compute(&t, BIT(0) | BIT(1), &roles);
+		CHECK_EQ_INT(roles.role[2], TIER_ROLE_LOWEST);
+		CHECK_EQ_INT(roles.role[0], TIER_ROLE_TOP);
+		CHECK(!roles.demotion); /* the boot default: off until the admin turns it on */
+		t.demotion_enabled = true;
+		tier_roles_compute(&t, BIT(0) | BIT(1), &roles);
+		CHECK(roles.demotion);
+		CHECK_EQ_U64(roles.promotion_sources, BIT(2));
+	}
+
 	fixture_path(root, sizeof(root), "single-tier");
 	r = mem_tiers_read(root, &t);
 	CHECK_EQ_INT(r, 0);
