@@ -37,17 +37,28 @@ static void nodes_str(nodemask64_t m, char *buf, size_t size)
 			pos += (size_t)snprintf(buf + pos, size - pos, "%s%d", pos ? "," : "", i);
 }
 
-/* One line for the whole picture: "memory_tier4 {0,1} top, memory_tier22 {2} lowest". */
+/* One line for the whole picture, fastest tier first: "memory_tier4 {0,1} top, memory_tier22 {2}
+ * lowest". */
 static void log_roles(const struct tiers_ctl *tc)
 {
 	char line[1024] = "", nodes[256];
 	size_t pos = 0;
 
-	for (unsigned i = 0; i < tc->tiers.n_tiers && pos < sizeof(line); i++) {
-		const struct mem_tier *t = &tc->tiers.tier[i];
-		int first = __builtin_ffsll((long long)t->nodes) - 1;
+	for (int rank = 0; rank < (int)tc->roles.n_tiers && pos < sizeof(line); rank++) {
+		const struct mem_tier *t = NULL;
+		int first = -1;
 
-		if (!t->nodes)
+		/* The tier whose first node has this rank (tier_roles_compute() ranked them). */
+		for (unsigned i = 0; i < tc->tiers.n_tiers && !t; i++) {
+			int f = tc->tiers.tier[i].nodes ?
+					__builtin_ffsll((long long)tc->tiers.tier[i].nodes) - 1 : -1;
+
+			if (f >= 0 && tc->roles.rank[f] == rank) {
+				t = &tc->tiers.tier[i];
+				first = f;
+			}
+		}
+		if (!t)
 			continue;
 		nodes_str(t->nodes, nodes, sizeof(nodes));
 		pos += (size_t)snprintf(line + pos, sizeof(line) - pos, "%smemory_tier%u {%s} %s",
