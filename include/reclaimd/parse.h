@@ -56,8 +56,9 @@ struct memory_stat {
 	uint64_t workingset_activate_anon, workingset_activate_file;
 	uint64_t workingset_restore_anon, workingset_restore_file;
 	uint64_t zswpin, zswpout, zswpwb, pswpin, pswpout;
-	/* Memory tiers (tiers.h), pages; present on 6.12 (not on 6.1), else 0. pgdemote_proactive
-	 * is 6.15+. has_tier_counters: the file has a pgpromote_success line. */
+	/* Memory tiers (tiers.h), pages, else 0: in the recorded 6.12 memory.stat but
+	 * pgdemote_proactive (newer, with the *_proactive counters); 6.1's memory.stat has none.
+	 * has_tier_counters: the file has a pgpromote_success line. */
 	uint64_t pgdemote_kswapd, pgdemote_direct, pgdemote_khugepaged, pgdemote_proactive;
 	uint64_t pgpromote_success;
 	bool has_tier_counters;
@@ -108,8 +109,8 @@ struct vmstat {
 	uint64_t pgscan_direct, pgsteal_direct, pgscan_direct_throttle;
 	uint64_t pgscan_kswapd, pgsteal_kswapd;
 	uint64_t pswpin, pswpout, zswpin, zswpout, zswpwb;
-	/* Memory tiers: demotions (5.18+; _khugepaged 6.5+, _proactive 6.15+) and promotions
-	 * by NUMA balancing in tiering mode; 0 when absent. */
+	/* Memory tiers: demotions and promotions by NUMA balancing in tiering mode; 0 when
+	 * absent. All in the recorded 6.12 file but _proactive, which 6.18's has. */
 	uint64_t pgdemote_kswapd, pgdemote_direct, pgdemote_khugepaged, pgdemote_proactive;
 	uint64_t pgpromote_success;
 	uint64_t workingset_refault_anon, workingset_refault_file;

@@ -7,7 +7,8 @@
  * Kernel model (mm/memory-tiers.c, Documentation/ABI/testing/sysfs-kernel-mm-memory-tiers):
  *   - every node with memory belongs to one tier, /sys/devices/virtual/memory_tiering/
  *     memory_tier<ID>/nodelist; a smaller ID is a faster tier (ID = abstract distance >>
- *     MEMTIER_CHUNK_BITS; DRAM is memory_tier4 on 6.1-6.18);
+ *     MEMTIER_CHUNK_BITS; DRAM is memory_tier4 on 6.12, and a CPU-less node HMAT describes as
+ *     ten times slower lands in memory_tier450 in qemu: tests/fixtures/tiers/qemu-hmat-6.12);
  *   - the top tiers are the slowest tier holding a node with CPUs (N_CPU) and every faster one
  *     (establish_demotion_targets: top_tier_adistance; node_is_toptier()). A node gaining or
  *     losing its CPUs moves that boundary (mm/vmstat.c only regenerates demotion targets when a
@@ -108,7 +109,7 @@ struct tiers_tick {
 	 * reported (memory.stat pgdemote_* delta over each job). */
 	uint64_t demoted_pages[RECLAIMD_MAX_NODES];
 	/* memory.stat pgpromote_success delta of the cgroup; UINT64_MAX when the kernel has no
-	 * per-memcg counter (before 6.12-era kernels), then node_promoted_pages is used alone. */
+	 * per-memcg counter (6.1), then node_promoted_pages is used alone. */
 	uint64_t cgroup_promoted_pages;
 	/* node<N>/vmstat pgpromote_success delta per node (counted on the node promoted TO). */
 	uint64_t node_promoted_pages[RECLAIMD_MAX_NODES];
