@@ -4,6 +4,8 @@
 #   make CC=clang             build with clang
 #   make deps                 install the Debian packages everything below needs (root)
 #   make check                unit tests, then the real-kernel VM tests; ends "N passed, N failed, N skipped"
+#   make check-kernels        the whole VM suite on Debian's 6.1, 6.12 and 7.3 kernels, in turn (3x check-vm)
+#   make check-matrix         the VM matrix subset (smoke, lifecycle, reclaim) on 6.1 and 7.3
 #   make check-unit           purity check of policies/, unit tests, make deb + lintian, doc keys, metrics and status socket end to end (no VM)
 #   make install              binaries, systemd unit, man pages, example config (PREFIX=/usr/local)
 #   make man                  man pages into build/man (reclaimd.8, reclaimctl.8, reclaimd.json.5)
@@ -51,7 +53,7 @@ CTL_LIBS   = $(shell pkg-config --libs jansson 2>/dev/null) -lm
 HOST_TESTS := tests/host/status-socket.sh
 HOST_DEPS := reclaimd reclaimctl $(BUILD)/tests/status_probe $(BUILD)/tests/gen_cgroupfs
 
-.PHONY: all deps check check-unit check-vm demo bench install man deb image clean FORCE
+.PHONY: all deps check check-unit check-vm check-kernels check-matrix demo bench install man deb image clean FORCE
 
 # The version has one source: RECLAIMD_VERSION in include/reclaimd/version.h (--version of both
 # binaries, the status socket, the man pages, the .deb).
@@ -109,6 +111,16 @@ check: deps reclaimd $(TESTS) $(HOST_DEPS)
 
 check-vm: reclaimd
 	@tests/vm/run-tests.sh
+
+# Each kernel is downloaded the first time it is asked for (tests/vm/fetch-kernel.sh --kernel);
+# `make deps` and the default suite fetch only 6.12.
+VM_KERNELS := 6.1,6.12,7.3
+
+check-kernels: deps reclaimd reclaimctl
+	@tests/vm/run-tests.sh --kernel $(VM_KERNELS)
+
+check-matrix: deps reclaimd reclaimctl
+	@tests/vm/run-tests.sh --matrix
 
 demo: deps reclaimd
 	@tests/vm/demo.sh

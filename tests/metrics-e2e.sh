@@ -210,7 +210,10 @@ fi
 # them (its QoS class's totals stay; the pod past the cap takes the free series).
 rm -rf "${T:?}/cg/$POD_G"
 n1=$(value_of "$T/scrape1.prom" reclaimd_tick_duration_seconds_count)
-wait_for ticks_over "$T/prom/reclaimd.prom" "$((n1 + 2))"
+# Two whole ticks after the removal (the first scrape is older: the checks in between can take
+# longer than two ticks on a loaded machine, and the removal would not be seen yet).
+n0=$(value_of "$T/prom/reclaimd.prom" reclaimd_tick_duration_seconds_count)
+wait_for ticks_over "$T/prom/reclaimd.prom" "$((n0 + 2))"
 http "$port" /metrics >"$T/http2.prom"
 check "a later scrape saw more ticks" ticks_over "$T/http2.prom" "$n1"
 backwards=$(awk 'FNR == NR { if ($1 ~ /_total({|$)/) v[$1] = $2; next }

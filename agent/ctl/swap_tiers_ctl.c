@@ -5,8 +5,8 @@
  * each tick, and the swap-out budget of the slowest tier turned into a swappiness cap.
  *
  * The devices are arranged at the first tick (discovery has then listed the cgroups) and on
- * reload. On a kubelet node (a kubepods cgroup exists, tick_ctx.kubepods_path) a device that is
- * off is not swapped on unless swap.allow_on_kubelet_node: kubelet's failSwapOn (default true)
+ * reload. On a kubelet node (a kubepods cgroup exists, tick_ctx.kubepods_path, or the kubelet's
+ * state directory: swap_kubelet_evidence()) a device that is off is not swapped on unless swap.allow_on_kubelet_node: kubelet's failSwapOn (default true)
  * refuses to start on a host with swap on. What would have been done is reported instead.
  */
 #include <errno.h>
@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ctl/swap_tiers_ctl.h"
@@ -284,11 +285,25 @@ static void report_swap_changes(const struct swaps *prev, const struct swaps *cu
 	}
 }
 
-/* The kubelet state from discovery; a change after the first arrangement is reported (the
- * devices already on stay on: swapping them off is not this agent's call). */
+const char *swap_kubelet_evidence(const char *kubepods_path, const char *state_dir)
+{
+	struct stat sb;
+
+	if (kubepods_path)
+		return kubepods_path;
+	if (state_dir && stat(state_dir, &sb) == 0 && S_ISDIR(sb.st_mode))
+		return state_dir;
+	return NULL;
+}
+
+/* The kubelet state (swap_kubelet_evidence(): discovery's kubepods cgroup, else the kubelet's
+ * state directory, looked at only with swap devices configured); a change after the first
+ * arrangement is reported (the devices already on stay on: swapping them off is not this
+ * agent's call). */
 static void kubelet_update(struct swap_tiers_ctl *st, const struct tick_ctx *ctx)
 {
-	const char *now = ctx->kubepods_path;
+	const char *now = ctx->config->swap.n_devices > 0 ?
+		swap_kubelet_evidence(ctx->kubepods_path, KUBELET_STATE_DIR) : ctx->kubepods_path;
 	char *copy;
 
 	if ((!now && !st->kubepods_path) || (now && st->kubepods_path && strcmp(now, st->kubepods_path) == 0))
@@ -304,7 +319,7 @@ static void kubelet_update(struct swap_tiers_ctl *st, const struct tick_ctx *ctx
 				  " (but swap.allow_on_kubelet_node is set)" : "", ctx->snap->host.swaps.n);
 		else if (!now)
 			log_event(LOG_NOTICE, MSGID_SWAP, &(struct log_fields){ .reason = "kubelet-node" },
-				  "no kubepods cgroup any more (%s is gone): the \"swap\" section swaps "
+				  "no kubelet here any more (%s is gone): the \"swap\" section swaps "
 				  "devices on again at the next reload", st->kubepods_path);
 	}
 	free(st->kubepods_path);

@@ -8,12 +8,14 @@
  *    io.pressure keep their fds open and are re-read with one pread() at offset 0 (cgroup files
  *    are single-record seq_files, see pread_single()); memory.min, memory.low and memory.high
  *    are opened and read (the floor and the stand-back at memory.high, policy.h), and so are
- *    memory.min and memory.low of each memory-enabled child (and where one is set, its
- *    memory.current and memory.stat: what it protects bounds the floor of a pod reclaimed at
- *    the pod level), and memory.swap.max of the cgroup, each ancestor and each descendant with
- *    the memory controller, with memory.swap.current only where swap.max is a limit (the swap
- *    room bounds what anon can be reclaimed; a descendant's is read once a tick, and not at
- *    all on a host without free swap);
+ *    memory.min, memory.low and memory.high of each memory-enabled child (where one is set,
+ *    its memory.current, and where min or low is, its memory.stat: what it protects bounds the
+ *    floor of a pod reclaimed at the pod level, and a child at its memory.high makes the pod
+ *    stand back), and memory.swap.max of the cgroup, each ancestor and each descendant with
+ *    the memory controller, with memory.swap.current only where swap.max is a limit, and a
+ *    descendant's memory.current where its room is not 0 (the swap room bounds what anon can
+ *    be reclaimed; a descendant's is read once a tick, and not at all on a host without free
+ *    swap);
  *  - every CGROUP_SLOW_FILES_TICKS ticks (spread over ticks by inode), the files that only
  *    inform reports and NUMA placement: memory.max, memory.swap.current,
  *    memory.zswap.current/max, memory.events and memory.numa_stat.
@@ -156,14 +158,15 @@ static int swap_room_of(struct cgroup_node *cg, unsigned generation, uint64_t *r
 }
 
 /* room_down of this cgroup (policy.h swap_room_down): its own room, bounded by the sum of its
- * children's with the memory controller (known to discovery; managed or not), once per tick. The
- * sum stops as soon as it reaches the cgroup's own room: more children cannot lower the result,
- * so a child whose swap.max is "max" with no limit below ends the walk, and only trees with
- * limits (NoSwap or LimitedSwap containers) are read through. Depth is bounded by discovery's
- * walk. A child that went away mid-read is left out (its pages go to this cgroup). */
+ * children's with the memory controller (known to discovery; managed or not), once per tick.
+ * Each child adds at most its memory.current: its anon is all it can send to swap, so a small
+ * child without a limit (containerd's pause beside NoSwap containers) does not open the whole
+ * host's free swap to its siblings' anon. The sum stops as soon as it reaches the cgroup's own
+ * room: more children cannot lower the result. Depth is bounded by discovery's walk. A child
+ * that went away mid-read is left out (its pages go to this cgroup). */
 static int swap_room_down_of(struct cgroup_node *cg, unsigned generation, uint64_t *ret)
 {
-	uint64_t own, sum = 0, child_room;
+	uint64_t own, sum = 0, child_room, current;
 	bool has_children = false;
 	int r;
 
@@ -182,6 +185,8 @@ static int swap_room_down_of(struct cgroup_node *cg, unsigned generation, uint64
 		if (!c->has_memory)
 			continue;
 		r = swap_room_down_of(c, generation, &child_room);
+		if (r == 0 && child_room > 0 && (r = read_u64_at(c, "memory.current", &current)) == 0)
+			child_room = MIN(child_room, current);
 		if (r == -ENOENT || r == -ENODEV)
 			continue;
 		if (r < 0)
@@ -195,17 +200,20 @@ static int swap_room_down_of(struct cgroup_node *cg, unsigned generation, uint64
 	return 0;
 }
 
-/* Sum of cgroup_protected_evictable_bytes() over the memory-enabled children (policy.h):
- * memory.min and memory.low of each, and where one is set, its memory.current, memory.stat
+/* Sum of cgroup_protected_evictable_bytes() over the memory-enabled children (policy.h), and
+ * whether one of them is at its own memory.high (cgroup_at_high(), into *ret_at_high):
+ * memory.min, memory.low and memory.high of each, its memory.current where one is set, and
+ * where min or low is set, its memory.stat
  * and swap room (min of `room_above`, the bound of the target's ancestors and the host, the
  * target's own swap.max - swap.current, and the child's room_down). Only children: a grandchild is protected only within its
  * parent's effective protection (mm/memcontrol.c effective_protection()), which the child's
  * own values already bound. A child gone mid-read is left out. */
 static int children_protected_of(struct cgroup_node *cg, unsigned generation, uint64_t room_above,
-				 uint64_t *ret)
+				 uint64_t *ret, bool *ret_at_high)
 {
 	struct memory_stat st;
 	uint64_t sum = 0, room, p;
+	bool at_high = false;
 	size_t len;
 	int r;
 
@@ -215,12 +223,18 @@ static int children_protected_of(struct cgroup_node *cg, unsigned generation, ui
 		if (!c->has_memory)
 			continue;
 		if ((r = read_u64_at(c, "memory.min", &cs.min_bytes)) < 0 ||
-		    (r = read_u64_at(c, "memory.low", &cs.low_bytes)) < 0)
+		    (r = read_u64_at(c, "memory.low", &cs.low_bytes)) < 0 ||
+		    (r = read_u64_at(c, "memory.high", &cs.high_bytes)) < 0)
 			goto child_failed;
+		if (MAX(cs.min_bytes, cs.low_bytes) == 0 && cs.high_bytes == LIMIT_MAX)
+			continue;
+		if ((r = read_u64_at(c, "memory.current", &cs.current_bytes)) < 0)
+			goto child_failed;
+		if (cs.current_bytes > 0 && cgroup_at_high(&cs)) /* an empty child has nothing */
+			at_high = true;
 		if (MAX(cs.min_bytes, cs.low_bytes) == 0)
 			continue;
-		if ((r = read_u64_at(c, "memory.current", &cs.current_bytes)) < 0 ||
-		    (r = read_single_at(c->dirfd, "memory.stat", big_buf, STAT_BUF, &len)) < 0 ||
+		if ((r = read_single_at(c->dirfd, "memory.stat", big_buf, STAT_BUF, &len)) < 0 ||
 		    (r = memory_stat_parse(big_buf, len, &st)) < 0)
 			goto child_failed;
 		cs.stat.anon = st.anon;
@@ -244,6 +258,7 @@ child_failed:
 			return r;
 	}
 	*ret = sum;
+	*ret_at_high = at_high;
 	return 0;
 }
 
@@ -382,7 +397,8 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 			return r;
 		s.swap_room_bytes = MIN(s.swap_room_bytes, room);
 	}
-	r = children_protected_of(cg, generation, room_above, &s.children_protected_bytes);
+	r = children_protected_of(cg, generation, room_above, &s.children_protected_bytes,
+				  &s.child_at_high);
 	if (r < 0)
 		return r;
 

@@ -222,6 +222,7 @@ static void keep_decision(const struct daemon *d, struct cgroup_node *cg,
 	l->cold_bytes = lc->cold_bytes;
 	l->pacing = lim->step_factor;
 	l->reaches_zswap = lc->reaches_zswap;
+	l->child_at_high = s->child_at_high;
 }
 
 /* The per-cgroup policies on this tick's snapshot, limited, dispatched. */

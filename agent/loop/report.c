@@ -72,8 +72,9 @@ void report_decision(struct cgroup_node *cg, const struct reclaim_decision *dec,
 		break;
 	case DECISION_AT_HIGH:
 		log_event(LOG_INFO, MSGID_RECLAIM_SKIPPED, &f,
-			  "%s: not reclaiming: at its memory.high, where the kernel reclaims and "
-			  "throttles it itself; taking part again below memory.high - 1/%d",
+			  "%s: not reclaiming: at its memory.high (or a child is at its own), where "
+			  "the kernel reclaims and throttles it itself; taking part again below "
+			  "memory.high - 1/%d",
 			  cg->path, CGROUP_HIGH_MARGIN_DIV);
 		break;
 	case DECISION_BACKING_OFF:

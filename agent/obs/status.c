@@ -191,8 +191,8 @@ static bool is_zram(const char *path)
 	return strncmp(path, "/dev/zram", 9) == 0;
 }
 
-/* kubelet_node: the kubepods cgroup that makes this a kubelet node, or null; swapon_held: the
- * configured devices the last arrangement left off because of it. */
+/* kubelet_node: what makes this a kubelet node (a kubepods cgroup, or KUBELET_STATE_DIR), or
+ * null; swapon_held: the configured devices the last arrangement left off because of it. */
 static json_t *status_swap(const struct host_sample *h, const struct swap_tiers_report *sr,
 			   bool allow_on_kubelet_node)
 {
@@ -536,6 +536,7 @@ static json_t *explain_decision(const struct daemon *d, const struct cgroup_node
 		.current_bytes = l->current_bytes, .min_bytes = l->memory_min_bytes,
 		.low_bytes = l->memory_low_bytes, .high_bytes = l->memory_high_bytes,
 		.children_protected_bytes = l->children_protected_bytes,
+		.child_at_high = l->child_at_high,
 		.swap_room_bytes = l->swap_room_bytes,
 		.stat = { .anon = l->anon_bytes, .file = l->file_bytes },
 	};

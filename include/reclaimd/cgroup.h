@@ -109,6 +109,7 @@ struct cgroup_node {
 			uint64_t swap_room_bytes, cold_bytes;
 			double pacing;          /* the tick's step_factor (limits.h) */
 			bool reaches_zswap;
+			bool child_at_high;     /* a child at its own memory.high */
 		} last;
 	} policy;
 

@@ -103,7 +103,10 @@ uint64_t cgroup_protected_evictable_bytes(const struct cgroup_sample *child);
  * limit, far more than the per-CPU charge batches) counts that band as "at high", so the agent
  * does not come and go with each read there. It is stateless: the agent takes part again once
  * usage falls below the margin, which only the workload or the kernel can make happen (standing
- * back, the agent itself cannot pull usage down and come straight back). Pure. */
+ * back, the agent itself cannot pull usage down and come straight back). Also true when
+ * cg->child_at_high (a child at its own memory.high by the same test, e.g. a container under
+ * Memory QoS in a pod reclaimed at the pod level): memory.reclaim on the parent reclaims from
+ * every child, that one included. Pure. */
 #define CGROUP_HIGH_MARGIN_DIV 32
 bool cgroup_at_high(const struct cgroup_sample *cg);
 
@@ -114,7 +117,10 @@ bool cgroup_at_high(const struct cgroup_sample *cg);
  * to them (cgroup v2 "no internal processes": such a cgroup holds no processes of its own), so
  * its room is also bounded by the sum of its children's:
  *   own(c)       = c.swap.max - c.swap.current, LIMIT_MAX when swap.max is "max" (swap_room_own)
- *   room_down(c) = own(c) without children; min(own(c), sum of room_down(child)) with them
+ *   room_down(c) = own(c) without children; with them
+ *                  min(own(c), sum of min(room_down(child), child.memory.current))
+ *   (a child swaps out at most its anon: a pause container without a swap limit beside NoSwap
+ *   containers adds what it holds, not the host's free swap)
  *   room(target) = min(host SwapFree, own of each ancestor, room_down(target))
  * Kubernetes NoSwap writes swap.max 0 on each container, not the pod: a pod whose containers are
  * all NoSwap has room 0, so its anon counts as unreclaimable and its requests are file only.

@@ -70,6 +70,10 @@ struct cgroup_sample {
 	 * tick: the sum of cgroup_protected_evictable_bytes() over them (policy.h); 0 without
 	 * children or without protection in them. */
 	uint64_t children_protected_bytes;
+	/* A memory-enabled child is at its own memory.high (cgroup_at_high() on the child's
+	 * memory.current and memory.high, every tick): the kernel reclaims and throttles it, and
+	 * a request at this cgroup would reclaim from it too (policy.h cgroup_at_high). */
+	bool child_at_high;
 	/* Read every CGROUP_SLOW_FILES_TICKS ticks (they inform reports and placement, not
 	 * decisions): memory.max (LIMIT_MAX for "max"), zswap.max (LIMIT_MAX when absent),
 	 * events_* and numa below. swap.current is read with them but no decision uses it: it

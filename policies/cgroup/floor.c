@@ -45,6 +45,8 @@ uint64_t cgroup_protected_evictable_bytes(const struct cgroup_sample *child)
 
 bool cgroup_at_high(const struct cgroup_sample *cg)
 {
+	if (cg->child_at_high)
+		return true;
 	if (cg->high_bytes == LIMIT_MAX)
 		return false;
 	return cg->current_bytes >= cg->high_bytes - cg->high_bytes / CGROUP_HIGH_MARGIN_DIV;

@@ -815,6 +815,22 @@ static void test_kubelet_swap_room_and_protection(void)
 		 * 100, of which 50 is page cache. */
 		CHECK_EQ_U64(smp.children_protected_bytes, 50ULL << 20);
 		CHECK_EQ_U64(smp.low_bytes, 0);
+		CHECK(!smp.child_at_high && !cgroup_at_high(&smp));
+		/* A container at its own memory.high (a2: 100 MiB, high 90 MiB): the kernel reclaims
+		 * it, so the pod is at high for the agent; a limit above usage is not. */
+		put(BU "kubepods-burstable-poda.slice/cri-containerd-a2.scope", "memory.high", "94371840\n");
+		CHECK_EQ_INT(cgroup_read_sample(cg, g++, 1ULL << 40, &smp), 0);
+		CHECK(smp.child_at_high && cgroup_at_high(&smp));
+		put(BU "kubepods-burstable-poda.slice/cri-containerd-a2.scope", "memory.high", "209715200\n");
+		CHECK_EQ_INT(cgroup_read_sample(cg, g++, 1ULL << 40, &smp), 0);
+		CHECK(!smp.child_at_high && !cgroup_at_high(&smp));
+		/* An empty child with memory.high 0 holds nothing the kernel could be reclaiming. */
+		put(BU "kubepods-burstable-poda.slice/cri-containerd-a2.scope", "memory.high", "0\n");
+		put(BU "kubepods-burstable-poda.slice/cri-containerd-a2.scope", "memory.current", "0\n");
+		CHECK_EQ_INT(cgroup_read_sample(cg, g++, 1ULL << 40, &smp), 0);
+		CHECK(!smp.child_at_high);
+		put(BU "kubepods-burstable-poda.slice/cri-containerd-a2.scope", "memory.current", "104857600\n");
+		put(BU "kubepods-burstable-poda.slice/cri-containerd-a2.scope", "memory.high", "max\n");
 		put(BU "kubepods-burstable-poda.slice/cri-containerd-a1.scope", "memory.low", "0\n");
 		put(BU "kubepods-burstable-poda.slice/cri-containerd-a2.scope", "memory.min", "0\n");
 	}
@@ -834,7 +850,9 @@ static void test_kubelet_swap_room_and_protection(void)
 	CHECK((cg = find(&s, BU "kubepods-burstable-podc.slice")) && cg->managed);
 	if (cg) {
 		CHECK_EQ_INT(cgroup_read_sample(cg, g++, 1ULL << 40, &smp), 0);
-		CHECK_EQ_U64(smp.swap_room_bytes, 1ULL << 40);
+		/* No limit anywhere: bounded by what its container holds (300 MiB), more than the
+		 * pod's 150 MiB anon, so all of that anon counts as evictable. */
+		CHECK_EQ_U64(smp.swap_room_bytes, 300ULL << 20);
 	}
 	/* A container protecting all its 300 MiB (150 anon, 150 file) in a pod whose own swap.max
 	 * is 0: its anon cannot go anyway, so what it protects of the evictable is its file. */
@@ -851,6 +869,23 @@ static void test_kubelet_swap_room_and_protection(void)
 		CHECK_EQ_U64(smp.children_protected_bytes, 300ULL << 20);
 	}
 	put(BU "kubepods-burstable-podc.slice/cri-containerd-c1.scope", "memory.low", "0\n");
+
+	/* Pod D: a NoSwap app container (300 MiB) beside a sandbox-like one without a swap limit
+	 * (1 MiB: containerd's pause, whose swap.max kubelet leaves at "max"). Only what the sandbox
+	 * holds can go to swap: the pod's room is bounded by each child's memory.current, not the
+	 * host's free swap, or the app's 150 MiB anon would count as evictable. */
+	mkcg(BU "kubepods-burstable-podd.slice", true, 301);
+	mkcg(BU "kubepods-burstable-podd.slice/cri-containerd-d0.scope", true, 1);
+	mkcg(BU "kubepods-burstable-podd.slice/cri-containerd-d1.scope", true, 300);
+	put(BU "kubepods-burstable-podd.slice/cri-containerd-d1.scope", "memory.swap.max", "0\n");
+	cgroup_set_scan(&s, pods, on_gone, NULL);
+	CHECK((cg = find(&s, BU "kubepods-burstable-podd.slice")) && cg->managed);
+	if (cg) {
+		CHECK_EQ_INT(cgroup_read_sample(cg, g++, 1ULL << 40, &smp), 0);
+		CHECK_EQ_U64(smp.swap_room_bytes, 1ULL << 20);
+	}
+	rmtree(BU "kubepods-burstable-podd.slice");
+	cgroup_set_scan(&s, pods, on_gone, NULL);
 
 	/* A limit on the pod's parent still bounds every pod below. */
 	put("kubepods.slice/kubepods-burstable.slice", "memory.swap.max", "1048576\n");

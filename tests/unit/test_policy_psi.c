@@ -280,6 +280,15 @@ static void test_stands_back_at_high(void)
 	CHECK(cgroup_at_high(&s));
 	s.high_bytes = 0; /* memory.high 0: the kernel reclaims all of it */
 	CHECK(cgroup_at_high(&s));
+	/* A pod without a limit of its own whose container sits at the container's memory.high
+	 * (Memory QoS): a pod-level request would reclaim from that container too. */
+	s = sample(1000 * MiB, 800 * MiB, 200 * MiB, 4096 * MiB, 0);
+	s.child_at_high = true;
+	CHECK(cgroup_at_high(&s));
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_INT(d.reason, DECISION_AT_HIGH);
+	CHECK_EQ_U64(d.request_bytes, 0);
+	st = (struct policy_state){ 0 };
 
 	/* Grow the step to 0.04 first. */
 	s = sample(1000 * MiB, 800 * MiB, 200 * MiB, 4096 * MiB, 0);

@@ -16,6 +16,7 @@
 
 #include "reclaimd/swap.h"
 #include "reclaimd/zram.h"
+#include "ctl/swap_tiers_ctl.h"
 #include "test.h"
 
 /* Calls fn(buf, len, ret) on an exact-size heap copy of s. */
@@ -891,6 +892,24 @@ static void test_fix_detached(void)
 	free(sw);
 }
 
+/* What makes this a kubelet node for the swap section: the kubepods cgroup, or, before the
+ * kubelet has created it (at boot the agent may start first, and a swapon then would make the
+ * kubelet's failSwapOn refuse to start), the kubelet's state directory. */
+static void test_kubelet_evidence(void)
+{
+	char dir[512];
+
+	snprintf(dir, sizeof(dir), "%s/var-lib-kubelet", tmp_root);
+	CHECK(swap_kubelet_evidence(NULL, dir) == NULL);
+	CHECK_STREQ(swap_kubelet_evidence("kubepods.slice", dir), "kubepods.slice");
+	if (mkdir(dir, 0755) < 0)
+		die("mkdir", dir);
+	CHECK_STREQ(swap_kubelet_evidence(NULL, dir), dir);
+	CHECK_STREQ(swap_kubelet_evidence("kubepods", dir), "kubepods");
+	CHECK(swap_kubelet_evidence(NULL, NULL) == NULL);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmp_root))
@@ -898,6 +917,7 @@ int main(void)
 
 	test_plan_basic();
 	test_plan_kubelet_hold();
+	test_kubelet_evidence();
 	test_plan_fits_boundary();
 	test_plan_shared_budget();
 	test_plan_errors();
