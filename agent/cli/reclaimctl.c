@@ -520,6 +520,24 @@ static void print_status(json_t *p)
 	       json_array_size(get(p, "zram.swap_devices")), B(get(p, "zram.written_back_bytes")),
 	       B(get(p, "zram.day_written_back_bytes")),
 	       json_is_true(get(p, "zram.round_running")) ? ", a writeback round is running" : "");
+	if (integer(p, "tiers.tiers") >= 2) {
+		printf("tiers:   %lld memory tiers, demotion %s; reclaimd demoted %s, freed %s; "
+		       "%lld evictions cut to the tier plan, %s of demotion held back, %lld cgroups "
+		       "backing off\n", integer(p, "tiers.tiers"),
+		       json_is_true(get(p, "tiers.demotion")) ? "on" : "off",
+		       B(get(p, "tiers.reclaimd_demoted_bytes")), B(get(p, "tiers.reclaimd_freed_bytes")),
+		       integer(p, "tiers.shaped_requests"), B(get(p, "tiers.held_back_bytes")),
+		       integer(p, "tiers.cgroups_backing_off"));
+		json_array_foreach(get(p, "tiers.nodes"), i, v)
+			printf("         node %lld: memory_tier%lld %s, %s used of %s, %s demoted from "
+			       "it and %s promoted to it since boot\n", integer(v, "node"),
+			       integer(v, "tier"), str(v, "role"), B(get(v, "mem_used_bytes")),
+			       B(get(v, "mem_total_bytes")), B(get(v, "demoted_bytes")),
+			       B(get(v, "promoted_bytes")));
+	} else {
+		printf("tiers:   %lld memory tier(s): reclaim is not tier-aware\n",
+		       integer(p, "tiers.tiers"));
+	}
 	printf("MGLRU:   aging %s, %lld lruvecs aged by %lld jobs\n",
 	       json_is_true(get(p, "mglru.active")) ? "on" : "off", integer(p, "mglru.lruvecs_aged"),
 	       integer(p, "mglru.aging_jobs"));

@@ -43,6 +43,7 @@ struct dispatcher {
 	sd_event_source *kick_source;
 	usec_t stats_log_us;
 	uint64_t total_reclaimed_bytes, jobs_submitted, lru_gen_evict_jobs;
+	uint64_t total_demoted_bytes;    /* jobs' demoted_bytes: still in memory, a tier lower */
 	uint64_t jobs_dropped;           /* submits the pool refused: queue full, or stopping */
 	uint64_t requested_bytes;        /* request_bytes of the jobs submitted */
 	uint64_t requests_by_outcome[_JOB_OUTCOME_MAX]; /* finished jobs with request_bytes > 0 */
@@ -87,6 +88,7 @@ static struct cgroup_node *job_account(struct dispatcher *ds, struct node_pool *
 	struct cgroup_node *cg = cgroup_set_lookup(ds->cgroups, job->cgroup_inode);
 
 	ds->total_reclaimed_bytes += job->reclaimed_bytes;
+	ds->total_demoted_bytes += job->demoted_bytes;
 	np->bytes_reclaimed += job->reclaimed_bytes;
 	ds->lru_gen_evict_jobs += job->evict != NULL;
 	if (job->request_bytes > 0 && (unsigned)job->outcome < _JOB_OUTCOME_MAX)
@@ -119,7 +121,7 @@ static void job_log(struct dispatcher *ds, struct node_pool *np, struct cgroup_n
 			      (flags & DISPATCH_HEADROOM) ? " for headroom" : "";
 	int prio = LOG_INFO;
 	const char *msgid = MSGID_RECLAIM_DONE;
-	char aged[160] = "", sw[32] = "";
+	char aged[160] = "", sw[32] = "", demoted[64] = "";
 
 	if (job->swappiness_rejected && !ds->swappiness_warned) {
 		ds->swappiness_warned = true;
@@ -172,13 +174,17 @@ static void job_log(struct dispatcher *ds, struct node_pool *np, struct cgroup_n
 		else
 			snprintf(sw, sizeof(sw), ", swappiness=%d", job->swappiness);
 	}
+	/* Only on hosts with memory tiers: elsewhere nothing is ever demoted. */
+	if (job->demoted_bytes)
+		snprintf(demoted, sizeof(demoted), " (%" PRIu64 " KiB more demoted, still in memory)",
+			 job->demoted_bytes >> 10);
 	log_event(prio, msgid, &f,
 		  "%s: reclaim %s on node %d%s: requested %" PRIu64 " KiB, written %" PRIu64 " KiB in "
-		  "%u chunks%s%s, reclaimed %" PRIu64 " KiB, memory.current -%" PRIu64 " KiB, %.3f s%s%s%s%s",
+		  "%u chunks%s%s, reclaimed %" PRIu64 " KiB%s, memory.current -%" PRIu64 " KiB, %.3f s%s%s%s%s",
 		  job->cgroup_path, job_outcome_str(job->outcome), np->node, purpose,
 		  job->request_bytes >> 10,
 		  job->written_bytes >> 10, job->chunks, job->bounded ? " (bounded)" : "", sw,
-		  job->reclaimed_bytes >> 10, job->current_drop_bytes >> 10,
+		  job->reclaimed_bytes >> 10, demoted, job->current_drop_bytes >> 10,
 		  (double)(job->finished_us - job->started_us) / (double)USEC_PER_SEC, aged,
 		  job->at_floor ? ", stopped at the floor" : "",
 		  job->error ? ": " : "", job->error ? strerror(-job->error) : "");
@@ -538,6 +544,7 @@ void dispatcher_report(struct dispatcher *ds, struct dispatcher_report *ret)
 	struct dispatcher_report r = {
 		.pending = ds->stopped ? ds->pending_at_stop : dispatcher_pending(ds),
 		.total_reclaimed_bytes = ds->total_reclaimed_bytes,
+		.total_demoted_bytes = ds->total_demoted_bytes,
 		.jobs_submitted = ds->jobs_submitted,
 		.jobs_dropped = ds->jobs_dropped,
 		.lru_gen_evict_jobs = ds->lru_gen_evict_jobs,

@@ -66,7 +66,8 @@ struct dispatcher_report {
 	unsigned n_pools;
 	struct dispatcher_node_report node[RECLAIMD_MAX_NODES];
 	unsigned pending;               /* queued + running over all pools */
-	uint64_t total_reclaimed_bytes; /* since start */
+	uint64_t total_reclaimed_bytes; /* since start: freed (pgsteal - pgdemote_*) */
+	uint64_t total_demoted_bytes;   /* since start: moved to a lower memory tier (tiers.h) */
 	uint64_t jobs_submitted;        /* with request_bytes > 0 */
 	uint64_t jobs_dropped;          /* submits the pools refused (queue full, or stopping) */
 	uint64_t lru_gen_evict_jobs;    /* finished jobs that evicted through lru_gen */

@@ -350,6 +350,9 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 		.inactive_anon = stat_parsed.inactive_anon, .inactive_file = stat_parsed.inactive_file,
 		.workingset_refault_anon = stat_parsed.workingset_refault_anon,
 		.workingset_refault_file = stat_parsed.workingset_refault_file,
+		.pgdemote = memory_stat_pgdemote(&stat_parsed),
+		.pgpromote_success = stat_parsed.pgpromote_success,
+		.has_tier_counters = stat_parsed.has_tier_counters,
 	};
 
 	r = read_hot(cg, &cg->files.fd_pressure, "memory.pressure", small, sizeof(small), &len);

@@ -155,6 +155,7 @@ static void cgroup_node_free(struct cgroup_set *s, struct cgroup_node *cg)
 		close(cg->dirfd);
 	free(cg->aging.cmds);
 	free(cg->aging.targets);
+	free(cg->tiers.state);
 	free(cg);
 }
 

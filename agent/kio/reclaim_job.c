@@ -2,8 +2,10 @@
 /*
  * reclaim_job.c - one reclaim request carried out against one cgroup: memory.reclaim written in
  * chunks of at most chunk_bytes, with the cgroup's memory PSI re-read between chunks, and the
- * effect measured from memory.stat (pgsteal) and memory.current, since the kernel reports no
- * partial count (mm/memcontrol.c memory_reclaim()).
+ * effect measured from memory.stat (pgsteal, pgdemote_*) and memory.current, since the kernel
+ * reports no partial count (mm/memcontrol.c memory_reclaim()). On a host with memory tiers the
+ * kernel counts demoted pages in pgsteal; they are reported apart (demoted_bytes), not as
+ * reclaimed (tiers.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +19,7 @@
 #include "reclaimd/parse.h"
 #include "reclaimd/reader.h"
 #include "reclaimd/reclaim_chunk.h"
+#include "reclaimd/tiers.h"
 
 atomic_bool reclaim_swappiness_supported = true;
 
@@ -91,8 +94,9 @@ void reclaim_job_free(struct reclaim_job *job)
 	free(job);
 }
 
-/* Reads memory.current and memory.stat pgsteal; returns 0 or -errno. */
-static int measure(int dirfd, uint64_t *ret_current, uint64_t *ret_pgsteal)
+/* Reads memory.current and memory.stat pgsteal and pgdemote_* (summed; may be NULL); returns 0 or
+ * -errno. */
+static int measure(int dirfd, uint64_t *ret_current, uint64_t *ret_pgsteal, uint64_t *ret_pgdemote)
 {
 	char buf[MEMORY_STAT_BUF];
 	struct memory_stat st;
@@ -114,6 +118,8 @@ static int measure(int dirfd, uint64_t *ret_current, uint64_t *ret_pgsteal)
 		return r;
 	*ret_current = current;
 	*ret_pgsteal = st.pgsteal;
+	if (ret_pgdemote)
+		*ret_pgdemote = memory_stat_pgdemote(&st);
 	return 0;
 }
 
@@ -228,6 +234,7 @@ void reclaim_job_run(struct reclaim_job *job)
 	_cleanup_(freep) uint64_t *evict_nr = NULL;
 	uint64_t current_before = 0, pgsteal_before = 0, current_after, pgsteal_after, pgsteal_prev;
 	uint64_t current_now, done = 0;
+	uint64_t pgdemote_before = 0, pgdemote_after;
 	usec_t stall_start_us = 0, stall_now_us;
 	unsigned foreign_eintr = 0;
 	bool measured;
@@ -256,7 +263,7 @@ void reclaim_job_run(struct reclaim_job *job)
 		close(pressure_fd);
 		pressure_fd = -1;
 	}
-	r = measure(job->cgroup_dirfd, &current_before, &pgsteal_before);
+	r = measure(job->cgroup_dirfd, &current_before, &pgsteal_before, &pgdemote_before);
 	measured = r == 0;
 	if (job->evict && (!measured || job->lru_gen_fd < 0 ||
 			   !(evict_skip = calloc(job->n_evict, sizeof(*evict_skip))) ||
@@ -330,7 +337,7 @@ void reclaim_job_run(struct reclaim_job *job)
 			/* The kernel reports no count: measure. A cgroup that cannot be measured went
 			 * away, and its memcg id may already name a new cgroup the next command would
 			 * evict from. */
-			r = measure(job->cgroup_dirfd, &current_now, &pgsteal_now);
+			r = measure(job->cgroup_dirfd, &current_now, &pgsteal_now, NULL);
 			if (r < 0) {
 				job->error = job->evict || reclaim_chunk_probe_gone(r) ? 0 : r;
 				job->outcome = job->error ? JOB_FAILED : JOB_GONE;
@@ -364,8 +371,12 @@ void reclaim_job_run(struct reclaim_job *job)
 	}
 
 	if (measured && job->outcome != JOB_GONE &&
-	    measure(job->cgroup_dirfd, &current_after, &pgsteal_after) == 0) {
-		job->reclaimed_bytes = sub_sat(pgsteal_after, pgsteal_before) * job->page_size;
+	    measure(job->cgroup_dirfd, &current_after, &pgsteal_after, &pgdemote_after) == 0) {
+		uint64_t stolen = sub_sat(pgsteal_after, pgsteal_before);
+		uint64_t demoted = MIN(sub_sat(pgdemote_after, pgdemote_before), stolen);
+
+		job->reclaimed_bytes = tiers_freed_pages(stolen, demoted) * job->page_size;
+		job->demoted_bytes = demoted * job->page_size;
 		job->current_drop_bytes = sub_sat(current_before, current_after);
 	}
 out:

@@ -60,6 +60,8 @@ static void dispatch(struct daemon *d, struct cgroup_node *cg, const struct cgro
 	 * what is not yet cold, as kswapd would; the psi policy's requests evict cold generations. */
 	aging_ctl_take(d->aging, cg, d->tick, request_bytes > 0 && !(flags & DISPATCH_HEADROOM),
 		       &req.mglru);
+	/* With memory tiers: demote from the upper tiers, evict from the lowest (tiers.h). */
+	tiers_ctl_shape(d->tiers, cg, s, d->snap.snap.page_size, &req);
 	/* With aging on, the psi policy's requests only evict cold generations: without targets
 	 * (none cold, or no memory for them) the job only ages, never writes memory.reclaim. */
 	if (aging_ctl_active(d->aging) && !(flags & DISPATCH_HEADROOM) && !req.mglru.evict)
@@ -149,6 +151,7 @@ static void on_topology(void *userdata, const struct numa_topology *t)
 
 	dispatcher_topology_changed(d->dispatcher, t);
 	*d->topo = *t;
+	tiers_ctl_topology_changed(d->tiers);
 }
 
 static void on_cgroup_gone(struct cgroup_node *cg, void *userdata)
@@ -282,6 +285,7 @@ static void run_tick(struct daemon *d)
 		return;
 	snapshot_build(d);
 	ctx = loop_tick_ctx(d);
+	tiers_ctl_tick(d->tiers, &ctx);
 	aging_ctl_tick(d->aging, &ctx);
 	swapout_cap = swap_tiers_ctl_tick(d->swap_tiers, &ctx);
 	zram_ctl_tick(d->zram, &ctx);
@@ -590,7 +594,8 @@ static int setup_controllers(struct daemon *d)
 			       &(struct aging_hooks){ .busy = aging_busy, .userdata = d }, &d->aging)) < 0 ||
 	    (r = zswap_ctl_new(&d->env, d->config, &d->cgroups, &d->zswap)) < 0 ||
 	    (r = swap_tiers_ctl_new(&d->env, d->config, &d->swap_tiers)) < 0 ||
-	    (r = zram_ctl_new(&d->env, d->config, &d->zram)) < 0) {
+	    (r = zram_ctl_new(&d->env, d->config, &d->zram)) < 0 ||
+	    (r = tiers_ctl_new(&d->env, d->topo, &d->tiers)) < 0) {
 		log_error("cannot set up the controllers: %s", strerror(-r));
 		return r;
 	}
@@ -700,6 +705,7 @@ static void daemon_teardown(struct daemon *d)
 	idle_ctl_free(d->idle);
 	headroom_ctl_free(d->headroom);
 	zram_ctl_free(d->zram);
+	tiers_ctl_free(d->tiers);
 	zswap_ctl_free(d->zswap);
 	swap_tiers_ctl_free(d->swap_tiers);
 	aging_ctl_free(d->aging);

@@ -19,6 +19,7 @@
 #include "ctl/headroom_ctl.h"
 #include "ctl/idle_ctl.h"
 #include "ctl/swap_tiers_ctl.h"
+#include "ctl/tiers_ctl.h"
 #include "ctl/zram_ctl.h"
 #include "ctl/zswap_ctl.h"
 #include "obs/metrics.h"
@@ -125,6 +126,7 @@ struct daemon {
 	struct zswap_ctl *zswap;
 	struct swap_tiers_ctl *swap_tiers;
 	struct zram_ctl *zram;
+	struct tiers_ctl *tiers;
 
 	struct loop_roots roots;
 	struct loop_report report;

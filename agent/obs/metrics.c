@@ -164,8 +164,9 @@ static void render_dispatcher(FILE *f, const struct metrics_input *in)
 		"Bytes asked of memory.reclaim or lru_gen eviction by submitted jobs (psi policy and "
 		"headroom).", in->requested_bytes);
 	counter(f, "reclaimd_reclaimed_bytes_total",
-		"Bytes reclaimed by finished jobs (the cgroup's memory.stat pgsteal growth while each "
-		"ran, so the kernel's own reclaim of it in that window too).",
+		"Bytes reclaimed by finished jobs (the cgroup's memory.stat pgsteal growth less its "
+		"pgdemote_* growth while each ran, so the kernel's own reclaim of it in that window "
+		"too).",
 		in->reclaimed_bytes);
 	counter(f, "reclaimd_requests_total", "Jobs submitted with bytes to reclaim.", in->requests);
 	family(f, "reclaimd_request_outcomes_total", "counter",
@@ -299,6 +300,47 @@ static void series_n(FILE *f, const char *name, const char *const *kv, size_t n,
 		fputc('"', f);
 	}
 	fprintf(f, "} %" PRIu64 "\n", v);
+}
+
+/* Memory tiers: reclaimd's demoted total always; the per-node families only on a host with two
+ * tiers or more, labelled node, tier (memory_tier<ID>) and role. */
+static void render_tiers(FILE *f, const struct metrics_input *in)
+{
+	static const struct {
+		const char *name, *type, *help;
+		size_t off;
+	} fams[] = {
+		{ "reclaimd_tier_used_bytes", "gauge",
+		  "Memory in use on a tiered node (node meminfo MemTotal - MemFree).",
+		  offsetof(struct metrics_tier_node, used_bytes) },
+		{ "reclaimd_tier_demoted_bytes_total", "counter",
+		  "Bytes demoted from this node to a lower tier by any reclaimer since boot "
+		  "(node vmstat pgdemote_*).", offsetof(struct metrics_tier_node, demoted_bytes) },
+		{ "reclaimd_tier_promoted_bytes_total", "counter",
+		  "Bytes promoted to this node by NUMA balancing since boot (node vmstat "
+		  "pgpromote_success).", offsetof(struct metrics_tier_node, promoted_bytes) },
+	};
+
+	counter(f, "reclaimd_demoted_bytes_total",
+		"Bytes reclaimd's jobs moved to a lower memory tier (memory.stat pgdemote_*): still "
+		"in memory, not counted in reclaimd_reclaimed_bytes_total.", in->demoted_bytes);
+	if (in->n_tier_nodes == 0)
+		return;
+	for (size_t k = 0; k < ARRAY_SIZE(fams); k++) {
+		family(f, fams[k].name, fams[k].type, fams[k].help);
+		for (unsigned i = 0; i < in->n_tier_nodes; i++) {
+			const struct metrics_tier_node *t = &in->tier_node[i];
+			char node[16], tier[16];
+			uint64_t v;
+
+			memcpy(&v, (const char *)t + fams[k].off, sizeof(v));
+			snprintf(node, sizeof(node), "%d", t->node);
+			snprintf(tier, sizeof(tier), "%u", t->tier);
+			series_n(f, fams[k].name,
+				 (const char *const[]){ "node", node, "tier", tier, "role", t->role }, 3,
+				 v);
+		}
+	}
 }
 
 /* A rule's labels: rule="<index>",match="<glob>". */
@@ -474,6 +516,7 @@ int metrics_render(const struct metrics_input *in, char **ret_text, size_t *ret_
 	render_dispatcher(f, in);
 	render_headroom(f, in);
 	render_host(f, in);
+	render_tiers(f, in);
 	render_rules(f, in);
 	render_qos(f, in);
 	render_pods(f, in);

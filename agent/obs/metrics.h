@@ -130,6 +130,16 @@ struct metrics_input {
 	/* MGLRU aging */
 	bool aging_active;
 	uint64_t lruvecs_aged, aging_jobs;
+	/* memory tiers (tiers_ctl.h): tier_nodes only on a host with two tiers or more */
+	uint64_t demoted_bytes;               /* reclaimd's jobs: demoted, not freed */
+	unsigned n_tier_nodes;
+	struct metrics_tier_node {
+		int node;
+		unsigned tier;                    /* memory_tier<ID> */
+		const char *role;                 /* tier_role_str() */
+		uint64_t used_bytes;              /* gauge: MemTotal - MemFree of the node */
+		uint64_t demoted_bytes, promoted_bytes; /* counters: the kernel's, all reclaimers */
+	} tier_node[RECLAIMD_MAX_NODES];
 	/* ticks */
 	uint64_t ticks;
 	double last_tick_seconds, tick_seconds_sum;

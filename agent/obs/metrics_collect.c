@@ -194,6 +194,7 @@ void metrics_tick(struct daemon *d)
 	struct aging_report ar;
 	struct zswap_report zr;
 	struct zram_report zm;
+	struct tiers_report tr;
 	struct metrics_swap swaps[RECLAIMD_MAX_SWAPS];
 	struct metrics_rule *rules;
 	struct rule_labels *labels = NULL;
@@ -209,7 +210,21 @@ void metrics_tick(struct daemon *d)
 	aging_ctl_report(d->aging, &ar);
 	zswap_ctl_report(d->zswap, &zr);
 	zram_ctl_report(d->zram, &zm);
+	tiers_ctl_report(d->tiers, &tr);
 
+	in.demoted_bytes = dr.total_demoted_bytes;
+	for (unsigned i = 0; tr.n_tiers >= 2 && i < tr.n_nodes; i++) {
+		const struct tiers_node_report *n = &tr.node[i];
+
+		if (!n->sampled)
+			continue;
+		in.tier_node[in.n_tier_nodes++] = (struct metrics_tier_node){
+			.node = n->node, .tier = n->tier_id, .role = tier_role_str(n->role),
+			.used_bytes = n->mem_used_bytes,
+			.demoted_bytes = n->demoted_pages * d->snap.snap.page_size,
+			.promoted_bytes = n->promoted_pages * d->snap.snap.page_size,
+		};
+	}
 	in.managed_cgroups = d->snap.n_managed;
 	in.requested_bytes = dr.requested_bytes;
 	in.reclaimed_bytes = dr.total_reclaimed_bytes;

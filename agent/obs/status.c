@@ -249,6 +249,33 @@ static json_t *status_zram(const struct host_sample *h, const struct zram_report
 			 "round_running", zm->running);
 }
 
+/* Memory tiers (tiers_ctl.h): one entry per tiered node, fastest tier first; the kernel's
+ * counters since boot (all reclaimers), and what reclaimd's own jobs demoted and freed. */
+static json_t *status_tiers(const struct tiers_report *tr, const struct dispatcher_report *dr,
+			    uint64_t page_size)
+{
+	json_t *nodes = json_array();
+
+	for (unsigned i = 0; nodes && i < tr->n_nodes; i++) {
+		const struct tiers_node_report *n = &tr->node[i];
+
+		json_array_append_new(nodes, json_pack("{s:i,s:I,s:s,s:o?,s:o?,s:o?,s:o?}",
+			"node", n->node, "tier", (json_int_t)n->tier_id, "role", tier_role_str(n->role),
+			"mem_total_bytes", n->sampled ? ju64(n->mem_total_bytes) : NULL,
+			"mem_used_bytes", n->sampled ? ju64(n->mem_used_bytes) : NULL,
+			"demoted_bytes", n->sampled ? ju64(n->demoted_pages * page_size) : NULL,
+			"promoted_bytes", n->sampled ? ju64(n->promoted_pages * page_size) : NULL));
+	}
+	return json_pack("{s:i,s:b,s:o,s:o,s:o,s:o,s:o,s:o,s:i}", "tiers", (int)tr->n_tiers,
+			 "demotion", tr->demotion, "nodes", nodes,
+			 "reclaimd_demoted_bytes", ju64(dr->total_demoted_bytes),
+			 "reclaimd_freed_bytes", ju64(dr->total_reclaimed_bytes),
+			 "role_changes", ju64(tr->changes),
+			 "shaped_requests", ju64(tr->shaped_requests),
+			 "held_back_bytes", ju64(tr->held_back_bytes),
+			 "cgroups_backing_off", (int)tr->cgroups_backing_off);
+}
+
 static json_t *status_config(const struct daemon *d, usec_t now_real)
 {
 	char when[64] = "";
@@ -320,6 +347,7 @@ static void m_status(void *userdata, const struct varlink_call *call _unused_,
 	struct zram_report zm;
 	struct swap_tiers_report sr;
 	struct aging_report ar;
+	struct tiers_report tr;
 	struct varlink_server_stats vs;
 	struct utsname u;
 	char hostname[256] = "";
@@ -331,12 +359,13 @@ static void m_status(void *userdata, const struct varlink_call *call _unused_,
 	zram_ctl_report(d->zram, &zm);
 	swap_tiers_ctl_report(d->swap_tiers, &sr);
 	aging_ctl_report(d->aging, &ar);
+	tiers_ctl_report(d->tiers, &tr);
 	varlink_server_stats(d->obs.status ? d->obs.status->server : NULL, &vs);
 	if (uname(&u) < 0)
 		u.release[0] = '\0';
 	gethostname(hostname, sizeof(hostname) - 1);
 
-	o = json_pack("{s:{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:I},s:f,s:o,s:o,s:o,s:o,s:o,s:o,"
+	o = json_pack("{s:{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:I},s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:o,"
 		      "s:{s:b,s:o,s:o},s:{s:I,s:I,s:o,s:o,s:o,s:I,s:o,s:o,s:o,s:o,s:o},"
 		      "s:{s:o?,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o}}",
 		"host", "hostname", jstr(hostname), "kernel", jstr(u.release),
@@ -354,6 +383,7 @@ static void m_status(void *userdata, const struct varlink_call *call _unused_,
 		"swap", status_swap(h, &sr, d->config->swap.allow_on_kubelet_node),
 		"zswap", status_zswap(h, &zr),
 		"zram", status_zram(h, &zm),
+		"tiers", status_tiers(&tr, &dr, d->snap.snap.page_size),
 		"mglru", "active", ar.active, "lruvecs_aged", ju64(ar.lruvecs_aged),
 		"aging_jobs", ju64(ar.aging_jobs),
 		"totals", "managed_cgroups", (json_int_t)d->snap.n_managed,

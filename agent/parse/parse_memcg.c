@@ -52,6 +52,11 @@ static const struct u64_field memory_stat_fields[] = {
 	FIELD(memory_stat, zswpwb, false),
 	FIELD(memory_stat, pswpin, false),
 	FIELD(memory_stat, pswpout, false),
+	FIELD(memory_stat, pgdemote_kswapd, false),
+	FIELD(memory_stat, pgdemote_direct, false),
+	FIELD(memory_stat, pgdemote_khugepaged, false),
+	FIELD(memory_stat, pgdemote_proactive, false),
+	FIELD(memory_stat, pgpromote_success, false),
 };
 
 /* low/high/max/oom since 4.5, oom_kill since 4.13 (all older than memory.reclaim);
@@ -131,6 +136,8 @@ int memory_stat_parse(const char *buf, size_t len, struct memory_stat *ret)
 	r = u64_fields_parse(buf, len, memory_stat_fields, ARRAY_SIZE(memory_stat_fields), &s);
 	if (r < 0)
 		return r;
+	/* Not the first line ("anon" is), so a line of its own starts with '\n'. */
+	s.has_tier_counters = memmem(buf, len, "\npgpromote_success ", 19) != NULL;
 	*ret = s;
 	return 0;
 }

@@ -79,7 +79,10 @@ struct reclaim_job {
 	int error;                   /* -errno of the write that ended the job (JOB_FAILED, and
 				      * -EAGAIN for a JOB_PARTIAL the kernel cut short); 0 */
 	uint64_t written_bytes;      /* sum of chunks the kernel accepted */
-	uint64_t reclaimed_bytes;    /* memory.stat pgsteal delta * page size */
+	uint64_t reclaimed_bytes;    /* freed: memory.stat (pgsteal - pgdemote_*) delta * page
+				      * size; demoted pages stay charged to the cgroup (tiers.h) */
+	uint64_t demoted_bytes;      /* memory.stat pgdemote_* delta * page size: moved to a lower
+				      * memory tier, still in memory; 0 without tiers */
 	uint64_t current_drop_bytes; /* memory.current before - after, 0 if it grew */
 	unsigned chunks;
 	bool swappiness_rejected;    /* kernel answered EINVAL to swappiness=; retried without */

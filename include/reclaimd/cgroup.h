@@ -158,6 +158,12 @@ struct cgroup_node {
 	} aging;
 
 	struct {
+		/* Memory tiers (tiers_ctl.c): demotion back-off and the counters it differences;
+		 * allocated on first use on a host with demotion between tiers, else NULL. */
+		struct tiers_cgroup *state;
+	} tiers;
+
+	struct {
 		/* memory.events high/max at the last report. */
 		bool seen;
 		uint64_t prev_high, prev_max;

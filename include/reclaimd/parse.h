@@ -56,7 +56,20 @@ struct memory_stat {
 	uint64_t workingset_activate_anon, workingset_activate_file;
 	uint64_t workingset_restore_anon, workingset_restore_file;
 	uint64_t zswpin, zswpout, zswpwb, pswpin, pswpout;
+	/* Memory tiers (tiers.h), pages, else 0: in the recorded 6.12 memory.stat but
+	 * pgdemote_proactive (newer, with the *_proactive counters); 6.1's memory.stat has none.
+	 * has_tier_counters: the file has a pgpromote_success line. */
+	uint64_t pgdemote_kswapd, pgdemote_direct, pgdemote_khugepaged, pgdemote_proactive;
+	uint64_t pgpromote_success;
+	bool has_tier_counters;
 };
+
+/* Pages demoted from the cgroup by every reclaimer: the pgdemote_* sum. */
+static inline uint64_t memory_stat_pgdemote(const struct memory_stat *s)
+{
+	return s->pgdemote_kswapd + s->pgdemote_direct + s->pgdemote_khugepaged +
+	       s->pgdemote_proactive;
+}
 
 /* Requires "anon" and "file" keys. */
 int memory_stat_parse(const char *buf, size_t len, struct memory_stat *ret);
@@ -98,6 +111,10 @@ struct vmstat {
 	uint64_t pgscan_proactive, pgsteal_proactive; /* memory.reclaim and nodeN/reclaim (6.15+,
 						       * else 0) */
 	uint64_t pswpin, pswpout, zswpin, zswpout, zswpwb;
+	/* Memory tiers: demotions and promotions by NUMA balancing in tiering mode; 0 when
+	 * absent. All in the recorded 6.12 file but _proactive, which 6.18's has. */
+	uint64_t pgdemote_kswapd, pgdemote_direct, pgdemote_khugepaged, pgdemote_proactive;
+	uint64_t pgpromote_success;
 	uint64_t workingset_refault_anon, workingset_refault_file;
 	uint64_t workingset_restore_anon, workingset_restore_file;
 	uint64_t oom_kill;

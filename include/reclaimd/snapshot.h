@@ -53,6 +53,10 @@ struct numa_usage {
 struct cgroup_memory_stat {
 	uint64_t anon, file, inactive_anon, inactive_file;
 	uint64_t workingset_refault_anon, workingset_refault_file; /* pages */
+	/* Memory tiers (tiers.h): pgdemote_* sum and pgpromote_success, pages; the kernel has
+	 * the per-memcg counters when has_tier_counters (6.12 yes, 6.1 no). */
+	uint64_t pgdemote, pgpromote_success;
+	bool has_tier_counters;
 };
 
 struct cgroup_sample {

@@ -117,7 +117,7 @@ check "status: exit 0" [ $? -eq 0 ]
 check "status: managed cgroups" grep -q "totals:  $n_managed managed cgroups" "$T/status"
 check "status: node table" grep -q "^NODE  WORKERS ALLOWED" "$T/status"
 check "status: config file" grep -q "config:  $CFG" "$T/status"
-for k in "memory:" "ticks:" "swap:" "zswap:" "zram:" "MGLRU:" "socket:"; do
+for k in "memory:" "ticks:" "swap:" "zswap:" "zram:" "tiers:" "MGLRU:" "socket:"; do
 	check "status: $k" grep -q "^$k" "$T/status"
 done
 check "status: kernel features" grep -q "^kernel:  present:" "$T/status"

@@ -27,6 +27,9 @@
 #   --node-mem SIZE     memory per NUMA node, or SIZE0,SIZE1 (default 768M)
 #   --cpus-per-node N   vCPUs per NUMA node (default 1): -smp 2*N, node 0 has
 #                       CPUs 0..N-1, node 1 CPUs N..2N-1 (one socket per node)
+#   --slow-node SIZE    add a CPU-less NUMA node 2 of SIZE that ACPI HMAT (-machine hmat=on)
+#                       describes as slower (100 ns, 2 GB/s against 10-20 ns, 10-20 GB/s):
+#                       Linux 6.12 puts it in a lower memory tier (tools/probe-tiers.sh)
 #   --zram-size SIZE    zram swap size, 0 for none (default 512M)
 #   --zram-algo NAME    zram compressor (default lz4)
 #   --swap-size SIZE    swap disk size (default 1G)
@@ -103,6 +106,7 @@ strict=0
 verbose=0
 keep=0
 systemd=0
+slow_node=
 kernel=${RECLAIMD_VM_KERNEL:-}
 
 while [ $# -gt 0 ]; do
@@ -114,7 +118,7 @@ while [ $# -gt 0 ]; do
 		opt=${opt%%=*}
 		;;
 	--kernel | --agent | --file | --exe | --env | --timeout | --append | --node-mem | --zram-size | \
-		--zram-algo | --swap-size | --data-size | --results-size | --cpus-per-node)
+		--zram-algo | --swap-size | --data-size | --results-size | --cpus-per-node | --slow-node)
 		[ $# -ge 2 ] || die "$opt needs a value"
 		val=$2
 		shift
@@ -133,6 +137,7 @@ while [ $# -gt 0 ]; do
 	--append) append=$val ;;
 	--node-mem) node_mem=$val ;;
 	--cpus-per-node) cpus_per_node=$val ;;
+	--slow-node) slow_node=$val ;;
 	--zram-size) zram_size=$val ;;
 	--zram-algo) zram_algo=$val ;;
 	--swap-size) swap_size=$val ;;
@@ -345,21 +350,35 @@ fi
 
 # --- Boot ---------------------------------------------------------------------
 cmdline="console=ttyS0 quiet panic=-1${append:+ $append}"
+slow_mib=0
+[ -z "$slow_node" ] || slow_mib=$(($(size_bytes "$slow_node") / 1024 / 1024))
 [ "$systemd" -eq 1 ] && cmdline="$cmdline rdinit=/sbin/init systemd.show_status=0"
 # shellcheck disable=SC2054 # the commas belong to qemu's option syntax
 qemu=(
 	qemu-system-x86_64
 	-nodefaults -no-user-config -no-reboot
 	-accel tcg,thread=multi -cpu max
-	-smp "$((2 * cpus_per_node)),sockets=2,cores=$cpus_per_node,threads=1" -m "$((mem0_mib + mem1_mib))M"
+	-smp "$((2 * cpus_per_node)),sockets=2,cores=$cpus_per_node,threads=1" -m "$((mem0_mib + mem1_mib + slow_mib))M"
 	-object "memory-backend-ram,id=m0,size=${mem0_mib}M"
 	-object "memory-backend-ram,id=m1,size=${mem1_mib}M"
-	-numa "node,nodeid=0,cpus=$(node_cpus 0),memdev=m0"
-	-numa "node,nodeid=1,cpus=$(node_cpus 1),memdev=m1"
+	-numa "node,nodeid=0,cpus=$(node_cpus 0),memdev=m0${slow_node:+,initiator=0}"
+	-numa "node,nodeid=1,cpus=$(node_cpus 1),memdev=m1${slow_node:+,initiator=1}"
 	-kernel "$kdir/vmlinux" -initrd "$work/initramfs.cpio" -append "$cmdline"
 	"${drives[@]}"
 	-display none -monitor none -serial stdio
 )
+if [ -n "$slow_node" ]; then
+	# Node 2 without CPUs; every (initiator, target) pair needs latency and bandwidth in HMAT.
+	qemu+=(-machine pc,hmat=on -object "memory-backend-ram,id=m2,size=${slow_mib}M"
+		-numa "node,nodeid=2,memdev=m2,initiator=0")
+	for i in 0 1; do
+		for t in 0 1 2; do
+			if [ "$t" = 2 ]; then lat=100 bw=2G; elif [ "$t" = "$i" ]; then lat=10 bw=20G; else lat=20 bw=10G; fi
+			qemu+=(-numa "hmat-lb,initiator=$i,target=$t,hierarchy=memory,data-type=access-latency,latency=$lat"
+				-numa "hmat-lb,initiator=$i,target=$t,hierarchy=memory,data-type=access-bandwidth,bandwidth=$bw")
+		done
+	done
+fi
 {
 	echo "scenario=$scenario"
 	echo "kernel=$(sed -n 's/^package=//p' "$kdir/STAMP")"

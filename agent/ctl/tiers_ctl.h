@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tiers_ctl.h - the memory tiers controller: knows the host's tiers and each node's role
+ * (tiers.h), re-reads them every TIERS_REREAD_TICKS ticks (memory hotplug, a driver
+ * registering a slower memory type) and whenever the NUMA topology it is given changes (a node
+ * gaining or losing CPUs changes the top tiers), logs each change, and on a host with at least
+ * two tiers samples each tiered node's use and demotion/promotion counters every tick for
+ * status and metrics. On a host with one tier (or none) it reads nothing after the first look
+ * but the tier directory every TIERS_REREAD_TICKS ticks, and decides nothing.
+ */
+#ifndef RECLAIMD_TIERS_CTL_H
+#define RECLAIMD_TIERS_CTL_H
+
+#include "ctl/ctl.h"
+#include "reclaimd/memory_tiers.h"
+#include "reclaimd/tiers.h"
+
+/* Ticks between two reads of memory_tiering/ and demotion_enabled (10 s at the default 1 s tick,
+ * the cadence at which idle_ctl re-reads the NUMA topology for CPU hotplug). */
+#define TIERS_REREAD_TICKS 10
+
+struct tiers_node_report {
+	int node;
+	enum tier_role role;
+	unsigned tier_id;                 /* memory_tier<ID> */
+	bool sampled;                     /* the counters below were read */
+	uint64_t mem_total_bytes, mem_used_bytes; /* node meminfo MemTotal, MemTotal - MemFree */
+	uint64_t demoted_pages;           /* node vmstat pgdemote_* since boot: left this node */
+	uint64_t promoted_pages;          /* node vmstat pgpromote_success since boot: came here */
+};
+
+struct tiers_report {
+	unsigned n_tiers;                 /* tiers holding a node; < 2: no tiering to act on */
+	bool demotion;                    /* demotion_enabled and two tiers or more */
+	unsigned n_nodes;
+	struct tiers_node_report node[RECLAIMD_MAX_NODES]; /* nodes in a tier, by id */
+	uint64_t changes;                 /* role changes seen since start (hotplug) */
+	uint64_t shaped_requests;         /* evictions cut to the tier plan */
+	uint64_t held_back_bytes;         /* demotion the back-off withheld from them */
+	unsigned cgroups_backing_off;     /* managed cgroups with a back-off step on some node */
+};
+
+struct tiers_ctl;
+
+/* topo is the loop's topology, updated in place on CPU or memory hotplug; it outlives the
+ * controller. Reads the tiers once; a read error is logged and taken as "no tiers". Returns 0
+ * or -ENOMEM. */
+int tiers_ctl_new(const struct ctl_env *env, const struct numa_topology *topo,
+		  struct tiers_ctl **ret);
+void tiers_ctl_free(struct tiers_ctl *tc);
+void tiers_ctl_tick(struct tiers_ctl *tc, const struct tick_ctx *ctx);
+/* The topology changed (idle_ctl's re-read): recompute the roles now. */
+void tiers_ctl_topology_changed(struct tiers_ctl *tc);
+/* On a host with demotion between tiers, cuts an eviction through lru_gen (req->mglru.evict) to
+ * tiers_plan() for this cgroup (s: its sample, for memory.numa_stat): demotion from the upper
+ * tiers as its back-off allows, eviction from the lowest tier only; req->request_bytes is capped
+ * at the plan's total, and req->mglru.evict freed (NULL) when no target is left. Anything else
+ * (one tier, demotion off, memory.reclaim, no numa_stat yet) is left as it is. */
+struct dispatch_request;
+void tiers_ctl_shape(struct tiers_ctl *tc, const struct cgroup_node *cg,
+		     const struct cgroup_sample *s, uint64_t page_size, struct dispatch_request *req);
+
+/* The roles in force (all TIER_ROLE_NONE before the first read). */
+const struct tier_roles *tiers_ctl_roles(const struct tiers_ctl *tc);
+void tiers_ctl_report(const struct tiers_ctl *tc, struct tiers_report *ret);
+
+#endif
