@@ -35,6 +35,8 @@
 #                       systemd as PID 1 instead of busybox; guest/systemd-runner runs the
 #                       scenario as the unit vmtest.service. No agent is copied in unless
 #                       --agent is given (the scenario installs the .deb, --file'd in)
+#   --rootfs-variant NAME  with --systemd (implied): boot build-rootfs.sh's variant NAME
+#                       (containers: the container runtimes too) instead of the default rootfs
 #   --strict            also fail (exit 3) when the scenario exits non-zero or
 #                       OUTDIR/results.txt has a FAIL line
 #   -v, --verbose       also show the serial console on stdout
@@ -101,6 +103,7 @@ strict=0
 verbose=0
 keep=0
 systemd=0
+rootfs_variant=
 
 while [ $# -gt 0 ]; do
 	opt=$1
@@ -111,7 +114,7 @@ while [ $# -gt 0 ]; do
 		opt=${opt%%=*}
 		;;
 	--agent | --file | --exe | --env | --timeout | --append | --node-mem | --zram-size | \
-		--zram-algo | --swap-size | --data-size | --results-size | --cpus-per-node)
+		--zram-algo | --swap-size | --data-size | --results-size | --cpus-per-node | --rootfs-variant)
 		[ $# -ge 2 ] || die "$opt needs a value"
 		val=$2
 		shift
@@ -137,6 +140,7 @@ while [ $# -gt 0 ]; do
 	--results-size) results_size=$val ;;
 	--strict) strict=1 ;;
 	--systemd) systemd=1 ;;
+	--rootfs-variant) systemd=1 rootfs_variant=$val ;;
 	-v | --verbose) verbose=1 ;;
 	--keep) keep=1 ;;
 	-h | --help) usage ;;
@@ -220,7 +224,7 @@ if [ "$systemd" -eq 1 ]; then
 	# The initramfs is this tree and the Debian rootfs, two archives one after the other (the
 	# kernel unpacks both). The rootfs's /bin, /sbin, /lib are usrmerge symlinks.
 	rmdir "$root"/bin "$root"/sbin "$root"/lib/modules "$root"/lib
-	rootfs_cpio=$("$HERE/build-rootfs.sh" --print-path)
+	rootfs_cpio=$("$HERE/build-rootfs.sh" ${rootfs_variant:+--variant "$rootfs_variant"} --print-path)
 	mkdir -p "$root"/usr/lib/modules "$root"/etc/systemd/system/multi-user.target.wants
 else
 	install -m 0755 /bin/busybox "$root/bin/busybox"
