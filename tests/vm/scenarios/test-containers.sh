@@ -82,7 +82,9 @@ wait_cmd() {
 		sleep 0.5
 	done
 }
-cgfile() { cat "$CGROOT/$1/$2" 2>/dev/null; }
+# cgfile CGROUP FILE: the file's content; 0 when it cannot be read (a container that did not start
+# fails its own check, not the arithmetic of the others).
+cgfile() { cat "$CGROOT/$1/$2" 2>/dev/null || echo 0; }
 
 # jentries MSGID: the agent's journal entries with MESSAGE_ID MSGID, one JSON object a line
 # (journalctl writes '"KEY" : "value"'; made '"KEY":"value"').
@@ -323,7 +325,10 @@ fi
 # Samples of what the floors are about, every 0.5 s while the agent runs.
 sampler "$CGROOT/$CG_A_APP" "$RESULTS/samples-a-app.txt" 0.5
 SAMPLER_A=$!
-stat0() { memstat "$CGROOT/$1" "$2"; }
+# The sampler holds the runner's output pipe: it must not outlive the script (vmtest-runner waits
+# for that pipe to close before it saves the results).
+trap 'kill "$SAMPLER_A" 2>/dev/null' EXIT
+stat0() { _v=$(memstat "$CGROOT/$1" "$2" 2>/dev/null); echo "${_v:-0}"; }
 STEAL_C0=$(stat0 "$POD_C" pgsteal)
 B_CUR0=$(cgfile "$CG_B_APP" memory.current)
 B_REFAULT0=$(($(stat0 "$CG_B_APP" workingset_refault_anon) + $(stat0 "$CG_B_APP" workingset_refault_file)))
