@@ -4,10 +4,14 @@
 #   make CC=clang             build with clang
 #   make deps                 install the Debian packages everything below needs (root)
 #   make check                unit tests, then the real-kernel VM tests; ends "N passed, N failed, N skipped"
+#   make check-kernels        the whole VM suite on Debian's 6.1, 6.12 and 7.3 kernels, in turn (3x check-vm)
+#   make check-matrix         the VM matrix subset (smoke, lifecycle, reclaim) on 6.1 and 7.3
 #   make check-unit           purity check of policies/, unit tests, make deb + lintian, doc keys, metrics and status socket end to end (no VM)
 #   make install              binaries, systemd unit, man pages, example config (PREFIX=/usr/local)
 #   make man                  man pages into build/man (reclaimd.8, reclaimctl.8, reclaimd.json.5)
 #   make deb                  build/reclaimd_<version>-1_amd64.deb (dpkg-deb; lintian in check-unit)
+#   make image                the DaemonSet's image reclaimd:<version> from the .deb (podman, local
+#                             Debian rootfs, no registry) and build/reclaimd-image.tar (podman save)
 #   make demo                 boot the VM and show reclaimd against two workloads
 #   make bench                benchmarks (tables)
 
@@ -49,7 +53,7 @@ CTL_LIBS   = $(shell pkg-config --libs jansson 2>/dev/null) -lm
 HOST_TESTS := tests/host/status-socket.sh
 HOST_DEPS := reclaimd reclaimctl $(BUILD)/tests/status_probe $(BUILD)/tests/gen_cgroupfs
 
-.PHONY: all deps check check-unit check-vm demo bench install man deb clean FORCE
+.PHONY: all deps check check-unit check-vm check-kernels check-matrix demo bench install man deb image clean FORCE
 
 # The version has one source: RECLAIMD_VERSION in include/reclaimd/version.h (--version of both
 # binaries, the status socket, the man pages, the .deb).
@@ -57,7 +61,7 @@ VERSION   := $(shell sed -n 's/^\#define RECLAIMD_VERSION "\(.*\)"/\1/p' include
 # The Debian revision of the package built from this tree (reclaimd_<VERSION>-<rev>_<arch>.deb).
 DEB_REVISION := 1
 # Checks that are scripts, counted with the unit tests (same "N passed, N failed, N skipped").
-CHECK_SCRIPTS := tests/pkg/check-doc-keys.sh tests/pkg/check-deb.sh
+CHECK_SCRIPTS := tests/pkg/check-doc-keys.sh tests/pkg/check-deb.sh tests/pkg/check-kubernetes.sh
 
 all: reclaimd reclaimctl
 
@@ -107,6 +111,16 @@ check: deps reclaimd $(TESTS) $(HOST_DEPS)
 
 check-vm: reclaimd
 	@tests/vm/run-tests.sh
+
+# Each kernel is downloaded the first time it is asked for (tests/vm/fetch-kernel.sh --kernel);
+# `make deps` and the default suite fetch only 6.12.
+VM_KERNELS := 6.1,6.12,7.3
+
+check-kernels: deps reclaimd reclaimctl
+	@tests/vm/run-tests.sh --kernel $(VM_KERNELS)
+
+check-matrix: deps reclaimd reclaimctl
+	@tests/vm/run-tests.sh --matrix
 
 demo: deps reclaimd
 	@tests/vm/demo.sh
@@ -168,6 +182,12 @@ deb: FORCE
 	config/debian/build-deb.sh $(VERSION)-$(DEB_REVISION) build/deb/root build
 	@# The same under a fixed name, for the systemd VM test.
 	cp -f build/reclaimd_$(VERSION)-$(DEB_REVISION)_$$(dpkg --print-architecture).deb build/reclaimd.deb
+
+# The DaemonSet's container image (config/kubernetes/): a Debian bookworm minbase rootfs with the
+# package's Depends (debootstrap, cached under tests/vm/.cache/image/), imported with podman,
+# the .deb installed on it by podman build; then podman save to build/reclaimd-image.tar.
+image: deb
+	config/kubernetes/build-image.sh --save
 
 clean:
 	rm -rf build reclaimd reclaimctl tests/vm/out

@@ -49,10 +49,14 @@ enum {
 };
 
 /* A cgroup path as an operator pastes it: relative to the cgroup root, or absolute under it
- * (the configured root, else /sys/fs/cgroup). */
-static const char *relative_cgroup_path(const char *path, const char *root)
+ * (the configured root, else /sys/fs/cgroup), spelt the way discovery spells it: no leading or
+ * trailing '/', no empty component ("a//b" is "a/b"). A "." or ".." component names no cgroup
+ * directly (discovery never sees one): -EINVAL. A result longer than PATH_MAX - 1: -ENAMETOOLONG.
+ * Writes into out (PATH_MAX bytes); 0 on success. */
+static int relative_cgroup_path(const char *path, const char *root, char *out)
 {
 	const char *roots[] = { root, "/sys/fs/cgroup" };
+	size_t len = 0;
 
 	for (size_t i = 0; i < 2; i++) {
 		size_t n = roots[i] ? strlen(roots[i]) : 0;
@@ -64,9 +68,26 @@ static const char *relative_cgroup_path(const char *path, const char *root)
 			break;
 		}
 	}
-	while (*path == '/')
-		path++;
-	return path;
+	while (*path) {
+		size_t n;
+
+		while (*path == '/')
+			path++;
+		n = strcspn(path, "/");
+		if (n == 0)
+			break;
+		if ((n == 1 && path[0] == '.') || (n == 2 && path[0] == '.' && path[1] == '.'))
+			return -EINVAL;
+		if (len + (len > 0) + n >= PATH_MAX)
+			return -ENAMETOOLONG;
+		if (len > 0)
+			out[len++] = '/';
+		memcpy(out + len, path, n);
+		len += n;
+		path += n;
+	}
+	out[len] = '\0';
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -198,8 +219,18 @@ int main(int argc, char **argv)
 				}
 		}
 		if (explain_path) {
-			config_explain(config, relative_cgroup_path(explain_path, o.cgroup_root ?
-					o.cgroup_root : config->cgroup_root), stdout);
+			static char rel[PATH_MAX];
+
+			r = relative_cgroup_path(explain_path, o.cgroup_root ? o.cgroup_root
+					: config->cgroup_root, rel);
+			if (r < 0) {
+				fprintf(stderr, "reclaimd: --explain-path: %s\n", r == -EINVAL ?
+					"a \".\" or \"..\" component names no cgroup (give the path "
+					"as the cgroup tree spells it)" : "the path is too long");
+				config_free(config);
+				return 2;
+			}
+			config_explain(config, rel, stdout);
 			config_free(config);
 			return 0;
 		}

@@ -6,9 +6,10 @@
  *
  * The file set mirrors agent/kio/cgroup_reader.c and agent/kio/host_reader.c:
  *   per managed cgroup   memory.current memory.stat memory.pressure io.pressure memory.min
+ *                        memory.low memory.high
  *   per managed cgroup, every 10th tick (the agent's CGROUP_SLOW_FILES_TICKS, spread over
  *   ticks; here every 10th cgroup in each pass, the same amount per tick)
- *                        memory.low memory.high memory.max memory.swap.current
+ *                        memory.max memory.swap.current
  *                        memory.zswap.current memory.zswap.max memory.events memory.numa_stat
  *   per cgroup that is managed or an ancestor of one (not the root), once per tick
  *                        memory.swap.max, and memory.swap.current where swap.max is a limit
@@ -25,8 +26,8 @@
  *   hot1  "hot", but a single read for files the kernel hands out in one piece (all but
  *         /proc/vmstat and /proc/swaps), i.e. without the read that only confirms EOF
  *   used  "hot", but only the cgroup files the psi policy uses (memory.current, memory.stat,
- *         memory.pressure, io.pressure, memory.min, the swap files); not read: memory.low,
- *         memory.high, memory.max, memory.zswap.*, memory.events, memory.numa_stat
+ *         memory.pressure, io.pressure, memory.min, memory.low, memory.high, the swap
+ *         files); not read: memory.max, memory.zswap.*, memory.events, memory.numa_stat
  *   all   "open" on every file of every cgroup every pass, swap.current included (what the
  *         agent read per tick before the slow files moved to every 10th tick)
  * Hot files are kept open only up to the open-files limit less 64; the others are read as in
@@ -377,7 +378,7 @@ int main(int argc, char **argv)
 		for (size_t j = 0; j < sizeof(cgroup_hot) / sizeof(*cgroup_hot); j++)
 			add(dir, cgroup_hot[j], true, false, mode);
 		for (size_t j = 0; j < sizeof(cgroup_cold) / sizeof(*cgroup_cold); j++) {
-			bool slow = j > 0; /* all but memory.min */
+			bool slow = j > 2; /* all but memory.min, memory.low, memory.high */
 
 			if (!slow || all || (mode != MODE_USED && i % SLOW_EVERY == 0))
 				add(dir, cgroup_cold[j], false, false, mode);

@@ -10,7 +10,11 @@
 #     and the file appears once the directory does (with one "written again" line);
 #   - SIGHUP applies a new textfile path and a new listen address; onto a port in use, it says
 #     so and serves the old address again;
-#   - a second daemon on the same address exits 1 naming the address and the errno.
+#   - a second daemon on the same address exits 1 naming the address and the errno;
+#   - with pod-shaped cgroups (kubelet's systemd driver: a Guaranteed, a Burstable and a
+#     BestEffort pod, one with a containerd scope): series by QoS class, per-pod series labelled
+#     pod_uid and qos only and capped by max_pod_series, no container id in any label, and the
+#     QoS counters never go back when a pod goes away.
 # No timing assertion: waits are bounded polls for a condition (10 s each, far above the
 # 0.5 s interval). Prints "metrics-e2e: N passed, N failed, N skipped".
 # The fixture tree cannot drive jobs (memory.reclaim and PSI triggers need the kernel; with
@@ -42,13 +46,27 @@ cleanup() {
 trap cleanup EXIT
 
 # The fake tree: the root's recorded files, and three managed cgroups, one with a quote and a
-# backslash in its name (escaped in the per-cgroup series).
+# backslash in its name (escaped in the per-cgroup series); and three pods as kubelet's systemd
+# driver lays them out (the BestEffort one with a containerd container), managed at the pod level.
 mkdir -p "$T/cg/work.slice"
 cp "$FIX"/sys/fs/cgroup/* "$T/cg/" 2>/dev/null
 cp "$FIX"/sys/fs/cgroup/fixture/* "$T/cg/work.slice/"
 for c in a b 'Odd"name\x'; do
 	mkdir -p "$T/cg/work.slice/$c"
 	cp "$FIX"/sys/fs/cgroup/fixture/* "$T/cg/work.slice/$c/"
+done
+UID_G=11111111-0000-4000-8000-000000000001
+UID_B=22222222-0000-4000-8000-000000000002
+UID_E=33333333-0000-4000-8000-000000000003
+CID=$(printf 'c%.0s' $(seq 64))
+KP=kubepods.slice
+POD_G=$KP/kubepods-pod${UID_G//-/_}.slice
+POD_B=$KP/kubepods-burstable.slice/kubepods-burstable-pod${UID_B//-/_}.slice
+POD_E=$KP/kubepods-besteffort.slice/kubepods-besteffort-pod${UID_E//-/_}.slice
+for c in "$KP" "$KP/kubepods-burstable.slice" "$KP/kubepods-besteffort.slice" "$POD_G" "$POD_B" \
+	 "$POD_E" "$POD_E/cri-containerd-$CID.scope"; do
+	mkdir -p "$T/cg/$c"
+	cp "$FIX"/sys/fs/cgroup/fixture/* "$T/cg/$c/"
 done
 
 # A free port: the kernel picks one for a listener we close at once; the daemon may still lose
@@ -58,13 +76,16 @@ free_port() {
 		echo $((20000 + RANDOM % 30000))
 }
 
-write_config() { # FILE TEXTFILE PORT PER_CGROUP
+# Six managed cgroups: the three pods (first in path order) and work.slice's three.
+write_config() { # FILE TEXTFILE PORT PER_CGROUP_AND_POD
 	cat >"$1" <<EOF
 {
   "interval": 0.5,
   "metrics": { "textfile": "$2", "listen": "127.0.0.1:$3", "per_cgroup": $4,
-               "max_cgroup_series": 2 },
-  "rules": [ { "match": "work.slice/*", "min_bytes": "1M" } ]
+               "max_cgroup_series": 5, "per_pod": $4, "max_pod_series": 2 },
+  "rules": [ { "match": "work.slice/*", "min_bytes": "1M" },
+             { "match": "kubepods.slice/**", "qos": ["guaranteed", "burstable", "besteffort"],
+               "min_bytes": "1M" } ]
 }
 EOF
 }
@@ -150,8 +171,29 @@ check "the per-cgroup series escape the quote and backslash" \
 check "past max_cgroup_series the rest is counted" \
 	grep -q '^reclaimd_cgroup_series_capped 1$' "$T/prom/reclaimd.prom"
 check "the cap is warned about once" test "$(grep -c 'max_cgroup_series' "$T/log")" -eq 1
-check "decisions are counted by rule and reason" \
-	grep -q '^reclaimd_decisions_total{rule="work.slice/\*",reason="reclaim"} [1-9]' "$T/prom/reclaimd.prom"
+check "decisions are counted by rule (index and glob) and reason" \
+	grep -q '^reclaimd_decisions_total{rule="0",match="work.slice/\*",reason="reclaim"} [1-9]' "$T/prom/reclaimd.prom"
+check "the pod rule's selectors are in reclaimd_rule_info" \
+	grep -q '^reclaimd_rule_info{rule="1",match="kubepods.slice/\*\*",policy="psi",qos="guaranteed,burstable,besteffort",runtime="",level="pod"} 1$' "$T/prom/reclaimd.prom"
+
+# ---- pods: by QoS class, per pod, capped --------------------------------------------------------
+P=$T/prom/reclaimd.prom
+for q in guaranteed burstable besteffort; do
+	check "one managed cgroup of QoS class $q" grep -q "^reclaimd_qos_cgroups{qos=\"$q\"} 1$" "$P"
+	check "decisions of QoS class $q are counted" \
+		grep -q "^reclaimd_qos_decisions_total{qos=\"$q\",reason=\"reclaim\"} [1-9]" "$P"
+done
+check "cgroups not in a pod are QoS class none" grep -q '^reclaimd_qos_cgroups{qos="none"} 3$' "$P"
+check "memory.current by QoS class (the pod, not its container again)" \
+	test "$(value_of "$P" 'reclaimd_qos_memory_current_bytes{qos="besteffort"}')" = \
+	     "$(cat "$T/cg/$POD_E/memory.current")"
+check "per pod: max_pod_series pods have series" \
+	test "$(grep -c '^reclaimd_pod_reclaimed_bytes_total{' "$P")" -eq 2
+check "per pod: labels pod_uid and qos only" \
+	test "$(grep -cE '^reclaimd_pod_[a-z_]*\{pod_uid="[0-9a-f-]{36}",qos="(guaranteed|burstable|besteffort)"\} [0-9]+$' "$P")" -eq 4
+check "per pod: the one past the cap is counted" grep -q '^reclaimd_pod_series_capped 1$' "$P"
+check "per pod: the cap is warned about once" test "$(grep -c 'max_pod_series' "$T/log")" -eq 1
+check "no container id in any series" bash -c "! grep -q '$CID' '$P'"
 http "$port" /other >/dev/null
 check "GET /other answers 404" grep -q '^404' "$T/http"
 http "$port" /metrics POST >/dev/null
@@ -164,9 +206,14 @@ else
 	skip "promtool not installed (Debian package prometheus): exposition not checked by it"
 fi
 
-# Counters never go backwards from one scrape to a later one.
+# Counters never go backwards from one scrape to a later one, though a pod goes away between
+# them (its QoS class's totals stay; the pod past the cap takes the free series).
+rm -rf "${T:?}/cg/$POD_G"
 n1=$(value_of "$T/scrape1.prom" reclaimd_tick_duration_seconds_count)
-wait_for ticks_over "$T/prom/reclaimd.prom" "$((n1 + 2))"
+# Two whole ticks after the removal (the first scrape is older: the checks in between can take
+# longer than two ticks on a loaded machine, and the removal would not be seen yet).
+n0=$(value_of "$T/prom/reclaimd.prom" reclaimd_tick_duration_seconds_count)
+wait_for ticks_over "$T/prom/reclaimd.prom" "$((n0 + 2))"
 http "$port" /metrics >"$T/http2.prom"
 check "a later scrape saw more ticks" ticks_over "$T/http2.prom" "$n1"
 backwards=$(awk 'FNR == NR { if ($1 ~ /_total({|$)/) v[$1] = $2; next }
@@ -175,6 +222,10 @@ backwards=$(awk 'FNR == NR { if ($1 ~ /_total({|$)/) v[$1] = $2; next }
 check "no counter went backwards${backwards:+: $backwards}" test -z "$backwards"
 check "both scrapes have the same counter series" test \
 	"$(grep -c '^[a-z_]*_total' "$T/scrape1.prom")" -eq "$(grep -c '^[a-z_]*_total' "$T/http2.prom")"
+check "a pod gone: its QoS class manages no cgroup" \
+	grep -q '^reclaimd_qos_cgroups{qos="guaranteed"} 0$' "$T/http2.prom"
+check "a pod gone: its series are gone, none capped" \
+	bash -c "! grep -q 'pod_uid=\"$UID_G\"' '$T/http2.prom' && grep -q '^reclaimd_pod_series_capped 0$' '$T/http2.prom'"
 
 # ---- a second daemon on the same address -----------------------------------------------------
 "$RECLAIMD" -c "$T/c.json" --cgroup-root "$T/cg" --proc-root "$FIX/proc" --sys-root "$FIX/sys" \
@@ -205,6 +256,8 @@ http "$port2" /metrics >"$T/http3.prom"
 check "an unwritable textfile directory: HTTP goes on" grep -q '^200' "$T/http"
 check "reload: per_cgroup off drops the cgroup series" \
 	bash -c "! grep -q '^reclaimd_cgroup_' '$T/http3.prom'"
+check "reload: per_pod off drops the pod series, the QoS series stay" \
+	bash -c "! grep -q '^reclaimd_pod_' '$T/http3.prom' && grep -q '^reclaimd_qos_cgroups{qos=\"besteffort\"} 1$' '$T/http3.prom'"
 mkdir "$T/later"
 check "the textfile appears once its directory does" wait_for test -s "$T/later/reclaimd.prom"
 check "and that is said once" wait_for grep -q "metrics.textfile $T/later/reclaimd.prom: written again" "$T/log"

@@ -471,6 +471,12 @@ static void print_status(json_t *p)
 		printf(", swap-out budget caps swappiness at %lld",
 		       integer(p, "swap.swapout_swappiness_cap"));
 	putchar('\n');
+	if (json_is_string(get(p, "swap.kubelet_node")))
+		printf("  kubelet node (%s found): %s%lld configured device%s left off\n",
+		       str(p, "swap.kubelet_node"),
+		       json_is_true(get(p, "swap.allow_on_kubelet_node")) ?
+		       "swapon allowed (swap.allow_on_kubelet_node); " : "no swapon; ",
+		       integer(p, "swap.swapon_held"), integer(p, "swap.swapon_held") == 1 ? "" : "s");
 	json_array_foreach(get(p, "swap.devices"), i, v)
 		printf("  %-24s %-9s priority %-6lld %s used of %s\n", str(v, "path"), str(v, "type"),
 		       integer(v, "priority"), B(get(v, "used_bytes")), B(get(v, "size_bytes")));
@@ -597,14 +603,21 @@ static void print_explain(json_t *p)
 		printf("decision:  %s, request %s, %.1f s ago (tick %lld)%s\n", str(dec, "reason"),
 		       B(get(dec, "request_bytes")), num(dec, "ago_s"), integer(dec, "tick"),
 		       json_is_true(get(dec, "dry_run")) ? ", dry run: not carried out" : "");
-		printf("inputs:    memory.current %s, memory.min %s, anon %s, file %s, swap room %s\n",
+		printf("inputs:    memory.current %s, memory.min %s, memory.low %s, memory.high %s%s,\n"
+		       "           anon %s, file %s, swap room %s\n",
 		       B(get(in, "current_bytes")), B(get(in, "memory_min_bytes")),
+		       B(get(in, "memory_low_bytes")),
+		       json_is_null(get(in, "memory_high_bytes")) ? "max" : B(get(in, "memory_high_bytes")),
+		       json_is_true(get(in, "at_high")) ? " (at it: the kernel reclaims)" : "",
 		       B(get(in, "anon_bytes")), B(get(in, "file_bytes")), B(get(in, "swap_room_bytes")));
-		printf("floor:     %s = max(min_bytes %s, memory.min %s, unreclaimable %s): %s applies\n"
-		       "           unreclaimable = memory.current - (file + min(anon, swap room)) = %s - %s\n",
+		printf("floor:     %s = max(min_bytes %s, memory.min %s, memory.low %s, unreclaimable %s):"
+		       " %s applies\n"
+		       "           unreclaimable = memory.current - (file + min(anon, swap room) - "
+		       "children's protection %s) = %s - %s\n",
 		       B(get(fl, "floor_bytes")), B(get(fl, "min_bytes")), B(get(fl, "memory_min_bytes")),
-		       B(get(fl, "unreclaimable_bytes")), str(fl, "applied"), B(get(in, "current_bytes")),
-		       B(get(fl, "evictable_bytes")));
+		       B(get(fl, "memory_low_bytes")), B(get(fl, "unreclaimable_bytes")),
+		       str(fl, "applied"), B(get(fl, "children_protected_bytes")),
+		       B(get(in, "current_bytes")), B(get(fl, "evictable_bytes")));
 		printf("law:       p = memory PSI some %.3f %% over the interval (target %.3f %%); "
 		       "io PSI some %.3f %% (target %.3f %%)\n",
 		       num(law, "psi_some_pct"), num(law, "psi_some_target_pct"), num(law, "io_some_pct"),

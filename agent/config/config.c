@@ -852,14 +852,49 @@ static int check_defaults(struct loader *l, const char *where, const void *base)
 	return check_params(l, where, base, false);
 }
 
+/* A rule with "qos" or at the pod level matches kubelet-managed cgroups only (pods exist under
+ * kubepods alone): zswap_max or zswap_writeback there would never be written unless the rule says
+ * "kubelet_managed_write": true, so the rule is refused rather than silently half-applied.
+ * A container-level rule without "qos" can also match Docker or Podman containers outside
+ * Kubernetes: it is checked per cgroup at run time (rule_cgroup_write_allowed()). */
+static int check_kubelet_writes(struct loader *l, const char *where, const struct rule *r)
+{
+	const struct policy_params *p = &r->params;
+	const char *key, *sel = r->qos_mask ? "\"qos\"" : "\"level\": \"pod\"";
+	char value[48], sub[64];
+
+	if (r->kubelet_managed_write || !(r->qos_mask || rule_level(r) == RULE_LEVEL_POD) ||
+	    !rule_writes_cgroup_files(r))
+		return 0;
+	if (p->zswap_max.kind != ZSWAP_LIMIT_UNSET) {
+		key = "zswap_max";
+		if (p->zswap_max.kind == ZSWAP_LIMIT_PERCENT)
+			snprintf(value, sizeof(value), "\"%g%%\"", p->zswap_max.pct);
+		else
+			snprintf(value, sizeof(value), "%" PRIu64, p->zswap_max.bytes);
+	} else {
+		key = "zswap_writeback";
+		snprintf(value, sizeof(value), "%s", p->zswap_writeback ? "true" : "false");
+	}
+	snprintf(sub, sizeof(sub), "%s.%s", where, key);
+	return fail(l, sub, "%s (with \"defaults\" applied) would be written to kubelet-managed "
+		    "cgroups only (this rule's %s selects pods of kubepods), where the kubelet owns "
+		    "the memory control files; set \"kubelet_managed_write\": true in this rule to "
+		    "write it anyway, or \"%s\": null", value, sel, key);
+}
+
 static int check_rule(struct loader *l, const char *where, const void *base)
 {
 	const struct rule *r = base;
+	int r2;
 
 	/* A pod cgroup's path does not name its runtime: only containers can be selected by it. */
 	if (r->runtime_mask && r->level != RULE_LEVEL_CONTAINER)
 		return fail(l, where, "\"runtime\" selects containers: it needs \"level\": "
 			    "\"container\" (a pod's cgroup path does not name its runtime)");
+	r2 = check_kubelet_writes(l, where, r);
+	if (r2 < 0)
+		return r2;
 	return check_params(l, where, &r->params, true);
 }
 
@@ -1055,6 +1090,8 @@ static void print_rules(FILE *out, const char *label, const struct key_desc *d, 
 
 		fprintf(out, "\n%s[%zu]  match \"%s\"  policy %s", label, i, r->match, r->policy->name);
 		print_selectors(out, r);
+		if (r->kubelet_managed_write)
+			fputs("  kubelet_managed_write", out);
 		fputc('\n', out);
 		section_print(out, &sec_params, &r->params);
 	}
@@ -1533,6 +1570,8 @@ static const struct key_desc rule_keys[] = {
 	{ "qos", &t_qos, offsetof(struct rule, qos_mask), .def.u = 0 },
 	{ "level", &t_level, offsetof(struct rule, level), .def.i = RULE_LEVEL_ANY },
 	{ "runtime", &t_runtime, offsetof(struct rule, runtime_mask), .def.u = 0 },
+	{ "kubelet_managed_write", &t_bool, offsetof(struct rule, kubelet_managed_write),
+	  .def.b = false },
 };
 
 static const struct hint hints_rule[] = { { &sec_top, HINT_GLOBAL }, { NULL, NULL } };
@@ -1561,6 +1600,7 @@ static const struct section sec_device = {
 #define SW(f) offsetof(struct swap_section, f)
 static const struct key_desc swap_keys[] = {
 	{ "reprioritize", &t_reprioritize, SW(reprioritize), .def.i = SWAP_REPRIO_EMPTY_ONLY },
+	{ "allow_on_kubelet_node", &t_bool, SW(allow_on_kubelet_node), .def.b = false },
 	{ "zram_writeback_at_pct", &t_writeback_at, SW(zram_writeback_at_pct), .def.d = 80,
 	  .min = 1, .max = 100, .range = "1..100" },
 	{ "zram_idle_age", &t_u64, SW(zram_idle_age_s), .def.u = 600,
@@ -1613,6 +1653,9 @@ static const struct key_desc metrics_keys[] = {
 	{ "listen", &t_listen, MT(listen), .def.s = NULL, .unset = "none (no HTTP server)" },
 	{ "per_cgroup", &t_bool, MT(per_cgroup), .def.b = false },
 	{ "max_cgroup_series", &t_unsigned, MT(max_cgroup_series), .def.u = 100,
+	  .umin = 1, .umax = 100000, .range = "1..100000" },
+	{ "per_pod", &t_bool, MT(per_pod), .def.b = false },
+	{ "max_pod_series", &t_unsigned, MT(max_pod_series), .def.u = 100,
 	  .umin = 1, .umax = 100000, .range = "1..100000" },
 };
 
@@ -2041,6 +2084,17 @@ static const struct rule *match_rules(const struct config *c, const char *relpat
 	return NULL;
 }
 
+bool rule_writes_cgroup_files(const struct rule *r)
+{
+	return r->params.zswap_max.kind != ZSWAP_LIMIT_UNSET ||
+	       r->params.zswap_writeback != TRISTATE_UNSET;
+}
+
+bool rule_cgroup_write_allowed(const struct rule *r, const struct workload *w)
+{
+	return r->kubelet_managed_write || !workload_kubelet_managed(w);
+}
+
 const struct rule *config_match_workload(const struct config *c, const char *relpath,
 					 const struct workload *w)
 {
@@ -2089,6 +2143,21 @@ void config_explain(const struct config *c, const char *relpath, FILE *out)
 	if (r && strcmp(r->policy->name, "none") != 0)
 		fputs("               (managed when it has the memory controller and no descendant "
 		      "matches a rule)\n", out);
+	if (workload_kubelet_managed(&w)) {
+		fputs("kubelet        managed: reclaimd writes memory.reclaim (and lru_gen commands) "
+		      "only", out);
+		if (r && rule_writes_cgroup_files(r) && strcmp(r->policy->name, "none") != 0)
+			fprintf(out, rule_cgroup_write_allowed(r, &w) ?
+				"; rules[%zu] has \"kubelet_managed_write\": true, so its zswap_max/"
+				"zswap_writeback and the fair-share memory.zswap.max are written too\n" :
+				"; rules[%zu]'s zswap_max/zswap_writeback are not applied here (set "
+				"\"kubelet_managed_write\": true to allow)\n", (size_t)(r - c->rules));
+		else if (r && r->kubelet_managed_write)
+			fputs("; the fair-share memory.zswap.max may be lowered (kubelet_managed_write)\n",
+			      out);
+		else
+			fputc('\n', out);
+	}
 }
 
 /* ---- printing ------------------------------------------------------------------------------ */

@@ -42,6 +42,9 @@ struct tick_ctx {
 	struct cgroup_node *const *cgroups; /* snap->cgroups[i] is cgroups[i]'s sample */
 	const struct config *config;
 	unsigned tick;                      /* tick number, from 1 */
+	/* A kubepods cgroup's path relative to the root (discovery: cgroup_set.kubepods), or NULL:
+	 * a kubelet runs on this host when set. */
+	const char *kubepods_path;
 };
 
 #endif

@@ -95,6 +95,7 @@ static struct cgroup_node *job_account(struct dispatcher *ds, struct node_pool *
 	cg->job.pending_reclaimed_bytes += job->reclaimed_bytes;
 	cg->job.pending_requested_bytes += job->request_bytes;
 	cg->job.pending_partial |= job->outcome != JOB_DONE;
+	cg->job.pending_short |= job->outcome == JOB_PARTIAL && job->error == -EAGAIN;
 	cg->job.total_reclaimed_bytes += job->reclaimed_bytes;
 	return cg;
 }
@@ -326,8 +327,9 @@ void dispatcher_take_results(struct cgroup_node *cg, struct cgroup_sample *s)
 	s->reclaimed_bytes = cg->job.pending_reclaimed_bytes;
 	s->reclaim_requested_bytes = cg->job.pending_requested_bytes;
 	s->reclaim_partial = cg->job.pending_partial;
+	s->reclaim_short = cg->job.pending_short;
 	cg->job.pending_reclaimed_bytes = cg->job.pending_requested_bytes = 0;
-	cg->job.pending_partial = false;
+	cg->job.pending_partial = cg->job.pending_short = false;
 }
 
 /* ---- pools ------------------------------------------------------------------------------- */

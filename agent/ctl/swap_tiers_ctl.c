@@ -3,6 +3,11 @@
  * swap_tiers_ctl.c - the swap tiers controller (swap_tiers_ctl.h): the "swap" devices arranged
  * by the pure planner (swap.h) at start and on reload, swap devices added or removed reported
  * each tick, and the swap-out budget of the slowest tier turned into a swappiness cap.
+ *
+ * The devices are arranged at the first tick (discovery has then listed the cgroups) and on
+ * reload. On a kubelet node (a kubepods cgroup exists, tick_ctx.kubepods_path, or the kubelet's
+ * state directory: swap_kubelet_evidence()) a device that is off is not swapped on unless swap.allow_on_kubelet_node: kubelet's failSwapOn (default true)
+ * refuses to start on a host with swap on. What would have been done is reported instead.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ctl/swap_tiers_ctl.h"
@@ -27,6 +33,9 @@ struct swap_tiers_ctl {
 	uint64_t prev_pswpout;       /* /proc/vmstat pswpout at the last tick, pages */
 	usec_t prev_us;
 	int swapout_cap;             /* this tick's cap: SWAPPINESS_UNSET or 0..200 */
+	bool arrange_pending;        /* the first arrangement waits for the first tick */
+	char *kubepods_path;         /* last tick's kubepods cgroup (a kubelet runs here), or NULL */
+	unsigned held;               /* devices the last arrangement did not swap on (kubelet) */
 };
 
 /* /proc/swaps and MemAvailable, read now (not from the snapshot: swapon/swapoff change them). */
@@ -64,6 +73,7 @@ static int read_swaps_meminfo(const char *proc_root, const char *sys_root, struc
 /* Arranges the configured swap devices (plan in swap.h, executed in order). */
 static void swap_arrange(struct swap_tiers_ctl *st, const struct config *c)
 {
+	bool hold = st->kubepods_path && !c->swap.allow_on_kubelet_node;
 	const struct swap_section *cfg = &c->swap;
 	struct swap_device_cfg *dev;
 	struct swap_action *act;
@@ -74,6 +84,7 @@ static void swap_arrange(struct swap_tiers_ctl *st, const struct config *c)
 	size_t unconf[RECLAIMD_MAX_SWAPS], n_unconf;
 	int r;
 
+	st->held = 0;
 	if (cfg->n_devices == 0)
 		return;
 	dev = calloc(cfg->n_devices, sizeof(*dev));
@@ -142,7 +153,7 @@ static void swap_arrange(struct swap_tiers_ctl *st, const struct config *c)
 				  "stripes only devices of equal priority", warn[i].path_a, warn[i].path_b,
 				  swap_kind_to_string(warn[i].kind), warn[i].priority_a, warn[i].priority_b);
 	n_act = keep;
-	r = swap_plan(dev, keep, cfg->reprioritize, sw, mi.mem_available, act, &n_act);
+	r = swap_plan(dev, keep, cfg->reprioritize, sw, mi.mem_available, hold, act, &n_act);
 	if (r < 0) {
 		log_event(LOG_WARNING, MSGID_SWAP, NULL, "swap: no plan: %s", strerror(-r));
 		goto out;
@@ -158,8 +169,9 @@ static void swap_arrange(struct swap_tiers_ctl *st, const struct config *c)
 		case SWAP_ACT_ACTIVATE:
 			r = swap_activate(a->path, a->want_priority);
 			if (r == 0)
-				log_event(LOG_NOTICE, MSGID_SWAP, NULL, "swap %s: activated at priority %d (%s)",
-					  a->path, a->want_priority, swap_kind_to_string(a->swap_kind));
+				log_event(LOG_NOTICE, MSGID_SWAP, NULL, "swap %s: activated at priority %d (%s)%s",
+					  a->path, a->want_priority, swap_kind_to_string(a->swap_kind),
+					  st->kubepods_path ? " on a kubelet node (swap.allow_on_kubelet_node)" : "");
 			else
 				log_event(LOG_WARNING, MSGID_SWAP, NULL, "swap %s: cannot activate: %s%s",
 					  a->path, strerror(-r),
@@ -191,6 +203,13 @@ static void swap_arrange(struct swap_tiers_ctl *st, const struct config *c)
 					  "swap %s: re-prioritised from %d to %d (its %" PRIu64 " MiB fit in "
 					  "memory: %" PRIu64 " MiB available)", a->path, a->have_priority,
 					  a->want_priority, a->used_bytes >> 20, a->budget_bytes >> 20);
+			break;
+		case SWAP_ACT_HOLD_KUBELET:
+			st->held++;
+			log_event(LOG_NOTICE, MSGID_SWAP, &(struct log_fields){ .reason = "kubelet-node" },
+				  "kubelet node (%s found): not swapping on %s at priority %d (%s); set "
+				  "swap.allow_on_kubelet_node to allow", st->kubepods_path, a->path,
+				  a->want_priority, swap_kind_to_string(a->swap_kind));
 			break;
 		case SWAP_ACT_REPORT_MISMATCH:
 			log_event(LOG_WARNING, MSGID_SWAP, NULL,
@@ -266,11 +285,58 @@ static void report_swap_changes(const struct swaps *prev, const struct swaps *cu
 	}
 }
 
+const char *swap_kubelet_evidence(const char *kubepods_path, const char *state_dir)
+{
+	struct stat sb;
+
+	if (kubepods_path)
+		return kubepods_path;
+	if (state_dir && stat(state_dir, &sb) == 0 && S_ISDIR(sb.st_mode))
+		return state_dir;
+	return NULL;
+}
+
+/* The kubelet state (swap_kubelet_evidence(): discovery's kubepods cgroup, else the kubelet's
+ * state directory, looked at only with swap devices configured); a change after the first
+ * arrangement is reported (the devices already on stay on: swapping them off is not this
+ * agent's call). */
+static void kubelet_update(struct swap_tiers_ctl *st, const struct tick_ctx *ctx)
+{
+	const char *now = ctx->config->swap.n_devices > 0 ?
+		swap_kubelet_evidence(ctx->kubepods_path, KUBELET_STATE_DIR) : ctx->kubepods_path;
+	char *copy;
+
+	if ((!now && !st->kubepods_path) || (now && st->kubepods_path && strcmp(now, st->kubepods_path) == 0))
+		return;
+	if (now && !(copy = strdup(now)))
+		return; /* tried again next tick */
+	if (!st->arrange_pending && ctx->config->swap.n_devices > 0) {
+		if (now && !st->kubepods_path)
+			log_event(LOG_NOTICE, MSGID_SWAP, &(struct log_fields){ .reason = "kubelet-node" },
+				  "kubelet node (%s found): the \"swap\" section no longer swaps devices on%s; "
+				  "%zu swap devices are active now (kubelet's failSwapOn refuses to start "
+				  "with swap on)", now, ctx->config->swap.allow_on_kubelet_node ?
+				  " (but swap.allow_on_kubelet_node is set)" : "", ctx->snap->host.swaps.n);
+		else if (!now)
+			log_event(LOG_NOTICE, MSGID_SWAP, &(struct log_fields){ .reason = "kubelet-node" },
+				  "no kubelet here any more (%s is gone): the \"swap\" section swaps "
+				  "devices on again at the next reload", st->kubepods_path);
+	}
+	free(st->kubepods_path);
+	st->kubepods_path = now ? copy : NULL;
+}
+
 int swap_tiers_ctl_tick(struct swap_tiers_ctl *st, const struct tick_ctx *ctx)
 {
 	const struct host_sample *cur = &ctx->snap->host;
 	const struct config *c = ctx->config;
 
+	kubelet_update(st, ctx);
+	if (st->arrange_pending) {
+		st->arrange_pending = false;
+		swap_arrange(st, c);
+		warn_zswap_before_zram(st);
+	}
 	st->swapout_cap = SWAPPINESS_UNSET;
 	if (cur->meminfo.mem_total == 0)
 		return st->swapout_cap; /* the host files could not be read this tick */
@@ -303,14 +369,15 @@ int swap_tiers_ctl_tick(struct swap_tiers_ctl *st, const struct tick_ctx *ctx)
 
 void swap_tiers_ctl_reload(struct swap_tiers_ctl *st, const struct config *c)
 {
-	if (!st->env.dry_run)
+	if (!st->env.dry_run && !st->arrange_pending) /* else the first tick does it */
 		swap_arrange(st, c);
 }
 
 void swap_tiers_ctl_report(const struct swap_tiers_ctl *st, struct swap_tiers_report *ret)
 {
 	*ret = (struct swap_tiers_report){ .n_devices = st->have_prev ? st->prev->n : 0,
-					   .swapout_cap = st->swapout_cap };
+					   .swapout_cap = st->swapout_cap,
+					   .kubepods_path = st->kubepods_path, .held = st->held };
 }
 
 int swap_tiers_ctl_new(const struct ctl_env *env, const struct config *c, struct swap_tiers_ctl **ret)
@@ -321,12 +388,10 @@ int swap_tiers_ctl_new(const struct ctl_env *env, const struct config *c, struct
 		free(st);
 		return -ENOMEM;
 	}
+	(void)c; /* arranged at the first tick, once discovery has looked for kubepods */
 	st->env = *env;
 	st->swapout_cap = SWAPPINESS_UNSET;
-	if (!env->dry_run) {
-		swap_arrange(st, c);
-		warn_zswap_before_zram(st);
-	}
+	st->arrange_pending = !env->dry_run;
 	*ret = st;
 	return 0;
 }
@@ -336,5 +401,6 @@ void swap_tiers_ctl_free(struct swap_tiers_ctl *st)
 	if (!st)
 		return;
 	free(st->prev);
+	free(st->kubepods_path);
 	free(st);
 }

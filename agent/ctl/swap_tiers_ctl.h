@@ -14,12 +14,28 @@
 struct swap_tiers_report {
 	size_t n_devices;   /* active swap devices at the last tick */
 	int swapout_cap;    /* the last tick's cap: SWAPPINESS_UNSET or 0..200 */
+	const char *kubepods_path; /* what made this a kubelet node at the last tick: a kubepods
+				    * cgroup, or KUBELET_STATE_DIR (swap_kubelet_evidence()); NULL
+				    * on other hosts; valid until the next tick */
+	unsigned held;      /* configured devices the last arrangement left off (kubelet node) */
 };
 
 struct swap_tiers_ctl;
 
-/* Arranges the devices of c (not in a dry run). Returns 0 or -ENOMEM; a device that cannot be
- * arranged is logged, not an error. */
+/* The kubelet's state directory (its --root-dir default), kept across reboots: on a node where
+ * a kubelet is set up it exists before the kubelet creates the kubepods cgroup at boot. */
+#define KUBELET_STATE_DIR "/var/lib/kubelet"
+
+/* What says a kubelet runs on this host, for the swap section's hold: `kubepods_path` (the
+ * kubepods cgroup, tick_ctx.kubepods_path) when not NULL; else `state_dir` when it exists
+ * (stat(2); KUBELET_STATE_DIR in the agent), so a swapon at boot before the kubelet starts does
+ * not make its failSwapOn refuse to start; else NULL. */
+const char *swap_kubelet_evidence(const char *kubepods_path, const char *state_dir);
+
+/* The devices of c are arranged at the first tick (not in a dry run), when discovery has said
+ * whether a kubelet runs here (swap_kubelet_evidence(): then devices that are off stay off
+ * unless swap.allow_on_kubelet_node). Returns 0 or -ENOMEM; a device that cannot be arranged is
+ * logged, not an error. */
 int swap_tiers_ctl_new(const struct ctl_env *env, const struct config *c,
 		       struct swap_tiers_ctl **ret);
 /* Frees; swap devices are left as they are (swapoff at exit could not be undone safely). */

@@ -10,6 +10,11 @@
  * shrinker follows the pool ("auto"), and the tick's reclaim limits are returned: a step factor
  * and a swappiness cap (pacing) and the room left in the pool. At exit every lowered
  * memory.zswap.max is given back.
+ *
+ * On kubelet-managed cgroups (workload_kubelet_managed()) none of those cgroup files is written
+ * unless the cgroup's rule says "kubelet_managed_write": true (rule_cgroup_write_allowed()): the
+ * rule's keys are skipped with one notice per rule, and the fair share counts the cgroup without
+ * ever changing its limit.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -42,6 +47,11 @@ struct zswap_ctl {
 	bool shrinker_missing_warned, shrinker_failed_warned;
 	uint64_t shrinker_switches;       /* shrinker_enabled "auto": times turned on or off */
 	uint64_t lowered_writes;          /* memory.zswap.max lowered or given back, writes */
+	/* Rules (by index in `kubelet_warned_config`) whose zswap keys were found on a
+	 * kubelet-managed cgroup and not written: logged once per rule per configuration. */
+	const struct config *kubelet_warned_config;
+	bool *kubelet_warned;
+	size_t kubelet_warned_n;
 };
 
 static const char *zswap_value_str(const struct zswap_settings *s, enum zswap_param p, char *buf,
@@ -204,12 +214,52 @@ static void top_zswap_users(const struct tick_ctx *ctx, char *buf, size_t size)
 		snprintf(buf, size, "no managed cgroup holds zswap pages");
 }
 
+/* A rule whose zswap_max or zswap_writeback is not written on the kubelet-managed cgroup `cg`:
+ * one notice per rule for as long as the configuration is in force (a reload starts afresh). */
+static void kubelet_refusal_notice(struct zswap_ctl *z, const struct config *c,
+				   const struct cgroup_node *cg)
+{
+	size_t i = (size_t)(cg->rule - c->rules);
+	const struct policy_params *pp = &cg->rule->params;
+
+	if (z->kubelet_warned_config != c) {
+		bool *w = calloc(MAX(c->n_rules, (size_t)1), sizeof(*w));
+
+		if (!w)
+			return;
+		free(z->kubelet_warned);
+		z->kubelet_warned = w;
+		z->kubelet_warned_n = c->n_rules;
+		z->kubelet_warned_config = c;
+	}
+	if (i >= z->kubelet_warned_n || z->kubelet_warned[i])
+		return;
+	z->kubelet_warned[i] = true;
+	log_event(LOG_NOTICE, MSGID_ZSWAP,
+		  &(struct log_fields){ .cgroup = cg->path, .reason = "kubelet-managed",
+					 .workload = &cg->workload },
+		  "rules[%zu].%s is not applied to kubelet-managed cgroups (first: %s): the kubelet "
+		  "owns their memory control files; set \"kubelet_managed_write\": true in rules[%zu] "
+		  "to write it there", i,
+		  pp->zswap_max.kind != ZSWAP_LIMIT_UNSET ?
+			  (pp->zswap_writeback != TRISTATE_UNSET ? "zswap_max/zswap_writeback" : "zswap_max") :
+			  "zswap_writeback",
+		  cg->path, i);
+}
+
 /* The rule's zswap_max and zswap_writeback, written when they change. */
 static void apply_rule_zswap(struct zswap_ctl *z, const struct tick_ctx *ctx, struct cgroup_node *cg,
 			     const struct cgroup_sample *s)
 {
 	const struct policy_params *pp = &cg->rule->params;
 	int r;
+
+	if (!rule_writes_cgroup_files(cg->rule))
+		return;
+	if (!rule_cgroup_write_allowed(cg->rule, &cg->workload)) {
+		kubelet_refusal_notice(z, ctx->config, cg);
+		return;
+	}
 
 	if (pp->zswap_max.kind != ZSWAP_LIMIT_UNSET && !cg->zswap.lowered) {
 		uint64_t want = zswap_rule_limit_bytes(&pp->zswap_max, s->current_bytes, ctx->snap->page_size);
@@ -358,6 +408,10 @@ static void fair_share(struct zswap_ctl *z, const struct tick_ctx *ctx,
 			cap = cg->zswap.max_before;
 		zswap_cgroup_from_sample(s, cap, cg->zswap.lowered, &z->rows[n]);
 		z->rows[n].zswap_max_bytes = zswap_ctl_max_in_force(cg, s);
+		/* Kubelet-managed without the rule's permission: counted, never written. */
+		z->rows[n].read_only = !rule_cgroup_write_allowed(cg->rule, &cg->workload);
+		if (z->rows[n].read_only)
+			z->rows[n].cap_bytes = LIMIT_MAX; /* the rule's zswap_max is not in force there */
 		z->row_index[n++] = i;
 	}
 	if (z->config->zswap.shrinker_auto)
@@ -466,6 +520,7 @@ void zswap_ctl_tick(struct zswap_ctl *z, const struct tick_ctx *ctx, struct recl
 void zswap_ctl_reload(struct zswap_ctl *z, const struct config *c)
 {
 	z->config = c;
+	z->kubelet_warned_config = NULL; /* the new rules get their own notices */
 	if (!z->env.dry_run)
 		zswap_apply(z);
 }
@@ -509,5 +564,6 @@ void zswap_ctl_free(struct zswap_ctl *z)
 	free(z->rows);
 	free(z->changes);
 	free(z->row_index);
+	free(z->kubelet_warned);
 	free(z);
 }

@@ -6,11 +6,18 @@
  * exact (bench/overhead measures it):
  *  - every tick, the files a decision uses: memory.current, memory.stat, memory.pressure and
  *    io.pressure keep their fds open and are re-read with one pread() at offset 0 (cgroup files
- *    are single-record seq_files, see pread_single()); memory.min is opened and read; so is
- *    memory.swap.max of the cgroup and each ancestor, with memory.swap.current only where
- *    swap.max is a limit (the swap room bounds what anon can be reclaimed);
+ *    are single-record seq_files, see pread_single()); memory.min, memory.low and memory.high
+ *    are opened and read (the floor and the stand-back at memory.high, policy.h), and so are
+ *    memory.min, memory.low and memory.high of each memory-enabled child (where one is set,
+ *    its memory.current, and where min or low is, its memory.stat: what it protects bounds the
+ *    floor of a pod reclaimed at the pod level, and a child at its memory.high makes the pod
+ *    stand back), and memory.swap.max of the cgroup, each ancestor and each descendant with
+ *    the memory controller, with memory.swap.current only where swap.max is a limit, and a
+ *    descendant's memory.current where its room is not 0 (the swap room bounds what anon can
+ *    be reclaimed; a descendant's is read once a tick, and not at all on a host without free
+ *    swap);
  *  - every CGROUP_SLOW_FILES_TICKS ticks (spread over ticks by inode), the files that only
- *    inform reports and NUMA placement: memory.low/high/max, memory.swap.current,
+ *    inform reports and NUMA placement: memory.max, memory.swap.current,
  *    memory.zswap.current/max, memory.events and memory.numa_stat.
  * Only the four hot files stay open: each open kernfs file keeps a seq_file buffer in the kernel
  * (~17 KiB per cgroup measured for four), charged to reclaimd's own cgroup.
@@ -120,7 +127,8 @@ static int read_optional_u64(struct cgroup_node *cg, enum cgroup_optional_file w
 	return r;
 }
 
-/* swap.max - swap.current of this cgroup alone, once per tick (siblings share ancestors). */
+/* swap.max - swap.current of this cgroup alone (swap_room_own), once per tick (siblings share
+ * ancestors). */
 static int swap_room_of(struct cgroup_node *cg, unsigned generation, uint64_t *ret)
 {
 	uint64_t current;
@@ -132,19 +140,125 @@ static int swap_room_of(struct cgroup_node *cg, unsigned generation, uint64_t *r
 		r = read_optional_u64(cg, OPT_SWAP_MAX, "memory.swap.max", LIMIT_MAX, &cg->files.swap_max_bytes);
 		if (r < 0)
 			return r;
-		if (cg->files.swap_max_bytes == LIMIT_MAX) {
-			cg->files.swap_room_bytes = LIMIT_MAX; /* no limit here: no need for swap.current */
+		if (cg->files.swap_max_bytes == LIMIT_MAX || cg->files.swap_max_bytes == 0) {
+			/* No limit, or no swap at all (NoSwap): no need for swap.current. */
+			cg->files.swap_room_bytes = cg->files.swap_max_bytes;
 		} else {
 			r = read_optional_u64(cg, OPT_SWAP_CURRENT, "memory.swap.current", 0, &current);
 			if (r < 0)
 				return r;
-			cg->files.swap_room_bytes = sub_sat(cg->files.swap_max_bytes, current);
+			cg->files.swap_room_bytes = swap_room_own(cg->files.swap_max_bytes, current);
 		}
 		cg->files.swap_read_ok = true;
 	}
 	if (!cg->files.swap_read_ok)
 		return -EIO;
 	*ret = cg->files.swap_room_bytes;
+	return 0;
+}
+
+/* room_down of this cgroup (policy.h swap_room_down): its own room, bounded by the sum of its
+ * children's with the memory controller (known to discovery; managed or not), once per tick.
+ * Each child adds at most its memory.current: its anon is all it can send to swap, so a small
+ * child without a limit (containerd's pause beside NoSwap containers) does not open the whole
+ * host's free swap to its siblings' anon. The sum stops as soon as it reaches the cgroup's own
+ * room: more children cannot lower the result. Depth is bounded by discovery's walk. A child
+ * that went away mid-read is left out (its pages go to this cgroup). */
+static int swap_room_down_of(struct cgroup_node *cg, unsigned generation, uint64_t *ret)
+{
+	uint64_t own, sum = 0, child_room, current;
+	bool has_children = false;
+	int r;
+
+	if (cg->files.swap_down_generation == generation) {
+		if (!cg->files.swap_down_ok)
+			return -EIO;
+		*ret = cg->files.swap_down_bytes;
+		return 0;
+	}
+	cg->files.swap_down_generation = generation;
+	cg->files.swap_down_ok = false;
+	r = swap_room_of(cg, generation, &own);
+	if (r < 0)
+		return r;
+	for (struct cgroup_node *c = cg->first_child; c && sum < own; c = c->next_sibling) {
+		if (!c->has_memory)
+			continue;
+		r = swap_room_down_of(c, generation, &child_room);
+		if (r == 0 && child_room > 0 && (r = read_u64_at(c, "memory.current", &current)) == 0)
+			child_room = MIN(child_room, current);
+		if (r == -ENOENT || r == -ENODEV)
+			continue;
+		if (r < 0)
+			return r;
+		has_children = true;
+		sum = swap_room_sum(sum, child_room);
+	}
+	cg->files.swap_down_bytes = swap_room_down(own, has_children, sum);
+	cg->files.swap_down_ok = true;
+	*ret = cg->files.swap_down_bytes;
+	return 0;
+}
+
+/* Sum of cgroup_protected_evictable_bytes() over the memory-enabled children (policy.h), and
+ * whether one of them is at its own memory.high (cgroup_at_high(), into *ret_at_high):
+ * memory.min, memory.low and memory.high of each, its memory.current where one is set, and
+ * where min or low is set, its memory.stat
+ * and swap room (min of `room_above`, the bound of the target's ancestors and the host, the
+ * target's own swap.max - swap.current, and the child's room_down). Only children: a grandchild is protected only within its
+ * parent's effective protection (mm/memcontrol.c effective_protection()), which the child's
+ * own values already bound. A child gone mid-read is left out. */
+static int children_protected_of(struct cgroup_node *cg, unsigned generation, uint64_t room_above,
+				 uint64_t *ret, bool *ret_at_high)
+{
+	struct memory_stat st;
+	uint64_t sum = 0, room, p;
+	bool at_high = false;
+	size_t len;
+	int r;
+
+	for (struct cgroup_node *c = cg->first_child; c; c = c->next_sibling) {
+		struct cgroup_sample cs = { 0 };
+
+		if (!c->has_memory)
+			continue;
+		if ((r = read_u64_at(c, "memory.min", &cs.min_bytes)) < 0 ||
+		    (r = read_u64_at(c, "memory.low", &cs.low_bytes)) < 0 ||
+		    (r = read_u64_at(c, "memory.high", &cs.high_bytes)) < 0)
+			goto child_failed;
+		if (MAX(cs.min_bytes, cs.low_bytes) == 0 && cs.high_bytes == LIMIT_MAX)
+			continue;
+		if ((r = read_u64_at(c, "memory.current", &cs.current_bytes)) < 0)
+			goto child_failed;
+		if (cs.current_bytes > 0 && cgroup_at_high(&cs)) /* an empty child has nothing */
+			at_high = true;
+		if (MAX(cs.min_bytes, cs.low_bytes) == 0)
+			continue;
+		if ((r = read_single_at(c->dirfd, "memory.stat", big_buf, STAT_BUF, &len)) < 0 ||
+		    (r = memory_stat_parse(big_buf, len, &st)) < 0)
+			goto child_failed;
+		cs.stat.anon = st.anon;
+		cs.stat.file = st.file;
+		cs.swap_room_bytes = room_above;
+		if (cs.swap_room_bytes > 0) {
+			if ((r = swap_room_of(cg, generation, &room)) < 0)
+				return r;
+			cs.swap_room_bytes = MIN(cs.swap_room_bytes, room);
+		}
+		if (cs.swap_room_bytes > 0) {
+			if ((r = swap_room_down_of(c, generation, &room)) < 0)
+				goto child_failed;
+			cs.swap_room_bytes = MIN(cs.swap_room_bytes, room);
+		}
+		p = cgroup_protected_evictable_bytes(&cs);
+		sum = p > UINT64_MAX - sum ? UINT64_MAX : sum + p;
+		continue;
+child_failed:
+		if (r != -ENOENT && r != -ENODEV)
+			return r;
+	}
+	*ret = sum;
+	*ret_at_high = at_high;
 	return 0;
 }
 
@@ -176,9 +290,7 @@ static int read_slow_files(struct cgroup_node *cg, struct cgroup_slow_files *sf)
 	size_t len;
 	int r;
 
-	if ((r = read_u64_at(cg, "memory.low", &sf->low_bytes)) < 0 ||
-	    (r = read_u64_at(cg, "memory.high", &sf->high_bytes)) < 0 ||
-	    (r = read_u64_at(cg, "memory.max", &sf->max_bytes)) < 0 ||
+	if ((r = read_u64_at(cg, "memory.max", &sf->max_bytes)) < 0 ||
 	    (r = read_optional_u64(cg, OPT_SWAP_CURRENT, "memory.swap.current", 0,
 				   &sf->swap_current_bytes)) < 0 ||
 	    (r = read_optional_u64(cg, OPT_ZSWAP_CURRENT, "memory.zswap.current", 0,
@@ -216,7 +328,7 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 	char small[SMALL_BUF];
 	struct cgroup_sample s = { .inode = cg->inode, .path = cg->path };
 	struct psi psi;
-	uint64_t room;
+	uint64_t room, room_above;
 	size_t len;
 	int r;
 
@@ -260,19 +372,32 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 			s.io_some_total_us = psi.some.total_us;
 	}
 
-	r = read_u64_at(cg, "memory.min", &s.min_bytes);
-	if (r < 0)
+	if ((r = read_u64_at(cg, "memory.min", &s.min_bytes)) < 0 ||
+	    (r = read_u64_at(cg, "memory.low", &s.low_bytes)) < 0 ||
+	    (r = read_u64_at(cg, "memory.high", &s.high_bytes)) < 0)
 		return r;
 
-	/* Swap room: own and every ancestor's swap.max - swap.current, and the host's free swap.
-	 * The root cgroup has no memory.swap.* files and no limit. */
+	/* Swap room: every ancestor's swap.max - swap.current, the host's free swap, and what the
+	 * cgroup and its descendants allow (swap_room_down_of). The root cgroup has no
+	 * memory.swap.* files and no limit. */
 	s.swap_room_bytes = host_swap_free_bytes;
-	for (struct cgroup_node *a = cg; a && a->parent; a = a->parent) {
+	for (struct cgroup_node *a = cg->parent; a && a->parent; a = a->parent) {
 		r = swap_room_of(a, generation, &room);
 		if (r < 0)
 			return r;
 		s.swap_room_bytes = MIN(s.swap_room_bytes, room);
 	}
+	room_above = s.swap_room_bytes;
+	if (s.swap_room_bytes > 0) {
+		r = swap_room_down_of(cg, generation, &room);
+		if (r < 0)
+			return r;
+		s.swap_room_bytes = MIN(s.swap_room_bytes, room);
+	}
+	r = children_protected_of(cg, generation, room_above, &s.children_protected_bytes,
+				  &s.child_at_high);
+	if (r < 0)
+		return r;
 
 	if (!cg->files.slow) {
 		cg->files.slow = calloc(1, sizeof(*cg->files.slow));
@@ -293,7 +418,6 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 		cg->files.slow->read_generation = generation;
 		cg->files.slow->current_at_read = s.current_bytes;
 	}
-	s.high_bytes = cg->files.slow->high_bytes;
 	s.max_bytes = cg->files.slow->max_bytes;
 	/* memory.stat "zswap" (read every tick) is the same obj_cgroup count as memory.zswap.current
 	 * (mm/memcontrol.c): zswap decisions see this tick's value, not the slow file's. */

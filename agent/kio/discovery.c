@@ -171,6 +171,8 @@ static int cgroup_node_new(struct cgroup_set *s, uint64_t inode, int dirfd, cons
 		return -ENOMEM;
 	strcpy(cg->path, path);
 	workload_recognise(cg->path, &cg->workload);
+	if (cg->workload.kind == WORKLOAD_KUBEPODS && !s->kubepods)
+		s->kubepods = cg;
 	cg->inode = inode;
 	cg->dirfd = dirfd;
 	cg->parent = parent;
@@ -208,6 +210,13 @@ static void set_remove(struct cgroup_set *s, struct cgroup_node *cg)
 
 		wd_remove(s, cg);
 		cg->wd = wd; /* cgroup_node_free() removes the watch */
+	}
+	/* Out of the hash now: another kubepods cgroup, if any, takes its place. */
+	if (s->kubepods == cg) {
+		s->kubepods = NULL;
+		CGROUP_SET_FOREACH(s, other)
+			if (other->workload.kind == WORKLOAD_KUBEPODS && !s->kubepods)
+				s->kubepods = other;
 	}
 	if (cg->prev_sibling)
 		cg->prev_sibling->next_sibling = cg->next_sibling;

@@ -35,7 +35,8 @@ static usec_t realtime_us(void);
 struct tick_ctx loop_tick_ctx(const struct daemon *d)
 {
 	return (struct tick_ctx){ .snap = &d->snap.snap, .cgroups = d->snap.nodes,
-				  .config = d->config, .tick = d->tick };
+				  .config = d->config, .tick = d->tick,
+				  .kubepods_path = d->cgroups.kubepods ? d->cgroups.kubepods->path : NULL };
 }
 
 /* ---- dispatch: aging payload + swappiness + the dispatcher ------------------------------- */
@@ -209,12 +210,16 @@ static void keep_decision(const struct daemon *d, struct cgroup_node *cg,
 	l->at_us = now;
 	l->current_bytes = s->current_bytes;
 	l->memory_min_bytes = s->min_bytes;
+	l->memory_low_bytes = s->low_bytes;
+	l->memory_high_bytes = s->high_bytes;
+	l->children_protected_bytes = s->children_protected_bytes;
 	l->anon_bytes = s->stat.anon;
 	l->file_bytes = s->stat.file;
 	l->swap_room_bytes = s->swap_room_bytes;
 	l->cold_bytes = lc->cold_bytes;
 	l->pacing = lim->step_factor;
 	l->reaches_zswap = lc->reaches_zswap;
+	l->child_at_high = s->child_at_high;
 }
 
 /* The per-cgroup policies on this tick's snapshot, limited, dispatched. */
@@ -277,6 +282,7 @@ static void run_tick(struct daemon *d)
 	reclaim_limits_merge(&zlim, swapout_cap, &d->snap.limits);
 	decide_all(d, &d->snap.limits);
 	report_direct_reclaim(d);
+	report_pods(d);
 	headroom_ctl_tick(d->headroom, &ctx);
 	dispatcher_tick(d->dispatcher, &ctx);
 	report_notify_status(d);
@@ -397,6 +403,7 @@ int loop_reload(struct daemon *d, struct config_error *err)
 	d->cgroups.config_generation++;
 	/* The rescan below may free cgroups the last snapshot points to. */
 	d->snap.snap.n_cgroups = 0;
+	report_reload(&d->report, d->config, c);
 	config_free(d->config);
 	d->config = c;
 	log_set_level(c->log_level);

@@ -46,19 +46,39 @@ struct loop_roots {
 	char *start_cgroup_cfg, *start_proc_cfg, *start_sys_cfg;
 };
 
-/* One rule's running totals (report.c), keyed by its match glob, so a reload that keeps the
- * rule keeps its counters; the metrics read them (obs/metrics.h). Never removed while running. */
-struct report_rule_totals {
-	char *match;
+/* Running totals of what reclaimd did to a set of cgroups (report.c): finished jobs with bytes
+ * to reclaim, decisions by reason, memory.events increments. The metrics read them
+ * (obs/metrics.h); they only grow. */
+struct report_totals {
 	uint64_t requests, requested_bytes, reclaimed_bytes; /* finished jobs with bytes to reclaim */
+	uint64_t requests_by_outcome[_JOB_OUTCOME_MAX];      /* of those jobs */
 	uint64_t decisions[_DECISION_MAX];
 	uint64_t events_high, events_max;       /* memory.events increments seen */
 };
 
+/* One Kubernetes pod's running totals, while the pod lives (its pod cgroup exists, or a managed
+ * cgroup of it was sampled this tick). */
+struct report_pod_totals {
+	char uid[WORKLOAD_POD_UID_MAX + 1];
+	enum workload_qos qos;
+	uint64_t seq;                           /* order of first sight: the series cap keeps the
+						 * oldest pods */
+	unsigned seen_tick;
+	uint64_t reclaimed_bytes;               /* finished jobs of its cgroups */
+};
+
 /* What report.c keeps between ticks. */
 struct loop_report {
-	struct report_rule_totals *rules;
+	/* One per rule of the configuration in use, by index (rules[i] is d->config->rules[i]);
+	 * a reload carries them over by rule identity (report_reload()). */
+	struct report_totals *rules;
 	size_t n_rules;
+	/* By the QoS class of the cgroup (WORKLOAD_QOS_NONE: not in a pod), from start on. */
+	struct report_totals qos[_WORKLOAD_QOS_MAX];
+	bool pods_seen;                 /* a managed cgroup in a pod was seen since start */
+	struct report_pod_totals *pods; /* sorted by uid */
+	size_t n_pods, cap_pods;
+	uint64_t pod_seq;
 	uint64_t allocstalls, pgscan_direct;    /* direct reclaim seen on the host since start */
 	struct vmstat prev_vmstat;
 	bool have_prev_vmstat;
@@ -144,13 +164,25 @@ void report_decision(struct cgroup_node *cg, const struct reclaim_decision *dec,
  * managed cgroups since their last read. */
 void report_direct_reclaim(struct daemon *d);
 void report_notify_status(struct daemon *d);
-/* Running totals for the metrics (metrics_collect.c): a decision of cg's rule; a finished job
- * (cg NULL when its cgroup is gone: its path is matched against the rules). */
+/* Running totals for the metrics (metrics_collect.c), by rule and by QoS class: a decision of
+ * cg's rule; a finished job (cg NULL when its cgroup is gone: its path is matched against the
+ * rules and recognised again). */
 void report_count_decision(struct daemon *d, const struct cgroup_node *cg,
 			   const struct reclaim_decision *dec);
 void report_job_done(struct daemon *d, const struct cgroup_node *cg, const struct reclaim_job *job);
-/* The totals of rule `match`, created at its first use; NULL when out of memory. */
-struct report_rule_totals *report_rule_totals(struct daemon *d, const char *match);
+/* The totals of rule r of d->config (by its index), allocated for every rule at first use;
+ * NULL when out of memory. */
+struct report_totals *report_rule_totals(struct daemon *d, const struct rule *r);
+/* Before a reload replaces `old` with `new`: each rule of `new` takes the totals of the first
+ * rule of `old` not yet taken with the same identity (match glob, policy, qos, runtime and
+ * level selectors; other keys may change), wherever it sits in the list; the others start at 0,
+ * and the totals of rules gone are dropped. Out of memory: every rule starts at 0. */
+void report_reload(struct loop_report *rp, const struct config *old, const struct config *new);
+/* Once per tick, after the snapshot: notes a managed cgroup in a pod (pods_seen), adds the pods
+ * of this tick's managed cgroups and drops those whose pod cgroup is gone. */
+void report_pods(struct daemon *d);
+/* The pod totals of `uid`, or NULL. */
+struct report_pod_totals *report_pod_find(struct loop_report *rp, const char *uid);
 void report_free(struct loop_report *rp);
 /* One line at stop: every controller's report since start. */
 void report_summary(struct daemon *d);

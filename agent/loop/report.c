@@ -3,6 +3,9 @@
  * report.c - what only observes: one line per decision (repeated skip reasons once a minute),
  * direct reclaim on the host and memory.events high/max of managed cgroups since the last tick
  * (what policy headroom exists to prevent), and sd_notify STATUS= from the controllers' reports.
+ * It keeps the running totals the metrics read: by rule (by index in the configuration in use,
+ * carried over a reload by rule identity), by QoS class (since start: cgroups coming and going
+ * never take a counter back) and by pod (while the pod lives).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -37,8 +40,9 @@ void report_decision(struct cgroup_node *cg, const struct reclaim_decision *dec,
 	}
 	if (dec->reason == DECISION_NO_HISTORY)
 		return;
-	/* Repeated skip reasons: say it when it changes, then once a minute. */
-	if (dec->reason != cg->policy.last_reason)
+	/* Repeated skip reasons: say it when it changes, then once a minute. Backing off alternates
+	 * with the requests it spaces out: said once a minute at most. */
+	if (dec->reason != cg->policy.last_reason && dec->reason != DECISION_BACKING_OFF)
 		cg->policy.last_log_us = 0;
 	cg->policy.last_reason = dec->reason;
 	if (!log_ratelimit(&cg->policy.last_log_us, now, LOG_REPEAT_US))
@@ -62,9 +66,22 @@ void report_decision(struct cgroup_node *cg, const struct reclaim_decision *dec,
 		break;
 	case DECISION_AT_FLOOR:
 		log_event(LOG_INFO, MSGID_RECLAIM_SKIPPED, &f,
-			  "%s: not reclaiming: at its floor of %" PRIu64 " KiB (min_bytes, memory.min "
-			  "or memory that cannot be reclaimed with the swap available)",
+			  "%s: not reclaiming: at its floor of %" PRIu64 " KiB (min_bytes, memory.min, "
+			  "memory.low or memory that cannot be reclaimed with the swap available)",
 			  cg->path, dec->floor_bytes >> 10);
+		break;
+	case DECISION_AT_HIGH:
+		log_event(LOG_INFO, MSGID_RECLAIM_SKIPPED, &f,
+			  "%s: not reclaiming: at its memory.high (or a child is at its own), where "
+			  "the kernel reclaims and throttles it itself; taking part again below "
+			  "memory.high - 1/%d",
+			  cg->path, CGROUP_HIGH_MARGIN_DIV);
+		break;
+	case DECISION_BACKING_OFF:
+		log_event(LOG_INFO, MSGID_RECLAIM_SKIPPED, &f,
+			  "%s: not reclaiming for now: the kernel found less than the last request "
+			  "asked (memory.reclaim EAGAIN: what is left is in use); asking again later, "
+			  "from the smallest step", cg->path);
 		break;
 	default:
 		log_event(LOG_DEBUG, MSGID_RECLAIM_SKIPPED, &f, "%s: not reclaiming: %s", cg->path,
@@ -140,12 +157,17 @@ void report_direct_reclaim(struct daemon *d)
 				  cg->path, sub_sat(smp->events_high, cg->events.prev_high),
 				  sub_sat(smp->events_max, cg->events.prev_max));
 		if (cg->events.seen && cg->rule) {
-			struct report_rule_totals *t = report_rule_totals(d, cg->rule->match);
+			struct report_totals *t = report_rule_totals(d, cg->rule);
+			struct report_totals *q = &rp->qos[cg->workload.qos];
+			uint64_t high = sub_sat(smp->events_high, cg->events.prev_high);
+			uint64_t max = sub_sat(smp->events_max, cg->events.prev_max);
 
 			if (t) {
-				t->events_high += sub_sat(smp->events_high, cg->events.prev_high);
-				t->events_max += sub_sat(smp->events_max, cg->events.prev_max);
+				t->events_high += high;
+				t->events_max += max;
 			}
+			q->events_high += high;
+			q->events_max += max;
 		}
 		cg->events.prev_high = smp->events_high;
 		cg->events.prev_max = smp->events_max;
@@ -234,55 +256,198 @@ void report_summary(struct daemon *d)
 
 /* ---- running totals for the metrics ------------------------------------------------------- */
 
-struct report_rule_totals *report_rule_totals(struct daemon *d, const char *match)
+/* By rule: one entry per rule of the configuration in use, by its index. Rules are keyed by
+ * index, not by glob: two rules may share a glob and differ by their qos, runtime or level
+ * selectors. */
+struct report_totals *report_rule_totals(struct daemon *d, const struct rule *r)
 {
 	struct loop_report *rp = &d->report;
-	struct report_rule_totals *rules;
+	const struct config *c = d->config;
 
-	for (size_t i = 0; i < rp->n_rules; i++)
-		if (strcmp(rp->rules[i].match, match) == 0)
-			return &rp->rules[i];
-	rules = realloc(rp->rules, (rp->n_rules + 1) * sizeof(*rules));
-	if (!rules)
-		return NULL;
+	if (r < c->rules || r >= c->rules + c->n_rules)
+		return NULL; /* not a rule of the configuration in use */
+	if (rp->n_rules != c->n_rules) {
+		free(rp->rules);
+		rp->n_rules = 0;
+		if (!(rp->rules = calloc(c->n_rules ? c->n_rules : 1, sizeof(*rp->rules))))
+			return NULL;
+		rp->n_rules = c->n_rules;
+	}
+	return &rp->rules[r - c->rules];
+}
+
+/* Same identity: a reload that tunes a rule's other keys keeps its counters. */
+static bool same_rule(const struct rule *a, const struct rule *b)
+{
+	return strcmp(a->match, b->match) == 0 && a->policy == b->policy &&
+	       a->qos_mask == b->qos_mask && a->runtime_mask == b->runtime_mask &&
+	       a->level == b->level;
+}
+
+void report_reload(struct loop_report *rp, const struct config *old, const struct config *new)
+{
+	struct report_totals *rules = calloc(new->n_rules ? new->n_rules : 1, sizeof(*rules));
+	bool *taken = calloc(old->n_rules ? old->n_rules : 1, sizeof(*taken));
+
+	if (rules && taken && rp->n_rules == old->n_rules)
+		for (size_t i = 0; i < new->n_rules; i++)
+			for (size_t j = 0; j < old->n_rules; j++)
+				if (!taken[j] && same_rule(&new->rules[i], &old->rules[j])) {
+					rules[i] = rp->rules[j];
+					taken[j] = true;
+					break;
+				}
+	free(taken);
+	free(rp->rules);
 	rp->rules = rules;
-	rules[rp->n_rules] = (struct report_rule_totals){ .match = strdup(match) };
-	if (!rules[rp->n_rules].match)
-		return NULL;
-	return &rules[rp->n_rules++];
+	rp->n_rules = rules ? new->n_rules : 0;
+}
+
+/* By QoS class: cg's own, or for a job whose cgroup is gone, what its path says. */
+static enum workload_qos qos_of(const struct cgroup_node *cg, const char *path,
+				struct workload *buf)
+{
+	if (cg)
+		return cg->workload.qos;
+	workload_recognise(path ? path : "", buf);
+	return buf->qos;
 }
 
 void report_count_decision(struct daemon *d, const struct cgroup_node *cg,
 			   const struct reclaim_decision *dec)
 {
-	struct report_rule_totals *t = cg->rule ? report_rule_totals(d, cg->rule->match) : NULL;
+	struct report_totals *t = cg->rule ? report_rule_totals(d, cg->rule) : NULL;
 
-	if (t && (unsigned)dec->reason < _DECISION_MAX)
+	if ((unsigned)dec->reason >= _DECISION_MAX)
+		return;
+	if (t)
 		t->decisions[dec->reason]++;
+	d->report.qos[cg->workload.qos].decisions[dec->reason]++;
+}
+
+static void count_job(struct report_totals *t, const struct reclaim_job *job)
+{
+	t->requests++;
+	t->requested_bytes += job->request_bytes;
+	t->reclaimed_bytes += job->reclaimed_bytes;
+	if ((unsigned)job->outcome < _JOB_OUTCOME_MAX)
+		t->requests_by_outcome[job->outcome]++;
 }
 
 void report_job_done(struct daemon *d, const struct cgroup_node *cg, const struct reclaim_job *job)
 {
 	const struct rule *rule = cg ? cg->rule : NULL;
-	struct report_rule_totals *t;
+	const struct workload *w = cg ? &cg->workload : NULL;
+	struct report_pod_totals *pod;
+	struct report_totals *t;
+	struct workload buf;
 
 	if (job->request_bytes == 0)
 		return;
 	if (!rule)
 		rule = config_match(d->config, job->cgroup_path);
-	if (!rule || !(t = report_rule_totals(d, rule->match)))
-		return;
-	t->requests++;
-	t->requested_bytes += job->request_bytes;
-	t->reclaimed_bytes += job->reclaimed_bytes;
+	if (rule && (t = report_rule_totals(d, rule)))
+		count_job(t, job);
+	count_job(&d->report.qos[qos_of(cg, job->cgroup_path, &buf)], job);
+	if (!w)
+		w = &buf; /* qos_of() recognised the path */
+	if (w->pod_uid[0] && (pod = report_pod_find(&d->report, w->pod_uid)))
+		pod->reclaimed_bytes += job->reclaimed_bytes;
 }
 
+/* ---- pods ---------------------------------------------------------------------------------- */
+
+static size_t pod_index(const struct loop_report *rp, const char *uid, bool *ret_found)
+{
+	size_t lo = 0, hi = rp->n_pods;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(rp->pods[mid].uid, uid);
+
+		if (c == 0) {
+			*ret_found = true;
+			return mid;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*ret_found = false;
+	return lo;
+}
+
+struct report_pod_totals *report_pod_find(struct loop_report *rp, const char *uid)
+{
+	bool found;
+	size_t i = pod_index(rp, uid, &found);
+
+	return found ? &rp->pods[i] : NULL;
+}
+
+/* The pod of w, added when it is new; NULL when out of memory. */
+static struct report_pod_totals *pod_get(struct loop_report *rp, const struct workload *w)
+{
+	bool found;
+	size_t i = pod_index(rp, w->pod_uid, &found);
+
+	if (found)
+		return &rp->pods[i];
+	if (rp->n_pods == rp->cap_pods) {
+		size_t cap = rp->cap_pods ? 2 * rp->cap_pods : 16;
+		struct report_pod_totals *p = realloc(rp->pods, cap * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		rp->pods = p;
+		rp->cap_pods = cap;
+	}
+	memmove(&rp->pods[i + 1], &rp->pods[i], (rp->n_pods - i) * sizeof(*rp->pods));
+	rp->n_pods++;
+	rp->pods[i] = (struct report_pod_totals){ .qos = w->qos, .seq = rp->pod_seq++ };
+	memcpy(rp->pods[i].uid, w->pod_uid, sizeof(rp->pods[i].uid));
+	return &rp->pods[i];
+}
+
+void report_pods(struct daemon *d)
+{
+	struct loop_report *rp = &d->report;
+	size_t kept = 0;
+
+	for (size_t i = 0; i < d->snap.snap.n_cgroups; i++) {
+		const struct cgroup_node *cg = d->snap.nodes[i];
+		struct report_pod_totals *p;
+
+		if (cg->workload.qos != WORKLOAD_QOS_NONE)
+			rp->pods_seen = true;
+		if (!cg->workload.pod_uid[0])
+			continue;
+		if ((p = pod_get(rp, &cg->workload)))
+			p->seen_tick = d->tick;
+	}
+	if (rp->n_pods == 0)
+		return;
+	/* A pod lives while its pod cgroup does (discovery reaches it on the way to its
+	 * containers), so a container restarting between two ticks keeps the pod's totals. */
+	CGROUP_SET_FOREACH(&d->cgroups, cg) {
+		struct report_pod_totals *p;
+
+		if (cg->workload.kind == WORKLOAD_POD && (p = report_pod_find(rp, cg->workload.pod_uid)))
+			p->seen_tick = d->tick;
+	}
+	for (size_t i = 0; i < rp->n_pods; i++)
+		if (rp->pods[i].seen_tick == d->tick)
+			rp->pods[kept++] = rp->pods[i];
+	rp->n_pods = kept;
+}
 
 void report_free(struct loop_report *rp)
 {
-	for (size_t i = 0; i < rp->n_rules; i++)
-		free(rp->rules[i].match);
 	free(rp->rules);
 	rp->rules = NULL;
 	rp->n_rules = 0;
+	free(rp->pods);
+	rp->pods = NULL;
+	rp->n_pods = rp->cap_pods = 0;
 }

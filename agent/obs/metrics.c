@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +59,32 @@ int metrics_parse_listen(const char *s, struct sockaddr_storage *ret_addr, sockl
 	}
 	*ret_addr = ss;
 	return 0;
+}
+
+/* ---- the per-pod cap ---------------------------------------------------------------------- */
+
+static int cmp_pod_seq(const void *a, const void *b)
+{
+	uint64_t x = ((const struct metrics_pod *)a)->seq, y = ((const struct metrics_pod *)b)->seq;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_pod_uid(const void *a, const void *b)
+{
+	return strcmp(((const struct metrics_pod *)a)->uid, ((const struct metrics_pod *)b)->uid);
+}
+
+size_t metrics_cap_pods(struct metrics_pod *pods, size_t n, size_t max, size_t *ret_capped)
+{
+	size_t kept = n < max ? n : max;
+
+	if (n)
+		qsort(pods, n, sizeof(*pods), cmp_pod_seq);
+	if (kept)
+		qsort(pods, kept, sizeof(*pods), cmp_pod_uid);
+	*ret_capped = n - kept;
+	return kept;
 }
 
 /* ---- rendering ----------------------------------------------------------------------------- */
@@ -261,54 +288,175 @@ static void render_host(FILE *f, const struct metrics_input *in)
 		in->lruvecs_aged);
 }
 
+/* name{k0="v0",k1="v1",...} value: `n` label pairs, names then values in `kv`. */
+static void series_n(FILE *f, const char *name, const char *const *kv, size_t n, uint64_t v)
+{
+	fprintf(f, "%s{", name);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "%s%s=\"", i ? "," : "", kv[2 * i]);
+		put_label_value(f, kv[2 * i + 1]);
+		fputc('"', f);
+	}
+	fprintf(f, "} %" PRIu64 "\n", v);
+}
+
+/* A rule's labels: rule="<index>",match="<glob>". */
+#define RULE_LABELS(idx, r) "rule", (idx), "match", (r)->match
+
+static void rule_series(FILE *f, const char *name, const struct metrics_rule *r, uint64_t v)
+{
+	char idx[24];
+
+	snprintf(idx, sizeof(idx), "%zu", r->index);
+	series_n(f, name, (const char *const[]){ RULE_LABELS(idx, r) }, 2, v);
+}
+
 static void render_rules(FILE *f, const struct metrics_input *in)
 {
+	family(f, "reclaimd_rule_info", "gauge",
+	       "A rule of the configuration in use (rule: its index in rules) with its glob, policy "
+	       "and selectors; always 1.");
+	for (size_t i = 0; i < in->n_rules; i++) {
+		const struct metrics_rule *r = &in->rules[i];
+		char idx[24];
+
+		snprintf(idx, sizeof(idx), "%zu", r->index);
+		series_n(f, "reclaimd_rule_info",
+			 (const char *const[]){ RULE_LABELS(idx, r), "policy", r->policy, "qos", r->qos,
+						"runtime", r->runtime, "level", r->level },
+			 6, 1);
+	}
 	family(f, "reclaimd_rule_cgroups", "gauge", "Cgroups the rule manages now.");
 	for (size_t i = 0; i < in->n_rules; i++)
-		series(f, "reclaimd_rule_cgroups", "rule", in->rules[i].match, NULL, NULL,
-		       in->rules[i].managed);
+		rule_series(f, "reclaimd_rule_cgroups", &in->rules[i], in->rules[i].managed);
 	family(f, "reclaimd_rule_requests_total", "counter",
 	       "Finished jobs with bytes to reclaim of the rule's cgroups.");
 	for (size_t i = 0; i < in->n_rules; i++)
-		series(f, "reclaimd_rule_requests_total", "rule", in->rules[i].match, NULL, NULL,
-		       in->rules[i].requests);
+		rule_series(f, "reclaimd_rule_requests_total", &in->rules[i], in->rules[i].requests);
 	family(f, "reclaimd_rule_requested_bytes_total", "counter",
 	       "Bytes the rule's cgroups' finished jobs asked for.");
 	for (size_t i = 0; i < in->n_rules; i++)
-		series(f, "reclaimd_rule_requested_bytes_total", "rule", in->rules[i].match, NULL, NULL,
-		       in->rules[i].requested_bytes);
+		rule_series(f, "reclaimd_rule_requested_bytes_total", &in->rules[i],
+			    in->rules[i].requested_bytes);
 	family(f, "reclaimd_rule_reclaimed_bytes_total", "counter",
 	       "Bytes the rule's cgroups' finished jobs reclaimed.");
 	for (size_t i = 0; i < in->n_rules; i++)
-		series(f, "reclaimd_rule_reclaimed_bytes_total", "rule", in->rules[i].match, NULL, NULL,
-		       in->rules[i].reclaimed_bytes);
+		rule_series(f, "reclaimd_rule_reclaimed_bytes_total", &in->rules[i],
+			    in->rules[i].reclaimed_bytes);
 	family(f, "reclaimd_decisions_total", "counter",
 	       "Per-cgroup policy decisions of the rule's cgroups, by reason (\"reclaim\", or why not).");
-	for (size_t i = 0; i < in->n_rules; i++)
-		for (int r = 0; r < _DECISION_MAX; r++)
-			series(f, "reclaimd_decisions_total", "rule", in->rules[i].match, "reason",
-			       decision_reason_str((enum decision_reason)r), in->rules[i].decisions[r]);
+	for (size_t i = 0; i < in->n_rules; i++) {
+		const struct metrics_rule *r = &in->rules[i];
+		char idx[24];
+
+		snprintf(idx, sizeof(idx), "%zu", r->index);
+		for (int d = 0; d < _DECISION_MAX; d++)
+			series_n(f, "reclaimd_decisions_total",
+				 (const char *const[]){ RULE_LABELS(idx, r), "reason",
+							decision_reason_str((enum decision_reason)d) },
+				 3, r->decisions[d]);
+	}
 	family(f, "reclaimd_rule_memory_events_high_total", "counter",
 	       "memory.events high increments seen in the rule's cgroups (throttled at memory.high).");
 	for (size_t i = 0; i < in->n_rules; i++)
-		series(f, "reclaimd_rule_memory_events_high_total", "rule", in->rules[i].match, NULL,
-		       NULL, in->rules[i].events_high);
+		rule_series(f, "reclaimd_rule_memory_events_high_total", &in->rules[i],
+			    in->rules[i].events_high);
 	family(f, "reclaimd_rule_memory_events_max_total", "counter",
 	       "memory.events max increments seen in the rule's cgroups (reclaim at memory.max).");
 	for (size_t i = 0; i < in->n_rules; i++)
-		series(f, "reclaimd_rule_memory_events_max_total", "rule", in->rules[i].match, NULL,
-		       NULL, in->rules[i].events_max);
+		rule_series(f, "reclaimd_rule_memory_events_max_total", &in->rules[i],
+			    in->rules[i].events_max);
 	if (!in->per_cgroup)
 		return;
 	family(f, "reclaimd_cgroup_reclaimed_bytes_total", "counter",
 	       "Bytes reclaimed from the cgroup (metrics.per_cgroup; at most "
 	       "metrics.max_cgroup_series cgroups, in path order).");
-	for (size_t i = 0; i < in->n_cgroups; i++)
+	for (size_t i = 0; i < in->n_cgroups; i++) {
+		char idx[24];
+
+		snprintf(idx, sizeof(idx), "%zu", in->cgroups[i].rule);
 		series(f, "reclaimd_cgroup_reclaimed_bytes_total", "cgroup", in->cgroups[i].path,
-		       "rule", in->cgroups[i].rule, in->cgroups[i].reclaimed_bytes);
+		       "rule", idx, in->cgroups[i].reclaimed_bytes);
+	}
 	gauge(f, "reclaimd_cgroup_series_capped",
 	      "Managed cgroups without series of their own (past metrics.max_cgroup_series); the "
 	      "rule series include them.", in->cgroups_capped);
+}
+
+/* One family with one series per QoS class: the uint64_t at offset `off` of struct metrics_qos. */
+static void qos_family(FILE *f, const struct metrics_input *in, const char *name, const char *type,
+		       const char *help, size_t off)
+{
+	family(f, name, type, help);
+	for (size_t i = 0; i < in->n_qos; i++) {
+		uint64_t v;
+
+		memcpy(&v, (const char *)&in->qos[i] + off, sizeof(v));
+		series(f, name, "qos", in->qos[i].name, NULL, NULL, v);
+	}
+}
+
+#define QOS_FAMILY(f, in, name, type, help, field) \
+	qos_family(f, in, name, type, help, offsetof(struct metrics_qos, field))
+
+static void render_qos(FILE *f, const struct metrics_input *in)
+{
+	if (in->n_qos == 0)
+		return;
+	QOS_FAMILY(f, in, "reclaimd_qos_cgroups", "gauge",
+		   "Managed cgroups of the Kubernetes QoS class now (none: not in a pod).", managed);
+	QOS_FAMILY(f, in, "reclaimd_qos_memory_current_bytes", "gauge",
+		   "memory.current of the class's managed cgroups that have no managed ancestor, "
+		   "this tick.", current_bytes);
+	QOS_FAMILY(f, in, "reclaimd_qos_floor_bytes", "gauge",
+		   "Floors of those cgroups at their last decision (memory.current is never "
+		   "reclaimed below them).", floor_bytes);
+	QOS_FAMILY(f, in, "reclaimd_qos_reclaimable_bytes", "gauge",
+		   "memory.current above the floor of those cgroups at their last decision.",
+		   reclaimable_bytes);
+	QOS_FAMILY(f, in, "reclaimd_qos_requests_total", "counter",
+		   "Finished jobs with bytes to reclaim of the class's cgroups.", requests);
+	QOS_FAMILY(f, in, "reclaimd_qos_requested_bytes_total", "counter",
+		   "Bytes the class's finished jobs asked for.", requested_bytes);
+	QOS_FAMILY(f, in, "reclaimd_qos_reclaimed_bytes_total", "counter",
+		   "Bytes the class's finished jobs reclaimed.", reclaimed_bytes);
+	family(f, "reclaimd_qos_request_outcomes_total", "counter",
+	       "The class's finished jobs with bytes to reclaim, by how they ended.");
+	for (size_t i = 0; i < in->n_qos; i++)
+		for (int o = 0; o < _JOB_OUTCOME_MAX; o++)
+			series(f, "reclaimd_qos_request_outcomes_total", "qos", in->qos[i].name,
+			       "outcome", job_outcome_str((enum job_outcome)o),
+			       in->qos[i].requests_by_outcome[o]);
+	family(f, "reclaimd_qos_decisions_total", "counter",
+	       "Per-cgroup policy decisions of the class's cgroups, by reason.");
+	for (size_t i = 0; i < in->n_qos; i++)
+		for (int d = 0; d < _DECISION_MAX; d++)
+			series(f, "reclaimd_qos_decisions_total", "qos", in->qos[i].name, "reason",
+			       decision_reason_str((enum decision_reason)d), in->qos[i].decisions[d]);
+	QOS_FAMILY(f, in, "reclaimd_qos_memory_events_high_total", "counter",
+		   "memory.events high increments seen in the class's managed cgroups.", events_high);
+	QOS_FAMILY(f, in, "reclaimd_qos_memory_events_max_total", "counter",
+		   "memory.events max increments seen in the class's managed cgroups.", events_max);
+}
+
+static void render_pods(FILE *f, const struct metrics_input *in)
+{
+	if (!in->per_pod)
+		return;
+	family(f, "reclaimd_pod_reclaimed_bytes_total", "counter",
+	       "Bytes reclaimed from the pod's cgroups since reclaimd first saw the pod "
+	       "(metrics.per_pod; at most metrics.max_pod_series pods, the longest seen).");
+	for (size_t i = 0; i < in->n_pods; i++)
+		series(f, "reclaimd_pod_reclaimed_bytes_total", "pod_uid", in->pods[i].uid, "qos",
+		       in->pods[i].qos, in->pods[i].reclaimed_bytes);
+	family(f, "reclaimd_pod_memory_current_bytes", "gauge",
+	       "memory.current of the pod's outermost managed cgroups, this tick.");
+	for (size_t i = 0; i < in->n_pods; i++)
+		series(f, "reclaimd_pod_memory_current_bytes", "pod_uid", in->pods[i].uid, "qos",
+		       in->pods[i].qos, in->pods[i].current_bytes);
+	gauge(f, "reclaimd_pod_series_capped",
+	      "Pods with managed cgroups but no series of their own (past metrics.max_pod_series); "
+	      "the qos series include them.", in->pods_capped);
 }
 
 int metrics_render(const struct metrics_input *in, char **ret_text, size_t *ret_len)
@@ -326,6 +474,8 @@ int metrics_render(const struct metrics_input *in, char **ret_text, size_t *ret_
 	render_headroom(f, in);
 	render_host(f, in);
 	render_rules(f, in);
+	render_qos(f, in);
+	render_pods(f, in);
 	family(f, "reclaimd_last_tick_duration_seconds", "gauge",
 	       "Wall time of the last tick (discovery to dispatch).");
 	put_double(f, "reclaimd_last_tick_duration_seconds", in->last_tick_seconds);

@@ -24,7 +24,8 @@
  * anything else 404; 503 until the first tick has rendered.
  *
  * Counters (`_total`) are read from running totals the owners keep (dispatcher, headroom, zswap,
- * zram, aging reports; the loop's report.c for decisions, per-rule bytes and direct reclaim),
+ * zram, aging reports; the loop's report.c for decisions, bytes by rule, QoS class and pod, and
+ * direct reclaim),
  * never accumulated here, so they cannot drift from what the logs and status say.
  */
 #ifndef RECLAIMD_OBS_METRICS_H
@@ -43,10 +44,13 @@
 #define METRICS_HTTP_MAX_CONNECTIONS 16
 #define METRICS_HTTP_TIMEOUT_S 10
 
-/* One rule's series (label rule="<its match glob>"). Counters since start, kept across reloads
- * for a rule whose match is unchanged. */
+/* One rule's series: label rule="<its index in rules>" and match="<its glob>" (two rules may
+ * share a glob), and one reclaimd_rule_info series with its selectors. Counters since start,
+ * carried over a reload for a rule whose identity is unchanged (loop/report.c). */
 struct metrics_rule {
+	size_t index;
 	const char *match;
+	const char *policy, *qos, *runtime, *level; /* selectors as the config spells them ("" none) */
 	uint64_t managed;                      /* gauge: cgroups it manages now */
 	uint64_t requests;                     /* finished jobs with bytes to reclaim */
 	uint64_t requested_bytes, reclaimed_bytes; /* of those jobs */
@@ -54,10 +58,34 @@ struct metrics_rule {
 	uint64_t events_high, events_max;      /* memory.events high/max increments seen */
 };
 
+/* One QoS class's series (label qos="guaranteed|burstable|besteffort|none"). Counters since
+ * start; gauges over the managed cgroups of the class that have no managed ancestor (a pod and
+ * its containers are never both counted). */
+struct metrics_qos {
+	const char *name;
+	uint64_t managed;                      /* gauge: managed cgroups of the class now */
+	uint64_t current_bytes;                /* gauge: their memory.current, this tick */
+	uint64_t floor_bytes, reclaimable_bytes; /* gauges: at their last decision */
+	uint64_t requests, requested_bytes, reclaimed_bytes;
+	uint64_t requests_by_outcome[_JOB_OUTCOME_MAX];
+	uint64_t decisions[_DECISION_MAX];
+	uint64_t events_high, events_max;
+};
+
+/* One pod's own series (metrics.per_pod): labels pod_uid and qos. */
+struct metrics_pod {
+	const char *uid;
+	const char *qos;
+	uint64_t seq;                          /* order of first sight (metrics_cap_pods()) */
+	uint64_t reclaimed_bytes;              /* counter, since reclaimd first saw the pod */
+	uint64_t current_bytes;                /* gauge: memory.current of its outermost managed
+					        * cgroups, this tick */
+};
+
 /* One cgroup's own series (metrics.per_cgroup). */
 struct metrics_cgroup {
 	const char *path;                      /* relative to the cgroup root */
-	const char *rule;                      /* its rule's match */
+	size_t rule;                           /* its rule's index */
 	uint64_t reclaimed_bytes;              /* counter, since reclaimd first saw this cgroup */
 };
 
@@ -111,6 +139,13 @@ struct metrics_input {
 	bool per_cgroup;
 	size_t n_cgroups, cgroups_capped;
 	const struct metrics_cgroup *cgroups;
+	/* per QoS class (only on a host where a managed cgroup in a pod was seen), per pod (already
+	 * capped: pods_capped had no series of their own) */
+	size_t n_qos;
+	const struct metrics_qos *qos;
+	bool per_pod;
+	size_t n_pods, pods_capped;
+	const struct metrics_pod *pods;
 };
 
 /* ---- metrics.c (pure) ---------------------------------------------------------------------- */
@@ -118,6 +153,12 @@ struct metrics_input {
 /* "ADDR:PORT" with a numeric IPv4 address, or "[ADDR]:PORT" with an IPv6 one; port 1..65535.
  * No host names (no resolver at start). Returns 0 and the address, or -EINVAL. */
 int metrics_parse_listen(const char *s, struct sockaddr_storage *ret_addr, socklen_t *ret_len);
+
+/* The pods that keep series of their own under a cap of `max`: the `max` first seen (lowest
+ * seq: a pod keeps its series while it lives, whatever pods come after it), moved to the front
+ * of pods[] in pod UID order (stable output, and bsearch() by uid). Returns how many were kept;
+ * *ret_capped is n minus that. */
+size_t metrics_cap_pods(struct metrics_pod *pods, size_t n, size_t max, size_t *ret_capped);
 
 /* Renders in into exposition text: HELP and TYPE for every family, series in a fixed order (the
  * input's), label values escaped (\\, \", \n). Deterministic: the same input gives the same
@@ -137,16 +178,19 @@ int metrics_new(const struct metrics_section *c, struct metrics **ret);
 void metrics_free(struct metrics *m);
 /* Whether anything consumes metrics (a textfile or a listener): else nothing is collected. */
 bool metrics_enabled(const struct metrics *m);
-/* Applies a reloaded section at once: textfile, per_cgroup, max_cgroup_series, and listen (a
+/* Applies a reloaded section at once: textfile, per_cgroup, max_cgroup_series, per_pod,
+ * max_pod_series, and listen (a
  * changed address: the old server stops, then one starts on the new address, or none for null).
  * Returns 0, or the -errno of the new address (as metrics_new()); then *ret_kept is the old
  * address, served again (malloc'ed), or NULL when no server runs now. Does not log. */
 int metrics_reload(struct metrics *m, const struct metrics_section *c, char **ret_kept);
 /* The per-cgroup settings in use, for the collector. */
 void metrics_cgroup_settings(const struct metrics *m, bool *ret_per_cgroup, size_t *ret_max);
+void metrics_pod_settings(const struct metrics *m, bool *ret_per_pod, size_t *ret_max);
 /* Renders in, writes the textfile (if configured) and hands the page to the server (if any).
  * Logs one warning when the textfile cannot be written (with its path and errno) and one line
- * when it can again; a cap on per-cgroup series reached is warned once per configuration. */
+ * when it can again; a cap on per-cgroup or per-pod series reached is warned once per
+ * configuration. */
 void metrics_publish(struct metrics *m, const struct metrics_input *in);
 
 #endif

@@ -21,54 +21,165 @@ static int cmp_cgroup_path(const void *a, const void *b)
 		      ((const struct metrics_cgroup *)b)->path);
 }
 
-static bool in_config(const struct config *c, const char *match, size_t before)
+/* A selector mask as the config spells it: names joined by ',' in enum order; "" for none. */
+static void mask_names(unsigned mask, int n, const char *(*name)(int), char *buf, size_t size)
 {
-	for (size_t i = 0; i < before; i++)
-		if (strcmp(c->rules[i].match, match) == 0)
-			return true;
-	return false;
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int v = 1; v < n && off < size; v++)
+		if (mask & (1u << v)) {
+			int w = snprintf(buf + off, size - off, "%s%s", off ? "," : "", name(v));
+
+			if (w < 0)
+				break;
+			off += (size_t)w;
+		}
 }
 
-static void rule_from_totals(struct metrics_rule *m, const struct report_rule_totals *t)
-{
-	*m = (struct metrics_rule){
-		.match = t->match, .requests = t->requests, .requested_bytes = t->requested_bytes,
-		.reclaimed_bytes = t->reclaimed_bytes, .events_high = t->events_high,
-		.events_max = t->events_max,
-	};
-	memcpy(m->decisions, t->decisions, sizeof(m->decisions));
-}
+static const char *qos_name(int v) { return workload_qos_name((enum workload_qos)v); }
+static const char *runtime_name(int v) { return workload_runtime_name((enum workload_runtime)v); }
 
-/* The rules of the configuration in use, in its order (a glob listed twice once), then rules of
- * an earlier configuration that are gone (their counters stay while reclaimd runs, so no series
- * goes backwards across a reload). */
-static struct metrics_rule *collect_rules(struct daemon *d, size_t *ret_n)
+/* Storage for a rule's selector labels, beside its struct metrics_rule. */
+struct rule_labels {
+	char qos[64], runtime[96];
+};
+
+/* The rules of the configuration in use, in its order, with their running totals (report.c,
+ * by index) and the cgroups each manages this tick. */
+static struct metrics_rule *collect_rules(struct daemon *d, struct rule_labels **ret_labels,
+					  size_t *ret_n)
 {
 	const struct config *c = d->config;
 	struct metrics_rule *out;
-	size_t n = 0;
+	struct rule_labels *labels;
 
-	for (size_t i = 0; i < c->n_rules; i++)
-		if (!report_rule_totals(d, c->rules[i].match))
-			return NULL;
-	out = calloc(d->report.n_rules + 1, sizeof(*out));
-	if (!out)
+	if (c->n_rules && !report_rule_totals(d, &c->rules[0]))
 		return NULL;
-	for (size_t i = 0; i < c->n_rules; i++)
-		if (!in_config(c, c->rules[i].match, i))
-			rule_from_totals(&out[n++], report_rule_totals(d, c->rules[i].match));
-	for (size_t i = 0; i < d->report.n_rules; i++)
-		if (!in_config(c, d->report.rules[i].match, c->n_rules))
-			rule_from_totals(&out[n++], &d->report.rules[i]);
+	out = calloc(c->n_rules + 1, sizeof(*out));
+	labels = calloc(c->n_rules + 1, sizeof(*labels));
+	if (!out || !labels) {
+		free(out);
+		free(labels);
+		return NULL;
+	}
+	for (size_t i = 0; i < c->n_rules; i++) {
+		const struct rule *r = &c->rules[i];
+		const struct report_totals *t = &d->report.rules[i];
+		enum rule_level level = rule_level(r);
+
+		mask_names(r->qos_mask, _WORKLOAD_QOS_MAX, qos_name, labels[i].qos,
+			   sizeof(labels[i].qos));
+		mask_names(r->runtime_mask, _WORKLOAD_RUNTIME_MAX, runtime_name, labels[i].runtime,
+			   sizeof(labels[i].runtime));
+		out[i] = (struct metrics_rule){
+			.index = i, .match = r->match, .policy = r->policy->name,
+			.qos = labels[i].qos, .runtime = labels[i].runtime,
+			.level = level == RULE_LEVEL_POD ? "pod" :
+				 level == RULE_LEVEL_CONTAINER ? "container" : "",
+			.requests = t->requests, .requested_bytes = t->requested_bytes,
+			.reclaimed_bytes = t->reclaimed_bytes, .events_high = t->events_high,
+			.events_max = t->events_max,
+		};
+		memcpy(out[i].decisions, t->decisions, sizeof(out[i].decisions));
+	}
 	/* Managed cgroups per rule, from this tick's snapshot. */
 	for (size_t i = 0; i < d->snap.snap.n_cgroups; i++) {
 		const struct cgroup_node *cg = d->snap.nodes[i];
 
-		for (size_t k = 0; cg->rule && k < n; k++)
-			if (strcmp(out[k].match, cg->rule->match) == 0) {
-				out[k].managed++;
-				break;
-			}
+		if (cg->rule && cg->rule >= c->rules && cg->rule < c->rules + c->n_rules)
+			out[cg->rule - c->rules].managed++;
+	}
+	*ret_labels = labels;
+	*ret_n = c->n_rules;
+	return out;
+}
+
+/* A managed ancestor's memory.current includes this cgroup's: the gauges count it once. */
+static bool has_managed_ancestor(const struct cgroup_node *cg)
+{
+	for (const struct cgroup_node *p = cg->parent; p; p = p->parent)
+		if (p->managed)
+			return true;
+	return false;
+}
+
+/* The QoS series: in the order guaranteed, burstable, besteffort, none; only once a managed
+ * cgroup in a pod was seen (report.c), so a host without pods gets none of them. Returns the
+ * number filled in (0 or _WORKLOAD_QOS_MAX). */
+static size_t collect_qos(struct daemon *d, struct metrics_qos out[_WORKLOAD_QOS_MAX])
+{
+	static const enum workload_qos order[_WORKLOAD_QOS_MAX] = {
+		WORKLOAD_QOS_GUARANTEED, WORKLOAD_QOS_BURSTABLE, WORKLOAD_QOS_BESTEFFORT,
+		WORKLOAD_QOS_NONE,
+	};
+	size_t slot[_WORKLOAD_QOS_MAX];
+
+	if (!d->report.pods_seen)
+		return 0;
+	for (size_t k = 0; k < _WORKLOAD_QOS_MAX; k++) {
+		const struct report_totals *t = &d->report.qos[order[k]];
+
+		slot[order[k]] = k;
+		out[k] = (struct metrics_qos){
+			.name = order[k] == WORKLOAD_QOS_NONE ? "none" : workload_qos_name(order[k]),
+			.requests = t->requests, .requested_bytes = t->requested_bytes,
+			.reclaimed_bytes = t->reclaimed_bytes, .events_high = t->events_high,
+			.events_max = t->events_max,
+		};
+		memcpy(out[k].requests_by_outcome, t->requests_by_outcome,
+		       sizeof(out[k].requests_by_outcome));
+		memcpy(out[k].decisions, t->decisions, sizeof(out[k].decisions));
+	}
+	for (size_t i = 0; i < d->snap.snap.n_cgroups; i++) {
+		const struct cgroup_node *cg = d->snap.nodes[i];
+		struct metrics_qos *q = &out[slot[cg->workload.qos]];
+
+		q->managed++;
+		if (has_managed_ancestor(cg))
+			continue;
+		q->current_bytes += d->snap.snap.cgroups[i].current_bytes;
+		if (cg->policy.last.at_us) {
+			q->floor_bytes += cg->policy.last.dec.floor_bytes;
+			q->reclaimable_bytes += cg->policy.last.dec.reclaimable_bytes;
+		}
+	}
+	return _WORKLOAD_QOS_MAX;
+}
+
+static int cmp_pod_uid(const void *a, const void *b)
+{
+	return strcmp(((const struct metrics_pod *)a)->uid, ((const struct metrics_pod *)b)->uid);
+}
+
+/* The pods with series of their own (metrics_cap_pods()), with this tick's memory.current.
+ * Sets *ret_capped to those left out. */
+static struct metrics_pod *collect_pods(struct daemon *d, size_t max, size_t *ret_n,
+					size_t *ret_capped)
+{
+	const struct loop_report *rp = &d->report;
+	struct metrics_pod *out;
+	size_t n;
+
+	*ret_n = *ret_capped = 0;
+	if (rp->n_pods == 0 || !(out = calloc(rp->n_pods, sizeof(*out))))
+		return NULL;
+	for (size_t i = 0; i < rp->n_pods; i++) {
+		const char *q = workload_qos_name(rp->pods[i].qos);
+
+		out[i] = (struct metrics_pod){ .uid = rp->pods[i].uid, .qos = q[0] ? q : "none",
+					       .seq = rp->pods[i].seq,
+					       .reclaimed_bytes = rp->pods[i].reclaimed_bytes };
+	}
+	n = metrics_cap_pods(out, rp->n_pods, max, ret_capped);
+	for (size_t i = 0; i < d->snap.snap.n_cgroups; i++) {
+		const struct cgroup_node *cg = d->snap.nodes[i];
+		struct metrics_pod key = { .uid = cg->workload.pod_uid }, *p;
+
+		if (!cg->workload.pod_uid[0] || has_managed_ancestor(cg))
+			continue;
+		if ((p = bsearch(&key, out, n, sizeof(*out), cmp_pod_uid)))
+			p->current_bytes += d->snap.snap.cgroups[i].current_bytes;
 	}
 	*ret_n = n;
 	return out;
@@ -85,8 +196,11 @@ void metrics_tick(struct daemon *d)
 	struct zram_report zm;
 	struct metrics_swap swaps[RECLAIMD_MAX_SWAPS];
 	struct metrics_rule *rules;
+	struct rule_labels *labels = NULL;
+	struct metrics_qos qos[_WORKLOAD_QOS_MAX];
 	struct metrics_cgroup *cgs = NULL;
-	size_t max_series;
+	struct metrics_pod *pods = NULL;
+	size_t max_series, max_pods;
 
 	if (!metrics_enabled(d->metrics))
 		return;
@@ -153,8 +267,13 @@ void metrics_tick(struct daemon *d)
 	in.last_tick_seconds = (double)d->obs.run_last_us / (double)USEC_PER_SEC;
 	in.tick_seconds_sum = (double)d->obs.run_sum_us / (double)USEC_PER_SEC;
 
-	rules = collect_rules(d, &in.n_rules);
+	rules = collect_rules(d, &labels, &in.n_rules);
 	in.rules = rules;
+	in.n_qos = collect_qos(d, qos);
+	in.qos = qos;
+	metrics_pod_settings(d->metrics, &in.per_pod, &max_pods);
+	if (in.per_pod)
+		in.pods = pods = collect_pods(d, max_pods, &in.n_pods, &in.pods_capped);
 	metrics_cgroup_settings(d->metrics, &in.per_cgroup, &max_series);
 	if (in.per_cgroup && snap->n_cgroups &&
 	    (cgs = calloc(snap->n_cgroups, sizeof(*cgs)))) {
@@ -163,9 +282,11 @@ void metrics_tick(struct daemon *d)
 		for (size_t i = 0; i < snap->n_cgroups; i++) {
 			const struct cgroup_node *cg = d->snap.nodes[i];
 
-			if (cg->rule)
+			if (cg->rule && cg->rule >= d->config->rules &&
+			    cg->rule < d->config->rules + d->config->n_rules)
 				cgs[n++] = (struct metrics_cgroup){
-					.path = cg->path, .rule = cg->rule->match,
+					.path = cg->path,
+					.rule = (size_t)(cg->rule - d->config->rules),
 					.reclaimed_bytes = cg->job.total_reclaimed_bytes };
 		}
 		/* Path order: the same cgroups keep their series from one tick to the next. */
@@ -177,5 +298,7 @@ void metrics_tick(struct daemon *d)
 	if (rules)
 		metrics_publish(d->metrics, &in);
 	free(cgs);
+	free(pods);
+	free(labels);
 	free(rules);
 }

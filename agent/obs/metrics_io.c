@@ -30,9 +30,9 @@ struct metrics {
 	char *textfile;                 /* NULL: none */
 	int textfile_error;             /* -errno of the last failed write, 0: the last one worked */
 	usec_t textfile_warning_us;
-	bool per_cgroup;
-	size_t max_series;
-	bool cap_warned;                /* per configuration */
+	bool per_cgroup, per_pod;
+	size_t max_series, max_pod_series;
+	bool cap_warned, pod_cap_warned; /* per configuration */
 	char *listen;                   /* the address in use; NULL: no server */
 	struct MHD_Daemon *mhd;
 
@@ -204,6 +204,9 @@ static int settings_apply(struct metrics *m, const struct metrics_section *c)
 	m->per_cgroup = c->per_cgroup;
 	m->max_series = c->max_cgroup_series;
 	m->cap_warned = false;
+	m->per_pod = c->per_pod;
+	m->max_pod_series = c->max_pod_series;
+	m->pod_cap_warned = false;
 	return 0;
 }
 
@@ -270,6 +273,12 @@ void metrics_cgroup_settings(const struct metrics *m, bool *ret_per_cgroup, size
 	*ret_max = m->max_series;
 }
 
+void metrics_pod_settings(const struct metrics *m, bool *ret_per_pod, size_t *ret_max)
+{
+	*ret_per_pod = m->per_pod;
+	*ret_max = m->max_pod_series;
+}
+
 void metrics_publish(struct metrics *m, const struct metrics_input *in)
 {
 	char *text, *old;
@@ -282,6 +291,12 @@ void metrics_publish(struct metrics *m, const struct metrics_input *in)
 			    "metrics.max_cgroup_series=%zu (in path order); their rules' series "
 			    "include them", in->cgroups_capped, m->max_series);
 		m->cap_warned = true;
+	}
+	if (in->per_pod && in->pods_capped && !m->pod_cap_warned) {
+		log_warning("metrics: %zu pods have no series of their own past "
+			    "metrics.max_pod_series=%zu (the longest seen keep theirs); the qos "
+			    "series include them", in->pods_capped, m->max_pod_series);
+		m->pod_cap_warned = true;
 	}
 	if (m->textfile)
 		textfile_publish(m, text, len);

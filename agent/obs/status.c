@@ -72,19 +72,22 @@ static const struct varlink_service service = {
 
 /* ---- pure helpers ------------------------------------------------------------------------ */
 
-void floor_terms_compute(uint64_t min_bytes, uint64_t memory_min_bytes, uint64_t current_bytes,
-			 uint64_t anon_bytes, uint64_t file_bytes, uint64_t swap_room_bytes,
-			 struct floor_terms *ret)
+void floor_terms_compute(uint64_t min_bytes, const struct cgroup_sample *s, struct floor_terms *ret)
 {
-	uint64_t evictable = file_bytes + MIN(anon_bytes, swap_room_bytes);
-	struct floor_terms t = { .min_bytes = min_bytes, .memory_min_bytes = memory_min_bytes };
+	uint64_t evictable = s->stat.file + MIN(s->stat.anon, s->swap_room_bytes);
+	struct floor_terms t = { .min_bytes = min_bytes, .memory_min_bytes = s->min_bytes,
+				 .memory_low_bytes = s->low_bytes,
+				 .children_protected_bytes = s->children_protected_bytes };
 
-	if (evictable < file_bytes) /* absurd counters: saturate as floor.c does */
+	if (evictable < s->stat.file) /* absurd counters: saturate as floor.c does */
 		evictable = UINT64_MAX;
-	t.unreclaimable_bytes = sub_sat(current_bytes, evictable);
-	t.floor_bytes = MAX(MAX(min_bytes, memory_min_bytes), t.unreclaimable_bytes);
+	evictable = sub_sat(evictable, s->children_protected_bytes);
+	t.unreclaimable_bytes = sub_sat(s->current_bytes, evictable);
+	t.floor_bytes = MAX(MAX(min_bytes, MAX(t.memory_min_bytes, t.memory_low_bytes)),
+			    t.unreclaimable_bytes);
 	t.applied = t.floor_bytes == min_bytes ? "min_bytes" :
-		    t.floor_bytes == memory_min_bytes ? "memory.min" : "unreclaimable";
+		    t.floor_bytes == t.memory_min_bytes ? "memory.min" :
+		    t.floor_bytes == t.memory_low_bytes ? "memory.low" : "unreclaimable";
 	*ret = t;
 }
 
@@ -188,7 +191,10 @@ static bool is_zram(const char *path)
 	return strncmp(path, "/dev/zram", 9) == 0;
 }
 
-static json_t *status_swap(const struct host_sample *h, const struct swap_tiers_report *sr)
+/* kubelet_node: what makes this a kubelet node (a kubepods cgroup, or KUBELET_STATE_DIR), or
+ * null; swapon_held: the configured devices the last arrangement left off because of it. */
+static json_t *status_swap(const struct host_sample *h, const struct swap_tiers_report *sr,
+			   bool allow_on_kubelet_node)
 {
 	json_t *devs = json_array();
 
@@ -200,11 +206,13 @@ static json_t *status_swap(const struct host_sample *h, const struct swap_tiers_
 			"priority", s->priority, "size_bytes", ju64(s->size_bytes),
 			"used_bytes", ju64(s->used_bytes)));
 	}
-	return json_pack("{s:o,s:o,s:o,s:o}", "devices", devs,
+	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:i,s:b}", "devices", devs,
 			 "total_bytes", ju64(h->meminfo.swap_total),
 			 "free_bytes", ju64(h->meminfo.swap_free),
 			 "swapout_swappiness_cap", sr->swapout_cap == SWAPPINESS_UNSET ? json_null() :
-			 json_integer(sr->swapout_cap));
+			 json_integer(sr->swapout_cap),
+			 "kubelet_node", sr->kubepods_path ? jstr(sr->kubepods_path) : json_null(),
+			 "swapon_held", (int)sr->held, "allow_on_kubelet_node", allow_on_kubelet_node);
 }
 
 static json_t *status_zswap(const struct host_sample *h, const struct zswap_report *zr)
@@ -322,7 +330,7 @@ static void m_status(void *userdata, const struct varlink_call *call _unused_,
 		"config", status_config(d, realtime_now_us()),
 		"tick", status_tick(d),
 		"nodes", status_nodes(&dr, &hr),
-		"swap", status_swap(h, &sr),
+		"swap", status_swap(h, &sr, d->config->swap.allow_on_kubelet_node),
 		"zswap", status_zswap(h, &zr),
 		"zram", status_zram(h, &zm),
 		"mglru", "active", ar.active, "lruvecs_aged", ju64(ar.lruvecs_aged),
@@ -494,21 +502,34 @@ static json_t *explain_decision(const struct daemon *d, const struct cgroup_node
 	uint64_t page = d->snap.snap.page_size ? d->snap.snap.page_size : 4096;
 	struct floor_terms ft;
 	double factor, computed;
+	struct cgroup_sample in = {
+		.current_bytes = l->current_bytes, .min_bytes = l->memory_min_bytes,
+		.low_bytes = l->memory_low_bytes, .high_bytes = l->memory_high_bytes,
+		.children_protected_bytes = l->children_protected_bytes,
+		.child_at_high = l->child_at_high,
+		.swap_room_bytes = l->swap_room_bytes,
+		.stat = { .anon = l->anon_bytes, .file = l->file_bytes },
+	};
 
-	floor_terms_compute(pp->min_bytes, l->memory_min_bytes, l->current_bytes, l->anon_bytes,
-			    l->file_bytes, l->swap_room_bytes, &ft);
+	floor_terms_compute(pp->min_bytes, &in, &ft);
 	factor = l->dec.psi_some_pct >= pp->psi_some_target_pct ? 0.0 :
 		 1.0 - l->dec.psi_some_pct / pp->psi_some_target_pct;
 	computed = (double)l->dec.reclaimable_bytes * l->dec.step * factor;
-	*ret_inputs = json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:b}",
+	*ret_inputs = json_pack("{s:o,s:o,s:o,s:o,s:o,s:b,s:o,s:o,s:o,s:o,s:b,s:b}",
 		"current_bytes", ju64(l->current_bytes),
 		"memory_min_bytes", ju64(l->memory_min_bytes),
+		"memory_low_bytes", ju64(l->memory_low_bytes),
+		"memory_high_bytes", jbytes(l->memory_high_bytes),
+		"children_protected_bytes", ju64(l->children_protected_bytes),
+		"at_high", cgroup_at_high(&in),
 		"anon_bytes", ju64(l->anon_bytes), "file_bytes", ju64(l->file_bytes),
 		"swap_room_bytes", ju64(l->swap_room_bytes), "cold_bytes", ju64(l->cold_bytes),
 		"mglru", l->mglru, "reaches_zswap", l->reaches_zswap);
-	*ret_floor = json_pack("{s:o,s:s,s:o,s:o,s:o,s:o}",
+	*ret_floor = json_pack("{s:o,s:s,s:o,s:o,s:o,s:o,s:o,s:o}",
 		"floor_bytes", ju64(l->dec.floor_bytes), "applied", ft.applied,
 		"min_bytes", ju64(ft.min_bytes), "memory_min_bytes", ju64(ft.memory_min_bytes),
+		"memory_low_bytes", ju64(ft.memory_low_bytes),
+		"children_protected_bytes", ju64(ft.children_protected_bytes),
 		"unreclaimable_bytes", ju64(ft.unreclaimable_bytes),
 		"evictable_bytes", ju64(sub_sat(l->current_bytes, ft.unreclaimable_bytes)));
 	*ret_law = json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:o,s:f,s:o,s:s,s:I}",

@@ -27,15 +27,17 @@ void status_server_reload(struct daemon *d);
 void status_server_stop(struct daemon *d);
 
 /*
- * The terms of a floor (policy.h cgroup_floor_bytes()): which of min_bytes, memory.min and the
- * memory that cannot be reclaimed is the largest. Bytes. Pure.
+ * The terms of a floor (policy.h cgroup_floor_bytes(), from the sample's current, min, low,
+ * children_protected, anon, file and swap room): which of min_bytes, memory.min, memory.low and
+ * the memory the agent may not take (unreclaimable: memory.current - (file + min(anon, swap
+ * room) - children_protected)) is the largest. Bytes. Pure.
  */
 struct floor_terms {
-	uint64_t min_bytes, memory_min_bytes, unreclaimable_bytes, floor_bytes;
-	const char *applied;  /* "min_bytes", "memory.min" or "unreclaimable" (the first largest) */
+	uint64_t min_bytes, memory_min_bytes, memory_low_bytes, children_protected_bytes;
+	uint64_t unreclaimable_bytes, floor_bytes;
+	const char *applied;  /* "min_bytes", "memory.min", "memory.low" or "unreclaimable" (the
+			       * first largest) */
 };
-void floor_terms_compute(uint64_t min_bytes, uint64_t memory_min_bytes, uint64_t current_bytes,
-			 uint64_t anon_bytes, uint64_t file_bytes, uint64_t swap_room_bytes,
-			 struct floor_terms *ret);
+void floor_terms_compute(uint64_t min_bytes, const struct cgroup_sample *s, struct floor_terms *ret);
 
 #endif

@@ -66,7 +66,8 @@ struct reclaim_job {
 
 	/* Output, valid after the job came back from worker_pool_drain(). */
 	enum job_outcome outcome;
-	int error;                   /* -errno for JOB_FAILED */
+	int error;                   /* -errno of the write that ended the job (JOB_FAILED, and
+				      * -EAGAIN for a JOB_PARTIAL the kernel cut short); 0 */
 	uint64_t written_bytes;      /* sum of chunks the kernel accepted */
 	uint64_t reclaimed_bytes;    /* memory.stat pgsteal delta * page size */
 	uint64_t current_drop_bytes; /* memory.current before - after, 0 if it grew */

@@ -70,12 +70,13 @@ struct cgroup_node {
 		/* Hot files, kept open once managed (re-read with pread at offset 0). */
 		int fd_current, fd_stat, fd_pressure, fd_io_pressure;
 		unsigned absent_mask;       /* 1 << enum cgroup_optional_file */
-		/* Per-tick cache of this cgroup's swap room (ancestors are shared by their
-		 * children). */
-		unsigned swap_read_generation;
-		bool swap_read_ok;
-		uint64_t swap_max_bytes, swap_room_bytes;
-		/* Files that inform reports and placement but no decision (memory.low/high/max,
+		/* Per-tick caches of this cgroup's own swap room (swap_room_own: ancestors are
+		 * shared by their children) and of its room_down (swap_room_down: a container's
+		 * is read once whether its pod, or the container itself, is the target). */
+		unsigned swap_read_generation, swap_down_generation;
+		bool swap_read_ok, swap_down_ok;
+		uint64_t swap_max_bytes, swap_room_bytes, swap_down_bytes;
+		/* Files that inform reports and placement but no decision (memory.max,
 		 * swap.current, zswap.current/max, events, numa_stat): re-read every
 		 * CGROUP_SLOW_FILES_TICKS ticks, carried in between. */
 		struct cgroup_slow_files *slow;  /* allocated once managed; NULL otherwise */
@@ -103,10 +104,12 @@ struct cgroup_node {
 			bool mglru;             /* capped at cold_bytes (MGLRU aging on) */
 			unsigned tick;
 			usec_t at_us;           /* monotonic; 0: no decision yet */
-			uint64_t current_bytes, memory_min_bytes, anon_bytes, file_bytes;
+			uint64_t current_bytes, memory_min_bytes, memory_low_bytes, anon_bytes;
+			uint64_t file_bytes, memory_high_bytes, children_protected_bytes;
 			uint64_t swap_room_bytes, cold_bytes;
 			double pacing;          /* the tick's step_factor (limits.h) */
 			bool reaches_zswap;
+			bool child_at_high;     /* a child at its own memory.high */
 		} last;
 	} policy;
 
@@ -125,6 +128,7 @@ struct cgroup_node {
 		uint64_t request_bytes;     /* what `job` asked for (0: aging only) */
 		unsigned flags;             /* DISPATCH_* of `job` (dispatcher.h) */
 		bool pending_partial;
+		bool pending_short;         /* a job ended with memory.reclaim's EAGAIN */
 		uint64_t pending_reclaimed_bytes, pending_requested_bytes;
 		usec_t last_fail_log_us;
 		uint64_t total_reclaimed_bytes;
@@ -172,7 +176,7 @@ struct cgroup_node {
 struct cgroup_slow_files {
 	unsigned read_generation;  /* tick of the last read; 0 = never */
 	uint64_t current_at_read;  /* memory.current at that read, bytes */
-	uint64_t low_bytes, high_bytes, max_bytes;
+	uint64_t max_bytes;
 	uint64_t swap_current_bytes, zswap_current_bytes, zswap_max_bytes;
 	uint64_t events_high, events_max; /* memory.events "high" and "max": all the report uses */
 	struct numa_usage *numa;   /* memory.numa_stat, as many nodes as it lists; NULL: none */
@@ -200,6 +204,10 @@ struct cgroup_set {
 	uint64_t listings_total;      /* since cgroup_set_init() */
 	uint64_t event_overflows;     /* IN_Q_OVERFLOW seen since init: each relists everything */
 	unsigned config_generation;   /* bumped on config reload: rules are re-matched */
+	/* A kubepods cgroup (WORKLOAD_KUBEPODS: "kubepods", "kubepods.slice",
+	 * "<prefix>-kubepods.slice") among the known cgroups, or NULL: a kubelet runs on this host.
+	 * Kept up to date as cgroups come and go. */
+	const struct cgroup_node *kubepods;
 };
 
 /* Finds the cgroup-v2 mount through libcgroup. Returns 0 and a malloc'ed path, -ENOENT when no

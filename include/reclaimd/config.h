@@ -72,6 +72,10 @@ struct rule {
 	unsigned qos_mask;              /* "qos": 1 << enum workload_qos */
 	unsigned runtime_mask;          /* "runtime": 1 << enum workload_runtime */
 	enum rule_level level;          /* "level" as written; rule_level() is the one in force */
+	/* "kubelet_managed_write": the rule's zswap_max, zswap_writeback and the fair-share
+	 * memory.zswap.max lowering may be written on kubelet-managed cgroups
+	 * (workload_kubelet_managed()); false */
+	bool kubelet_managed_write;
 	struct policy_params params;    /* defaults overlaid with the rule's own keys */
 };
 
@@ -82,6 +86,9 @@ struct swap_section {
 	struct swap_device_cfg *devices;   /* paths as written; resolved with realpath() at use */
 	size_t n_devices;
 	enum swap_reprioritize reprioritize;  /* SWAP_REPRIO_EMPTY_ONLY */
+	/* swapon on a host where a kubelet runs (a kubepods cgroup exists); false: devices that
+	 * are off stay off there (swap_plan() hold_swapon) */
+	bool allow_on_kubelet_node;
 	double zram_writeback_at_pct;      /* 80 */
 	uint64_t zram_idle_age_s;          /* 600 */
 	uint64_t zram_writeback_limit_bytes; /* 0 = no budget set by reclaimd */
@@ -106,6 +113,8 @@ struct metrics_section {
 	char *listen;                /* "ADDR:PORT" for HTTP /metrics; NULL: no server */
 	bool per_cgroup;             /* series per cgroup besides those per rule; false */
 	unsigned max_cgroup_series;  /* at most this many cgroups get their own; 100 */
+	bool per_pod;                /* series per Kubernetes pod (pod_uid, qos); false */
+	unsigned max_pod_series;     /* at most this many pods get their own; 100 */
 };
 
 /* "status": the status socket (agent/obs/status_server.c). */
@@ -176,6 +185,20 @@ enum rule_level rule_level(const struct rule *r);
 const struct rule *config_match(const struct config *c, const char *relpath);
 const struct rule *config_match_workload(const struct config *c, const char *relpath,
 					 const struct workload *w);
+
+/*
+ * Whether the agent may write a cgroup file other than memory.reclaim (and lru_gen commands) on
+ * a cgroup that rule `r` matched, whose path is recognised as `w`: memory.zswap.max (the rule's
+ * zswap_max, the fair-share lowering) and memory.zswap.writeback. True unless the cgroup is
+ * kubelet-managed (workload_kubelet_managed(): the kubelet and the runtime own its control files)
+ * and the rule lacks "kubelet_managed_write": true. PSI triggers on memory.pressure are not
+ * writes in this sense (a per-open-file trigger, no state others see). Pure.
+ */
+bool rule_cgroup_write_allowed(const struct rule *r, const struct workload *w);
+
+/* The rule's keys that write a cgroup file (zswap_max, zswap_writeback): true when either is set
+ * (after "defaults"). Pure. */
+bool rule_writes_cgroup_files(const struct rule *r);
 
 /* For --check-config --explain-path: what `relpath` is and how each rule decides on it. */
 void config_explain(const struct config *c, const char *relpath, FILE *out);

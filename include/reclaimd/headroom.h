@@ -131,7 +131,8 @@ struct headroom_cgroup_state {
 
 /*
  * The candidate for one managed cgroup as the agent plans headroom, or false when it is none:
- * excluded, or no PSI history yet (not known to be cold or hot: left alone for its first tick).
+ * excluded, no PSI history yet (not known to be cold or hot: left alone for its first tick), or
+ * at its memory.high (policy.h cgroup_at_high(): the kernel reclaims it already).
  * On top of headroom_candidate_from_sample():
  *   stalling        = psi_some_pct >= params->psi_some_target_pct, or its PSI trigger fired
  *                     within the sample's interval or since (sample_us - elapsed_us onward)

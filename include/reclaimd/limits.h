@@ -64,13 +64,15 @@ struct job_swappiness {
  * rule_swappiness: the rule's swappiness (SWAPPINESS_UNSET, 0..200, SWAPPINESS_MAX);
  * cap: reclaim_limits.swappiness_cap; vm_swappiness: /proc/sys/vm/swappiness or -1 when
  * unreadable; swap_room_bytes: the cgroup's swap room; file_only: from reclaim_limits_apply().
- *   swappiness       = zswap_swappiness_combine(rule_swappiness, cap), 0 when file_only
+ *   swappiness       = zswap_swappiness_combine(rule_swappiness, cap); 0 when file_only or when
+ *                      the cgroup has no swap room (a NoSwap pod: the request is for page cache
+ *                      only, and says so; the kernel would also skip anon in each memcg whose
+ *                      own swap is full, mm/vmscan.c can_reclaim_anon_pages())
  *   evict_swappiness = that, with SWAPPINESS_MAX as 200; when unset, vm.swappiness (what the
  *                      kernel's own reclaim of a cgroup-v2 memcg uses: mem_cgroup_swappiness()
  *                      is the global value on the default hierarchy), or the kernel default 60
  *                      when unreadable; 0 when the cgroup has no swap room (anon pages chosen
- *                      for eviction would fail add_to_swap() and be put back as young, while
- *                      memory.reclaim gets the same from the kernel's get_swappiness()) or when
+ *                      for eviction would fail add_to_swap() and be put back as young) or when
  *                      file_only.
  */
 void job_swappiness_decide(int rule_swappiness, int cap, int vm_swappiness,

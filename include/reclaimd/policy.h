@@ -25,6 +25,9 @@ enum decision_reason {
 	DECISION_EXCLUDED,         /* policy "none" */
 	DECISION_ZSWAP_FULL,       /* the zswap pool has no room below its target (zswap.h) */
 	DECISION_NOT_COLD,         /* MGLRU: no generation idle for the cold age yet (limits.h) */
+	DECISION_AT_HIGH,          /* at its memory.high: the kernel reclaims it (cgroup_at_high) */
+	DECISION_BACKING_OFF,      /* the kernel found less than the last request asked (EAGAIN):
+				    * waiting (psi.c, reclaim_backoff_intervals) */
 	_DECISION_MAX,
 };
 
@@ -42,6 +45,8 @@ struct policy_state {  /* one per managed cgroup: ordered without padding holes 
 	unsigned since_change; /* intervals since the cold age last changed (saturating) */
 	bool initialised;
 	bool taken_at_age;    /* a job planned at the current cold age has reclaimed since */
+	uint8_t short_streak; /* psi policy: jobs in a row the kernel answered with EAGAIN */
+	uint8_t hold;         /* psi policy: intervals still to wait after the last of them */
 };
 
 struct reclaim_decision {
@@ -66,10 +71,71 @@ struct policy_desc {
 };
 
 /* The floor every policy respects: memory.current is never reclaimed below
- *   max(params->min_bytes, memory.min, memory.current - (file + min(anon, swap room)))
- * i.e. the configured floor, the cgroup's own protection, and what cannot be evicted (anon
- * without swap room to go to). Bytes; pure, never fails; saturates on absurd counters. */
+ *   max(params->min_bytes, memory.min, memory.low, memory.current - evictable)
+ *   evictable = file + min(anon, swap room) - children_protected   (saturating)
+ * i.e. the configured floor, the cgroup's own protection, and what the agent may not take:
+ * anon without swap room to go to, and what its children protect.
+ * memory.min and memory.low count in full: memory.reclaim ignores its target's own protection
+ * (mm/memcontrol.c mem_cgroup_calculate_protection() returns early for the root of the
+ * reclaim, which a memory.reclaim target is), so only the agent can keep a target above it.
+ * Its children's protection the kernel applies (their memory.min and memory.low as written,
+ * for children of the reclaim root), but memory.low only while something else is left: a
+ * request larger than what lies outside it makes do_try_to_free_pages() (mm/vmscan.c) retry
+ * with memcg_low_reclaim and reclaim below memory.low. children_protected (sample field
+ * children_protected_bytes: a pod's containers under Memory QoS) keeps a pod-level request
+ * from asking for that. Bytes; pure, never fails; saturates on absurd counters. */
 uint64_t cgroup_floor_bytes(const struct policy_params *params, const struct cgroup_sample *cg);
+
+/* What of one child's evictable memory the kernel protects when its parent is reclaimed: its
+ * protected part, min(memory.current, max(memory.min, memory.low)), less what of that could not
+ * be evicted anyway (memory.current - (file + min(anon, swap room)), already outside
+ * `evictable`). Reads current_bytes, min_bytes, low_bytes, stat.anon, stat.file and
+ * swap_room_bytes of `child`. Bytes. Pure. */
+uint64_t cgroup_protected_evictable_bytes(const struct cgroup_sample *child);
+
+/* Whether the kernel is already reclaiming the cgroup at its memory.high, so the agent adds no
+ * request (every policy, and headroom): memory.high is a limit (not "max") and
+ *   memory.current >= memory.high - memory.high / CGROUP_HIGH_MARGIN_DIV.
+ * Above memory.high every charge ends in reclaim_high() and the task is throttled on return to
+ * user space (mm/memcontrol.c mem_cgroup_handle_over_high()); that reclaim brings usage only just
+ * under the limit, and charges arrive in per-CPU batches, so a cgroup the kernel holds at its
+ * limit reads a little under it between two reads. The margin (1/32, 3 %: 32 MiB of a 1 GiB
+ * limit, far more than the per-CPU charge batches) counts that band as "at high", so the agent
+ * does not come and go with each read there. It is stateless: the agent takes part again once
+ * usage falls below the margin, which only the workload or the kernel can make happen (standing
+ * back, the agent itself cannot pull usage down and come straight back). Also true when
+ * cg->child_at_high (a child at its own memory.high by the same test, e.g. a container under
+ * Memory QoS in a pod reclaimed at the pod level): memory.reclaim on the parent reclaims from
+ * every child, that one included. Pure. */
+#define CGROUP_HIGH_MARGIN_DIV 32
+bool cgroup_at_high(const struct cgroup_sample *cg);
+
+/*
+ * Swap room from a cgroup's descendants (the reader, agent/kio/cgroup_reader.c, walks the tree;
+ * this is its arithmetic). A cgroup's anon can go to swap only as far as the cgroups it is
+ * charged to allow, and with children that have the memory controller all its pages are charged
+ * to them (cgroup v2 "no internal processes": such a cgroup holds no processes of its own), so
+ * its room is also bounded by the sum of its children's:
+ *   own(c)       = c.swap.max - c.swap.current, LIMIT_MAX when swap.max is "max" (swap_room_own)
+ *   room_down(c) = own(c) without children; with them
+ *                  min(own(c), sum of min(room_down(child), child.memory.current))
+ *   (a child swaps out at most its anon: a pause container without a swap limit beside NoSwap
+ *   containers adds what it holds, not the host's free swap)
+ *   room(target) = min(host SwapFree, own of each ancestor, room_down(target))
+ * Kubernetes NoSwap writes swap.max 0 on each container, not the pod: a pod whose containers are
+ * all NoSwap has room 0, so its anon counts as unreclaimable and its requests are file only.
+ * Sums saturate at LIMIT_MAX. Bytes; pure.
+ */
+uint64_t swap_room_own(uint64_t swap_max_bytes, uint64_t swap_current_bytes);
+uint64_t swap_room_sum(uint64_t sum_bytes, uint64_t child_room_bytes);
+uint64_t swap_room_down(uint64_t own_bytes, bool has_children, uint64_t children_sum_bytes);
+
+/* The psi policy's back-off after the kernel answered memory.reclaim with EAGAIN (it found less
+ * than asked within its retries: what is left is in use, or cannot go anywhere): after the
+ * n-th such job in a row (n >= 1), the policy waits 2^(n-1) intervals, at most
+ * RECLAIM_BACKOFF_MAX_INTERVALS, before it asks again, from probe_min. Pure. */
+#define RECLAIM_BACKOFF_MAX_INTERVALS 16
+unsigned reclaim_backoff_intervals(unsigned short_streak);
 
 /* The cold age of one cgroup, from its refaults (policies/cgroup/cold_age.c): what
  * lru_gen_plan.h counts as cold. Refaulted pages per minute (workingset_refault_anon + _file,

@@ -59,13 +59,23 @@ struct cgroup_sample {
 	uint64_t inode;       /* cgroup directory inode: the cgroup's identity */
 	const char *path;     /* relative to the cgroup root, "" for the root; owned by discovery */
 	uint64_t current_bytes;                    /* memory.current */
-	uint64_t min_bytes;                        /* memory.min, read every tick */
-	/* Read every CGROUP_SLOW_FILES_TICKS ticks (they inform reports and placement, not the
-	 * floor): memory.high/max (LIMIT_MAX for "max"), zswap.max (LIMIT_MAX when absent),
-	 * events_* and numa below. memory.low and swap.current are read with them but no
-	 * decision uses them: they stay in the reader's cache (cgroup.h), out of the sample
-	 * that is built for every managed cgroup every tick. */
-	uint64_t high_bytes, max_bytes;
+	/* Read every tick (the floor and the stand-back at memory.high use them; policy.h):
+	 * memory.min, memory.low, memory.high (LIMIT_MAX for "max"). */
+	uint64_t min_bytes, low_bytes, high_bytes;
+	/* Evictable memory the kernel protects in the cgroup's memory-enabled children, every
+	 * tick: the sum of cgroup_protected_evictable_bytes() over them (policy.h); 0 without
+	 * children or without protection in them. */
+	uint64_t children_protected_bytes;
+	/* A memory-enabled child is at its own memory.high (cgroup_at_high() on the child's
+	 * memory.current and memory.high, every tick): the kernel reclaims and throttles it, and
+	 * a request at this cgroup would reclaim from it too (policy.h cgroup_at_high). */
+	bool child_at_high;
+	/* Read every CGROUP_SLOW_FILES_TICKS ticks (they inform reports and placement, not
+	 * decisions): memory.max (LIMIT_MAX for "max"), zswap.max (LIMIT_MAX when absent),
+	 * events_* and numa below. swap.current is read with them but no decision uses it: it
+	 * stays in the reader's cache (cgroup.h), out of the sample that is built for every
+	 * managed cgroup every tick. */
+	uint64_t max_bytes;
 	/* memory.stat "zswap" (every tick), else memory.zswap.current (0 when absent); and
 	 * memory.zswap.max. */
 	uint64_t zswap_current_bytes, zswap_max_bytes;
@@ -91,6 +101,8 @@ struct cgroup_sample {
 
 	/* Results of reclaim jobs that finished since the previous tick. */
 	bool reclaim_partial;        /* EAGAIN or stopped early */
+	bool reclaim_short;          /* memory.reclaim answered EAGAIN: the kernel found less than
+				      * a job asked within its retries (mm/memcontrol.c) */
 	uint64_t reclaimed_bytes;    /* measured: memory.stat pgsteal delta * page size over the jobs
 				      * (reclaim_job.reclaimed_bytes), not the memory.current drop */
 	uint64_t reclaim_requested_bytes;

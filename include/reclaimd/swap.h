@@ -68,6 +68,7 @@ enum swap_action_kind {
 	SWAP_ACT_ACTIVATE,          /* not active: swapon with the configured priority */
 	SWAP_ACT_REPRIORITIZE,      /* active at another priority, may move: swapoff, then swapon */
 	SWAP_ACT_REPORT_MISMATCH,   /* active at another priority, may not move: log it only */
+	SWAP_ACT_HOLD_KUBELET,      /* not active, and a kubelet runs here: no swapon, report it */
 	_SWAP_ACT_MAX,
 };
 
@@ -119,12 +120,20 @@ int swap_config_validate(const struct swap_device_cfg *cfg, size_t n_cfg, size_t
  * needs more memory than the rule allows. The agent should still execute the plan in order and
  * re-plan from fresh /proc/swaps and /proc/meminfo after each swapoff.
  *
+ * hold_swapon: a kubelet runs on this host (a kubepods cgroup exists) and the "swap" section
+ * does not set allow_on_kubelet_node. kubelet's failSwapOn (default true) refuses to start on a
+ * host with swap on, so a device that is not active is not swapped on: SWAP_ACT_HOLD_KUBELET
+ * instead of SWAP_ACT_ACTIVATE, for the agent to report. Devices already active are planned as
+ * without it: whether swap is on does not change when an active device is re-prioritised
+ * (swapoff then swapon of the same device, under the same safety rule), so the kubelet sees the
+ * host as it was.
+ *
  * Returns 0; -EINVAL for a configuration swap_config_validate() rejects; -ENOBUFS when *n_ret
  * < n_cfg (ret and *n_ret untouched on failure).
  */
 int swap_plan(const struct swap_device_cfg *cfg, size_t n_cfg, enum swap_reprioritize mode,
-	      const struct swaps *active, uint64_t mem_available_bytes, struct swap_action *ret,
-	      size_t *n_ret);
+	      const struct swaps *active, uint64_t mem_available_bytes, bool hold_swapon,
+	      struct swap_action *ret, size_t *n_ret);
 
 /* Two configured devices of one kind with different priorities: the kernel stripes only equal
  * priorities, so the one with the lower priority is used only once the other is full. */

@@ -96,6 +96,17 @@ void workload_recognise(const char *relpath, struct workload *ret);
 /* Never the target of any rule (conmon, CRI-O's sandbox placeholder). */
 bool workload_never_target(const struct workload *w);
 
+/*
+ * Kubelet-managed: the kubepods cgroup and everything the kubelet and the CRI runtime made below
+ * it (QoS-class, pod, container, crun's inner, conmon and sandbox cgroups, and anything else
+ * inside a pod): any cgroup recognised under kubepods (driver != WORKLOAD_DRIVER_NONE). The kubelet
+ * and the runtime own memory.min/low/high/max, memory.swap.max and memory.oom.group there
+ * (kubelet pkg/kubelet/cm, KEP-2570 Memory QoS, KEP-2400 swap), so the agent writes nothing but
+ * memory.reclaim (and lru_gen commands) on them unless a rule allows it (README "Kubernetes and
+ * containers"). Docker and Podman containers outside kubepods are not kubelet-managed.
+ */
+bool workload_kubelet_managed(const struct workload *w);
+
 /* Names as the configuration and the journal spell them ("pod", "burstable", "crio", ...); ""
  * for the NONE values. *_from_name: the enum value, or -1 for a name that is none of them. */
 const char *workload_kind_name(enum workload_kind k);

@@ -205,6 +205,11 @@ bool zswap_shrinker_wanted(const struct zswap_policy_params *p, bool on_now, uin
  * cgroup whose limit the agent lowered and whose usage is below restore_share_pct % of its share
  * gets its cap back. A cap (per-rule zswap_max, LIMIT_MAX without one) below the limit in force is
  * always applied. Limits the agent did not lower are never raised.
+ *
+ * A cgroup whose memory.zswap.max the agent may not write (read_only: kubelet-managed and its rule
+ * without "kubelet_managed_write", rule_cgroup_write_allowed()) still counts as a user of the
+ * pool and in the shares of the others, but never gets a change: the others are lowered to their
+ * own share only, never to make room for it.
  */
 struct zswap_cgroup {
 	uint64_t current_bytes;       /* memory.current */
@@ -212,6 +217,7 @@ struct zswap_cgroup {
 	uint64_t zswap_max_bytes;     /* limit in force (as last written or read); LIMIT_MAX */
 	uint64_t cap_bytes;           /* per-rule zswap_max (zswap_rule_limit_bytes), else LIMIT_MAX */
 	bool lowered;                 /* agent state: the agent lowered this cgroup's limit */
+	bool read_only;               /* memory.zswap.max may not be written: no change for it */
 };
 
 struct zswap_max_change {

@@ -4,12 +4,17 @@
  *
  * Per cgroup and interval (the law, also in README "Policy psi"):
  *   p        = memory PSI "some" stall over the interval, percent  (delta of total=, not avg10)
- *   floor    = max(min_bytes, memory.min, unreclaimable)   (cgroup_floor_bytes, floor.c)
+ *   floor    = max(min_bytes, memory.min, memory.low, unreclaimable)  (cgroup_floor_bytes, floor.c)
  *   unreclaimable = memory.current - (file + min(anon, swap room))
+ *   request  = 0 at memory.high (cgroup_at_high: the kernel reclaims it), the step untouched
  *   request  = (memory.current - floor) * step * max(0, 1 - p / target), rounded down to pages
  *   request  = 0 while io PSI "some" over the interval exceeds io_psi_some_target_pct
  *   step     : starts at probe_min; reset to probe_min when p >= target/2 (before this request);
  *              multiplied by probe_growth, up to probe_max, after an interval with p < target/4.
+ *   EAGAIN   : a job the kernel answered with EAGAIN (it found less than asked) resets the step
+ *              to probe_min, and the n-th in a row holds requests back for 2^(n-1) intervals, at
+ *              most 16 (reclaim_backoff_intervals): a cgroup whose page cache is all in use is
+ *              not written to every interval, nor logged every interval.
  *
  * The step makes truly cold memory go in a few minutes: with the defaults 0.01 -> 0.02 -> 0.04
  * -> ... -> 0.2 of what is reclaimable per interval, where Senpai keeps a fixed small ratio.
@@ -51,6 +56,33 @@ static void psi_decide(const struct policy_params *params, const struct cgroup_s
 
 	d.psi_some_pct = pct_of(cg->mem_some_delta_us, cg->elapsed_us);
 	d.io_some_pct = pct_of(cg->io_some_delta_us, cg->elapsed_us);
+
+	/* The kernel could not find what the last job asked: start again small, after a wait
+	 * that doubles while it keeps happening. A job that got all it asked ends the streak. */
+	if (cg->reclaim_short) {
+		if (state->short_streak < 8)
+			state->short_streak++;
+		state->hold = (uint8_t)reclaim_backoff_intervals(state->short_streak);
+		state->step = params->probe_min;
+	} else if (cg->reclaim_requested_bytes > 0) {
+		state->short_streak = 0;
+	}
+
+	/* At memory.high the kernel reclaims and throttles the cgroup itself: stand back. Its
+	 * stall is the kernel's doing, so neither the step nor its growth changes. */
+	if (cgroup_at_high(cg)) {
+		d.reason = DECISION_AT_HIGH;
+		d.step = state->step;
+		*ret = d;
+		return;
+	}
+	if (state->hold > 0) {
+		state->hold--;
+		d.reason = DECISION_BACKING_OFF;
+		d.step = state->step;
+		*ret = d;
+		return;
+	}
 
 	/* Back off first: a stressed interval must not be followed by a large step. */
 	if (d.psi_some_pct >= params->psi_some_target_pct / 2 ||

@@ -47,6 +47,8 @@ static const char *const reason_names[_DECISION_MAX] = {
 	[DECISION_ZSWAP_FULL] = "zswap-full",
 	[DECISION_NOT_COLD] = "not-cold-yet",
 	[DECISION_EXCLUDED] = "excluded",
+	[DECISION_AT_HIGH] = "at-high",
+	[DECISION_BACKING_OFF] = "backing-off",
 };
 
 const char *decision_reason_str(enum decision_reason r)

@@ -3,7 +3,8 @@
  * headroom.c - the headroom policy (headroom.h): per NUMA node, the deficit of free memory below
  * high watermark + goal, covered by one request per cgroup taken from the most expendable and
  * coldest managed cgroups first, stalling ones last, never below a cgroup's floor
- * (cgroup_floor_bytes, floor.c).
+ * (cgroup_floor_bytes, floor.c: memory.min and memory.low count), never from a cgroup at its
+ * memory.high (cgroup_at_high).
  * Pure: no I/O, no clocks, no logging, no allocation (candidates are sorted in place).
  */
 #include <errno.h>
@@ -99,7 +100,7 @@ bool headroom_candidate_build(const struct policy_params *params, const struct c
 {
 	struct headroom_candidate c;
 
-	if (st->excluded || !s->has_prev || s->elapsed_us == 0)
+	if (st->excluded || !s->has_prev || s->elapsed_us == 0 || cgroup_at_high(s))
 		return false;
 	headroom_candidate_from_sample(params, s, cgroup_index, params->reclaim_priority,
 				       st->in_flight, &c);

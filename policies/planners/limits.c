@@ -55,9 +55,7 @@ void job_swappiness_decide(int rule_swappiness, int cap, int vm_swappiness,
 	int ev = sw == SWAPPINESS_UNSET ? (vm_swappiness >= 0 ? vm_swappiness : 60) :
 		 sw == SWAPPINESS_MAX ? 200 : sw;
 
-	if (swap_room_bytes == 0)
-		ev = 0;
-	if (file_only)
+	if (swap_room_bytes == 0 || file_only)
 		sw = ev = 0;
 	ret->swappiness = sw;
 	ret->evict_swappiness = ev;

@@ -6,6 +6,7 @@
  *
  * The safety rule lives in one place, swap_swapoff_fits(): a swapoff is planned only for an empty
  * device, or in WHEN_FITS mode when the memory left for it is more than 1.5 times what it holds.
+ * On a kubelet node (hold_swapon) no device that is off is planned for swapon.
  */
 #include <errno.h>
 #include <string.h>
@@ -29,6 +30,7 @@ static const char *const action_names[_SWAP_ACT_MAX] = {
 	[SWAP_ACT_ACTIVATE] = "activate",
 	[SWAP_ACT_REPRIORITIZE] = "reprioritize",
 	[SWAP_ACT_REPORT_MISMATCH] = "report-mismatch",
+	[SWAP_ACT_HOLD_KUBELET] = "hold-kubelet",
 };
 
 static const char *const mismatch_names[_SWAP_MISMATCH_MAX] = {
@@ -130,8 +132,8 @@ static const struct swap_device *active_find(const struct swaps *active, const c
 }
 
 int swap_plan(const struct swap_device_cfg *cfg, size_t n_cfg, enum swap_reprioritize mode,
-	      const struct swaps *active, uint64_t mem_available_bytes, struct swap_action *ret,
-	      size_t *n_ret)
+	      const struct swaps *active, uint64_t mem_available_bytes, bool hold_swapon,
+	      struct swap_action *ret, size_t *n_ret)
 {
 	uint64_t budget = mem_available_bytes;
 
@@ -154,7 +156,7 @@ int swap_plan(const struct swap_device_cfg *cfg, size_t n_cfg, enum swap_reprior
 			.budget_bytes = mem_available_bytes,
 		};
 		if (!dev) {
-			a->kind = SWAP_ACT_ACTIVATE;
+			a->kind = hold_swapon ? SWAP_ACT_HOLD_KUBELET : SWAP_ACT_ACTIVATE;
 			continue;
 		}
 		a->active = true;

@@ -243,6 +243,9 @@ int zswap_fair_share(const struct zswap_policy_params *p, const struct zswap_cgr
 		uint64_t usage = c->zswap_current_bytes, share, want = c->zswap_max_bytes;
 		bool restore = false;
 
+		if (c->read_only)
+			continue;
+
 		/* A cgroup not using zswap has no share; the whole target would be its share. */
 		if (usage > 0 && sum_current > 0)
 			share = (uint64_t)((unsigned __int128)charged_target * c->current_bytes /

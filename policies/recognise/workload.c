@@ -317,6 +317,11 @@ bool workload_never_target(const struct workload *w)
 	return w->kind == WORKLOAD_CONMON || w->kind == WORKLOAD_SANDBOX;
 }
 
+bool workload_kubelet_managed(const struct workload *w)
+{
+	return w->driver != WORKLOAD_DRIVER_NONE;
+}
+
 static const char *const kind_names[_WORKLOAD_KIND_MAX] = {
 	[WORKLOAD_OTHER] = "", [WORKLOAD_KUBEPODS] = "kubepods", [WORKLOAD_QOS] = "qos-class",
 	[WORKLOAD_POD] = "pod", [WORKLOAD_CONTAINER] = "container",

@@ -133,6 +133,7 @@ static const struct field config_fields[] = {
 	CONF("headroom", headroom_bytes, F_U64),
 	CONF("headroom", headroom_pct, F_DOUBLE),
 	CONF("swap.reprioritize", swap.reprioritize, F_INT),
+	CONF("swap.allow_on_kubelet_node", swap.allow_on_kubelet_node, F_BOOL),
 	CONF("swap.zram_writeback_at_pct", swap.zram_writeback_at_pct, F_DOUBLE),
 	CONF("swap.zram_idle_age", swap.zram_idle_age_s, F_U64),
 	CONF("swap.zram_writeback_limit", swap.zram_writeback_limit_bytes, F_U64),
@@ -151,6 +152,8 @@ static const struct field config_fields[] = {
 	CONF("metrics.listen", metrics.listen, F_STRING),
 	CONF("metrics.per_cgroup", metrics.per_cgroup, F_BOOL),
 	CONF("metrics.max_cgroup_series", metrics.max_cgroup_series, F_UNSIGNED),
+	CONF("metrics.per_pod", metrics.per_pod, F_BOOL),
+	CONF("metrics.max_pod_series", metrics.max_pod_series, F_UNSIGNED),
 	CONF("status.socket", status.socket, F_STRING),
 	CONF("status.read_group", status.read_group, F_STRING),
 	CONF("status.read_group", status.read_gid, F_UNSIGNED), /* printed on read_group's line */
@@ -163,6 +166,7 @@ static const struct field rule_fields[] = {
 	RULE("qos", qos_mask, F_UNSIGNED),
 	RULE("level", level, F_INT),
 	RULE("runtime", runtime_mask, F_UNSIGNED),
+	RULE("kubelet_managed_write", kubelet_managed_write, F_BOOL),
 };
 
 static bool field_equal(const struct field *f, const void *a, const void *b)
@@ -285,7 +289,8 @@ static const struct config builtin_config = {
 		.pool_target_pct = 85,
 		.shrinker_auto = false,
 	},
-	.metrics = { .textfile = NULL, .listen = NULL, .per_cgroup = false, .max_cgroup_series = 100 },
+	.metrics = { .textfile = NULL, .listen = NULL, .per_cgroup = false, .max_cgroup_series = 100,
+		     .per_pod = false, .max_pod_series = 100 },
 	.status = { .socket = (char *)"/run/reclaimd/reclaimd.sock" },
 };
 
@@ -420,6 +425,7 @@ static void test_good_full(void)
 			},
 			.n_devices = 2,
 			.reprioritize = SWAP_REPRIO_WHEN_FITS,
+			.allow_on_kubelet_node = true,
 			.zram_writeback_at_pct = 90,
 			.zram_idle_age_s = 3600,
 			.zram_writeback_limit_bytes = (uint64_t)1 << 30,
@@ -444,6 +450,8 @@ static void test_good_full(void)
 			.listen = (char *)"[::1]:9465",
 			.per_cgroup = true,
 			.max_cgroup_series = 500,
+			.per_pod = true,
+			.max_pod_series = 250,
 		},
 		.status = { .socket = (char *)"/tmp/reclaimd.sock", .read_group = (char *)"root" },
 	});
@@ -515,6 +523,7 @@ static void test_good_full(void)
 		.level = RULE_LEVEL_CONTAINER,
 		.runtime_mask = 1u << WORKLOAD_RUNTIME_CONTAINERD | 1u << WORKLOAD_RUNTIME_CRIO |
 				1u << WORKLOAD_RUNTIME_DOCKER | 1u << WORKLOAD_RUNTIME_PODMAN,
+		.kubelet_managed_write = true,
 	});
 	for (size_t i = 0; i < 5; i++)
 		if (i != 3)
@@ -1084,12 +1093,16 @@ static void test_metrics_keys(void)
 		CHECK(c->metrics.listen == NULL);
 		CHECK(!c->metrics.per_cgroup);
 		CHECK_EQ_U64(c->metrics.max_cgroup_series, 100);
+		CHECK(!c->metrics.per_pod);
+		CHECK_EQ_U64(c->metrics.max_pod_series, 100);
 		config_free(c);
 	}
 	c = load_string_ok("{\"metrics\": {\"textfile\": \"/run/x/reclaimd.prom\", "
 			   "\"listen\": \"127.0.0.1:9465\", \"per_cgroup\": true, "
-			   "\"max_cgroup_series\": 1}}");
+			   "\"max_cgroup_series\": 1, \"per_pod\": true, \"max_pod_series\": 1}}");
 	if (c) {
+		CHECK(c->metrics.per_pod);
+		CHECK_EQ_U64(c->metrics.max_pod_series, 1);
 		CHECK_STREQ(c->metrics.textfile, "/run/x/reclaimd.prom");
 		CHECK_STREQ(c->metrics.listen, "127.0.0.1:9465");
 		CHECK(c->metrics.per_cgroup);
@@ -1097,8 +1110,9 @@ static void test_metrics_keys(void)
 		config_free(c);
 	}
 	c = load_string_ok("{\"metrics\": {\"textfile\": null, \"listen\": \"[::]:65535\", "
-			   "\"max_cgroup_series\": 100000}}");
+			   "\"max_cgroup_series\": 100000, \"max_pod_series\": 100000}}");
 	if (c) {
+		CHECK_EQ_U64(c->metrics.max_pod_series, 100000);
 		CHECK(c->metrics.textfile == NULL);
 		CHECK_STREQ(c->metrics.listen, "[::]:65535");
 		config_free(c);
@@ -1131,6 +1145,12 @@ static void test_metrics_keys(void)
 		    "metrics.max_cgroup_series: 0 is out of range (1..100000)");
 	EXPECT_FAIL("{\"metrics\": {\"max_cgroup_series\": 100001}}",
 		    "metrics.max_cgroup_series: 100001 is out of range");
+	EXPECT_FAIL("{\"metrics\": {\"per_pod\": 1}}",
+		    "metrics.per_pod: expected true or false, got an integer");
+	EXPECT_FAIL("{\"metrics\": {\"max_pod_series\": 0}}",
+		    "metrics.max_pod_series: 0 is out of range (1..100000)");
+	EXPECT_FAIL("{\"metrics\": {\"max_pod_series\": 100001}}",
+		    "metrics.max_pod_series: 100001 is out of range");
 	EXPECT_FAIL("{\"metrics\": {\"textfil\": \"/a.prom\"}}",
 		    "metrics: unknown key \"textfil\" (did you mean \"textfile\"?)");
 	EXPECT_FAIL("{\"metrics\": {\"min_bytes\": 1}}", "metrics: unknown key \"min_bytes\"",
@@ -1263,6 +1283,7 @@ static void test_swap_keys(void)
 	if (c) {
 		CHECK_EQ_U64(c->swap.n_devices, 0);
 		CHECK_EQ_INT(c->swap.reprioritize, SWAP_REPRIO_EMPTY_ONLY);
+		CHECK(!c->swap.allow_on_kubelet_node);
 		CHECK(c->zswap.restore_on_exit);
 		CHECK(c->zswap.manage);
 		CHECK_NEAR(c->zswap.pool_target_pct, 85, 1e-12);
@@ -1287,6 +1308,7 @@ static void test_swap_keys(void)
 		CHECK_EQ_INT(c->swap.devices[0].kind, SWAP_KIND_ZRAM);
 		CHECK_EQ_INT(c->swap.devices[1].kind, SWAP_KIND_SSD);
 		CHECK_EQ_INT(c->swap.reprioritize, SWAP_REPRIO_WHEN_FITS);
+		CHECK(!c->swap.allow_on_kubelet_node);
 		CHECK(c->swap.swapout_budget_set[SWAP_KIND_SSD]);
 		CHECK(!c->swap.swapout_budget_set[SWAP_KIND_HDD]);
 		CHECK_EQ_U64(c->swap.swapout_budget[SWAP_KIND_SSD], 64 * MiB);
@@ -1558,6 +1580,92 @@ static void test_explain(void)
 	CHECK(count(buf, "result         no rule: not managed\n") == 3);
 }
 
+/* ---- kubelet-managed cgroups: what may be written ------------------------------------------- */
+
+static void test_kubelet_managed_write(void)
+{
+	struct workload pod, docker, svc;
+
+	/* A rule that can only match kubelet-managed cgroups ("qos", or level pod) and sets a key
+	 * that writes a cgroup file is refused without the permission, naming the key. */
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"a\"}, {\"match\": \"**\", \"qos\": "
+		    "[\"besteffort\"], \"zswap_max\": \"10%\"}]}",
+		    "rules[1].zswap_max: \"10%\" (with \"defaults\" applied) would be written to "
+		    "kubelet-managed cgroups only", "this rule's \"qos\" selects pods",
+		    "set \"kubelet_managed_write\": true", "or \"zswap_max\": null");
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"**\", \"level\": \"pod\", \"zswap_max\": "
+		    "\"64M\"}]}", "rules[0].zswap_max: 67108864 ", "\"level\": \"pod\"");
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"**\", \"qos\": [\"burstable\"], \"level\": "
+		    "\"container\", \"zswap_writeback\": false}]}",
+		    "rules[0].zswap_writeback: false ", "kubelet_managed_write");
+	/* inherited from "defaults": the same, and null in the rule undoes it */
+	EXPECT_FAIL("{\"defaults\": {\"zswap_max\": \"50%\"}, \"rules\": [{\"match\": \"**\", "
+		    "\"qos\": [\"burstable\"]}]}", "rules[0].zswap_max: \"50%\"");
+	/* an explicit false is no permission */
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"**\", \"qos\": [\"burstable\"], "
+		    "\"kubelet_managed_write\": false, \"zswap_writeback\": true}]}",
+		    "rules[0].zswap_writeback: true ");
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"**\", \"kubelet_managed_write\": 1}]}",
+		    "rules[0].kubelet_managed_write: expected true or false, got an integer");
+	EXPECT_FAIL("{\"defaults\": {\"kubelet_managed_write\": true}}", "defaults",
+		    "kubelet_managed_write");
+
+	workload_recognise(K_BU, &pod);
+	workload_recognise("system.slice/docker-" K_CID ".scope", &docker);
+	workload_recognise("system.slice/a.service", &svc);
+	{
+		_cleanup_(config_freep) struct config *c = load_string_ok(
+			"{\"defaults\": {\"zswap_max\": \"50%\"}, \"rules\": ["
+			/* 0 */ "{\"match\": \"**\", \"qos\": [\"burstable\"], \"zswap_max\": null},"
+			/* 1 */ "{\"match\": \"**\", \"qos\": [\"besteffort\"], "
+				"\"kubelet_managed_write\": true, \"zswap_writeback\": false},"
+			/* 2 */ "{\"match\": \"**\", \"level\": \"container\", \"zswap_max\": \"1G\"},"
+			/* 3 */ "{\"match\": \"**\", \"zswap_max\": null}]}");
+		if (c) {
+			CHECK(!c->rules[0].kubelet_managed_write);
+			CHECK(!rule_writes_cgroup_files(&c->rules[0]));
+			CHECK(c->rules[1].kubelet_managed_write);
+			CHECK(rule_writes_cgroup_files(&c->rules[1]));
+			CHECK(rule_writes_cgroup_files(&c->rules[2]));
+			CHECK(!rule_writes_cgroup_files(&c->rules[3]));
+			/* the decision: kubelet-managed needs the rule's permission */
+			CHECK(!rule_cgroup_write_allowed(&c->rules[0], &pod));
+			CHECK(rule_cgroup_write_allowed(&c->rules[1], &pod));
+			CHECK(!rule_cgroup_write_allowed(&c->rules[2], &pod));
+			CHECK(rule_cgroup_write_allowed(&c->rules[2], &docker));
+			CHECK(rule_cgroup_write_allowed(&c->rules[3], &svc));
+			CHECK(!rule_cgroup_write_allowed(&c->rules[3], &pod));
+		}
+	}
+	/* --check-config shows the permission; --explain-path what is (not) written */
+	{
+		_cleanup_(config_freep) struct config *c = load_string_ok(
+			"{\"rules\": [{\"match\": \"**\", \"qos\": [\"besteffort\"], "
+			"\"kubelet_managed_write\": true, \"zswap_max\": \"1G\"},"
+			"{\"match\": \"kubepods.slice/**\", \"zswap_writeback\": false},"
+			"{\"match\": \"system.slice/*\", \"zswap_writeback\": false}]}");
+		_cleanup_(freep) char *buf = NULL;
+		size_t size = 0;
+		FILE *f;
+
+		if (!c || !(f = open_memstream(&buf, &size)))
+			return;
+		config_print(c, f);
+		config_explain(c, K_BE, f);
+		config_explain(c, "kubepods.slice/kubepods-burstable.slice", f);
+		config_explain(c, "system.slice/docker-" K_CID ".scope", f);
+		fclose(f);
+		CHECK(contains(buf, "rules[0]  match \"**\"  policy psi  qos besteffort  level pod  "
+				    "kubelet_managed_write\n"));
+		CHECK(contains(buf, "rules[1]  match \"kubepods.slice/**\"  policy psi\n"));
+		CHECK(contains(buf, "rules[0] has \"kubelet_managed_write\": true, so its zswap_max/"
+				    "zswap_writeback and the fair-share memory.zswap.max are written too\n"));
+		CHECK(contains(buf, "rules[1]'s zswap_max/zswap_writeback are not applied here (set "
+				    "\"kubelet_managed_write\": true to allow)\n"));
+		CHECK(count(buf, "kubelet        managed: ") == 2);
+	}
+}
+
 int main(void)
 {
 	test_size_parse();
@@ -1580,5 +1688,6 @@ int main(void)
 	test_selectors_bad();
 	test_selectors_match();
 	test_explain();
+	test_kubelet_managed_write();
 	return test_report("test_config");
 }

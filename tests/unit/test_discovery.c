@@ -402,6 +402,35 @@ static void test_leaf_gains_a_child(void)
 	rmtree("grow");
 }
 
+/* The kubepods cgroup (a kubelet runs here) is kept as cgroups come and go, even one that no
+ * rule matches; a second one takes over when the first goes. */
+static void test_kubepods_tracked(void)
+{
+	_cleanup_(config_freep) struct config *c = load("{\"rules\": [{\"match\": \"x/**\"}]}");
+	struct cgroup_set s;
+
+	mkcg("system.slice", true, 10);
+	CHECK_EQ_INT(cgroup_set_init(&s, root), 0);
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	CHECK(s.kubepods == NULL);
+	mkcg("kubelet.slice", true, 10);
+	mkcg("kubelet.slice/kubelet-kubepods.slice", true, 10);
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	CHECK(s.kubepods && strcmp(s.kubepods->path, "kubelet.slice/kubelet-kubepods.slice") == 0);
+	mkcg("kubepods", true, 10);
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	rmtree("kubelet.slice/kubelet-kubepods.slice");
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	CHECK(s.kubepods && strcmp(s.kubepods->path, "kubepods") == 0);
+	rmtree("kubepods");
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	CHECK(s.kubepods == NULL);
+	cgroup_set_done(&s);
+	CHECK(s.kubepods == NULL);
+	rmtree("kubelet.slice");
+	rmtree("system.slice");
+}
+
 static size_t n_cgroups(struct cgroup_set *s)
 {
 	size_t n = 0;
@@ -731,6 +760,187 @@ static void test_workloads(void)
 	rmtree("kubepods.slice");
 }
 
+/* The reader on kubelet's shapes: the swap room a pod and its containers get (NoSwap writes
+ * swap.max 0 on each container, not on the pod; LimitedSwap a byte count), and memory.low and
+ * memory.high read every tick. */
+static void test_kubelet_swap_room_and_protection(void)
+{
+	static const char *const pod_dirs[] = {
+		"kubepods.slice", "kubepods.slice/kubepods-burstable.slice",
+	};
+#define BU "kubepods.slice/kubepods-burstable.slice/"
+	_cleanup_(config_freep) struct config *pods = load(
+		"{\"rules\": [{\"match\": \"kubepods.slice/kubepods-burstable.slice/*.slice\"}]}");
+	_cleanup_(config_freep) struct config *ctrs = load(
+		"{\"rules\": [{\"match\": \"kubepods.slice/**/*.scope\"}]}");
+	struct cgroup_set s;
+	struct cgroup_node *cg;
+	struct cgroup_sample smp;
+	unsigned g = 1;
+
+	for (size_t i = 0; i < ARRAY_SIZE(pod_dirs); i++)
+		mkcg(pod_dirs[i], true, 10);
+	/* Pod A: NoSwap, two containers. */
+	mkcg(BU "kubepods-burstable-poda.slice", true, 300);
+	mkcg(BU "kubepods-burstable-poda.slice/cri-containerd-a1.scope", true, 200);
+	mkcg(BU "kubepods-burstable-poda.slice/cri-containerd-a2.scope", true, 100);
+	put(BU "kubepods-burstable-poda.slice/cri-containerd-a1.scope", "memory.swap.max", "0\n");
+	put(BU "kubepods-burstable-poda.slice/cri-containerd-a2.scope", "memory.swap.max", "0\n");
+	/* Pod B: LimitedSwap container (64 MiB, 16 in use) and a NoSwap sidecar. */
+	mkcg(BU "kubepods-burstable-podb.slice", true, 300);
+	mkcg(BU "kubepods-burstable-podb.slice/cri-containerd-b1.scope", true, 200);
+	mkcg(BU "kubepods-burstable-podb.slice/cri-containerd-b2.scope", true, 100);
+	put(BU "kubepods-burstable-podb.slice/cri-containerd-b1.scope", "memory.swap.max", "67108864\n");
+	put(BU "kubepods-burstable-podb.slice/cri-containerd-b1.scope", "memory.swap.current", "16777216\n");
+	put(BU "kubepods-burstable-podb.slice/cri-containerd-b2.scope", "memory.swap.max", "0\n");
+	/* Pod C: a container without a swap limit. */
+	mkcg(BU "kubepods-burstable-podc.slice", true, 300);
+	mkcg(BU "kubepods-burstable-podc.slice/cri-containerd-c1.scope", true, 300);
+
+	/* level pod: the pods are managed, the containers only known. */
+	CHECK_EQ_INT(cgroup_set_init(&s, root), 0);
+	cgroup_set_scan(&s, pods, on_gone, NULL);
+	CHECK((cg = find(&s, BU "kubepods-burstable-poda.slice")) && cg->managed);
+	if (cg) {
+		CHECK_EQ_INT(cgroup_read_sample(cg, g++, 1ULL << 40, &smp), 0);
+		CHECK_EQ_U64(smp.swap_room_bytes, 0); /* file only */
+		CHECK_EQ_U64(smp.children_protected_bytes, 0);
+		/* Memory QoS on the containers: what they keep counts in the pod's floor, each up
+		 * to its memory.current. */
+		put(BU "kubepods-burstable-poda.slice/cri-containerd-a1.scope", "memory.low", "104857600\n");
+		put(BU "kubepods-burstable-poda.slice/cri-containerd-a2.scope", "memory.min", "157286400\n");
+		CHECK_EQ_INT(cgroup_read_sample(cg, g++, 1ULL << 40, &smp), 0);
+		/* Each container: current N MiB = N/2 anon + N/2 file, no swap room: a1 (200 MiB)
+		 * protects 100 MiB of which its 100 MiB anon stays anyway; a2 (100 MiB) protects all
+		 * 100, of which 50 is page cache. */
+		CHECK_EQ_U64(smp.children_protected_bytes, 50ULL << 20);
+		CHECK_EQ_U64(smp.low_bytes, 0);
+		CHECK(!smp.child_at_high && !cgroup_at_high(&smp));
+		/* A container at its own memory.high (a2: 100 MiB, high 90 MiB): the kernel reclaims
+		 * it, so the pod is at high for the agent; a limit above usage is not. */
+		put(BU "kubepods-burstable-poda.slice/cri-containerd-a2.scope", "memory.high", "94371840\n");
+		CHECK_EQ_INT(cgroup_read_sample(cg, g++, 1ULL << 40, &smp), 0);
+		CHECK(smp.child_at_high && cgroup_at_high(&smp));
+		put(BU "kubepods-burstable-poda.slice/cri-containerd-a2.scope", "memory.high", "209715200\n");
+		CHECK_EQ_INT(cgroup_read_sample(cg, g++, 1ULL << 40, &smp), 0);
+		CHECK(!smp.child_at_high && !cgroup_at_high(&smp));
+		/* An empty child with memory.high 0 holds nothing the kernel could be reclaiming. */
+		put(BU "kubepods-burstable-poda.slice/cri-containerd-a2.scope", "memory.high", "0\n");
+		put(BU "kubepods-burstable-poda.slice/cri-containerd-a2.scope", "memory.current", "0\n");
+		CHECK_EQ_INT(cgroup_read_sample(cg, g++, 1ULL << 40, &smp), 0);
+		CHECK(!smp.child_at_high);
+		put(BU "kubepods-burstable-poda.slice/cri-containerd-a2.scope", "memory.current", "104857600\n");
+		put(BU "kubepods-burstable-poda.slice/cri-containerd-a2.scope", "memory.high", "max\n");
+		put(BU "kubepods-burstable-poda.slice/cri-containerd-a1.scope", "memory.low", "0\n");
+		put(BU "kubepods-burstable-poda.slice/cri-containerd-a2.scope", "memory.min", "0\n");
+	}
+	CHECK((cg = find(&s, BU "kubepods-burstable-podb.slice")) && cg->managed);
+	if (cg) {
+		CHECK_EQ_INT(cgroup_read_sample(cg, g++, 1ULL << 40, &smp), 0);
+		CHECK_EQ_U64(smp.swap_room_bytes, 48ULL << 20);
+		/* The host's free swap still bounds it. */
+		CHECK_EQ_INT(cgroup_read_sample(cg, g++, 1ULL << 20, &smp), 0);
+		CHECK_EQ_U64(smp.swap_room_bytes, 1ULL << 20);
+		/* swap.current read again each tick: the room follows. */
+		put(BU "kubepods-burstable-podb.slice/cri-containerd-b1.scope", "memory.swap.current",
+		    "60817408\n");
+		CHECK_EQ_INT(cgroup_read_sample(cg, g++, 1ULL << 40, &smp), 0);
+		CHECK_EQ_U64(smp.swap_room_bytes, 6ULL << 20);
+	}
+	CHECK((cg = find(&s, BU "kubepods-burstable-podc.slice")) && cg->managed);
+	if (cg) {
+		CHECK_EQ_INT(cgroup_read_sample(cg, g++, 1ULL << 40, &smp), 0);
+		/* No limit anywhere: bounded by what its container holds (300 MiB), more than the
+		 * pod's 150 MiB anon, so all of that anon counts as evictable. */
+		CHECK_EQ_U64(smp.swap_room_bytes, 300ULL << 20);
+	}
+	/* A container protecting all its 300 MiB (150 anon, 150 file) in a pod whose own swap.max
+	 * is 0: its anon cannot go anyway, so what it protects of the evictable is its file. */
+	put(BU "kubepods-burstable-podc.slice", "memory.swap.max", "0\n");
+	put(BU "kubepods-burstable-podc.slice/cri-containerd-c1.scope", "memory.low", "314572800\n");
+	if ((cg = find(&s, BU "kubepods-burstable-podc.slice"))) {
+		CHECK_EQ_INT(cgroup_read_sample(cg, g++, 1ULL << 40, &smp), 0);
+		CHECK_EQ_U64(smp.swap_room_bytes, 0);
+		CHECK_EQ_U64(smp.children_protected_bytes, 150ULL << 20);
+	}
+	put(BU "kubepods-burstable-podc.slice", "memory.swap.max", "max\n");
+	if (cg) { /* with swap room, its anon could go too: all 300 MiB are protected evictable */
+		CHECK_EQ_INT(cgroup_read_sample(cg, g++, 1ULL << 40, &smp), 0);
+		CHECK_EQ_U64(smp.children_protected_bytes, 300ULL << 20);
+	}
+	put(BU "kubepods-burstable-podc.slice/cri-containerd-c1.scope", "memory.low", "0\n");
+
+	/* Pod D: a NoSwap app container (300 MiB) beside a sandbox-like one without a swap limit
+	 * (1 MiB: containerd's pause, whose swap.max kubelet leaves at "max"). Only what the sandbox
+	 * holds can go to swap: the pod's room is bounded by each child's memory.current, not the
+	 * host's free swap, or the app's 150 MiB anon would count as evictable. */
+	mkcg(BU "kubepods-burstable-podd.slice", true, 301);
+	mkcg(BU "kubepods-burstable-podd.slice/cri-containerd-d0.scope", true, 1);
+	mkcg(BU "kubepods-burstable-podd.slice/cri-containerd-d1.scope", true, 300);
+	put(BU "kubepods-burstable-podd.slice/cri-containerd-d1.scope", "memory.swap.max", "0\n");
+	cgroup_set_scan(&s, pods, on_gone, NULL);
+	CHECK((cg = find(&s, BU "kubepods-burstable-podd.slice")) && cg->managed);
+	if (cg) {
+		CHECK_EQ_INT(cgroup_read_sample(cg, g++, 1ULL << 40, &smp), 0);
+		CHECK_EQ_U64(smp.swap_room_bytes, 1ULL << 20);
+	}
+	rmtree(BU "kubepods-burstable-podd.slice");
+	cgroup_set_scan(&s, pods, on_gone, NULL);
+
+	/* A limit on the pod's parent still bounds every pod below. */
+	put("kubepods.slice/kubepods-burstable.slice", "memory.swap.max", "1048576\n");
+	if ((cg = find(&s, BU "kubepods-burstable-podc.slice"))) {
+		CHECK_EQ_INT(cgroup_read_sample(cg, g++, 1ULL << 40, &smp), 0);
+		CHECK_EQ_U64(smp.swap_room_bytes, 1ULL << 20);
+	}
+	put("kubepods.slice/kubepods-burstable.slice", "memory.swap.max", "max\n");
+	cgroup_set_done(&s);
+
+	/* level container: each container's own room. */
+	CHECK_EQ_INT(cgroup_set_init(&s, root), 0);
+	cgroup_set_scan(&s, ctrs, on_gone, NULL);
+	CHECK((cg = find(&s, BU "kubepods-burstable-poda.slice")) && !cg->managed);
+	CHECK((cg = find(&s, BU "kubepods-burstable-poda.slice/cri-containerd-a1.scope")) && cg->managed);
+	if (cg) {
+		unsigned slow_free = g;
+
+		CHECK_EQ_INT(cgroup_read_sample(cg, g++, 1ULL << 40, &smp), 0);
+		CHECK_EQ_U64(smp.swap_room_bytes, 0);
+		CHECK_EQ_U64(smp.low_bytes, 0);
+		CHECK_EQ_U64(smp.high_bytes, LIMIT_MAX);
+		/* memory.low and memory.high as Memory QoS writes them: seen the next tick, whether
+		 * or not the slow files are read then. */
+		put(BU "kubepods-burstable-poda.slice/cri-containerd-a1.scope", "memory.low", "104857600\n");
+		put(BU "kubepods-burstable-poda.slice/cri-containerd-a1.scope", "memory.high", "188743680\n");
+		slow_free = g;
+		while ((slow_free + cg->inode) % CGROUP_SLOW_FILES_TICKS == 0)
+			slow_free++;
+		CHECK_EQ_INT(cgroup_read_sample(cg, slow_free, 1ULL << 40, &smp), 0);
+		CHECK_EQ_U64(smp.low_bytes, 100ULL << 20);
+		CHECK_EQ_U64(smp.high_bytes, 180ULL << 20);
+		CHECK(cgroup_at_high(&smp)); /* 200 MiB >= 180 MiB */
+		g = slow_free + 1;
+	}
+	CHECK((cg = find(&s, BU "kubepods-burstable-podb.slice/cri-containerd-b1.scope")) && cg->managed);
+	if (cg) {
+		CHECK_EQ_INT(cgroup_read_sample(cg, g++, 1ULL << 40, &smp), 0);
+		CHECK_EQ_U64(smp.swap_room_bytes, 6ULL << 20); /* 64 MiB - 58 MiB in use */
+	}
+	CHECK((cg = find(&s, BU "kubepods-burstable-podb.slice/cri-containerd-b2.scope")) && cg->managed);
+	if (cg) {
+		CHECK_EQ_INT(cgroup_read_sample(cg, g++, 1ULL << 40, &smp), 0);
+		CHECK_EQ_U64(smp.swap_room_bytes, 0);
+	}
+	CHECK((cg = find(&s, BU "kubepods-burstable-podc.slice/cri-containerd-c1.scope")) && cg->managed);
+	if (cg) {
+		CHECK_EQ_INT(cgroup_read_sample(cg, g++, 1ULL << 40, &smp), 0);
+		CHECK_EQ_U64(smp.swap_room_bytes, 1ULL << 40);
+	}
+	cgroup_set_done(&s);
+	rmtree("kubepods.slice");
+#undef BU
+}
+
 int main(void)
 {
 	snprintf(root, sizeof(root), "/tmp/reclaimd-test-discovery.XXXXXX");
@@ -752,6 +962,8 @@ int main(void)
 	test_without_inotify_lists_every_pass();
 	test_missing_root();
 	test_workloads();
+	test_kubepods_tracked();
+	test_kubelet_swap_room_and_protection();
 	rmdir(root);
 	return test_report("discovery");
 }

@@ -50,6 +50,21 @@ expect conmon "path           kubepods/besteffort/pod$U/crio-conmon-$C" "kind   
 out=$("$BIN" -c "$CONF" --check-config --explain-path system.slice/nginx.service 2>&1)
 expect service "kind           other (not a pod or container)" "result         rules[3], policy psi"
 
+# As a shell completes or a hand types it: a trailing "/" and a doubled "/" name the same pod.
+out=$("$BIN" -c "$CONF" --check-config --explain-path "/sys/fs/cgroup//$POD/" 2>&1); rc=$?
+[ "$rc" -eq 0 ] && ok || bad "trailing slash: exit $rc"
+expect trailing-slash "path           $POD"$'\n' "kind           pod" "qos            burstable"
+out=$("$BIN" -c "$CONF" --check-config --explain-path "${POD/\//\/\/}" 2>&1)
+expect double-slash "kind           pod" "pod_uid        $U"
+
+# "." and "..": no cgroup is spelt so; refused (exit 2) rather than explained as another path.
+out=$("$BIN" -c "$CONF" --check-config --explain-path "kubepods.slice/../$POD" 2>&1); rc=$?
+[ "$rc" -eq 2 ] && ok || bad "dot-dot: exit $rc"
+expect dot-dot '--explain-path: a "." or ".." component names no cgroup'
+out=$("$BIN" -c "$CONF" --check-config --explain-path "$(printf 'a%.0s' $(seq 5000))" 2>&1); rc=$?
+[ "$rc" -eq 2 ] && ok || bad "too long: exit $rc"
+expect too-long "--explain-path: the path is too long"
+
 out=$("$BIN" -c "$CONF" --explain-path x 2>&1); rc=$?
 [ "$rc" -eq 2 ] && ok || bad "without --check-config: exit $rc"
 expect without-check "--explain-path goes with --check-config"

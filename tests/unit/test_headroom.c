@@ -481,6 +481,7 @@ static void test_floors_respected(void)
 		struct policy_params pp;
 		struct cgroup_sample s = {
 			.path = "a", .current_bytes = 460 * MiB, .min_bytes = 450 * MiB,
+			.high_bytes = LIMIT_MAX,
 			.swap_room_bytes = 1024 * MiB, .has_prev = true, .elapsed_us = 6 * USEC_PER_SEC,
 			.mem_some_delta_us = 6000,
 		};
@@ -1038,7 +1039,7 @@ static void test_candidate_build(void)
 	struct policy_params pp;
 	struct cgroup_sample s = {
 		.path = "a", .current_bytes = 300 * MiB, .swap_room_bytes = 1024 * MiB,
-		.has_prev = true, .elapsed_us = 6 * USEC_PER_SEC, .mem_some_delta_us = 600,
+		.high_bytes = LIMIT_MAX, .has_prev = true, .elapsed_us = 6 * USEC_PER_SEC, .mem_some_delta_us = 600,
 	};
 	struct headroom_cgroup_state st = { .sample_us = 100 * USEC_PER_SEC };
 	struct headroom_candidate c, from;
@@ -1120,6 +1121,19 @@ static void test_candidate_build(void)
 	CHECK(headroom_candidate_build(&pp, &s, 4, &st, PAGE, &c));
 	CHECK_EQ_U64(c.current_bytes, 0);
 	st.reclaimed_since_bytes = 0;
+
+	/* memory.low counts in the floor, as in every policy. */
+	s.low_bytes = 280 * MiB;
+	CHECK(headroom_candidate_build(&pp, &s, 4, &st, PAGE, &c));
+	CHECK_EQ_U64(c.floor_bytes, 280 * MiB);
+	s.low_bytes = 0;
+
+	/* At memory.high (within 1/32) the kernel reclaims it: not a candidate; just below, one. */
+	s.high_bytes = 305 * MiB;
+	CHECK(!headroom_candidate_build(&pp, &s, 4, &st, PAGE, &c));
+	s.high_bytes = 310 * MiB; /* 310 - 310/32 = 300.3 MiB > 300 MiB */
+	CHECK(headroom_candidate_build(&pp, &s, 4, &st, PAGE, &c));
+	s.high_bytes = LIMIT_MAX;
 
 	/* Not a candidate: excluded, or no PSI history; *ret untouched then. */
 	memset(&c, 0xa5, sizeof(c));

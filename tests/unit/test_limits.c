@@ -216,11 +216,12 @@ static void test_job_swappiness(void)
 	job_swappiness_decide(SWAPPINESS_UNSET, 50, 35, MiB, false, &j);
 	CHECK_EQ_INT(j.swappiness, 50);
 	CHECK_EQ_INT(j.evict_swappiness, 50);
-	/* No swap room: eviction takes file pages only; memory.reclaim keeps its value (the kernel
-	 * sees no swap room itself). */
+	/* No swap room (no swap, or a NoSwap pod): page cache only, both 0, whatever the rule. */
 	job_swappiness_decide(120, SWAPPINESS_UNSET, 35, 0, false, &j);
-	CHECK_EQ_INT(j.swappiness, 120);
+	CHECK_EQ_INT(j.swappiness, 0);
 	CHECK_EQ_INT(j.evict_swappiness, 0);
+	job_swappiness_decide(SWAPPINESS_UNSET, SWAPPINESS_UNSET, 35, 0, false, &j);
+	CHECK_EQ_INT(j.swappiness, 0);
 	/* Page cache only: both 0. */
 	job_swappiness_decide(SWAPPINESS_MAX, SWAPPINESS_UNSET, 35, MiB, true, &j);
 	CHECK_EQ_INT(j.swappiness, 0);

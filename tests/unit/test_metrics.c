@@ -3,12 +3,15 @@
  * test_metrics.c - the pure part of the metrics (agent/obs/metrics.c): the listen address
  * parser, and the renderer on inputs built in memory: escaping of label values, HELP and TYPE
  * before every family's samples, `_total` exactly on counters, deterministic output, counters
- * passed through unchanged (so they are as monotonic as their sources), the per-cgroup opt-in.
+ * passed through unchanged (so they are as monotonic as their sources), the per-cgroup opt-in,
+ * rules keyed by index (two rules sharing a glob stay apart), the QoS-class series and the
+ * per-pod opt-in with its cap (the first-seen pods keep their series, output in UID order).
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 
+#include "loop/loop.h"
 #include "obs/metrics.h"
 #include "test.h"
 
@@ -48,8 +51,11 @@ static void test_parse_listen(void)
 
 /* An input with something in every field; `k` scales every counter. */
 static void fill_input(struct metrics_input *in, uint64_t k, struct metrics_rule *rules,
-		       struct metrics_cgroup *cgs, struct metrics_swap *swaps)
+		       struct metrics_cgroup *cgs, struct metrics_swap *swaps,
+		       struct metrics_qos *qos, struct metrics_pod *pods)
 {
+	static const char *const qos_names[4] = { "guaranteed", "burstable", "besteffort", "none" };
+
 	*in = (struct metrics_input){
 		.version = "1.2.3",
 		.managed_cgroups = 3,
@@ -65,8 +71,10 @@ static void fill_input(struct metrics_input *in, uint64_t k, struct metrics_rule
 		.zram_written_bytes = 4096 * k,
 		.aging_active = true, .lruvecs_aged = 5 * k, .aging_jobs = 5 * k,
 		.ticks = 10 * k, .last_tick_seconds = 0.00125, .tick_seconds_sum = 0.0125 * (double)k,
-		.n_rules = 2, .rules = rules,
+		.n_rules = 3, .rules = rules,
 		.per_cgroup = true, .n_cgroups = 2, .cgroups_capped = 1, .cgroups = cgs,
+		.n_qos = 4, .qos = qos,
+		.per_pod = true, .n_pods = 2, .pods_capped = 3, .pods = pods,
 	};
 	for (int o = 0; o < _JOB_OUTCOME_MAX; o++)
 		in->requests_by_outcome[o] = k * (uint64_t)(o + 1);
@@ -76,19 +84,46 @@ static void fill_input(struct metrics_input *in, uint64_t k, struct metrics_rule
 					     .free_bytes = 1000, .goal_bytes = 2000,
 					     .deficit_bytes = 1000, .deficits = k };
 	in->node[1] = (struct metrics_node){ .node = 1, .workers = 4, .reclaimed_bytes = 30 * k };
-	rules[0] = (struct metrics_rule){ .match = "system.slice/*.service", .managed = 2,
+	rules[0] = (struct metrics_rule){ .index = 0, .match = "system.slice/*.service",
+					  .policy = "psi", .qos = "", .runtime = "", .level = "",
+					  .managed = 2,
 					  .requests = 6 * k, .requested_bytes = 60 * k,
 					  .reclaimed_bytes = 50 * k, .events_high = k,
 					  .events_max = k };
 	/* A glob with every character the format escapes. */
-	rules[1] = (struct metrics_rule){ .match = "odd\\dir/\"quoted\"\nnext", .managed = 1,
-					  .requests = 4 * k };
+	rules[1] = (struct metrics_rule){ .index = 1, .match = "odd\\dir/\"quoted\"\nnext",
+					  .policy = "psi", .qos = "", .runtime = "", .level = "",
+					  .managed = 1, .requests = 4 * k };
+	/* Two rules may share a glob: the index tells them apart. */
+	rules[2] = (struct metrics_rule){ .index = 2, .match = "system.slice/*.service",
+					  .policy = "none", .qos = "burstable,besteffort",
+					  .runtime = "containerd", .level = "pod", .requests = 8 * k };
 	for (int r = 0; r < _DECISION_MAX; r++)
-		rules[0].decisions[r] = rules[1].decisions[r] = k * (uint64_t)r;
+		rules[0].decisions[r] = rules[1].decisions[r] = rules[2].decisions[r] =
+			k * (uint64_t)r;
 	cgs[0] = (struct metrics_cgroup){ .path = "system.slice/a.service",
-					  .rule = rules[0].match, .reclaimed_bytes = 20 * k };
+					  .rule = 0, .reclaimed_bytes = 20 * k };
 	cgs[1] = (struct metrics_cgroup){ .path = "odd\\dir/\"quoted\"\nnext/c",
-					  .rule = rules[1].match, .reclaimed_bytes = 10 * k };
+					  .rule = 1, .reclaimed_bytes = 10 * k };
+	for (int q = 0; q < 4; q++) {
+		qos[q] = (struct metrics_qos){
+			.name = qos_names[q], .managed = (uint64_t)q + 1,
+			.current_bytes = 1000 * ((uint64_t)q + 1), .floor_bytes = 100,
+			.reclaimable_bytes = 900, .requests = k * ((uint64_t)q + 1),
+			.requested_bytes = 50 * k, .reclaimed_bytes = 40 * k * ((uint64_t)q + 1),
+			.events_high = k, .events_max = 2 * k,
+		};
+		for (int o = 0; o < _JOB_OUTCOME_MAX; o++)
+			qos[q].requests_by_outcome[o] = k * (uint64_t)(o + q);
+		for (int r = 0; r < _DECISION_MAX; r++)
+			qos[q].decisions[r] = k * (uint64_t)(r + q);
+	}
+	pods[0] = (struct metrics_pod){ .uid = "0a1b2c3d-0000-4000-8000-000000000001",
+					.qos = "besteffort", .seq = 3, .reclaimed_bytes = 7 * k,
+					.current_bytes = 4096 };
+	/* Label values come from paths: even a pod UID is escaped. */
+	pods[1] = (struct metrics_pod){ .uid = "z\"q", .qos = "guaranteed", .seq = 1,
+					.reclaimed_bytes = 3 * k, .current_bytes = 8192 };
 	swaps[0] = (struct metrics_swap){ .path = "/dev/zram0", .priority = 100,
 					  .size_bytes = 1 << 20, .used_bytes = 4096 };
 	swaps[1] = (struct metrics_swap){ .path = "/swap file", .priority = -2,
@@ -174,13 +209,15 @@ static void check_structure(const char *text, unsigned min_samples)
 
 static void test_render(void)
 {
-	struct metrics_rule rules[2];
+	struct metrics_rule rules[3];
 	struct metrics_cgroup cgs[2];
 	struct metrics_swap swaps[2];
+	struct metrics_qos qos[4];
+	struct metrics_pod pods[2];
 	struct metrics_input in;
 	char *a, *b;
 
-	fill_input(&in, 1, rules, cgs, swaps);
+	fill_input(&in, 1, rules, cgs, swaps, qos, pods);
 	a = render(&in);
 	b = render(&in);
 	/* Deterministic: the same input, the same bytes. */
@@ -205,11 +242,36 @@ static void test_render(void)
 	CHECK(contains(a, "\nreclaimd_last_tick_duration_seconds 0.00125\n"));
 	CHECK(contains(a, "# TYPE reclaimd_tick_duration_seconds summary\n"));
 	CHECK(contains(a, "\nreclaimd_tick_duration_seconds_count 10\n"));
-	CHECK(contains(a, "\nreclaimd_decisions_total{rule=\"system.slice/*.service\",reason=\"at-floor\"} 4\n"));
+	CHECK(contains(a, "\nreclaimd_decisions_total{rule=\"0\",match=\"system.slice/*.service\","
+			  "reason=\"at-floor\"} 4\n"));
+	/* Rules by index: the second rule with the same glob has series of its own. */
+	CHECK(contains(a, "\nreclaimd_rule_requests_total{rule=\"0\",match=\"system.slice/*.service\"} 6\n"));
+	CHECK(contains(a, "\nreclaimd_rule_requests_total{rule=\"2\",match=\"system.slice/*.service\"} 8\n"));
+	CHECK(contains(a, "\nreclaimd_rule_info{rule=\"2\",match=\"system.slice/*.service\",policy=\"none\","
+			  "qos=\"burstable,besteffort\",runtime=\"containerd\",level=\"pod\"} 1\n"));
+	CHECK(contains(a, "\nreclaimd_rule_info{rule=\"0\",match=\"system.slice/*.service\",policy=\"psi\","
+			  "qos=\"\",runtime=\"\",level=\"\"} 1\n"));
 	/* Label values: backslash, double quote and line feed escaped, nothing else. */
-	CHECK(contains(a, "\nreclaimd_rule_requests_total{rule=\"odd\\\\dir/\\\"quoted\\\"\\nnext\"} 4\n"));
+	CHECK(contains(a, "\nreclaimd_rule_requests_total{rule=\"1\",match=\"odd\\\\dir/\\\"quoted\\\"\\nnext\"} 4\n"));
 	CHECK(contains(a, "\nreclaimd_cgroup_reclaimed_bytes_total{cgroup=\"odd\\\\dir/\\\"quoted\\\"\\nnext/c\","
-			  "rule=\"odd\\\\dir/\\\"quoted\\\"\\nnext\"} 10\n"));
+			  "rule=\"1\"} 10\n"));
+	/* By QoS class, in the input's order, none included. */
+	CHECK(contains(a, "\nreclaimd_qos_reclaimed_bytes_total{qos=\"guaranteed\"} 40\n"
+			  "reclaimd_qos_reclaimed_bytes_total{qos=\"burstable\"} 80\n"
+			  "reclaimd_qos_reclaimed_bytes_total{qos=\"besteffort\"} 120\n"
+			  "reclaimd_qos_reclaimed_bytes_total{qos=\"none\"} 160\n"));
+	CHECK(contains(a, "\nreclaimd_qos_cgroups{qos=\"besteffort\"} 3\n"));
+	CHECK(contains(a, "\nreclaimd_qos_memory_current_bytes{qos=\"none\"} 4000\n"));
+	CHECK(contains(a, "\nreclaimd_qos_floor_bytes{qos=\"burstable\"} 100\n"));
+	CHECK(contains(a, "\nreclaimd_qos_reclaimable_bytes{qos=\"burstable\"} 900\n"));
+	CHECK(contains(a, "\nreclaimd_qos_request_outcomes_total{qos=\"burstable\",outcome=\"done\"} 1\n"));
+	CHECK(contains(a, "\nreclaimd_qos_decisions_total{qos=\"besteffort\",reason=\"reclaim\"} 2\n"));
+	CHECK(contains(a, "\nreclaimd_qos_memory_events_max_total{qos=\"guaranteed\"} 2\n"));
+	/* Per pod: pod_uid and qos only, escaped; the cap's count. */
+	CHECK(contains(a, "\nreclaimd_pod_reclaimed_bytes_total{pod_uid=\"0a1b2c3d-0000-4000-8000-000000000001\","
+			  "qos=\"besteffort\"} 7\n"));
+	CHECK(contains(a, "\nreclaimd_pod_memory_current_bytes{pod_uid=\"z\\\"q\",qos=\"guaranteed\"} 8192\n"));
+	CHECK(contains(a, "\nreclaimd_pod_series_capped 3\n"));
 	CHECK(contains(a, "\nreclaimd_cgroup_series_capped 1\n"));
 	/* No PSI: node_exporter and cAdvisor export it already. */
 	CHECK(!contains(a, "pressure_"));
@@ -217,18 +279,24 @@ static void test_render(void)
 	free(a);
 	free(b);
 
-	/* Per-cgroup series only when asked for. */
+	/* Per-cgroup and per-pod series only when asked for; no QoS series on a host without
+	 * pods. */
 	in.per_cgroup = false;
+	in.per_pod = false;
+	in.n_qos = 0;
 	a = render(&in);
 	CHECK(!contains(a, "reclaimd_cgroup_"));
-	CHECK(contains(a, "reclaimd_rule_reclaimed_bytes_total{rule=\"system.slice/*.service\"} 50\n"));
+	CHECK(!contains(a, "reclaimd_pod_"));
+	CHECK(!contains(a, "reclaimd_qos_"));
+	CHECK(!contains(a, "pod_uid"));
+	CHECK(contains(a, "reclaimd_rule_reclaimed_bytes_total{rule=\"0\",match=\"system.slice/*.service\"} 50\n"));
 	check_structure(a, 60);
 	free(a);
 
 	/* A cgroup name is bytes, not UTF-8: Prometheus rejects a whole scrape for one label value
 	 * that is not UTF-8, so each invalid byte becomes U+FFFD (a truncated sequence, an overlong
 	 * one and a surrogate too); valid UTF-8 stays as it is. */
-	fill_input(&in, 1, rules, cgs, swaps);
+	fill_input(&in, 1, rules, cgs, swaps, qos, pods);
 	cgs[0].path = "bad\xff\xfe/\xc3\xa9/\xe2\x82/\xc0\xaf/\xed\xa0\x80.scope";
 	swaps[1].path = "/swap\x80";
 	a = render(&in);
@@ -283,16 +351,18 @@ static size_t counter_samples(const char *text, struct sample *ret, size_t max)
 static void test_counters_monotonic(void)
 {
 	static struct sample s1[512], s2[512];
-	struct metrics_rule rules[2];
+	struct metrics_rule rules[3];
 	struct metrics_cgroup cgs[2];
 	struct metrics_swap swaps[2];
+	struct metrics_qos qos[4];
+	struct metrics_pod pods[2];
 	struct metrics_input in;
 	char *a, *b;
 	size_t n1, n2;
 
-	fill_input(&in, 1, rules, cgs, swaps);
+	fill_input(&in, 1, rules, cgs, swaps, qos, pods);
 	a = render(&in);
-	fill_input(&in, 3, rules, cgs, swaps);
+	fill_input(&in, 3, rules, cgs, swaps, qos, pods);
 	b = render(&in);
 	n1 = counter_samples(a, s1, ARRAY_SIZE(s1));
 	n2 = counter_samples(b, s2, ARRAY_SIZE(s2));
@@ -308,9 +378,83 @@ static void test_counters_monotonic(void)
 	free(b);
 }
 
+/* The per-pod cap keeps the first-seen pods, whatever their UIDs, and puts them in UID order;
+ * the result does not depend on the input's order. */
+static void test_cap_pods(void)
+{
+	static const struct metrics_pod src[5] = {
+		{ .uid = "c", .seq = 4 }, { .uid = "e", .seq = 0 }, { .uid = "a", .seq = 9 },
+		{ .uid = "d", .seq = 2 }, { .uid = "b", .seq = 7 },
+	};
+	struct metrics_pod p[5];
+	size_t capped = 99, kept;
+
+	for (unsigned rot = 0; rot < 5; rot++) {
+		for (size_t i = 0; i < 5; i++)
+			p[i] = src[(i + rot) % 5];
+		kept = metrics_cap_pods(p, 5, 3, &capped);
+		CHECK_EQ_U64(kept, 3);
+		CHECK_EQ_U64(capped, 2);
+		/* seq 0, 2, 4 are e, d, c: in UID order c, d, e. */
+		CHECK_STREQ(p[0].uid, "c");
+		CHECK_STREQ(p[1].uid, "d");
+		CHECK_STREQ(p[2].uid, "e");
+	}
+	for (size_t i = 0; i < 5; i++)
+		p[i] = src[i];
+	CHECK_EQ_U64(metrics_cap_pods(p, 5, 100, &capped), 5);
+	CHECK_EQ_U64(capped, 0);
+	CHECK_STREQ(p[0].uid, "a");
+	CHECK_STREQ(p[4].uid, "e");
+	CHECK_EQ_U64(metrics_cap_pods(p, 0, 1, &capped), 0);
+	CHECK_EQ_U64(capped, 0);
+}
+
+/* A reload carries each rule's totals by identity (glob, policy, selectors), wherever the rule
+ * moves; two rules sharing a glob keep theirs apart; a new rule starts at 0; tuning another key
+ * keeps them. */
+static void test_rule_totals_reload(void)
+{
+	struct config *old = NULL, *new = NULL;
+	struct config_error err;
+	struct loop_report rp = { 0 };
+
+	CHECK_EQ_INT(config_load_string(
+		"{\"rules\": [{\"match\": \"k/**\"}, {\"match\": \"k/**\", \"qos\": [\"burstable\"]},"
+		" {\"match\": \"y/*\"}, {\"match\": \"y/*\"}]}", &old, &err), 0);
+	CHECK_EQ_INT(config_load_string(
+		"{\"rules\": [{\"match\": \"y/*\"}, {\"match\": \"k/**\", \"qos\": [\"burstable\"]},"
+		" {\"match\": \"new/*\"}, {\"match\": \"k/**\", \"min_bytes\": \"1M\"},"
+		" {\"match\": \"k/**\", \"qos\": [\"besteffort\"]}]}", &new, &err), 0);
+	if (!old || !new)
+		goto out;
+	rp.rules = calloc(old->n_rules, sizeof(*rp.rules));
+	rp.n_rules = old->n_rules;
+	CHECK(rp.rules != NULL);
+	if (!rp.rules)
+		goto out;
+	for (size_t i = 0; i < old->n_rules; i++)
+		rp.rules[i].requests = 10 * (i + 1);
+	report_reload(&rp, old, new);
+	CHECK_EQ_U64(rp.n_rules, 5);
+	if (rp.n_rules == 5) {
+		CHECK_EQ_U64(rp.rules[0].requests, 30);  /* the first of the two y globs */
+		CHECK_EQ_U64(rp.rules[1].requests, 20);  /* same glob, its own selectors */
+		CHECK_EQ_U64(rp.rules[2].requests, 0);   /* new */
+		CHECK_EQ_U64(rp.rules[3].requests, 10);  /* min_bytes changed: the same rule */
+		CHECK_EQ_U64(rp.rules[4].requests, 0);   /* other selectors: another rule */
+	}
+out:
+	report_free(&rp);
+	config_free(old);
+	config_free(new);
+}
+
 int main(void)
 {
+	test_rule_totals_reload();
 	test_parse_listen();
+	test_cap_pods();
 	test_render();
 	test_counters_monotonic();
 	return test_report("test_metrics");

@@ -22,6 +22,7 @@ static struct cgroup_sample sample(uint64_t current, uint64_t anon, uint64_t fil
 	struct cgroup_sample s = {
 		.path = "test",
 		.current_bytes = current,
+		.high_bytes = LIMIT_MAX,
 		.max_bytes = LIMIT_MAX,
 		.swap_room_bytes = swap_room,
 		.has_prev = true,
@@ -199,6 +200,234 @@ static void test_floor_is_largest_of_three(void)
 	decide(&p, &s, &st, &d);
 	CHECK_EQ_INT(d.reason, DECISION_AT_FLOOR);
 	CHECK_EQ_U64(d.request_bytes, 0);
+}
+
+/* memory.low counts like memory.min: memory.reclaim ignores its target's own protection. */
+static void test_floor_counts_memory_low(void)
+{
+	struct policy_params p = defaults();
+	struct cgroup_sample s = sample(1000 * MiB, 800 * MiB, 200 * MiB, 4096 * MiB, 0);
+	struct policy_state st = { 0 };
+	struct reclaim_decision d;
+
+	s.min_bytes = 300 * MiB;
+	s.low_bytes = 700 * MiB; /* Memory QoS: low above min */
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_U64(d.floor_bytes, 700 * MiB);
+	CHECK_EQ_U64(d.reclaimable_bytes, 300 * MiB);
+	CHECK(s.current_bytes - d.request_bytes >= s.low_bytes);
+	CHECK_EQ_U64(cgroup_floor_bytes(&p, &s), 700 * MiB);
+
+	/* At or above memory.current: at the floor, nothing asked. */
+	s.low_bytes = 1000 * MiB;
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_INT(d.reason, DECISION_AT_FLOOR);
+	CHECK_EQ_U64(d.request_bytes, 0);
+	s.low_bytes = LIMIT_MAX; /* "max": all of it protected */
+	CHECK_EQ_U64(cgroup_floor_bytes(&p, &s), LIMIT_MAX);
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_U64(d.request_bytes, 0);
+
+	/* A pod reclaimed at the pod level: what its containers protect of their evictable
+	 * memory (the kernel keeps their memory.low only while something else is left) is not
+	 * the agent's to take. */
+	s.min_bytes = s.low_bytes = 0;
+	s.children_protected_bytes = 150 * MiB; /* of the 1000 MiB evictable */
+	CHECK_EQ_U64(cgroup_floor_bytes(&p, &s), 150 * MiB);
+	s.children_protected_bytes = 2000 * MiB; /* absurd: nothing evictable, never wraps */
+	CHECK_EQ_U64(cgroup_floor_bytes(&p, &s), 1000 * MiB);
+	s.children_protected_bytes = 0;
+	s.min_bytes = 300 * MiB;
+	{
+		/* One child: 300 MiB = 100 anon + 180 file + 20 kernel, memory.low 250 MiB. */
+		struct cgroup_sample c = sample(300 * MiB, 100 * MiB, 180 * MiB, 0, 0);
+
+		c.low_bytes = 250 * MiB;
+		/* No swap: 120 MiB cannot go anyway; of the 250 protected, 130 is page cache. */
+		CHECK_EQ_U64(cgroup_protected_evictable_bytes(&c), 130 * MiB);
+		c.swap_room_bytes = 4096 * MiB; /* with swap only the 20 MiB of kernel memory stays */
+		CHECK_EQ_U64(cgroup_protected_evictable_bytes(&c), 230 * MiB);
+		c.low_bytes = 0;
+		c.min_bytes = 400 * MiB; /* above memory.current: all of it */
+		CHECK_EQ_U64(cgroup_protected_evictable_bytes(&c), 280 * MiB);
+		c.min_bytes = 10 * MiB; /* within what stays anyway: nothing more */
+		CHECK_EQ_U64(cgroup_protected_evictable_bytes(&c), 0);
+	}
+
+	/* The unreclaimable term still wins when larger (no swap: 800 MiB anon stays). */
+	s.low_bytes = 500 * MiB;
+	s.swap_room_bytes = 0;
+	CHECK_EQ_U64(cgroup_floor_bytes(&p, &s), 800 * MiB);
+}
+
+/* At memory.high (within 1/32) the policy stands back, and leaves the step alone. */
+static void test_stands_back_at_high(void)
+{
+	struct policy_params p = defaults();
+	struct cgroup_sample s = sample(1000 * MiB, 800 * MiB, 200 * MiB, 4096 * MiB, 0);
+	struct policy_state st = { 0 };
+	struct reclaim_decision d;
+
+	/* The rule on its own: "max" never; 1/32 below the limit and above, yes. */
+	CHECK(!cgroup_at_high(&s));
+	s.high_bytes = 1024 * MiB; /* margin 32 MiB: at high from 992 MiB */
+	CHECK(cgroup_at_high(&s));
+	s.current_bytes = 992 * MiB;
+	CHECK(cgroup_at_high(&s));
+	s.current_bytes = 992 * MiB - 1;
+	CHECK(!cgroup_at_high(&s));
+	s.current_bytes = 2048 * MiB;
+	CHECK(cgroup_at_high(&s));
+	s.high_bytes = 0; /* memory.high 0: the kernel reclaims all of it */
+	CHECK(cgroup_at_high(&s));
+	/* A pod without a limit of its own whose container sits at the container's memory.high
+	 * (Memory QoS): a pod-level request would reclaim from that container too. */
+	s = sample(1000 * MiB, 800 * MiB, 200 * MiB, 4096 * MiB, 0);
+	s.child_at_high = true;
+	CHECK(cgroup_at_high(&s));
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_INT(d.reason, DECISION_AT_HIGH);
+	CHECK_EQ_U64(d.request_bytes, 0);
+	st = (struct policy_state){ 0 };
+
+	/* Grow the step to 0.04 first. */
+	s = sample(1000 * MiB, 800 * MiB, 200 * MiB, 4096 * MiB, 0);
+	decide(&p, &s, &st, &d);
+	decide(&p, &s, &st, &d);
+	CHECK_NEAR(st.step, 0.04, 1e-12);
+
+	/* At high, and stalling there (the kernel's high reclaim): no request, step unchanged. */
+	s.high_bytes = 1010 * MiB;
+	s.mem_some_delta_us = 60000; /* 1 %: ten times the target */
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_INT(d.reason, DECISION_AT_HIGH);
+	CHECK_EQ_U64(d.request_bytes, 0);
+	CHECK_NEAR(st.step, 0.04, 1e-12);
+	CHECK_STREQ(decision_reason_str(DECISION_AT_HIGH), "at-high");
+
+	/* Calm but still at high: no request, no growth. */
+	s.mem_some_delta_us = 0;
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_INT(d.reason, DECISION_AT_HIGH);
+	CHECK_NEAR(st.step, 0.04, 1e-12);
+
+	/* Below high - high/32: takes part again where it left off. */
+	s.high_bytes = 1100 * MiB; /* margin 34.375 MiB: at high from 1065.6 MiB */
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_INT(d.reason, DECISION_RECLAIM);
+	CHECK_EQ_U64(d.request_bytes, 900 * MiB * 4 / 100 / PAGE * PAGE);
+}
+
+/* A job the kernel cut short (EAGAIN) resets the step and holds requests back for 1, 2, 4, 8,
+ * 16, 16 ... intervals while it keeps happening; a full job ends the streak. */
+static void test_backs_off_after_eagain(void)
+{
+	struct policy_params p = defaults();
+	struct cgroup_sample s = sample(1000 * MiB, 800 * MiB, 200 * MiB, 0, 0); /* NoSwap: file only */
+	struct policy_state st = { 0 };
+	struct reclaim_decision d;
+	unsigned requests = 0, ticks;
+
+	CHECK_EQ_U64(reclaim_backoff_intervals(0), 0);
+	CHECK_EQ_U64(reclaim_backoff_intervals(1), 1);
+	CHECK_EQ_U64(reclaim_backoff_intervals(2), 2);
+	CHECK_EQ_U64(reclaim_backoff_intervals(5), 16);
+	CHECK_EQ_U64(reclaim_backoff_intervals(6), RECLAIM_BACKOFF_MAX_INTERVALS);
+	CHECK_EQ_U64(reclaim_backoff_intervals(255), RECLAIM_BACKOFF_MAX_INTERVALS);
+
+	decide(&p, &s, &st, &d);
+	decide(&p, &s, &st, &d);
+	CHECK_NEAR(st.step, 0.04, 1e-12);
+	CHECK_EQ_INT(d.reason, DECISION_RECLAIM);
+
+	/* That job comes back short: the step restarts, this interval waits. */
+	s.reclaim_short = s.reclaim_partial = true;
+	s.reclaim_requested_bytes = d.request_bytes;
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_INT(d.reason, DECISION_BACKING_OFF);
+	CHECK_EQ_U64(d.request_bytes, 0);
+	CHECK_NEAR(st.step, p.probe_min, 1e-12);
+	CHECK_STREQ(decision_reason_str(DECISION_BACKING_OFF), "backing-off");
+	s.reclaim_short = s.reclaim_partial = false;
+	s.reclaim_requested_bytes = 0;
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_INT(d.reason, DECISION_RECLAIM);
+	CHECK_EQ_U64(d.request_bytes, 200 * MiB / 100 / PAGE * PAGE); /* probe_min of the file */
+
+	/* Every request keeps coming back short: a file-only cgroup whose page cache is in use.
+	 * Over 10 minutes of 6 s ticks the writes thin out to one every 17 intervals. */
+	for (ticks = 0; ticks < 100; ticks++) {
+		bool asked = d.request_bytes > 0;
+
+		s.reclaim_short = s.reclaim_partial = asked;
+		s.reclaim_requested_bytes = asked ? d.request_bytes : 0;
+		decide(&p, &s, &st, &d);
+		requests += d.request_bytes > 0;
+		CHECK(d.reason == DECISION_RECLAIM || d.reason == DECISION_BACKING_OFF);
+		CHECK(st.step <= p.probe_min * p.probe_growth + 1e-12);
+	}
+	CHECK(requests >= 5 && requests <= 12);
+
+	/* A job that got all it asked ends the streak: the next short one waits one interval. */
+	while (d.request_bytes == 0)
+		decide(&p, &s, &st, &d);
+	s.reclaim_short = s.reclaim_partial = false;
+	s.reclaim_requested_bytes = d.request_bytes;
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_INT(d.reason, DECISION_RECLAIM);
+	CHECK_EQ_U64(st.short_streak, 0);
+	s.reclaim_short = true;
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_INT(d.reason, DECISION_BACKING_OFF);
+	s.reclaim_short = false;
+	s.reclaim_requested_bytes = 0;
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_INT(d.reason, DECISION_RECLAIM);
+}
+
+/* Swap room from below (policy.h swap_room_own/_sum/_down), on the shapes kubelet makes. */
+static void test_swap_room_from_descendants(void)
+{
+	uint64_t noswap_ctr, limited_ctr, sum, pod, noswap_pod, limited_pod;
+
+	CHECK_EQ_U64(swap_room_own(LIMIT_MAX, 5 * MiB), LIMIT_MAX);
+	CHECK_EQ_U64(swap_room_own(0, 0), 0);
+	CHECK_EQ_U64(swap_room_own(100 * MiB, 30 * MiB), 70 * MiB);
+	CHECK_EQ_U64(swap_room_own(100 * MiB, 130 * MiB), 0); /* over: none, never wraps */
+	CHECK_EQ_U64(swap_room_sum(LIMIT_MAX - 1, 2), LIMIT_MAX);
+	CHECK_EQ_U64(swap_room_sum(0, LIMIT_MAX), LIMIT_MAX);
+	CHECK_EQ_U64(swap_room_sum(3, 4), 7);
+	CHECK_EQ_U64(swap_room_down(9, false, 0), 9);  /* a leaf: its own room */
+
+	/* NoSwap: every container swap.max 0, the pod "max": the pod has no room. */
+	noswap_ctr = swap_room_down(swap_room_own(0, 0), false, 0);
+	sum = swap_room_sum(swap_room_sum(0, noswap_ctr), noswap_ctr);
+	noswap_pod = swap_room_down(swap_room_own(LIMIT_MAX, 0), true, sum);
+	CHECK_EQ_U64(noswap_pod, 0);
+
+	/* LimitedSwap: containers with swap.max N; room N - swap.current each, summed at the pod. */
+	limited_ctr = swap_room_down(swap_room_own(64 * MiB, 16 * MiB), false, 0);
+	CHECK_EQ_U64(limited_ctr, 48 * MiB);
+	sum = swap_room_sum(swap_room_sum(0, limited_ctr), noswap_ctr); /* + a NoSwap sidecar */
+	limited_pod = swap_room_down(swap_room_own(LIMIT_MAX, 0), true, sum);
+	CHECK_EQ_U64(limited_pod, 48 * MiB);
+
+	/* One container without a limit: the pod is bounded only by itself (and above). */
+	sum = swap_room_sum(sum, swap_room_down(swap_room_own(LIMIT_MAX, 0), false, 0));
+	pod = swap_room_down(swap_room_own(LIMIT_MAX, 0), true, sum);
+	CHECK_EQ_U64(pod, LIMIT_MAX);
+	CHECK_EQ_U64(swap_room_down(swap_room_own(10 * MiB, 0), true, sum), 10 * MiB);
+
+	/* The floor follows: a NoSwap pod's anon is unreclaimable, its file is. */
+	{
+		struct policy_params p = defaults();
+		struct cgroup_sample s = sample(1000 * MiB, 700 * MiB, 250 * MiB, 0, 0);
+
+		s.swap_room_bytes = MIN(4096 * MiB, noswap_pod);
+		CHECK_EQ_U64(cgroup_floor_bytes(&p, &s), 750 * MiB);
+		s.swap_room_bytes = MIN(4096 * MiB, limited_pod);
+		CHECK_EQ_U64(cgroup_floor_bytes(&p, &s), 1000 * MiB - 250 * MiB - 48 * MiB);
+	}
 }
 
 static void test_below_one_page(void)
@@ -438,6 +667,10 @@ int main(void)
 	test_io_pressure_pauses();
 	test_no_swap_makes_anon_unreclaimable();
 	test_floor_is_largest_of_three();
+	test_floor_counts_memory_low();
+	test_stands_back_at_high();
+	test_backs_off_after_eagain();
+	test_swap_room_from_descendants();
 	test_below_one_page();
 	test_request_never_crosses_floor();
 	test_cold_age_from_refaults();

@@ -16,6 +16,7 @@
 
 #include "reclaimd/swap.h"
 #include "reclaimd/zram.h"
+#include "ctl/swap_tiers_ctl.h"
 #include "test.h"
 
 /* Calls fn(buf, len, ret) on an exact-size heap copy of s. */
@@ -72,7 +73,7 @@ static void test_plan_basic(void)
 	size_t n = ARRAY_SIZE(a);
 
 	/* Nothing active (NULL or empty): activate everything, in configuration order. */
-	CHECK_EQ_INT(swap_plan(cfg3, 3, SWAP_REPRIO_EMPTY_ONLY, NULL, GIB, a, &n), 0);
+	CHECK_EQ_INT(swap_plan(cfg3, 3, SWAP_REPRIO_EMPTY_ONLY, NULL, GIB, false, a, &n), 0);
 	CHECK_EQ_U64(n, 3);
 	for (size_t i = 0; i < 3; i++) {
 		CHECK_EQ_INT(a[i].kind, SWAP_ACT_ACTIVATE);
@@ -83,7 +84,7 @@ static void test_plan_basic(void)
 	}
 	active_reset();
 	n = 3;
-	CHECK_EQ_INT(swap_plan(cfg3, 3, SWAP_REPRIO_EMPTY_ONLY, &active, GIB, a, &n), 0);
+	CHECK_EQ_INT(swap_plan(cfg3, 3, SWAP_REPRIO_EMPTY_ONLY, &active, GIB, false, a, &n), 0);
 	CHECK_EQ_INT(a[2].kind, SWAP_ACT_ACTIVATE);
 
 	/* Active at the right priority: none; wrong priority and empty: reprioritize; wrong
@@ -93,7 +94,7 @@ static void test_plan_basic(void)
 	active_add("/dev/nvme0n1p3", -2, 8 * GIB, 0);
 	active_add("/var/swapfile", 5, 2 * GIB, 4096);
 	n = 3;
-	CHECK_EQ_INT(swap_plan(cfg3, 3, SWAP_REPRIO_EMPTY_ONLY, &active, 100 * GIB, a, &n), 0);
+	CHECK_EQ_INT(swap_plan(cfg3, 3, SWAP_REPRIO_EMPTY_ONLY, &active, 100 * GIB, false, a, &n), 0);
 	CHECK_EQ_INT(a[0].kind, SWAP_ACT_NONE);
 	CHECK(a[0].active);
 	CHECK_EQ_INT(a[0].have_priority, 100);
@@ -111,18 +112,48 @@ static void test_plan_basic(void)
 
 	/* The same in WHEN_FITS with plenty of memory: the used file moves too. */
 	n = 3;
-	CHECK_EQ_INT(swap_plan(cfg3, 3, SWAP_REPRIO_WHEN_FITS, &active, 100 * GIB, a, &n), 0);
+	CHECK_EQ_INT(swap_plan(cfg3, 3, SWAP_REPRIO_WHEN_FITS, &active, 100 * GIB, false, a, &n), 0);
 	CHECK_EQ_INT(a[0].kind, SWAP_ACT_NONE);
 	CHECK_EQ_INT(a[1].kind, SWAP_ACT_REPRIORITIZE);
 	CHECK_EQ_INT(a[2].kind, SWAP_ACT_REPRIORITIZE);
 
 	/* An empty device moves even with no memory at all. */
 	n = 3;
-	CHECK_EQ_INT(swap_plan(cfg3, 3, SWAP_REPRIO_WHEN_FITS, &active, 0, a, &n), 0);
+	CHECK_EQ_INT(swap_plan(cfg3, 3, SWAP_REPRIO_WHEN_FITS, &active, 0, false, a, &n), 0);
 	CHECK_EQ_INT(a[1].kind, SWAP_ACT_REPRIORITIZE);
 	CHECK_EQ_INT(a[2].kind, SWAP_ACT_REPORT_MISMATCH);
 	CHECK_EQ_INT(a[2].reason, SWAP_MISMATCH_WOULD_NOT_FIT);
 	CHECK_EQ_U64(a[2].budget_bytes, 0);
+}
+
+/* On a kubelet node without allow_on_kubelet_node: no device that is off is swapped on; active
+ * devices are planned as usual (re-prioritising one leaves swap on as it was). */
+static void test_plan_kubelet_hold(void)
+{
+	struct swap_action a[3];
+	size_t n = ARRAY_SIZE(a);
+
+	CHECK_EQ_INT(swap_plan(cfg3, 3, SWAP_REPRIO_EMPTY_ONLY, NULL, GIB, true, a, &n), 0);
+	CHECK_EQ_U64(n, 3);
+	for (size_t i = 0; i < 3; i++) {
+		CHECK_EQ_INT(a[i].kind, SWAP_ACT_HOLD_KUBELET);
+		CHECK(a[i].path == cfg3[i].path);
+		CHECK_EQ_INT(a[i].want_priority, cfg3[i].priority);
+		CHECK(!a[i].active);
+	}
+	active_reset();
+	active_add("/dev/zram0", 100, 4 * GIB, GIB);      /* as configured */
+	active_add("/dev/nvme0n1p3", -2, 8 * GIB, 0);     /* empty, wrong priority */
+	n = 3;
+	CHECK_EQ_INT(swap_plan(cfg3, 3, SWAP_REPRIO_EMPTY_ONLY, &active, GIB, true, a, &n), 0);
+	CHECK_EQ_INT(a[0].kind, SWAP_ACT_NONE);
+	CHECK_EQ_INT(a[1].kind, SWAP_ACT_REPRIORITIZE);
+	CHECK_EQ_INT(a[2].kind, SWAP_ACT_HOLD_KUBELET);   /* off: stays off */
+	/* The same host without a kubelet: the file is swapped on. */
+	n = 3;
+	CHECK_EQ_INT(swap_plan(cfg3, 3, SWAP_REPRIO_EMPTY_ONLY, &active, GIB, false, a, &n), 0);
+	CHECK_EQ_INT(a[2].kind, SWAP_ACT_ACTIVATE);
+	CHECK_STREQ(swap_action_kind_to_string(SWAP_ACT_HOLD_KUBELET), "hold-kubelet");
 }
 
 /* One configured device, active at priority 1 with `used` bytes in use, planned with `mem`. */
@@ -134,7 +165,7 @@ static enum swap_action_kind plan_one(enum swap_reprioritize mode, uint64_t used
 
 	active_reset();
 	active_add("/dev/sdb2", 1, UINT64_MAX, used);
-	if (swap_plan(&c, 1, mode, &active, mem, &a, &n) < 0 || n != 1)
+	if (swap_plan(&c, 1, mode, &active, mem, false, &a, &n) < 0 || n != 1)
 		return _SWAP_ACT_MAX;
 	return a.kind;
 }
@@ -184,14 +215,14 @@ static void test_plan_shared_budget(void)
 	active_add("/dev/sda2", 1, 10 * GIB, 1000);
 	active_add("/dev/sdb2", 2, 10 * GIB, 1000);
 
-	CHECK_EQ_INT(swap_plan(c, 2, SWAP_REPRIO_WHEN_FITS, &active, 2501, a, &n), 0);
+	CHECK_EQ_INT(swap_plan(c, 2, SWAP_REPRIO_WHEN_FITS, &active, 2501, false, a, &n), 0);
 	CHECK_EQ_INT(a[0].kind, SWAP_ACT_REPRIORITIZE);
 	CHECK_EQ_U64(a[0].budget_bytes, 2501);
 	CHECK_EQ_INT(a[1].kind, SWAP_ACT_REPRIORITIZE);
 	CHECK_EQ_U64(a[1].budget_bytes, 1501);
 
 	n = 2;
-	CHECK_EQ_INT(swap_plan(c, 2, SWAP_REPRIO_WHEN_FITS, &active, 2500, a, &n), 0);
+	CHECK_EQ_INT(swap_plan(c, 2, SWAP_REPRIO_WHEN_FITS, &active, 2500, false, a, &n), 0);
 	CHECK_EQ_INT(a[0].kind, SWAP_ACT_REPRIORITIZE);
 	CHECK_EQ_INT(a[1].kind, SWAP_ACT_REPORT_MISMATCH);
 	CHECK_EQ_INT(a[1].reason, SWAP_MISMATCH_WOULD_NOT_FIT);
@@ -209,13 +240,13 @@ static void test_plan_errors(void)
 
 	/* Capacity too small: nothing written. */
 	n = 2;
-	CHECK_EQ_INT(swap_plan(cfg3, 3, SWAP_REPRIO_EMPTY_ONLY, NULL, GIB, a, &n), -ENOBUFS);
+	CHECK_EQ_INT(swap_plan(cfg3, 3, SWAP_REPRIO_EMPTY_ONLY, NULL, GIB, false, a, &n), -ENOBUFS);
 	CHECK_EQ_U64(n, 2);
 	CHECK(memcmp(a, pattern, sizeof(a)) == 0);
 
 	n = 3;
-	CHECK_EQ_INT(swap_plan(cfg3, 3, (enum swap_reprioritize)7, NULL, GIB, a, &n), -EINVAL);
-	CHECK_EQ_INT(swap_plan(cfg3, 0, SWAP_REPRIO_EMPTY_ONLY, NULL, GIB, a, &n), 0);
+	CHECK_EQ_INT(swap_plan(cfg3, 3, (enum swap_reprioritize)7, NULL, GIB, false, a, &n), -EINVAL);
+	CHECK_EQ_INT(swap_plan(cfg3, 0, SWAP_REPRIO_EMPTY_ONLY, NULL, GIB, false, a, &n), 0);
 	CHECK_EQ_U64(n, 0);
 
 	CHECK_EQ_INT(swap_config_validate(cfg3, 3, &bad_index), 0);
@@ -226,7 +257,7 @@ static void test_plan_errors(void)
 	CHECK_EQ_INT(swap_config_validate(bad, 2, &bad_index), -EINVAL);
 	CHECK_EQ_U64(bad_index, 1);
 	n = 3;
-	CHECK_EQ_INT(swap_plan(bad, 2, SWAP_REPRIO_EMPTY_ONLY, NULL, GIB, a, &n), -EINVAL);
+	CHECK_EQ_INT(swap_plan(bad, 2, SWAP_REPRIO_EMPTY_ONLY, NULL, GIB, false, a, &n), -EINVAL);
 	CHECK(memcmp(a, pattern, sizeof(a)) == 0);
 
 	memcpy(bad, cfg3, sizeof(bad));
@@ -272,7 +303,7 @@ static void test_unconfigured(void)
 		struct swap_action a[3];
 		size_t n = 3;
 
-		CHECK_EQ_INT(swap_plan(cfg3, 3, SWAP_REPRIO_EMPTY_ONLY, &active, GIB, a, &n), 0);
+		CHECK_EQ_INT(swap_plan(cfg3, 3, SWAP_REPRIO_EMPTY_ONLY, &active, GIB, false, a, &n), 0);
 		CHECK_EQ_U64(n, 3);
 		CHECK_EQ_INT(a[0].kind, SWAP_ACT_NONE);
 		CHECK_EQ_INT(a[1].kind, SWAP_ACT_ACTIVATE);
@@ -861,12 +892,32 @@ static void test_fix_detached(void)
 	free(sw);
 }
 
+/* What makes this a kubelet node for the swap section: the kubepods cgroup, or, before the
+ * kubelet has created it (at boot the agent may start first, and a swapon then would make the
+ * kubelet's failSwapOn refuse to start), the kubelet's state directory. */
+static void test_kubelet_evidence(void)
+{
+	char dir[512];
+
+	snprintf(dir, sizeof(dir), "%s/var-lib-kubelet", tmp_root);
+	CHECK(swap_kubelet_evidence(NULL, dir) == NULL);
+	CHECK_STREQ(swap_kubelet_evidence("kubepods.slice", dir), "kubepods.slice");
+	if (mkdir(dir, 0755) < 0)
+		die("mkdir", dir);
+	CHECK_STREQ(swap_kubelet_evidence(NULL, dir), dir);
+	CHECK_STREQ(swap_kubelet_evidence("kubepods", dir), "kubepods");
+	CHECK(swap_kubelet_evidence(NULL, NULL) == NULL);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmp_root))
 		die("mkdtemp", tmp_root);
 
 	test_plan_basic();
+	test_plan_kubelet_hold();
+	test_kubelet_evidence();
 	test_plan_fits_boundary();
 	test_plan_shared_budget();
 	test_plan_errors();

@@ -207,15 +207,20 @@ static void test_reply(void)
 static void test_floor_terms(void)
 {
 	static const struct {
-		uint64_t min, memory_min, current, anon, file, room;
+		uint64_t min, memory_min, memory_low, children, current, anon, file, room;
 		const char *applied;
 	} cases[] = {
-		{ 100 * MiB, 0, 300 * MiB, 200 * MiB, 100 * MiB, 1024 * MiB, "min_bytes" },
-		{ 10 * MiB, 50 * MiB, 300 * MiB, 200 * MiB, 100 * MiB, 1024 * MiB, "memory.min" },
-		{ 10 * MiB, 0, 300 * MiB, 200 * MiB, 100 * MiB, 0, "unreclaimable" },
-		{ 10 * MiB, 0, 300 * MiB, 200 * MiB, 100 * MiB, 50 * MiB, "unreclaimable" },
-		{ 0, 0, 0, 0, 0, 0, "min_bytes" },
-		{ 0, 0, UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, "min_bytes" },
+		{ 100 * MiB, 0, 0, 0, 300 * MiB, 200 * MiB, 100 * MiB, 1024 * MiB, "min_bytes" },
+		{ 10 * MiB, 50 * MiB, 0, 0, 300 * MiB, 200 * MiB, 100 * MiB, 1024 * MiB, "memory.min" },
+		{ 10 * MiB, 50 * MiB, 120 * MiB, 0, 300 * MiB, 200 * MiB, 100 * MiB, 1024 * MiB, "memory.low" },
+		{ 10 * MiB, 50 * MiB, 50 * MiB, 0, 300 * MiB, 200 * MiB, 100 * MiB, 1024 * MiB, "memory.min" },
+		{ 10 * MiB, 0, 250 * MiB, 0, 300 * MiB, 200 * MiB, 100 * MiB, 0, "memory.low" },
+		{ 10 * MiB, 0, 220 * MiB, 60 * MiB, 300 * MiB, 200 * MiB, 100 * MiB, 0, "unreclaimable" },
+		{ 10 * MiB, 0, 0, 0, 300 * MiB, 200 * MiB, 100 * MiB, 0, "unreclaimable" },
+		{ 10 * MiB, 0, 0, 90 * MiB, 300 * MiB, 200 * MiB, 100 * MiB, 50 * MiB, "unreclaimable" },
+		{ 10 * MiB, 0, 0, 900 * MiB, 300 * MiB, 200 * MiB, 100 * MiB, 50 * MiB, "unreclaimable" },
+		{ 0, 0, 0, 0, 0, 0, 0, 0, "min_bytes" },
+		{ 0, 0, 0, 0, UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, "min_bytes" },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
@@ -226,15 +231,17 @@ static void test_floor_terms(void)
 		policy_params_default(&p);
 		p.min_bytes = cases[i].min;
 		s.min_bytes = cases[i].memory_min;
+		s.low_bytes = cases[i].memory_low;
+		s.children_protected_bytes = cases[i].children;
 		s.current_bytes = cases[i].current;
 		s.stat.anon = cases[i].anon;
 		s.stat.file = cases[i].file;
 		s.swap_room_bytes = cases[i].room;
-		floor_terms_compute(cases[i].min, cases[i].memory_min, cases[i].current, cases[i].anon,
-				    cases[i].file, cases[i].room, &t);
+		floor_terms_compute(cases[i].min, &s, &t);
 		CHECK_EQ_U64(t.floor_bytes, cgroup_floor_bytes(&p, &s));
 		CHECK_STREQ(t.applied, cases[i].applied);
-		CHECK_EQ_U64(t.floor_bytes, MAX(MAX(t.min_bytes, t.memory_min_bytes),
+		CHECK_EQ_U64(t.floor_bytes, MAX(MAX(t.min_bytes, MAX(t.memory_min_bytes,
+								      t.memory_low_bytes)),
 						 t.unreclaimable_bytes));
 	}
 }

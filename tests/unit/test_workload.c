@@ -208,6 +208,42 @@ static void test_never_target_and_names(void)
 	CHECK(strcmp(workload_runtime_name(WORKLOAD_RUNTIME_UNKNOWN), "unknown") == 0);
 }
 
+/* Everything under kubepods is the kubelet's; runtimes outside Kubernetes and other cgroups are
+ * not. */
+static void test_kubelet_managed(void)
+{
+	static const struct { const char *path; bool managed; } m[] = {
+		{ "kubepods.slice", true },
+		{ "kubepods", true },
+		{ "kubelet.slice/kubelet-kubepods.slice", true },
+		{ "kubepods.slice/kubepods-burstable.slice", true },
+		{ BU, true }, { BE, true }, { GU, true },
+		{ BU "/cri-containerd-" CID ".scope", true },
+		{ GU "/crio-" CID ".scope/container", true },
+		{ BE "/crio-conmon-" CID ".scope", true },
+		{ BE "/crio-" CID2, true },
+		{ "kubepods/besteffort/pod" UID "/" CID, true },
+		{ BU "/something-else", true },         /* other, but inside a pod */
+		{ "machine.slice/libpod-" CID ".scope", false },
+		{ "system.slice/docker-" CID ".scope", false },
+		{ "docker/" CID, false },
+		{ "machine.slice/libpod-conmon-" CID ".scope", false },
+		{ "system.slice/kubelet.service", false },
+		{ "kubepods.slice/not-a-pod.slice", false }, /* misnamed: matched by globs alone */
+		{ "", false },
+	};
+
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		struct workload w;
+
+		workload_recognise(m[i].path, &w);
+		if (workload_kubelet_managed(&w) != m[i].managed)
+			fprintf(stderr, "workload_kubelet_managed(\"%s\") != %d\n", m[i].path,
+				m[i].managed);
+		CHECK(workload_kubelet_managed(&w) == m[i].managed);
+	}
+}
+
 /* A path deeper than any the kubelet makes, and one of 4 KiB: not recognised, no overrun. */
 static void test_long_paths(void)
 {
@@ -230,5 +266,6 @@ int main(void)
 	test_cases();
 	test_never_target_and_names();
 	test_long_paths();
+	test_kubelet_managed();
 	return test_report("test_workload");
 }

@@ -345,10 +345,10 @@ static void test_fair_share(void)
 	/* Target 1000 MiB; memory.current 6 GiB / 3 GiB / 1 GiB / 2 GiB (last: no zswap use).
 	 * Shares over the three users (10 GiB): 600, 300, 100 MiB. */
 	struct zswap_cgroup cg[] = {
-		{ 6 * GiB, 500 * MiB, LIMIT_MAX, LIMIT_MAX, false }, /* under share */
-		{ 3 * GiB, 700 * MiB, LIMIT_MAX, LIMIT_MAX, false }, /* 400 MiB over */
-		{ 1 * GiB, 101 * MiB, LIMIT_MAX, LIMIT_MAX, false }, /* 1 MiB over */
-		{ 2 * GiB, 0, LIMIT_MAX, LIMIT_MAX, false },
+		{ 6 * GiB, 500 * MiB, LIMIT_MAX, LIMIT_MAX, false, false }, /* under share */
+		{ 3 * GiB, 700 * MiB, LIMIT_MAX, LIMIT_MAX, false, false }, /* 400 MiB over */
+		{ 1 * GiB, 101 * MiB, LIMIT_MAX, LIMIT_MAX, false, false }, /* 1 MiB over */
+		{ 2 * GiB, 0, LIMIT_MAX, LIMIT_MAX, false, false },
 	};
 	struct zswap_max_change ch[4];
 	int n;
@@ -391,8 +391,8 @@ static void test_fair_share(void)
 	/* Floor: never below min_zswap_max_bytes. */
 	{
 		struct zswap_cgroup tiny[] = {
-			{ 100 * GiB, 9 * MiB, LIMIT_MAX, LIMIT_MAX, false }, /* share 9.9 MiB */
-			{ 1 * GiB, 3 * MiB, LIMIT_MAX, LIMIT_MAX, false },
+			{ 100 * GiB, 9 * MiB, LIMIT_MAX, LIMIT_MAX, false, false }, /* share 9.9 MiB */
+			{ 1 * GiB, 3 * MiB, LIMIT_MAX, LIMIT_MAX, false, false },
 		};
 
 		n = zswap_fair_share(&p, tiny, 2, 10 * MiB, 13 * MiB, false, PAGE, ch, 2);
@@ -415,8 +415,8 @@ static void test_fair_share(void)
 	 * scaling the limit converged on the usage and the pool stayed over its target. */
 	{
 		struct zswap_cgroup two[] = {
-			{ 180 * MiB, 34 * MiB, 34 * MiB + 512 * KiB, LIMIT_MAX, true },
-			{ 20 * MiB, 1 * MiB, LIMIT_MAX, LIMIT_MAX, false }, /* under its 3.3 MiB */
+			{ 180 * MiB, 34 * MiB, 34 * MiB + 512 * KiB, LIMIT_MAX, true, false },
+			{ 20 * MiB, 1 * MiB, LIMIT_MAX, LIMIT_MAX, false, false }, /* under its 3.3 MiB */
 		};
 		uint64_t scaled = (uint64_t)((unsigned __int128)35 * MiB * (35 * MiB) / (37 * MiB + 512 * KiB));
 		uint64_t share = (uint64_t)((unsigned __int128)scaled * 180 / 200);
@@ -428,11 +428,40 @@ static void test_fair_share(void)
 		CHECK(ch[0].zswap_max_bytes < 34 * MiB);
 	}
 
+	/* A kubelet-managed cgroup the rule does not allow writing (read_only): it counts as a
+	 * user and in the shares, but gets no change, neither lowering nor its rule's cap; the
+	 * other cgroup is lowered toward its own share only. Same numbers as the first case. */
+	{
+		struct zswap_cgroup ro[] = {
+			{ 6 * GiB, 500 * MiB, LIMIT_MAX, LIMIT_MAX, false, false },
+			{ 3 * GiB, 700 * MiB, LIMIT_MAX, 600 * MiB, false, true }, /* 400 MiB over */
+			{ 1 * GiB, 101 * MiB, LIMIT_MAX, LIMIT_MAX, false, false },
+		};
+
+		n = zswap_fair_share(&p, ro, 3, 1000 * MiB, 1301 * MiB, false, PAGE, ch, 3);
+		CHECK_EQ_INT(n, 1);
+		CHECK_EQ_U64(ch[0].cgroup_index, 2);
+		CHECK_EQ_U64(ch[0].zswap_max_bytes, (101 * MiB - 512 * KiB) / PAGE * PAGE);
+		/* Allowed again: the same input lowers it. */
+		ro[1].read_only = false;
+		n = zswap_fair_share(&p, ro, 3, 1000 * MiB, 1301 * MiB, false, PAGE, ch, 3);
+		CHECK_EQ_INT(n, 2);
+		CHECK_EQ_U64(ch[0].cgroup_index, 1);
+		CHECK_EQ_U64(ch[0].zswap_max_bytes, 500 * MiB);
+		/* Two users, one read-only: the other is not a lone user and is still lowered. */
+		ro[0].zswap_current_bytes = 0;
+		ro[1].read_only = true;
+		ro[2].zswap_current_bytes = 200 * MiB; /* share: 1000 * 900 / 1301 / 4 = 173 MiB */
+		n = zswap_fair_share(&p, ro, 3, 1000 * MiB, 1301 * MiB, false, PAGE, ch, 3);
+		CHECK_EQ_INT(n, 1);
+		CHECK_EQ_U64(ch[0].cgroup_index, 2);
+	}
+
 	/* A lone user is never lowered, however far over the target the pool is or whatever
 	 * event this tick: its limit would only refuse its own newest stores (zswap.h). A limit
 	 * the agent lowered earlier is still given back once the pool is calm. */
 	{
-		struct zswap_cgroup one[] = { { 180 * MiB, 40 * MiB, LIMIT_MAX, LIMIT_MAX, false } };
+		struct zswap_cgroup one[] = { { 180 * MiB, 40 * MiB, LIMIT_MAX, LIMIT_MAX, false, false } };
 
 		CHECK_EQ_INT(zswap_fair_share(&p, one, 1, 35 * MiB, 45 * MiB, false, PAGE, ch, 1), 0);
 		CHECK_EQ_INT(zswap_fair_share(&p, one, 1, 35 * MiB, 45 * MiB, true, PAGE, ch, 1), 0);

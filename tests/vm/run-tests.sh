@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
-# The VM tests: each scenario in tests/vm/scenarios/test-*.sh boots Debian's Linux 6.12 in qemu
-# with the agent, runs, and reports PASS/FAIL/SKIP lines. Prints them and ends with
-# "vm: N passed, N failed, N skipped". A scenario that does not complete, times out or exits
+# The VM tests: each scenario in tests/vm/scenarios/test-*.sh boots a Debian kernel in qemu with
+# the agent, runs, and reports PASS/FAIL/SKIP lines. Prints them, each prefixed with the kernel
+# series it ran on ("  [6.1] PASS name ..."), and ends with
+# "vm: N passed, N failed, N skipped" over every kernel (one "vm [SERIES]: ..." line per kernel
+# before it when there are several). A scenario that does not complete, times out or exits
 # non-zero without a FAIL line counts as one failure;
 # a SKIP line (a check the VM could not run) is counted apart, never as a pass.
 #
-# Usage: tests/vm/run-tests.sh [NAME...]   (NAME: test-numa or numa; default: every test-*.sh)
+# Usage: tests/vm/run-tests.sh [--kernel SERIES[,SERIES...]] [--matrix] [NAME...]
+#   NAME      test-numa or numa (scenarios/test-NAME.sh), or another scenario such as smoke
+#             (scenarios/NAME.sh); default: every test-*.sh
+#   --kernel  Debian kernel series to run on, in turn: 6.1, 6.12, 7.3 (repeatable; default:
+#             $RECLAIMD_VM_KERNEL, else the default kernel of fetch-kernel.sh, 6.12). Results go
+#             to tests/vm/out/kernel-SERIES/NAME (tests/vm/out/NAME without --kernel).
+#   --matrix  the matrix subset: $MATRIX_SCENARIOS on $MATRIX_KERNELS (below), which is
+#             what `make check-matrix` runs; `make check-kernels` runs everything on all three
 #
 # A scenario asks for a different VM with one header comment line (among its first 30 lines)
 #   # vm-options: --cpus-per-node 2 --node-mem 512M
@@ -24,56 +33,131 @@ passed=0 failed=0 skipped=0
 files=()
 for f in tests/vm/configs/*.json; do files+=(--file "$f:/etc/reclaimd/$(basename "$f")"); done
 
+# The matrix subset for the kernels other than the default: the agent's life cycle and reclaim
+# on the oldest and the newest Debian kernel, and the smoke test, which also records the
+# kernel's features (kernel-features.txt).
+MATRIX_KERNELS="6.1 7.3"
+MATRIX_SCENARIOS="smoke lifecycle reclaim"
+
+kernels=()
+names=()
+add_kernels() { # "6.1,7.3" or "6.1 7.3"
+	local k
+	for k in ${1//,/ }; do kernels+=("$k"); done
+}
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel)
+		[ $# -ge 2 ] || { echo "run-tests.sh: --kernel needs a value" >&2; exit 2; }
+		add_kernels "$2"
+		shift
+		;;
+	--kernel=*) add_kernels "${1#*=}" ;;
+	--matrix)
+		add_kernels "$MATRIX_KERNELS"
+		# shellcheck disable=SC2206 # word splitting is the point
+		names+=($MATRIX_SCENARIOS)
+		;;
+	-h | --help)
+		sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'
+		exit 0
+		;;
+	-*) echo "run-tests.sh: unknown option $1" >&2; exit 2 ;;
+	*) names+=("$1") ;;
+	esac
+	shift
+done
+[ ${#kernels[@]} -eq 0 ] && [ -n "${RECLAIMD_VM_KERNEL:-}" ] && add_kernels "$RECLAIMD_VM_KERNEL"
+# One pass with fetch-kernel.sh's default when no kernel is named ("" below).
+[ ${#kernels[@]} -eq 0 ] && kernels=("")
+
 scenarios=()
-if [ $# -eq 0 ]; then
+if [ ${#names[@]} -eq 0 ]; then
 	scenarios=(tests/vm/scenarios/test-*.sh)
 else
-	for n in "$@"; do
+	for n in "${names[@]}"; do
 		n=${n##*/}
 		n=${n%.sh}
-		n=test-${n#test-}
-		[ -f "tests/vm/scenarios/$n.sh" ] || { echo "run-tests.sh: no scenario tests/vm/scenarios/$n.sh" >&2; exit 2; }
-		scenarios+=("tests/vm/scenarios/$n.sh")
+		if [ -f "tests/vm/scenarios/test-${n#test-}.sh" ]; then
+			scenarios+=("tests/vm/scenarios/test-${n#test-}.sh")
+		elif [ -f "tests/vm/scenarios/$n.sh" ]; then
+			scenarios+=("tests/vm/scenarios/$n.sh")
+		else
+			echo "run-tests.sh: no scenario tests/vm/scenarios/test-${n#test-}.sh or $n.sh" >&2
+			exit 2
+		fi
 	done
 fi
 
-for scenario in "${scenarios[@]}"; do
-	name=$(basename "$scenario" .sh)
-	# shellcheck disable=SC2207 # word splitting is the point
-	vm_opts=($(head -n 30 "$scenario" | sed -n 's/^# vm-options:[[:space:]]*//p' | head -n 1))
-	prepare=$(head -n 30 "$scenario" | sed -n 's/^# vm-prepare:[[:space:]]*//p' | head -n 1)
-	echo "== $name${vm_opts[*]:+ (${vm_opts[*]})}"
-	if [ -n "$prepare" ] && ! bash -c "$prepare" >"$out/$name.prepare.log" 2>&1; then
-		echo "FAIL $name: '$prepare' failed (see $out/$name.prepare.log)"
-		failed=$((failed + 1))
-		continue
-	fi
-	start_s=$(date +%s)
-	if ! tests/vm/run.sh "${files[@]}" --timeout 600 "${vm_opts[@]}" "$scenario" "$out/$name" >"$out/$name.run.log" 2>&1; then
-		echo "FAIL $name: the VM run did not complete (see $out/$name.run.log, $out/$name/console.log)"
-		failed=$((failed + 1))
-		continue
-	fi
-	if [ ! -s "$out/$name/results.txt" ]; then
-		echo "FAIL $name: no results (see $out/$name/scenario.log)"
-		failed=$((failed + 1))
-		continue
-	fi
-	sed 's/^/  /' "$out/$name/results.txt"
-	echo "  ($name: $(($(date +%s) - start_s)) s)"
-	p=$(grep -c '^PASS ' "$out/$name/results.txt" || true)
-	f=$(grep -c '^FAIL ' "$out/$name/results.txt" || true)
-	s=$(grep -c '^SKIP ' "$out/$name/results.txt" || true)
-	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
-	# Results of a scenario that was killed or stopped by an error are incomplete: the checks it
-	# did not reach must not disappear from the count.
-	if [ -f "$out/$name/scenario.timeout" ]; then
-		echo "FAIL $name: the scenario timed out (see $out/$name/scenario.log)"
-		failed=$((failed + 1))
-	elif [ "$(cat "$out/$name/scenario.rc" 2>/dev/null)" != 0 ] && [ "$f" -eq 0 ]; then
-		echo "FAIL $name: the scenario exited $(cat "$out/$name/scenario.rc" 2>/dev/null || echo '?') (see $out/$name/scenario.log)"
-		failed=$((failed + 1))
+# Fetch every kernel first: a kernel that cannot be had is one failure, not one per scenario.
+kernel_ok=()
+for k in "${kernels[@]}"; do
+	if tests/vm/fetch-kernel.sh ${k:+--kernel "$k"} >"$out/fetch-kernel${k:+-$k}.log" 2>&1; then
+		kernel_ok+=(1)
+	else
+		kernel_ok+=(0)
 	fi
 done
+
+summaries=()
+for i in "${!kernels[@]}"; do
+	k=${kernels[$i]}
+	label=${k:-$(sed -n 's/^series=//p' tests/vm/.cache/kernel/current/STAMP 2>/dev/null)}
+	label=${label:-default}
+	kp=0 kf=0 ks=0
+	kstart_s=$(date +%s)
+	if [ "${kernel_ok[$i]}" -eq 0 ]; then
+		echo "FAIL kernel $label: fetch-kernel.sh failed (see $out/fetch-kernel${k:+-$k}.log)"
+		kf=1
+	fi
+	for scenario in "${scenarios[@]}"; do
+		[ "${kernel_ok[$i]}" -eq 1 ] || break
+		name=$(basename "$scenario" .sh)
+		odir=$out/${k:+kernel-$k/}$name
+		mkdir -p "$(dirname "$odir")"
+		# shellcheck disable=SC2207 # word splitting is the point
+		vm_opts=($(head -n 30 "$scenario" | sed -n 's/^# vm-options:[[:space:]]*//p' | head -n 1))
+		prepare=$(head -n 30 "$scenario" | sed -n 's/^# vm-prepare:[[:space:]]*//p' | head -n 1)
+		echo "== $name on $label${vm_opts[*]:+ (${vm_opts[*]})}"
+		if [ -n "$prepare" ] && ! bash -c "$prepare" >"$odir.prepare.log" 2>&1; then
+			echo "FAIL $name on $label: '$prepare' failed (see $odir.prepare.log)"
+			kf=$((kf + 1))
+			continue
+		fi
+		start_s=$(date +%s)
+		if ! tests/vm/run.sh ${k:+--kernel "$k"} "${files[@]}" --timeout 600 "${vm_opts[@]}" \
+			"$scenario" "$odir" >"$odir.run.log" 2>&1; then
+			echo "FAIL $name on $label: the VM run did not complete (see $odir.run.log, $odir/console.log)"
+			kf=$((kf + 1))
+			continue
+		fi
+		if [ ! -s "$odir/results.txt" ]; then
+			echo "FAIL $name on $label: no results (see $odir/scenario.log)"
+			kf=$((kf + 1))
+			continue
+		fi
+		sed "s/^/  [$label] /" "$odir/results.txt"
+		uname_r=$(sed -n 's/^kernel=//p' "$odir/vm-info.txt" 2>/dev/null)
+		echo "  ($name on $label${uname_r:+, $uname_r}: $(($(date +%s) - start_s)) s)"
+		p=$(grep -c '^PASS ' "$odir/results.txt" || true)
+		f=$(grep -c '^FAIL ' "$odir/results.txt" || true)
+		s=$(grep -c '^SKIP ' "$odir/results.txt" || true)
+		kp=$((kp + p)); kf=$((kf + f)); ks=$((ks + s))
+		# Results of a scenario that was killed or stopped by an error are incomplete: the checks it
+		# did not reach must not disappear from the count.
+		if [ -f "$odir/scenario.timeout" ]; then
+			echo "FAIL $name on $label: the scenario timed out (see $odir/scenario.log)"
+			kf=$((kf + 1))
+		elif [ "$(cat "$odir/scenario.rc" 2>/dev/null)" != 0 ] && [ "$f" -eq 0 ]; then
+			echo "FAIL $name on $label: the scenario exited $(cat "$odir/scenario.rc" 2>/dev/null || echo '?') (see $odir/scenario.log)"
+			kf=$((kf + 1))
+		fi
+	done
+	passed=$((passed + kp)); failed=$((failed + kf)); skipped=$((skipped + ks))
+	summaries+=("vm [$label]: $kp passed, $kf failed, $ks skipped ($(($(date +%s) - kstart_s)) s)")
+done
+if [ ${#kernels[@]} -gt 1 ]; then
+	printf '%s\n' "${summaries[@]}"
+fi
 echo "vm: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

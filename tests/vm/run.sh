@@ -1,5 +1,5 @@
 #!/bin/bash
-# run.sh - run one scenario script in a qemu VM with Debian's Linux 6.12.
+# run.sh - run one scenario script in a qemu VM with a Debian kernel (6.12 unless --kernel).
 #
 # Usage: tests/vm/run.sh [options] SCENARIO_SCRIPT OUTDIR
 #
@@ -11,6 +11,8 @@
 # own messages) and run-info.txt.
 #
 # Options:
+#   --kernel SERIES     Debian kernel to boot: 6.1, 6.12 or 7.3 (default: $RECLAIMD_VM_KERNEL,
+#                       else 6.12); fetch-kernel.sh downloads it the first time
 #   --agent PATH        agent binary (default: <repo>/reclaimd if it exists);
 #                       installed as /usr/local/bin/reclaimd with its shared libs
 #   --no-agent          do not include the agent
@@ -104,6 +106,7 @@ verbose=0
 keep=0
 systemd=0
 rootfs_variant=
+kernel=${RECLAIMD_VM_KERNEL:-}
 
 while [ $# -gt 0 ]; do
 	opt=$1
@@ -113,7 +116,7 @@ while [ $# -gt 0 ]; do
 		val=${opt#*=}
 		opt=${opt%%=*}
 		;;
-	--agent | --file | --exe | --env | --timeout | --append | --node-mem | --zram-size | \
+	--kernel | --agent | --file | --exe | --env | --timeout | --append | --node-mem | --zram-size | \
 		--zram-algo | --swap-size | --data-size | --results-size | --cpus-per-node | --rootfs-variant)
 		[ $# -ge 2 ] || die "$opt needs a value"
 		val=$2
@@ -122,6 +125,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 	case $opt in
+	--kernel) kernel=$val ;;
 	--agent) agent=$val agent_explicit=1 ;;
 	--no-agent) agent= ;;
 	--with-stress-ng) with_stress=1 ;;
@@ -204,7 +208,8 @@ fi
 touch "$outdir/.vm-run"
 
 # --- Kernel, workloads, tools -------------------------------------------------
-kdir=$("$HERE/fetch-kernel.sh" --print-dir)
+kdir=$("$HERE/fetch-kernel.sh" ${kernel:+--kernel "$kernel"} --print-dir) ||
+	die "no kernel${kernel:+ $kernel} (fetch-kernel.sh failed)"
 make -s -C "$HERE/workloads" >&2
 make -s -C "$HERE/tools" >&2
 
@@ -307,6 +312,7 @@ fi
 	echo "DISK_SWAP=$disk_swap"
 	[ "$(size_bytes "$data_size")" -gt 0 ] && echo "DATA_DISK=1"
 	echo "SCENARIO_TIMEOUT=$scenario_timeout"
+	echo "KERNEL_SERIES=$(sq "$(sed -n 's/^series=//p' "$kdir/STAMP")")"
 } >"$root/etc/vm.conf"
 : >"$root/etc/scenario.env"
 for kv in "${envs[@]}"; do
@@ -361,6 +367,7 @@ qemu=(
 {
 	echo "scenario=$scenario"
 	echo "kernel=$(sed -n 's/^package=//p' "$kdir/STAMP")"
+	echo "kernel_series=$(sed -n 's/^series=//p' "$kdir/STAMP")"
 	echo "agent=${agent:-none}"
 	echo "timeout_s=$timeout_s scenario_timeout_s=$scenario_timeout"
 	echo "initramfs_bytes=$(stat -c %s "$work/initramfs.cpio")"

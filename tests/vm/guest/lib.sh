@@ -276,3 +276,82 @@ fsub() {
 agent_stop_sync() {
 	agent_stop
 }
+
+# ---- kernel features ------------------------------------------------------
+# A check that needs a feature the booted kernel lacks is skipped with the reason, never passed
+# or failed: `need_feature CHECK FEATURE... || return` (or `|| continue`, `|| exit 0`).
+# Features, and what Debian's kernels have (smoke.sh records them in kernel-features.txt;
+# seen 2026-12-02 on 6.1.0-57, 6.12.117 and 7.3.4):
+#   feature                 meaning                                               6.1 6.12 7.3
+#   reclaim-swappiness      memory.reclaim accepts "N swappiness=V"               no  yes  yes
+#   reclaim-swappiness-max  memory.reclaim accepts "N swappiness=max"             no  no   yes
+#   zswap-writeback         memory.zswap.writeback exists                         no  yes  yes
+#   zswap-shrinker          /sys/module/zswap/parameters/shrinker_enabled         no  yes  yes
+#   lru-gen                 MGLRU on: /sys/kernel/mm/lru_gen/enabled not 0x0000  no* yes  yes
+#   lru-gen-debugfs         /sys/kernel/debug/lru_gen (aging/eviction commands)   yes yes  yes
+#   node-reclaim            /sys/devices/system/node/node0/reclaim                no  no   yes
+#   proactive-counters      pgscan_proactive in /proc/vmstat                      no  no   yes
+#   (* built in but off by default on Debian's 6.1)
+
+# kfeature NAME: status 0 when the booted kernel has feature NAME, 1 when not, 2 for an unknown
+# NAME. memory.reclaim keys are probed on an empty cgroup of its own: a request of one page
+# that reclaims nothing ends in EAGAIN when the key is accepted, EINVAL when it is not.
+kfeature() {
+	case $1 in
+	reclaim-swappiness) _kf_reclaim_key "swappiness=60" ;;
+	reclaim-swappiness-max) _kf_reclaim_key "swappiness=max" ;;
+	zswap-writeback) _kf_cg_file memory.zswap.writeback ;;
+	zswap-shrinker) [ -e /sys/module/zswap/parameters/shrinker_enabled ] ;;
+	lru-gen)
+		[ -r /sys/kernel/mm/lru_gen/enabled ] &&
+			[ "$(cat /sys/kernel/mm/lru_gen/enabled)" != 0x0000 ]
+		;;
+	lru-gen-debugfs) [ -e /sys/kernel/debug/lru_gen ] ;;
+	node-reclaim) [ -e /sys/devices/system/node/node0/reclaim ] ;;
+	proactive-counters) grep -q '^pgscan_proactive ' /proc/vmstat ;;
+	*)
+		echo "kfeature: unknown feature '$1'" >&2
+		return 2
+		;;
+	esac
+}
+
+# The probe cgroup: an empty child of the root (which has no memory.* files), removed again
+# after each probe so that no agent ever discovers it.
+_KF_CG=$CGROOT/vmtest-kfeature
+_kf_cg_file() {
+	mkdir -p "$_KF_CG" || return 1
+	[ -e "$_KF_CG/$1" ] && _kf_rc=0 || _kf_rc=1
+	rmdir "$_KF_CG"
+	return $_kf_rc
+}
+_kf_reclaim_key() {
+	mkdir -p "$_KF_CG" || return 1
+	_kf_rc=0
+	if ! _kf_err=$({ echo "4096 $1" >"$_KF_CG/memory.reclaim"; } 2>&1); then
+		case $_kf_err in *"nvalid argument"*) _kf_rc=1 ;; esac
+	fi
+	rmdir "$_KF_CG"
+	return $_kf_rc
+}
+
+# need_feature CHECK FEATURE...: status 0 when the kernel has every FEATURE; otherwise records
+# "SKIP CHECK: kernel <release> has no FEATURE" (skip) and returns 1.
+need_feature() {
+	_nf_check=$1
+	shift
+	for _nf in "$@"; do
+		kfeature "$_nf" && continue
+		skip "$_nf_check" "kernel $(uname -r) has no $_nf"
+		return 1
+	done
+	return 0
+}
+
+# kfeature_report FILE: one line "FEATURE yes|no" per feature into FILE (and the console).
+kfeature_report() {
+	for _kr in reclaim-swappiness reclaim-swappiness-max zswap-writeback zswap-shrinker \
+		lru-gen lru-gen-debugfs node-reclaim proactive-counters; do
+		if kfeature "$_kr"; then echo "$_kr yes"; else echo "$_kr no"; fi
+	done | tee "$1"
+}

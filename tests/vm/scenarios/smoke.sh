@@ -6,6 +6,8 @@ set -eu
 . "$VMTEST_LIB"
 
 echo "uname: $(uname -a)"
+echo "--- kernel features (kernel-features.txt)"
+kfeature_report "$RESULTS/kernel-features.txt"
 
 # cgroup2 mounted, memory controller enabled for children.
 if grep -q '^none /sys/fs/cgroup cgroup2 ' /proc/mounts; then

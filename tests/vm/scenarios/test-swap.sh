@@ -16,6 +16,9 @@
 #    memory lands on both (round robin).
 # 5. A swap file on /data swapped on (and off) while the agent runs: "swap device added" /
 #    "swap device removed" within one tick (interval 2 s: 3 s allowed).
+# 6. A kubelet node: with a kubepods.slice cgroup in the tree, a configured swap file that is off
+#    is not swapped on ("kubelet node (kubepods.slice found): not swapping on ..."), and
+#    "reclaimctl status" says so; with swap.allow_on_kubelet_node it is swapped on.
 # Every /proc/swaps sample is in $RESULTS/swap-fill-*.txt.
 set -u
 . "$VMTEST_LIB"
@@ -269,6 +272,51 @@ else
 	fi
 fi
 agent_stop >/dev/null
+
+# ---- 6. a kubelet node: no swapon without swap.allow_on_kubelet_node --------------------------
+# kubelet.service is not needed: the kubepods cgroup is what says a kubelet runs here.
+kube_cfg() { # ALLOW (true/false): a config with the swap file of part 5, written to /tmp
+	cat >"/tmp/swap-kubelet-$1.json" <<-EOF
+	{ "mglru_aging": false, "interval": 2, "log_level": "info", "headroom": false,
+	  "swap": { "allow_on_kubelet_node": $1,
+	            "devices": [ { "path": "/data/swapfile", "priority": 5, "kind": "file" } ] },
+	  "rules": [ { "match": "reclaimd", "policy": "none" } ] }
+	EOF
+	echo "/tmp/swap-kubelet-$1.json"
+}
+if [ ! -f /data/swapfile ]; then
+	fail swap-kubelet-hold "no /data/swapfile from part 5"
+else
+	swapoff /data/swapfile 2>/dev/null
+	mkdir -p "$CGROOT/kubepods.slice"
+	mark kubelet-hold
+	agent_start "$(kube_cfg false)" "$LOG"
+	line=$(log_wait "$LOG" "kubelet node \(kubepods.slice found\): not swapping on /data/swapfile at priority 5" 8) || line=
+	sleep 2
+	st=$(reclaimctl status 2>&1) || st="reclaimctl status failed: $st"
+	if [ -n "$line" ] && [ -z "$(swap_prio /data/swapfile)" ]; then
+		pass swap-kubelet-hold "/data/swapfile stays off; log: $(echo "$line" | log_message)"
+	else
+		fail swap-kubelet-hold "/data/swapfile at '$(swap_prio /data/swapfile)'; hold line: '${line:-none}'"
+	fi
+	if echo "$st" | grep -q "kubelet node (kubepods.slice found): no swapon; 1 configured device left off"; then
+		pass swap-kubelet-status "$(echo "$st" | grep "kubelet node")"
+	else
+		fail swap-kubelet-status "reclaimctl status has no kubelet line: $(echo "$st" | grep -A2 '^swap:')"
+	fi
+	agent_stop >/dev/null
+	mark kubelet-allow
+	agent_start "$(kube_cfg true)" "$LOG"
+	if took=$(wait_prio /data/swapfile 5 8) &&
+		a=$(log_wait "$LOG" "swap /data/swapfile: activated at priority 5 \(file\) on a kubelet node" 3); then
+		pass swap-kubelet-allowed "swapped on after ${took} s; log: $(echo "$a" | log_message)"
+	else
+		fail swap-kubelet-allowed "/data/swapfile at '$(swap_prio /data/swapfile)' with allow_on_kubelet_node, or no 'activated ... on a kubelet node' line"
+	fi
+	agent_stop >/dev/null
+	swapoff /data/swapfile 2>/dev/null
+	rmdir "$CGROOT/kubepods.slice"
+fi
 kill "${stripe_pid:-}" 2>/dev/null
 cat "$RESULTS"/agent-*.log | grep -E 'reclaimd\[(warning|err|crit)\]' | log_message | sort | uniq -c | sed 's/^/agent warning: /'
 echo "swaps at the end:"
