@@ -1,6 +1,6 @@
 #!/bin/sh
 # vm-prepare: make -s deb && tests/vm/build-rootfs.sh --variant containers
-# vm-options: --rootfs-variant containers --node-mem 1536M --zram-size 0 --data-size 512M --timeout 720 --file build/reclaimd.deb:/root/reclaimd.deb
+# vm-options: --rootfs-variant containers --node-mem 1536M --zram-size 0 --data-size 512M --timeout 900 --file build/reclaimd.deb:/root/reclaimd.deb
 # VM test of reclaimd on a kubelet-shaped host with real container runtimes (Debian 12's docker.io,
 # containerd, runc, podman, crun), installed from its package under systemd (run.sh
 # --rootfs-variant containers). No kubelet and no registry: the containers run from a busybox-static
@@ -35,14 +35,12 @@
 #   kubelet-files-unchanged  every writable cgroup file under kubepods.slice (memory.min/low/high/
 #                          max/swap.max/oom.group/zswap.*, cpu.*, cpuset.*, pids.max, io.*,
 #                          cgroup.subtree_control, ...) the same before and after the agent ran
-#   memory-qos-floor       (needs memory.low in the floor) pod A's container never below its
-#                          memory.min and memory.low
-#   stand-back-at-high     (needs the stand-back at memory.high) no request on a container at its
-#                          memory.high
-#   noswap-file-only       (needs NoSwap file-only reclaim) pod D: swap.current stays 0, anon kept,
-#                          page cache reclaimed
-#   swap-kubelet-node      (needs swap.allow_on_kubelet_node) the swap section does not swapon
-#                          zram0 on this kubepods host and the journal says what it would have done
+#   memory-qos-floor       pod A's application container never below its memory.min and memory.low
+#                          while the agent reclaims the pod (its floor counts them)
+#   stand-back-at-high     no request on the container at its memory.high, an at-high entry instead
+#   noswap-file-only       pod D: swap.current stays 0, anon kept, page cache reclaimed
+#   swap-kubelet-node      the swap section does not swapon zram0 on this kubepods host and the
+#                          journal says what it would have done
 set -u
 . "$VMTEST_LIB"
 
@@ -122,6 +120,25 @@ runtime = "crun"
 EOF
 printf '[storage]\ndriver = "vfs"\nrunroot = "/run/containers/storage"\ngraphroot = "/var/lib/containers/storage"\n' \
 	>/etc/containers/storage.conf
+# ctr's --no-pivot sends task options of its own that replace the container's runtime options,
+# --runc-systemd-cgroup with them (runc then puts the container under containerd's cgroup by path):
+# the no-pivot comes from a runc wrapper instead (--runc-binary), a runtime option beside
+# SystemdCgroup.
+cat >/usr/local/sbin/runc-nopivot <<'EOF'
+#!/bin/sh
+# runc with --no-pivot added to its create and run commands (the first such word).
+added=0
+for a; do
+	shift
+	set -- "$@" "$a"
+	if [ $added -eq 0 ] && { [ "$a" = create ] || [ "$a" = run ]; }; then
+		set -- "$@" --no-pivot
+		added=1
+	fi
+done
+exec /usr/sbin/runc "$@"
+EOF
+chmod 755 /usr/local/sbin/runc-nopivot
 systemctl daemon-reload
 
 times=
@@ -184,7 +201,7 @@ dock() { # NAME POD_UID DOCKER_ARGS... -- COMMAND...: a docker container in a Bu
 	while [ "$1" != -- ]; do _args="$_args $1"; shift; done
 	shift
 	# shellcheck disable=SC2086
-	timeout 120 docker run -d --name "$_name" --network none --log-driver none \
+	timeout 120 docker run -d --name "$_name" --network none --security-opt apparmor=unconfined \
 		--cgroup-parent="kubepods-burstable-pod$(us "$_uid").slice" \
 		-v $SHARED:/shared -v /data/podD:/data $_args $IMG "$@" >"/tmp/$_name.id" 2>>"$RESULTS/containers.log"
 }
@@ -193,13 +210,17 @@ ctrrun() { # NAME POD_SLICE COMMAND...: a containerd container in the CRI layout
 	shift 2
 	_id=$(hexid)
 	echo "$_id" >"/tmp/$_name.id"
-	timeout 120 $CTR run -d --null-io --snapshotter native --no-pivot --runc-systemd-cgroup \
+	timeout 120 $CTR run -d --null-io --snapshotter native --runc-binary /usr/local/sbin/runc-nopivot \
+		--runc-systemd-cgroup \
 		--cgroup "$_slice:cri-containerd:$_id" \
 		--mount "type=bind,src=$SHARED,dst=/shared,options=rbind:rw" \
 		"$CTR_IMG" "$_id" "$@" >>"$RESULTS/containers.log" 2>&1
 }
 say "starting the containers"
 t0=$(now_s)
+# The pod slices first, as kubelet creates them (through systemd) before the pod's containers.
+timeout 60 systemctl start "kubepods-burstable-pod$(us $UID_A).slice" "kubepods-besteffort-pod$(us $UID_B).slice" \
+	"kubepods-pod$(us $UID_C).slice" "kubepods-burstable-pod$(us $UID_D).slice" >>"$RESULTS/containers.log" 2>&1
 dock a-pause $UID_A -- /bin/sleep 100000
 # shellcheck disable=SC2046
 dock a-app $UID_A --memory 400m --memory-reservation 96m -- $(hog a-app --anon 160M --hot-pct 10 --rate 500 --tlb-flush-ms 50)
@@ -221,6 +242,18 @@ for n in a-app d-app b-app b-high c-app p-app; do
 	[ -e "$SHARED/$n.ready" ] || say "$n: memhog not ready after 180 s"
 done
 echo "containers started and ready in $(elapsed "$t0") s"
+# Where every container is, as the runtimes and the kernel say (for a post-mortem).
+{
+	docker ps -a --no-trunc
+	for n in a-pause a-app d-app; do
+		echo "--- docker $n: $(docker inspect -f '{{.State.Status}} pid {{.State.Pid}} error "{{.State.Error}}" parent {{.HostConfig.CgroupParent}}' "$n")"
+		docker logs "$n" 2>&1 | tail -n 5
+	done
+	$CTR tasks ls
+	podman ps -a --no-trunc
+	systemctl list-units --no-pager --all --type=slice,scope
+	for p in $(pgrep -x memhog) $(pgrep -x sleep); do echo "pid $p $(tr '\0' ' ' <"/proc/$p/cmdline"): $(cat "/proc/$p/cgroup")"; done
+} >"$RESULTS/placement.txt" 2>&1
 
 ID_A_PAUSE=$(docker inspect -f '{{.Id}}' a-pause 2>/dev/null)
 ID_A_APP=$(docker inspect -f '{{.Id}}' a-app 2>/dev/null)
@@ -373,7 +406,8 @@ expect_journal() {
 		bad_journal="$bad_journal $1: not managed;"
 		return
 	fi
-	_got="$(echo "$_l" | jget POD_UID)|$(echo "$_l" | jget QOS_CLASS)|$(echo "$_l" | jget CONTAINER_RUNTIME)|$(echo "$_l" | jget CONTAINER_ID)"
+	# printf, not echo: dash's echo turns the JSON's \n escapes into newlines.
+	_got="$(printf '%s\n' "$_l" | jget POD_UID)|$(printf '%s\n' "$_l" | jget QOS_CLASS)|$(printf '%s\n' "$_l" | jget CONTAINER_RUNTIME)|$(printf '%s\n' "$_l" | jget CONTAINER_ID)"
 	[ "$_got" = "$2|$3|$4|$5" ] || bad_journal="$bad_journal $1: got $_got, wanted $2|$3|$4|$5;"
 }
 expect_journal "$POD_A" $UID_A burstable "" ""
@@ -422,28 +456,21 @@ else
 fi
 echo "podman container: $(req "$CG_P_APP") requests"
 
-# ---- checks of features merged from other branches -----------------------------------------
-# Each detects its feature from the installed agent and reports SKIP "needs ..." without it.
-EXPLAIN_JSON=$(reclaimctl --json explain "$POD_A" 2>/dev/null)
-echo "$EXPLAIN_JSON" >"$RESULTS/explain-pod-a.json"
-has_floor_low() { echo "$EXPLAIN_JSON" | grep -q '"memory_low_bytes"'; }
-has_stand_back_high() { echo "$EXPLAIN_JSON" | grep -q '"at_high"'; }
-# NoSwap file-only reclaim: the swap room bounded from below by the containers' swap.max, which the
-# installed README documents as room_down.
-has_noswap_file_only() { zcat /usr/share/doc/reclaimd/README.md.gz 2>/dev/null | grep -q 'room_down'; }
-has_swap_kubelet_guard() {
-	printf '{ "swap": { "allow_on_kubelet_node": false } }\n' >/tmp/swap-probe.json
-	reclaimd --check-config -c /tmp/swap-probe.json >/tmp/swap-probe.txt 2>&1
-}
+# ---- Memory QoS floors, memory.high, NoSwap, swap on a kubelet node ---------------------------
+# What the agent reports about pod A (its floor: memory.min, memory.low and its containers'
+# protection), for the post-mortem.
+reclaimctl --json explain "$POD_A" >"$RESULTS/explain-pod-a.json" 2>&1
 
 check_memory_qos_floor() {
 	kill "$SAMPLER_A" 2>/dev/null
 	_prot=$((96 * MiB))
 	_low=$(awk '$2 != "gone" { if (m == "" || $2 < m) m = $2 } END { print m }' "$RESULTS/samples-a-app.txt")
-	_detail="lowest memory.current $(mib "${_low:-0}") MiB, memory.min 48 MiB, memory.low 96 MiB, $ra pod-level requests"
-	if ! has_floor_low; then
-		skip memory-qos-floor "needs memory.low in the floor (explain has no memory_low_bytes); measured: $_detail"
-	elif [ -n "$_low" ] && [ "$_low" -ge $((_prot - 2 * MiB)) ] && [ "$ra" -gt 0 ]; then
+	# The pod's floor as the agent computes it: its containers' protection counted.
+	_cp=$(sed -n 's/.*"children_protected_bytes": *\([0-9]*\).*/\1/p' "$RESULTS/explain-pod-a.json" | head -n 1)
+	_fl=$(sed -n 's/.*"floor_bytes": *\([0-9]*\).*/\1/p' "$RESULTS/explain-pod-a.json" | head -n 1)
+	_detail="lowest memory.current $(mib "${_low:-0}") MiB, memory.min 48 MiB, memory.low 96 MiB, $ra pod-level requests; pod floor $(mib "${_fl:-0}") MiB, containers' protection $(mib "${_cp:-0}") MiB"
+	if [ -n "$_low" ] && [ "$_low" -ge $((_prot - 2 * MiB)) ] && [ "$ra" -gt 0 ] &&
+		[ "${_cp:-0}" -ge $((_prot - 2 * MiB)) ] && [ "${_fl:-0}" -ge "${_cp:-0}" ]; then
 		pass memory-qos-floor "$_detail"
 	else
 		fail memory-qos-floor "$_detail"
@@ -454,9 +481,7 @@ check_stand_back_at_high() {
 	_r=$(req "$CG_B_HIGH")
 	_s=$(jentries $MSGID_SKIPPED | grep -F "\"CGROUP\":\"$CG_B_HIGH\"" | grep -c '"REASON":"at-high"')
 	_detail="$_r requests, $_s at-high entries; memory.current $(mib "$(cgfile "$CG_B_HIGH" memory.current)") MiB, memory.high $(mib "$(cgfile "$CG_B_HIGH" memory.high)") MiB"
-	if ! has_stand_back_high; then
-		skip stand-back-at-high "needs the stand-back at memory.high (explain has no at_high); measured: $_detail"
-	elif [ "$_r" -eq 0 ] && [ "$_s" -gt 0 ]; then
+	if [ "$_r" -eq 0 ] && [ "$_s" -gt 0 ]; then
 		pass stand-back-at-high "$_detail"
 	else
 		fail stand-back-at-high "$_detail"
@@ -469,9 +494,7 @@ check_noswap_file_only() {
 	_file=$(stat0 "$CG_D_APP" file)
 	_eagain=$(journalctl -u "$UNIT" --no-pager -o json POD_UID=$UID_D 2>/dev/null | sed 's/" : "/":"/g' | grep -c '"REASON":"partial"')
 	_detail="swap.current $_swap, anon $(mib "$D_ANON0") -> $(mib "$_anon") MiB, file $(mib "$D_FILE0") -> $(mib "$_file") MiB, $rd requests, $_eagain partial"
-	if ! has_noswap_file_only; then
-		skip noswap-file-only "needs NoSwap file-only reclaim (README has no room_down); measured: $_detail"
-	elif [ "$_swap" -eq 0 ] && [ "$_anon" -ge $((D_ANON0 - 2 * MiB)) ] && [ "$_file" -lt $((D_FILE0 - 16 * MiB)) ]; then
+	if [ "$_swap" -eq 0 ] && [ "$_anon" -ge $((D_ANON0 - 2 * MiB)) ] && [ "$_file" -lt $((D_FILE0 - 16 * MiB)) ]; then
 		pass noswap-file-only "$_detail"
 	else
 		fail noswap-file-only "$_detail"
@@ -479,10 +502,6 @@ check_noswap_file_only() {
 }
 
 check_swap_kubelet_node() {
-	if ! has_swap_kubelet_guard; then
-		skip swap-kubelet-node "needs swap.allow_on_kubelet_node (--check-config: $(head -n 1 /tmp/swap-probe.txt))"
-		return
-	fi
 	echo lz4 >/sys/block/zram0/comp_algorithm
 	echo 128M >/sys/block/zram0/disksize
 	mkswap /dev/zram0 >/dev/null
