@@ -31,7 +31,7 @@
 #   level-pod              requests on Burstable pod slices, none on their docker scopes
 #   level-container        requests on BestEffort container scopes, none on the pod slice
 #   sandbox-untouched      the pause-like containers get no request (below every floor)
-#   besteffort-cold-reclaimed  half of pod B's cold memory gone within 120 s, its hot set kept
+#   besteffort-cold-reclaimed  half of pod B's cold memory gone within 180 s, its hot set kept
 #   kubelet-files-unchanged  every writable cgroup file under kubepods.slice (memory.min/low/high/
 #                          max/swap.max/oom.group/zswap.*, cpu.*, cpuset.*, pids.max, io.*,
 #                          cgroup.subtree_control, ...) the same before and after the agent ran
@@ -378,7 +378,7 @@ fi
 # Cold memory in the BestEffort container: at least half of it (95 % of 240 MiB) gone.
 cold=$((240 * MiB * 95 / 100))
 lost=0
-while [ "$(elapsed "$t_agent" | cut -d. -f1)" -lt 120 ]; do
+while [ "$(elapsed "$t_agent" | cut -d. -f1)" -lt 180 ]; do
 	lost=$((B_CUR0 - $(cgfile "$CG_B_APP" memory.current)))
 	[ "$lost" -ge $((cold / 2)) ] && break
 	sleep 2
