@@ -40,6 +40,8 @@
 #                       systemd as PID 1 instead of busybox; guest/systemd-runner runs the
 #                       scenario as the unit vmtest.service. No agent is copied in unless
 #                       --agent is given (the scenario installs the .deb, --file'd in)
+#   --rootfs-variant NAME  with --systemd (implied): boot build-rootfs.sh's variant NAME
+#                       (containers: the container runtimes too) instead of the default rootfs
 #   --strict            also fail (exit 3) when the scenario exits non-zero or
 #                       OUTDIR/results.txt has a FAIL line
 #   -v, --verbose       also show the serial console on stdout
@@ -107,6 +109,7 @@ verbose=0
 keep=0
 systemd=0
 slow_node=
+rootfs_variant=
 kernel=${RECLAIMD_VM_KERNEL:-}
 
 while [ $# -gt 0 ]; do
@@ -118,7 +121,8 @@ while [ $# -gt 0 ]; do
 		opt=${opt%%=*}
 		;;
 	--kernel | --agent | --file | --exe | --env | --timeout | --append | --node-mem | --zram-size | \
-		--zram-algo | --swap-size | --data-size | --results-size | --cpus-per-node | --slow-node)
+		--zram-algo | --swap-size | --data-size | --results-size | --cpus-per-node | --slow-node | \
+		--rootfs-variant)
 		[ $# -ge 2 ] || die "$opt needs a value"
 		val=$2
 		shift
@@ -146,6 +150,7 @@ while [ $# -gt 0 ]; do
 	--results-size) results_size=$val ;;
 	--strict) strict=1 ;;
 	--systemd) systemd=1 ;;
+	--rootfs-variant) systemd=1 rootfs_variant=$val ;;
 	-v | --verbose) verbose=1 ;;
 	--keep) keep=1 ;;
 	-h | --help) usage ;;
@@ -184,8 +189,12 @@ size_bytes "$swap_size" >/dev/null
 size_bytes "$data_size" >/dev/null
 size_bytes "$results_size" >/dev/null
 
-# The scenario gets most of the time; the rest is for booting and the export.
-if [ "$timeout_s" -gt 60 ]; then
+# The scenario gets most of the time; the rest is for booting and the export. The scenario's clock
+# starts after the boot (about a minute for a systemd rootfs under TCG, more on a loaded host), the
+# host's when qemu starts: a systemd run keeps 150 s of the host's time for both.
+if [ "$systemd" -eq 1 ] && [ "$timeout_s" -gt 300 ]; then
+	scenario_timeout=$((timeout_s - 150))
+elif [ "$timeout_s" -gt 60 ]; then
 	scenario_timeout=$((timeout_s - 30))
 else
 	scenario_timeout=$((timeout_s / 2))
@@ -230,7 +239,7 @@ if [ "$systemd" -eq 1 ]; then
 	# The initramfs is this tree and the Debian rootfs, two archives one after the other (the
 	# kernel unpacks both). The rootfs's /bin, /sbin, /lib are usrmerge symlinks.
 	rmdir "$root"/bin "$root"/sbin "$root"/lib/modules "$root"/lib
-	rootfs_cpio=$("$HERE/build-rootfs.sh" --print-path)
+	rootfs_cpio=$("$HERE/build-rootfs.sh" ${rootfs_variant:+--variant "$rootfs_variant"} --print-path)
 	mkdir -p "$root"/usr/lib/modules "$root"/etc/systemd/system/multi-user.target.wants
 else
 	install -m 0755 /bin/busybox "$root/bin/busybox"
@@ -428,6 +437,10 @@ echo "vm_wall_s=$elapsed qemu_rc=$qrc" >>"$outdir/run-info.txt"
 
 if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
 	echo "run.sh: TIMEOUT: VM killed after ${timeout_s}s; see $outdir/console.log" >&2
+	# The guest writes its results only at the end; whatever archive is on the disk (none, or a
+	# complete one when the kill came during the power-off) is extracted for the post-mortem.
+	tar -xf "$work/results.img" -C "$outdir" --no-same-owner 2>/dev/null &&
+		echo "run.sh: results found after the timeout, in $outdir" >&2
 	exit 124
 fi
 [ "$qrc" -eq 0 ] || die "qemu failed (exit $qrc); see $outdir/qemu.log"
