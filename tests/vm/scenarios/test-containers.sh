@@ -1,6 +1,6 @@
 #!/bin/sh
 # vm-prepare: make -s deb && tests/vm/build-rootfs.sh --variant containers
-# vm-options: --rootfs-variant containers --node-mem 1536M --zram-size 0 --data-size 512M --timeout 900 --file build/reclaimd.deb:/root/reclaimd.deb
+# vm-options: --rootfs-variant containers --node-mem 1536M --zram-size 512M --data-size 512M --timeout 900 --file build/reclaimd.deb:/root/reclaimd.deb
 # VM test of reclaimd on a kubelet-shaped host with real container runtimes (Debian 12's docker.io,
 # containerd, runc, podman, crun), installed from its package under systemd (run.sh
 # --rootfs-variant containers). No kubelet and no registry: the containers run from a busybox-static
@@ -39,7 +39,7 @@
 #                          while the agent reclaims the pod (its floor counts them)
 #   stand-back-at-high     no request on the container at its memory.high, an at-high entry instead
 #   noswap-file-only       pod D: swap.current stays 0, anon kept, page cache reclaimed
-#   swap-kubelet-node      the swap section does not swapon zram0 on this kubepods host and the
+#   swap-kubelet-node      the swap section does not swapon a swap file on this kubepods host and the
 #                          journal says what it would have done
 set -u
 . "$VMTEST_LIB"
@@ -502,23 +502,24 @@ check_noswap_file_only() {
 }
 
 check_swap_kubelet_node() {
-	echo lz4 >/sys/block/zram0/comp_algorithm
-	echo 128M >/sys/block/zram0/disksize
-	mkswap /dev/zram0 >/dev/null
-	sed 's|^  "rules"|  "swap": { "devices": [ { "path": "/dev/zram0", "priority": 100, "kind": "zram" } ] },\n  "rules"|' \
+	# A swap file the swap section would swapon (zram0 is already the VM's swap, as on a host
+	# that had it before the kubelet came).
+	dd if=/dev/zero of=/data/kswap bs=1M count=64 2>/dev/null && chmod 600 /data/kswap &&
+		mkswap /data/kswap >/dev/null
+	sed 's|^  "rules"|  "swap": { "devices": [ { "path": "/data/kswap", "priority": 5, "kind": "file" } ] },\n  "rules"|' \
 		"$CONF" >/tmp/swap.json
 	cp /tmp/swap.json "$CONF"
 	systemctl reload "$UNIT"
 	_n=60
 	_line=
 	while [ $_n -gt 0 ]; do
-		_line=$(journalctl -u "$UNIT" --no-pager -o cat | grep -m1 'not swapping on /dev/zram0') && break
+		_line=$(journalctl -u "$UNIT" --no-pager -o cat | grep -m1 'not swapping on /data/kswap') && break
 		sleep 0.5
 		_n=$((_n - 1))
 	done
 	sleep 6 # three ticks: nothing may swapon in them
-	if [ -n "$_line" ] && [ -z "$(swap_prio /dev/zram0)" ]; then
-		pass swap-kubelet-node "zram0 left off: $_line"
+	if [ -n "$_line" ] && [ -z "$(swap_prio /data/kswap)" ]; then
+		pass swap-kubelet-node "/data/kswap left off: $_line"
 	else
 		fail swap-kubelet-node "journal: '${_line:-nothing}'; /proc/swaps: $(awk 'NR > 1 { printf "%s ", $1 }' /proc/swaps)"
 	fi
