@@ -226,6 +226,15 @@ static void node_reclaim_collect(struct headroom_ctl *h, usec_t now)
 			else
 				h->nr.partial++;
 			ns->node_retry_us = now + NODE_RECLAIM_BACKOFF_US;
+		} else if (node_reclaim_refused(err)) {
+			/* Not writable here (a container's read-only /sys): never again, one line. */
+			h->nr.failed++;
+			if (!h->nr.refused)
+				log_event(LOG_NOTICE, MSGID_HEADROOM,
+					  &(struct log_fields){ .has_node = true, .node = (int)node },
+					  "node%u/reclaim: %s: headroom covers node deficits through the "
+					  "cgroups' memory.reclaim only from now on", node, strerror(-err));
+			h->nr.refused = err;
 		} else {
 			h->nr.failed++;
 			ns->node_retry_us = now + NODE_RECLAIM_BACKOFF_US;
@@ -243,7 +252,8 @@ static void node_reclaim_collect(struct headroom_ctl *h, usec_t now)
 static void node_reclaim_plan(struct headroom_ctl *h, const struct headroom_nodes *plan,
 			      usec_t now)
 {
-	bool have = features_state(h->ctx.features, FEATURE_NODE_RECLAIM) == FEATURE_PRESENT;
+	bool have = features_state(h->ctx.features, FEATURE_NODE_RECLAIM) == FEATURE_PRESENT &&
+		    !h->nr.refused;
 
 	for (unsigned node = 0; node < plan->n_nodes; node++) {
 		struct headroom_node_state *ns = &h->node[node];

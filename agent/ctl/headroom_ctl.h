@@ -40,6 +40,9 @@ struct headroom_node_reclaim_report {
 	uint64_t partial;                    /* EAGAIN: the kernel reclaimed less */
 	uint64_t busy;                       /* EBUSY: another writer on the node; backed off */
 	uint64_t failed;                     /* any other error */
+	/* -errno that made the agent stop writing nodeN/reclaim for good (EROFS, EACCES, EPERM,
+	 * ENOENT: a read-only /sys in a container, a missing file); 0 while it may write. */
+	int refused;
 };
 
 struct headroom_report {

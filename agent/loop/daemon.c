@@ -344,18 +344,32 @@ void loop_probe_features(struct daemon *d, bool reload)
 		     !features_absent(&now, FEATURE_RECLAIM_SWAPPINESS));
 }
 
-/* A worker found swappiness= refused (reclaim_job.c): the table says so from now on. */
+/* A worker found swappiness= refused (reclaim_job.c), or headroom found nodeN/reclaim not
+ * writable (headroom_ctl.c): the table says so from now on. */
 static void fold_learned_features(struct daemon *d)
 {
 	struct feature_table old = d->features;
+	struct headroom_report hr;
+	bool changed = false;
 
-	if (atomic_load(&reclaim_swappiness_supported) ||
-	    features_absent(&d->features, FEATURE_RECLAIM_SWAPPINESS))
-		return;
-	features_set(&d->features, FEATURE_RECLAIM_SWAPPINESS, FEATURE_ABSENT, FEATURE_HOW_LEARNED);
-	features_set(&d->features, FEATURE_RECLAIM_SWAPPINESS_MAX, FEATURE_ABSENT,
-		     FEATURE_HOW_LEARNED);
-	features_log(&d->features, &old);
+	if (!atomic_load(&reclaim_swappiness_supported) &&
+	    !features_absent(&d->features, FEATURE_RECLAIM_SWAPPINESS)) {
+		features_set(&d->features, FEATURE_RECLAIM_SWAPPINESS, FEATURE_ABSENT,
+			     FEATURE_HOW_LEARNED);
+		features_set(&d->features, FEATURE_RECLAIM_SWAPPINESS_MAX, FEATURE_ABSENT,
+			     FEATURE_HOW_LEARNED);
+		changed = true;
+	}
+	if (d->headroom && !features_absent(&d->features, FEATURE_NODE_RECLAIM)) {
+		headroom_ctl_report(d->headroom, &hr);
+		if (hr.node_reclaim.refused) {
+			features_set(&d->features, FEATURE_NODE_RECLAIM, FEATURE_ABSENT,
+				     FEATURE_HOW_LEARNED);
+			changed = true;
+		}
+	}
+	if (changed)
+		features_log(&d->features, &old);
 }
 
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)

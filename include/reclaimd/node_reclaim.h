@@ -15,6 +15,7 @@
 #ifndef RECLAIMD_NODE_RECLAIM_H
 #define RECLAIMD_NODE_RECLAIM_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -39,5 +40,13 @@ int node_reclaim_start(struct node_reclaimer *nr, const char *sys_root, unsigned
 bool node_reclaim_poll(struct node_reclaimer *nr, int *ret_error, uint64_t *ret_bytes);
 /* Waits for a running write (at exit). */
 void node_reclaim_wait(struct node_reclaimer *nr);
+
+/* An error of a nodeN/reclaim write that will not go away by retrying: the file cannot be
+ * opened for writing here (-EROFS: a container's read-only /sys; -EACCES, -EPERM; -ENOENT: the
+ * node or the file is gone). EBUSY/EAGAIN and reclaim failures are not refusals. */
+static inline bool node_reclaim_refused(int err)
+{
+	return err == -EROFS || err == -EACCES || err == -EPERM || err == -ENOENT;
+}
 
 #endif

@@ -275,6 +275,15 @@ static void test_node_reclaim_writer(void)
 		usleep(1000);
 	CHECK_EQ_INT(err, -ENOENT);
 	CHECK_EQ_U64(bytes, 4096);
+	/* Errors retrying cannot mend stop the writes for good; the kernel's own do not. */
+	CHECK(node_reclaim_refused(err));
+	CHECK(node_reclaim_refused(-EROFS));
+	CHECK(node_reclaim_refused(-EACCES));
+	CHECK(node_reclaim_refused(-EPERM));
+	CHECK(!node_reclaim_refused(-EBUSY));
+	CHECK(!node_reclaim_refused(-EAGAIN));
+	CHECK(!node_reclaim_refused(-EINTR));
+	CHECK(!node_reclaim_refused(0));
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	CHECK_EQ_INT(system(cmd), 0);
 }
