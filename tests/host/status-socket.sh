@@ -197,6 +197,29 @@ cp "$T/good.json" "$CFG"
 check "after a rejected reload: still managing" [ "$(status_num managed_cgroups)" = "$n_managed" ]
 check "after a rejected reload: counted" [ "$(status_num reloads_rejected)" = 2 ]
 
+# A pod-level rule takes a pod as a whole: explain of a container inside it says so, not "no rule
+# matches it" (the pod's rule is what keeps it unmanaged).
+sed 's#^    { "match": "kubepods.slice/\*\*/\*.scope"#    { "match": "**", "qos": ["guaranteed", "burstable", "besteffort"] },\n&#' \
+	"$T/good.json" >"$CFG"
+ctl reload >/dev/null 2>&1
+for _ in $(seq 30); do
+	run "$T/o" ctl explain "$one"
+	grep -q "at the pod level" "$T/o" && break
+	sleep 0.1
+done
+run "$T/o" ctl explain "$one"
+check "explain a container of a pod taken at the pod level: exit 6" [ $? -eq 6 ]
+check "explain a container of a pod taken at the pod level: why" \
+	grep -q "is not managed: rules\[3\] \"\*\*\" takes its pod kubepods.slice/.*\.slice at the pod level: nothing inside the pod matches a rule" "$T/o"
+cp "$T/good.json" "$CFG"
+ctl reload >/dev/null 2>&1
+for _ in $(seq 30); do
+	[ "$(status_num managed_cgroups)" = "$n_managed" ] && ctl explain "$one" >/dev/null 2>&1 && break
+	sleep 0.1
+done
+check "reload back from the pod-level rule: managing as before" \
+	[ "$(status_num managed_cgroups)" = "$n_managed" ]
+
 # ---- reclaimctl's own errors --------------------------------------------------------------
 run "$T/o" "$CTL" --socket "$T/nothing.sock" status
 check "no socket: exit 3" [ $? -eq 3 ]
