@@ -112,6 +112,9 @@ check "the agent runs" kill -0 "$AGENT_PID"
 check "socket mode 0600 (root only)" [ "$(stat -c %a "$SOCK")" = 600 ]
 
 # ---- the commands -----------------------------------------------------------------------
+# The log names a managed cgroup's rule by index too (rules may share a glob, like "**").
+check "log: managed by rule, with its index" \
+	grep -q 'system.slice/svc0.service: managed by rule "system.slice/\*.service" (rules\[2\], policy psi)' "$LOG"
 run "$T/status" ctl status
 check "status: exit 0" [ $? -eq 0 ]
 check "status: managed cgroups" grep -q "totals:  $n_managed managed cgroups" "$T/status"
