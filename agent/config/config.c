@@ -878,9 +878,10 @@ static int check_kubelet_writes(struct loader *l, const char *where, const struc
 	}
 	snprintf(sub, sizeof(sub), "%s.%s", where, key);
 	return fail(l, sub, "%s (with \"defaults\" applied) would be written to kubelet-managed "
-		    "cgroups only (this rule's %s selects pods of kubepods), where the kubelet owns "
+		    "cgroups only (this rule's %s selects %s of kubepods), where the kubelet owns "
 		    "the memory control files; set \"kubelet_managed_write\": true in this rule to "
-		    "write it anyway, or \"%s\": null", value, sel, key);
+		    "write it anyway, or \"%s\": null", value, sel,
+		    rule_level(r) == RULE_LEVEL_CONTAINER ? "containers in pods" : "pods", key);
 }
 
 static int check_rule(struct loader *l, const char *where, const void *base)

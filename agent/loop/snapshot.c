@@ -142,7 +142,8 @@ void snapshot_build(struct daemon *d)
 			log_event(LOG_INFO, MSGID_CGROUP_MANAGED,
 				  &(struct log_fields){ .cgroup = cg->path, .policy = cg->rule->policy->name,
 							.workload = &cg->workload },
-				  "%s: managed by rule \"%s\" (policy %s)", cg->path, cg->rule->match,
+				  "%s: managed by rule \"%s\" (rules[%ld], policy %s)", cg->path,
+				  cg->rule->match, (long)(cg->rule - d->config->rules),
 				  cg->rule->policy->name);
 		trigger_install(d, cg);
 		fold_history(cg, now, s);

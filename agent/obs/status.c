@@ -526,6 +526,25 @@ static const char *not_managed_reason(const struct daemon *d, const struct cgrou
 		return "it is the root cgroup, which is never managed";
 	if (!cg->has_memory)
 		return "its parent does not enable the memory controller for it (no memory.current)";
+	if (!cg->rule && workload_never_target(&cg->workload)) {
+		snprintf(buf, size, "it is never a target (%s): no rule can match it",
+			 workload_kind_name(cg->workload.kind));
+		return buf;
+	}
+	/* Inside a pod that a pod-level rule takes as a whole (config_match_workload()). */
+	if (!cg->rule && cg->workload.kind != WORKLOAD_POD && cg->workload.pod_path_len) {
+		const struct cgroup_node *pod = cg->parent;
+
+		while (pod && strlen(pod->path) > cg->workload.pod_path_len)
+			pod = pod->parent;
+		if (pod && pod->rule && strlen(pod->path) == cg->workload.pod_path_len &&
+		    rule_level(pod->rule) == RULE_LEVEL_POD) {
+			snprintf(buf, size, "rules[%ld] \"%s\" takes its pod %s at the pod level: "
+				 "nothing inside the pod matches a rule", rule_index(d, pod),
+				 pod->rule->match, pod->path);
+			return buf;
+		}
+	}
 	if (!cg->rule)
 		return "no rule matches it";
 	if (cg->rule->policy && strcmp(cg->rule->policy->name, "none") == 0) {

@@ -112,6 +112,9 @@ check "the agent runs" kill -0 "$AGENT_PID"
 check "socket mode 0600 (root only)" [ "$(stat -c %a "$SOCK")" = 600 ]
 
 # ---- the commands -----------------------------------------------------------------------
+# The log names a managed cgroup's rule by index too (rules may share a glob, like "**").
+check "log: managed by rule, with its index" \
+	grep -q 'system.slice/svc0.service: managed by rule "system.slice/\*.service" (rules\[2\], policy psi)' "$LOG"
 run "$T/status" ctl status
 check "status: exit 0" [ $? -eq 0 ]
 check "status: managed cgroups" grep -q "totals:  $n_managed managed cgroups" "$T/status"
@@ -196,6 +199,29 @@ check "reload --json of a bad file: the error" grep -q '"line": 4' "$T/o"
 cp "$T/good.json" "$CFG"
 check "after a rejected reload: still managing" [ "$(status_num managed_cgroups)" = "$n_managed" ]
 check "after a rejected reload: counted" [ "$(status_num reloads_rejected)" = 2 ]
+
+# A pod-level rule takes a pod as a whole: explain of a container inside it says so, not "no rule
+# matches it" (the pod's rule is what keeps it unmanaged).
+sed 's#^    { "match": "kubepods.slice/\*\*/\*.scope"#    { "match": "**", "qos": ["guaranteed", "burstable", "besteffort"] },\n&#' \
+	"$T/good.json" >"$CFG"
+ctl reload >/dev/null 2>&1
+for _ in $(seq 30); do
+	run "$T/o" ctl explain "$one"
+	grep -q "at the pod level" "$T/o" && break
+	sleep 0.1
+done
+run "$T/o" ctl explain "$one"
+check "explain a container of a pod taken at the pod level: exit 6" [ $? -eq 6 ]
+check "explain a container of a pod taken at the pod level: why" \
+	grep -q "is not managed: rules\[3\] \"\*\*\" takes its pod kubepods.slice/.*\.slice at the pod level: nothing inside the pod matches a rule" "$T/o"
+cp "$T/good.json" "$CFG"
+ctl reload >/dev/null 2>&1
+for _ in $(seq 30); do
+	[ "$(status_num managed_cgroups)" = "$n_managed" ] && ctl explain "$one" >/dev/null 2>&1 && break
+	sleep 0.1
+done
+check "reload back from the pod-level rule: managing as before" \
+	[ "$(status_num managed_cgroups)" = "$n_managed" ]
 
 # ---- reclaimctl's own errors --------------------------------------------------------------
 run "$T/o" "$CTL" --socket "$T/nothing.sock" status

@@ -1597,7 +1597,8 @@ static void test_kubelet_managed_write(void)
 		    "\"64M\"}]}", "rules[0].zswap_max: 67108864 ", "\"level\": \"pod\"");
 	EXPECT_FAIL("{\"rules\": [{\"match\": \"**\", \"qos\": [\"burstable\"], \"level\": "
 		    "\"container\", \"zswap_writeback\": false}]}",
-		    "rules[0].zswap_writeback: false ", "kubelet_managed_write");
+		    "rules[0].zswap_writeback: false ", "kubelet_managed_write",
+		    "this rule's \"qos\" selects containers in pods of kubepods");
 	/* inherited from "defaults": the same, and null in the rule undoes it */
 	EXPECT_FAIL("{\"defaults\": {\"zswap_max\": \"50%\"}, \"rules\": [{\"match\": \"**\", "
 		    "\"qos\": [\"burstable\"]}]}", "rules[0].zswap_max: \"50%\"");
