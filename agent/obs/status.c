@@ -84,6 +84,9 @@ void floor_terms_compute(uint64_t min_bytes, const struct cgroup_sample *s, stru
 		evictable = UINT64_MAX;
 	evictable = sub_sat(evictable, s->children_protected_bytes);
 	t.unreclaimable_bytes = sub_sat(s->current_bytes, evictable);
+	if (s->children_protected_bytes) /* the margin floor.c keeps outside them */
+		t.unreclaimable_bytes = t.unreclaimable_bytes > UINT64_MAX - CGROUP_PROTECTED_MARGIN_BYTES ?
+					UINT64_MAX : t.unreclaimable_bytes + CGROUP_PROTECTED_MARGIN_BYTES;
 	t.floor_bytes = MAX(MAX(min_bytes, MAX(t.memory_min_bytes, t.memory_low_bytes)),
 			    t.unreclaimable_bytes);
 	t.applied = t.floor_bytes == min_bytes ? "min_bytes" :

@@ -70,6 +70,13 @@ struct policy_desc {
 		       struct reclaim_decision *ret);
 };
 
+/* What must lie outside a pod's protected children before a pod-level request is sent: the
+ * kernel reclaims in batches of SWAP_CLUSTER_MAX (32) pages per LRU list of each lruvec it visits
+ * (mm/vmscan.c shrink_lruvec(); a one-page request took 256 KiB on 6.12), and once a pass finds
+ * less than asked outside the protected children, do_try_to_free_pages() retries with
+ * memcg_low_reclaim and takes from below their memory.low. 1 MiB is four such 256 KiB rounds. */
+#define CGROUP_PROTECTED_MARGIN_BYTES (1ULL << 20)
+
 /* The floor every policy respects: memory.current is never reclaimed below
  *   max(params->min_bytes, memory.min, memory.low, memory.current - evictable)
  *   evictable = file + min(anon, swap room) - children_protected   (saturating)
@@ -83,7 +90,9 @@ struct policy_desc {
  * request larger than what lies outside it makes do_try_to_free_pages() (mm/vmscan.c) retry
  * with memcg_low_reclaim and reclaim below memory.low. children_protected (sample field
  * children_protected_bytes: a pod's containers under Memory QoS) keeps a pod-level request
- * from asking for that. Bytes; pure, never fails; saturates on absurd counters. */
+ * from asking for that, and with children protecting memory the floor is
+ * CGROUP_PROTECTED_MARGIN_BYTES higher still. Bytes; pure, never fails; saturates on absurd
+ * counters. */
 uint64_t cgroup_floor_bytes(const struct policy_params *params, const struct cgroup_sample *cg);
 
 /* What of one child's evictable memory the kernel protects when its parent is reclaimed: its

@@ -6,7 +6,7 @@
  * back-off after the kernel could not find what was asked. Pure arithmetic on one sample.
  *
  *   floor     = max(min_bytes, memory.min, memory.low, memory.current - evictable)
- *   evictable = file + min(anon, swap room) - children_protected
+ *   evictable = file + min(anon, swap room) - children_protected (- a margin when > 0)
  *
  * Swap room bounds anon: with no swap (or no room above or below the cgroup), anon is
  * unreclaimable.
@@ -29,6 +29,11 @@ uint64_t cgroup_floor_bytes(const struct policy_params *params, const struct cgr
 
 	evictable = sub_sat(evictable_of(cg), cg->children_protected_bytes);
 	unreclaimable = sub_sat(cg->current_bytes, evictable);
+	/* Children protect memory: what lies outside it must hold more than the kernel's batches,
+	 * or a request of one page makes the kernel retry below their memory.low. */
+	if (cg->children_protected_bytes)
+		unreclaimable = unreclaimable > UINT64_MAX - CGROUP_PROTECTED_MARGIN_BYTES ?
+				UINT64_MAX : unreclaimable + CGROUP_PROTECTED_MARGIN_BYTES;
 	/* memory.reclaim on this cgroup ignores its own min and low (mm/memcontrol.c
 	 * mem_cgroup_calculate_protection(): "if (memcg == root) return;" for the target). */
 	protection = MAX(cg->min_bytes, cg->low_bytes);

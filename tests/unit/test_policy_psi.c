@@ -233,9 +233,13 @@ static void test_floor_counts_memory_low(void)
 	 * the agent's to take. */
 	s.min_bytes = s.low_bytes = 0;
 	s.children_protected_bytes = 150 * MiB; /* of the 1000 MiB evictable */
-	CHECK_EQ_U64(cgroup_floor_bytes(&p, &s), 150 * MiB);
+	CHECK_EQ_U64(cgroup_floor_bytes(&p, &s), 150 * MiB + CGROUP_PROTECTED_MARGIN_BYTES);
 	s.children_protected_bytes = 2000 * MiB; /* absurd: nothing evictable, never wraps */
-	CHECK_EQ_U64(cgroup_floor_bytes(&p, &s), 1000 * MiB);
+	CHECK_EQ_U64(cgroup_floor_bytes(&p, &s), 1000 * MiB + CGROUP_PROTECTED_MARGIN_BYTES);
+	/* Less than the margin outside the protected children (the kernel would take the rest
+	 * from below their memory.low): at the floor, no request. */
+	s.children_protected_bytes = 1000 * MiB - 512 * 1024;
+	CHECK(cgroup_floor_bytes(&p, &s) >= s.current_bytes);
 	s.children_protected_bytes = 0;
 	s.min_bytes = 300 * MiB;
 	{
