@@ -75,18 +75,11 @@ static const struct varlink_service service = {
 
 void floor_terms_compute(uint64_t min_bytes, const struct cgroup_sample *s, struct floor_terms *ret)
 {
-	uint64_t evictable = s->stat.file + MIN(s->stat.anon, s->swap_room_bytes);
 	struct floor_terms t = { .min_bytes = min_bytes, .memory_min_bytes = s->min_bytes,
 				 .memory_low_bytes = s->low_bytes,
 				 .children_protected_bytes = s->children_protected_bytes };
 
-	if (evictable < s->stat.file) /* absurd counters: saturate as floor.c does */
-		evictable = UINT64_MAX;
-	evictable = sub_sat(evictable, s->children_protected_bytes);
-	t.unreclaimable_bytes = sub_sat(s->current_bytes, evictable);
-	if (s->children_protected_bytes) /* the margin floor.c keeps outside them */
-		t.unreclaimable_bytes = t.unreclaimable_bytes > UINT64_MAX - CGROUP_PROTECTED_MARGIN_BYTES ?
-					UINT64_MAX : t.unreclaimable_bytes + CGROUP_PROTECTED_MARGIN_BYTES;
+	t.unreclaimable_bytes = cgroup_unreclaimable_bytes(s);
 	t.floor_bytes = MAX(MAX(min_bytes, MAX(t.memory_min_bytes, t.memory_low_bytes)),
 			    t.unreclaimable_bytes);
 	t.applied = t.floor_bytes == min_bytes ? "min_bytes" :

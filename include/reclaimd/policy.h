@@ -95,6 +95,10 @@ struct policy_desc {
  * counters. */
 uint64_t cgroup_floor_bytes(const struct policy_params *params, const struct cgroup_sample *cg);
 
+/* The floor's last term alone: memory.current - evictable (as above, with the margin when
+ * children protect memory), for callers that show the terms apart (status Explain). Bytes. */
+uint64_t cgroup_unreclaimable_bytes(const struct cgroup_sample *cg);
+
 /* What of one child's evictable memory the kernel protects when its parent is reclaimed: its
  * protected part, min(memory.current, max(memory.min, memory.low)), less what of that could not
  * be evicted anyway (memory.current - (file + min(anon, swap room)), already outside

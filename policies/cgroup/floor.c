@@ -23,21 +23,26 @@ static uint64_t evictable_of(const struct cgroup_sample *cg)
 	return evictable;
 }
 
-uint64_t cgroup_floor_bytes(const struct policy_params *params, const struct cgroup_sample *cg)
+uint64_t cgroup_unreclaimable_bytes(const struct cgroup_sample *cg)
 {
-	uint64_t evictable, unreclaimable, protection;
+	uint64_t evictable = sub_sat(evictable_of(cg), cg->children_protected_bytes);
+	uint64_t unreclaimable = sub_sat(cg->current_bytes, evictable);
 
-	evictable = sub_sat(evictable_of(cg), cg->children_protected_bytes);
-	unreclaimable = sub_sat(cg->current_bytes, evictable);
 	/* Children protect memory: what lies outside it must hold more than the kernel's batches,
 	 * or a request of one page makes the kernel retry below their memory.low. */
 	if (cg->children_protected_bytes)
 		unreclaimable = unreclaimable > UINT64_MAX - CGROUP_PROTECTED_MARGIN_BYTES ?
 				UINT64_MAX : unreclaimable + CGROUP_PROTECTED_MARGIN_BYTES;
+	return unreclaimable;
+}
+
+uint64_t cgroup_floor_bytes(const struct policy_params *params, const struct cgroup_sample *cg)
+{
 	/* memory.reclaim on this cgroup ignores its own min and low (mm/memcontrol.c
 	 * mem_cgroup_calculate_protection(): "if (memcg == root) return;" for the target). */
-	protection = MAX(cg->min_bytes, cg->low_bytes);
-	return MAX(MAX(params->min_bytes, protection), unreclaimable);
+	uint64_t protection = MAX(cg->min_bytes, cg->low_bytes);
+
+	return MAX(MAX(params->min_bytes, protection), cgroup_unreclaimable_bytes(cg));
 }
 
 uint64_t cgroup_protected_evictable_bytes(const struct cgroup_sample *child)
