@@ -1690,6 +1690,8 @@ static const struct key_desc top_keys[] = {
 	  .unset = "(auto: the cgroup-v2 mount, through libcgroup)" },
 	{ "proc_root", &t_path, CFG(proc_root), .def.s = "/proc" },
 	{ "sys_root", &t_path, CFG(sys_root), .def.s = "/sys" },
+	{ "state_file", &t_path_or_null, CFG(state_file), .def.s = "/run/reclaimd/state.json",
+	  .unset = "null (no state file)" },
 	{ "mglru_aging", &t_bool, CFG(mglru_aging), .def.b = true },
 	{ "max_workers_per_node", &t_unsigned, CFG(max_workers_per_node), .def.u = 0,
 	  .umin = 1, .umax = CONFIG_MAX_WORKERS_PER_NODE,
@@ -1986,6 +1988,7 @@ void config_free(struct config *c)
 	free(c->cgroup_root);
 	free(c->proc_root);
 	free(c->sys_root);
+	free(c->state_file);
 	free(c->metrics.textfile);
 	free(c->metrics.listen);
 	free(c->status.socket);

@@ -5,7 +5,8 @@
  * A controller owns its state behind an opaque handle whose struct lives in its own .c file. The
  * loop drives it through the same small interface:
  *   xxx_new(env, ..., &ret)   0 or -errno; a missing optional kernel file is not an error
- *   xxx_free(h)               restores what it changed, releases everything; accepts NULL
+ *   xxx_free(h)               restores what it changed (and drops its state-file records),
+ *                             releases everything; accepts NULL
  *   xxx_tick(h, ctx)          once per tick, on the tick's read-only context below
  *   xxx_reload(h, config)     the new configuration, after it was validated as a whole
  *   xxx_report(h, &ret)       a plain struct for sd_notify, the logs and the coming status socket
@@ -21,6 +22,7 @@
 #include "reclaimd/cgroup.h"
 #include "reclaimd/config.h"
 #include "reclaimd/snapshot.h"
+#include "reclaimd/state_file.h"
 #include "reclaimd/topology.h"
 
 /* Same condition logged again for the same cgroup at most this often. */
@@ -33,6 +35,11 @@ struct ctl_env {
 	sd_event *event;
 	const char *proc_root, *sys_root;  /* as in use (command line over config) */
 	bool dry_run;                      /* decide and log, never write */
+	/* The state file's ledger (state_file.h), or NULL (dry run, "state_file": null): a
+	 * controller that changes a value outside the cgroups it manages records it here, under
+	 * its own section, before writing, and drops it once the value is put back; at start it
+	 * takes its section's records a crashed run left and decides them (state_merge.h). */
+	struct state_ledger *state;
 };
 
 /* One tick, read-only for controllers: this tick's snapshot, the node each sample belongs to,

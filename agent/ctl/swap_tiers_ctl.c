@@ -8,6 +8,12 @@
  * reload. On a kubelet node (a kubepods cgroup exists, tick_ctx.kubepods_path, or the kubelet's
  * state directory: swap_kubelet_evidence()) a device that is off is not swapped on unless swap.allow_on_kubelet_node: kubelet's failSwapOn (default true)
  * refuses to start on a host with swap on. What would have been done is reported instead.
+ *
+ * Swap priorities are configuration, not a change put back at stop: a clean stop leaves the
+ * devices as arranged, and so does a crash, except between the swapoff(2) and the swapon(2) of
+ * a re-prioritisation, which leaves the device off. That window is recorded in the state file
+ * (section "swap", state_file.h: "swap/<path>", the priority it had, "off"); a start that finds
+ * the record and the device still off swaps it on again at the priority it had.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +28,7 @@
 #include "ctl/swap_tiers_ctl.h"
 #include "reclaimd/log.h"
 #include "reclaimd/reader.h"
+#include "reclaimd/state_merge.h"
 #include "reclaimd/swap.h"
 #include "reclaimd/zswap.h"
 #include "reclaimd/zswap_params.h"
@@ -68,6 +75,91 @@ static int read_swaps_meminfo(const char *proc_root, const char *sys_root, struc
 	if (r == 0)
 		r = meminfo_parse(buf, len, mi);
 	return r;
+}
+
+/* ---- the state file --------------------------------------------------------------------- */
+
+#define STATE_SWAP "swap"
+
+/* Before the swapoff of a re-prioritisation: the device was on at `priority`. */
+static void record_off(struct swap_tiers_ctl *st, const char *path, int priority)
+{
+	_cleanup_(freep) char *key = NULL;
+	char prio[16];
+	int r;
+
+	if (!st->env.state || asprintf(&key, STATE_SWAP "/%s", path) < 0)
+		return;
+	snprintf(prio, sizeof(prio), "%d", priority);
+	r = state_ledger_set(st->env.state, key, 0, prio, "off");
+	if (r < 0)
+		log_event(LOG_WARNING, MSGID_STATE, NULL, "state file %s: cannot record %s: %s",
+			  state_ledger_path(st->env.state), key, strerror(-r));
+}
+
+static void forget_off(struct swap_tiers_ctl *st, const char *path)
+{
+	_cleanup_(freep) char *key = NULL;
+
+	if (st->env.state && asprintf(&key, STATE_SWAP "/%s", path) >= 0)
+		(void)state_ledger_drop(st->env.state, key);
+}
+
+/* Records a crashed run left: a device still off after its swapoff goes back on at the priority
+ * it had; one that is on (at any priority) was swapped on since and is left as it is. */
+static void take_records(struct swap_tiers_ctl *st)
+{
+	struct state_list recs;
+	struct swaps *sw = NULL;
+	struct meminfo mi;
+	bool have_swaps;
+
+	if (state_ledger_take(st->env.state, STATE_SWAP, &recs) <= 0)
+		goto out;
+	sw = malloc(sizeof(*sw));
+	have_swaps = sw && read_swaps_meminfo(st->env.proc_root, st->env.sys_root, sw, &mi) == 0;
+	for (size_t i = 0; i < recs.n; i++) {
+		const struct state_entry *e = &recs.v[i];
+		const char *path = e->key + sizeof(STATE_SWAP);
+		char live[16] = "off";
+		enum state_verdict v;
+		int prio, r;
+
+		if (!have_swaps) {
+			log_event(LOG_WARNING, MSGID_STATE, NULL,
+				  "swap %s: the last run swapped it off to re-prioritise it and did not "
+				  "stop cleanly, but %s/swaps cannot be read: left as it is", path,
+				  st->env.proc_root);
+			continue;
+		}
+		for (size_t j = 0; j < sw->n; j++)
+			if (strcmp(sw->dev[j].path, path) == 0)
+				snprintf(live, sizeof(live), "%d", sw->dev[j].priority);
+		v = state_merge(e->agent, access(path, F_OK) == 0 ? live : NULL, 0, 0, false);
+		if (v == STATE_RESTORE && sscanf(e->admin, "%d", &prio) == 1) {
+			r = swap_activate(path, prio);
+			if (r == 0)
+				log_event(LOG_NOTICE, MSGID_STATE, &(struct log_fields){ .reason = "restore" },
+					  "swap %s: swapped on again at priority %d (the last run swapped "
+					  "it off to re-prioritise it and did not stop cleanly)", path, prio);
+			else
+				log_event(LOG_WARNING, MSGID_STATE, &(struct log_fields){ .reason = "restore" },
+					  "swap %s: the last run swapped it off to re-prioritise it and did "
+					  "not stop cleanly; cannot swap it on again at priority %d: %s",
+					  path, prio, strerror(-r));
+		} else if (v == STATE_ADMIN_CHANGED) {
+			log_event(LOG_INFO, MSGID_STATE, &(struct log_fields){ .reason = "changed-since" },
+				  "swap %s: on at priority %s since the last run re-prioritised it: left "
+				  "as it is", path, live);
+		} else {
+			log_event(LOG_NOTICE, MSGID_STATE, &(struct log_fields){ .reason = "gone" },
+				  "swap %s: the last run swapped it off to re-prioritise it, and it is "
+				  "gone: record dropped", path);
+		}
+	}
+out:
+	free(sw);
+	state_list_done(&recs);
 }
 
 /* Arranges the configured swap devices (plan in swap.h, executed in order). */
@@ -179,14 +271,17 @@ static void swap_arrange(struct swap_tiers_ctl *st, const struct config *c)
 			break;
 		case SWAP_ACT_REPRIORITIZE:
 			/* Safe by the plan: empty, or its pages fit in memory (swap_swapoff_fits()). */
+			record_off(st, a->path, a->have_priority);
 			r = swap_deactivate(a->path);
 			if (r < 0) {
+				forget_off(st, a->path);
 				log_event(LOG_WARNING, MSGID_SWAP, NULL,
 					  "swap %s: cannot swap off to re-prioritise it: %s; left at priority %d",
 					  a->path, strerror(-r), a->have_priority);
 				break;
 			}
 			r = swap_activate(a->path, a->want_priority);
+			forget_off(st, a->path);
 			if (r < 0) {
 				log_event(LOG_ERR, MSGID_SWAP, NULL,
 					  "swap %s: swapped off to re-prioritise it, but swapon failed: %s; "
@@ -392,6 +487,8 @@ int swap_tiers_ctl_new(const struct ctl_env *env, const struct config *c, struct
 	st->env = *env;
 	st->swapout_cap = SWAPPINESS_UNSET;
 	st->arrange_pending = !env->dry_run;
+	if (!env->dry_run)
+		take_records(st);
 	*ret = st;
 	return 0;
 }

@@ -16,6 +16,12 @@
  * writes its outputs into its own part of the struct, and signals an eventfd; the main loop joins
  * it and logs. Cancellation (stop)
  * takes effect between chunks, so exit waits for at most one chunk.
+ *
+ * Each chunk changes the device's writeback_limit (or writeback_limit_enable) and puts it back;
+ * the thread records the change in the state file (section "zram", state_file.h: the ledger is
+ * locked) before it and drops the record after, so a start after a crash in the middle puts back
+ * what an administrator had: writeback_limit_enable 0, or the administrator's budget less what
+ * the chunk used (state_merge_budget()).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -30,6 +36,8 @@
 #include "ctl/zram_ctl.h"
 #include "reclaimd/config.h"
 #include "reclaimd/log.h"
+#include "reclaimd/parse.h"
+#include "reclaimd/state_merge.h"
 #include "reclaimd/zram.h"
 
 /* One writeback write: 256 pages. writeback_store() writes page by page and waits for each bio,
@@ -80,6 +88,105 @@ struct zram_ctl {
 	uint64_t before_held_bytes, disksize_bytes;
 };
 
+/* ---- the state file --------------------------------------------------------------------- */
+
+#define STATE_ZRAM "zram"
+
+/* zram_writeback_chunk()'s hooks, on the writeback thread: the ledger takes its own lock. */
+static void chunk_before(void *userdata, const char *dev, bool admin_limit, uint64_t admin_units,
+			 uint64_t chunk_units)
+{
+	struct state_ledger *l = userdata;
+	char key[96], a[32], b[32];
+
+	if (admin_limit) {
+		snprintf(key, sizeof(key), STATE_ZRAM "/%s/writeback_limit", dev);
+		snprintf(a, sizeof(a), "%" PRIu64, admin_units);
+		snprintf(b, sizeof(b), "%" PRIu64, chunk_units);
+		(void)state_ledger_set(l, key, 0, a, b);
+	} else {
+		snprintf(key, sizeof(key), STATE_ZRAM "/%s/writeback_limit_enable", dev);
+		(void)state_ledger_set(l, key, 0, "0", "1");
+	}
+}
+
+static void chunk_after(void *userdata, const char *dev)
+{
+	struct state_ledger *l = userdata;
+	char key[96];
+
+	snprintf(key, sizeof(key), STATE_ZRAM "/%s/writeback_limit", dev);
+	(void)state_ledger_drop(l, key);
+	snprintf(key, sizeof(key), STATE_ZRAM "/%s/writeback_limit_enable", dev);
+	(void)state_ledger_drop(l, key);
+}
+
+/* One record a crashed run left: "zram/<dev>/writeback_limit_enable" (switched on for a chunk:
+ * put back to 0 when still on) or "zram/<dev>/writeback_limit" (an administrator's budget: put
+ * back less what the chunk used). */
+static void take_one(struct zram_ctl *wb, const struct state_entry *e)
+{
+	const char *dev = e->key + sizeof(STATE_ZRAM), *slash = strchr(dev, '/');
+	char name[ZRAM_NAME_MAX], live[64], value[32];
+	const char *attr;
+	enum state_verdict v;
+	uint64_t admin, agent, left, back = 0;
+	bool present;
+	int r;
+
+	if (!slash || (size_t)(slash - dev) >= sizeof(name) || slash == dev)
+		goto unknown;
+	memcpy(name, dev, (size_t)(slash - dev));
+	name[slash - dev] = '\0';
+	attr = slash + 1;
+	present = zram_attr_read(wb->env.sys_root, name, attr, live, sizeof(live)) == 0;
+	if (strcmp(attr, "writeback_limit_enable") == 0) {
+		v = state_merge(e->agent, present ? live : NULL, 0, 0, false);
+		snprintf(value, sizeof(value), "%s", e->admin);
+	} else if (strcmp(attr, "writeback_limit") == 0) {
+		if (u64_parse(e->admin, strlen(e->admin), &admin) < 0 ||
+		    u64_parse(e->agent, strlen(e->agent), &agent) < 0)
+			goto unknown;
+		present = present && u64_parse(live, strlen(live), &left) == 0;
+		v = state_merge_budget(admin, agent, present, present ? left : 0, &back);
+		snprintf(value, sizeof(value), "%" PRIu64, back);
+	} else {
+		goto unknown;
+	}
+	if (v == STATE_RESTORE) {
+		r = zram_attr_write(wb->env.sys_root, name, attr, value);
+		if (r == 0)
+			log_event(LOG_NOTICE, MSGID_STATE, &(struct log_fields){ .reason = "restore" },
+				  "%s: %s put back to %s (the last run set it to %s for a writeback chunk "
+				  "and did not stop cleanly; %s now)", name, attr, value, e->agent, live);
+		else
+			log_event(LOG_WARNING, MSGID_STATE, &(struct log_fields){ .reason = "restore" },
+				  "%s: cannot put %s back to %s: %s", name, attr, value, strerror(-r));
+	} else if (v == STATE_ADMIN_CHANGED) {
+		log_event(LOG_NOTICE, MSGID_STATE, &(struct log_fields){ .reason = "changed-since" },
+			  "%s: %s is %s, not what the last run left (%s): changed since, left as it is",
+			  name, attr, live, e->agent);
+	} else {
+		log_event(LOG_INFO, MSGID_STATE, &(struct log_fields){ .reason = "gone" },
+			  "%s: the last run changed %s, which is gone: record dropped", name, attr);
+	}
+	return;
+unknown:
+	log_event(LOG_WARNING, MSGID_STATE, NULL,
+		  "state file %s: record %s (%s, %s) is not one zram writeback makes: dropped",
+		  state_ledger_path(wb->env.state), e->key, e->admin, e->agent);
+}
+
+static void take_records(struct zram_ctl *wb)
+{
+	struct state_list recs;
+
+	if (state_ledger_take(wb->env.state, STATE_ZRAM, &recs) > 0)
+		for (size_t i = 0; i < recs.n; i++)
+			take_one(wb, &recs.v[i]);
+	state_list_done(&recs);
+}
+
 static void *writeback_thread(void *arg)
 {
 	struct zram_ctl *wb = arg;
@@ -99,7 +206,11 @@ static void *writeback_thread(void *arg)
 
 		if (chunk < ZRAM_4K_UNIT_BYTES)
 			break; /* reclaimd's budget for the day is used up */
-		r = zram_writeback_chunk(wb->sys_root, wb->name, chunk, &written);
+		r = zram_writeback_chunk(wb->sys_root, wb->name, chunk,
+					 wb->env.state ? &(struct zram_wb_hooks){
+						 .before = chunk_before, .after = chunk_after,
+						 .userdata = wb->env.state } : NULL,
+					 &written);
 		wb->written_bytes += written;
 		left -= written < left ? written : left;
 		wb->chunks++;
@@ -231,6 +342,8 @@ int zram_ctl_new(const struct ctl_env *env, const struct config *c, struct zram_
 		return r;
 	}
 	wb->day_start_us = now_us();
+	if (!env->dry_run)
+		take_records(wb);
 	*ret = wb;
 	return 0;
 }

@@ -11,20 +11,34 @@
  * and a swappiness cap (pacing) and the room left in the pool. At exit every lowered
  * memory.zswap.max is given back.
  *
+ * What it changes and puts back at stop is recorded in the state file (state_file.h) under two
+ * sections of its own: "zswap/<parameter>" (only with restore_on_exit) and "zswap_max/<cgroup>"
+ * (a lowered memory.zswap.max, with the cgroup's inode). At start it takes the records a crashed
+ * run left, before it reads any value as the administrator's, and decides each (state_merge.h):
+ * a parameter this configuration sets too is adopted (the record's original is put back at
+ * stop), another is put back at once, and so is every lowered memory.zswap.max still as the dead
+ * run left it.
+ *
  * On kubelet-managed cgroups (workload_kubelet_managed()) none of those cgroup files is written
  * unless the cgroup's rule says "kubelet_managed_write": true (rule_cgroup_write_allowed()): the
  * rule's keys are skipped with one notice per rule, and the fair share counts the cgroup without
  * ever changing its limit.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ctl/zswap_ctl.h"
 #include "reclaimd/features.h"
 #include "reclaimd/log.h"
+#include "reclaimd/parse.h"
+#include "reclaimd/reader.h"
+#include "reclaimd/state_merge.h"
 #include "reclaimd/zswap.h"
 #include "reclaimd/zswap_params.h"
 
@@ -55,6 +69,22 @@ struct zswap_ctl {
 	size_t kubelet_warned_n;
 };
 
+/* Field p of `from` into `to`. */
+static void copy_setting(struct zswap_settings *to, const struct zswap_settings *from,
+			 enum zswap_param p)
+{
+	switch (p) {
+	case ZSWAP_PARAM_ENABLED: to->enabled = from->enabled; break;
+	case ZSWAP_PARAM_SHRINKER_ENABLED: to->shrinker_enabled = from->shrinker_enabled; break;
+	case ZSWAP_PARAM_MAX_POOL_PERCENT: to->max_pool_percent = from->max_pool_percent; break;
+	case ZSWAP_PARAM_ACCEPT_THRESHOLD_PERCENT:
+		to->accept_threshold_percent = from->accept_threshold_percent;
+		break;
+	case ZSWAP_PARAM_COMPRESSOR: memcpy(to->compressor, from->compressor, sizeof(to->compressor)); break;
+	default: break;
+	}
+}
+
 static const char *zswap_value_str(const struct zswap_settings *s, enum zswap_param p, char *buf,
 				   size_t size)
 {
@@ -76,12 +106,281 @@ static const char *zswap_value_str(const struct zswap_settings *s, enum zswap_pa
 	}
 }
 
+/* ---- the state file --------------------------------------------------------------------- */
+
+#define STATE_PARAMS "zswap"
+#define STATE_ZSWAP_MAX "zswap_max"
+
+static void param_key(enum zswap_param p, char *buf, size_t size)
+{
+	snprintf(buf, size, STATE_PARAMS "/%s", zswap_param_name(p));
+}
+
+/* Records parameter p: the original kept in z->saved, and `agent`, the value written. Only
+ * with restore_on_exit: without it nothing is put back, at stop or after a crash. */
+static void record_param(struct zswap_ctl *z, enum zswap_param p, const struct zswap_settings *agent)
+{
+	char key[64], admin[STATE_VALUE_MAX], mine[STATE_VALUE_MAX];
+	int r;
+
+	if (!z->env.state || !z->config->zswap.restore_on_exit ||
+	    !zswap_settings_is_set(&z->saved.old, p))
+		return;
+	param_key(p, key, sizeof(key));
+	zswap_param_format(&z->saved.old, p, admin, sizeof(admin));
+	zswap_param_format(agent, p, mine, sizeof(mine));
+	r = state_ledger_set(z->env.state, key, 0, admin, mine);
+	if (r < 0)
+		log_event(LOG_WARNING, MSGID_STATE, NULL, "state file %s: cannot record %s: %s",
+			  state_ledger_path(z->env.state), key, strerror(-r));
+}
+
+/* memory.zswap.max as the kernel shows it: "max" or bytes in whole pages (the write rounds
+ * down to a page, mm/memcontrol.c page_counter_memparse()). */
+static void zswap_max_str(uint64_t bytes, uint64_t page_size, char *buf, size_t size)
+{
+	if (bytes == LIMIT_MAX)
+		snprintf(buf, size, "max");
+	else
+		snprintf(buf, size, "%" PRIu64, page_size ? bytes / page_size * page_size : bytes);
+}
+
+static void record_lowered(struct zswap_ctl *z, const struct cgroup_node *cg, uint64_t before,
+			   uint64_t written)
+{
+	_cleanup_(freep) char *key = NULL;
+	char admin[STATE_VALUE_MAX], mine[STATE_VALUE_MAX];
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	int r;
+
+	if (!z->env.state || asprintf(&key, STATE_ZSWAP_MAX "/%s", cg->path) < 0)
+		return;
+	zswap_max_str(before, page, admin, sizeof(admin));
+	zswap_max_str(written, page, mine, sizeof(mine));
+	r = state_ledger_set(z->env.state, key, cg->inode, admin, mine);
+	if (r < 0)
+		log_event(LOG_WARNING, MSGID_STATE, NULL, "state file %s: cannot record %s: %s",
+			  state_ledger_path(z->env.state), key, strerror(-r));
+}
+
+static void forget_lowered(struct zswap_ctl *z, const struct cgroup_node *cg)
+{
+	_cleanup_(freep) char *key = NULL;
+
+	if (z->env.state && asprintf(&key, STATE_ZSWAP_MAX "/%s", cg->path) >= 0)
+		(void)state_ledger_drop(z->env.state, key);
+}
+
+/* The parameters a crashed run changed (records "zswap/<param>"), against their values now. */
+static void take_params(struct zswap_ctl *z)
+{
+	const struct zswap_settings *want = &z->config->zswap.settings;
+	struct zswap_settings now;
+	struct state_list recs;
+	bool have_now;
+
+	if (state_ledger_take(z->env.state, STATE_PARAMS, &recs) <= 0)
+		return;
+	have_now = zswap_params_read(z->env.sys_root, &now) == 0;
+	for (size_t i = 0; i < recs.n; i++) {
+		const struct state_entry *e = &recs.v[i];
+		const char *name = e->key + sizeof(STATE_PARAMS);
+		struct zswap_settings admin, agent, one;
+		struct zswap_params_result res;
+		char live[STATE_VALUE_MAX] = "", mine[STATE_VALUE_MAX];
+		enum state_verdict v;
+		enum zswap_param p;
+		bool managed, present;
+
+		zswap_settings_init(&admin);
+		zswap_settings_init(&agent);
+		if (zswap_param_from_name(name, &p) < 0 ||
+		    zswap_param_parse(p, e->admin, strlen(e->admin), &admin) < 0 ||
+		    zswap_param_parse(p, e->agent, strlen(e->agent), &agent) < 0) {
+			log_event(LOG_WARNING, MSGID_STATE, NULL,
+				  "state file %s: record %s (%s, %s) is not a zswap parameter this agent "
+				  "knows: dropped", state_ledger_path(z->env.state), e->key, e->admin,
+				  e->agent);
+			continue;
+		}
+		/* Both in the form the file shows, so "1" and "Y" compare equal. */
+		zswap_param_format(&agent, p, mine, sizeof(mine));
+		present = have_now && zswap_settings_is_set(&now, p);
+		if (present)
+			zswap_param_format(&now, p, live, sizeof(live));
+		managed = zswap_settings_is_set(want, p) ||
+			  (p == ZSWAP_PARAM_SHRINKER_ENABLED && z->config->zswap.shrinker_auto);
+		v = state_merge(mine, present ? live : NULL, 0, 0, managed);
+		switch (v) {
+		case STATE_ADOPT:
+			copy_setting(&z->saved.old, &admin, p);
+			record_param(z, p, &agent);
+			log_event(LOG_NOTICE, MSGID_STATE, &(struct log_fields){ .reason = "adopt" },
+				  "zswap: %s is %s as the last run left it (it did not stop cleanly); "
+				  "%s, the value before it, is put back at stop", name, live, e->admin);
+			break;
+		case STATE_RESTORE:
+			zswap_settings_init(&one);
+			copy_setting(&one, &admin, p);
+			if (zswap_params_restore(z->env.sys_root, &(struct zswap_saved){ .old = one },
+						 &res) == 0 && res.changed[p]) {
+				log_event(LOG_NOTICE, MSGID_STATE, &(struct log_fields){ .reason = "restore" },
+					  "zswap: %s put back to %s (the last run set %s and did not stop "
+					  "cleanly)", name, e->admin, live);
+			} else {
+				/* Tried again at stop. */
+				copy_setting(&z->saved.old, &admin, p);
+				record_param(z, p, &agent);
+				log_event(LOG_WARNING, MSGID_STATE, &(struct log_fields){ .reason = "restore" },
+					  "zswap: cannot put %s back to %s: %s; trying again at stop", name,
+					  e->admin, strerror(-res.error[p]));
+			}
+			break;
+		case STATE_ADMIN_CHANGED:
+			log_event(LOG_NOTICE, MSGID_STATE, &(struct log_fields){ .reason = "changed-since" },
+				  "zswap: %s is %s, not %s as the last run left it: changed since, so %s is "
+				  "the administrator's value now (the recorded %s is not put back)", name, live,
+				  e->agent, live, e->admin);
+			break;
+		default:
+			log_event(LOG_INFO, MSGID_STATE, &(struct log_fields){ .reason = "gone" },
+				  "zswap: %s the last run changed is not on this kernel any more: record "
+				  "dropped", name);
+			break;
+		}
+	}
+	state_list_done(&recs);
+}
+
+/* Reads memory.zswap.max of the cgroup at `path` (relative to the root) into `live` in the form
+ * zswap_max_str() gives, and its inode; false when it is gone or has no such file. */
+static bool read_zswap_max(int root_fd, const char *path, int *ret_fd, uint64_t *ret_inode,
+			   char *live, size_t size)
+{
+	char buf[64];
+	size_t len;
+	struct stat st;
+	uint64_t v;
+	int fd = openat(root_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) < 0 || read_single_at(fd, "memory.zswap.max", buf, sizeof(buf), &len) < 0) {
+		close(fd);
+		return false;
+	}
+	while (len && buf[len - 1] == '\n')
+		buf[--len] = '\0';
+	if (strcmp(buf, "max") == 0)
+		snprintf(live, size, "max");
+	else if (u64_parse(buf, len, &v) == 0)
+		snprintf(live, size, "%" PRIu64, v);
+	else
+		snprintf(live, size, "%s", buf);
+	*ret_fd = fd;
+	*ret_inode = (uint64_t)st.st_ino;
+	return true;
+}
+
+/* Lowered memory.zswap.max a crashed run left (records "zswap_max/<cgroup>"): given back now
+ * when still as it left them, since a lowered limit answers that run's view of the pool. */
+static void take_lowered(struct zswap_ctl *z)
+{
+	struct state_list recs;
+	unsigned given = 0;
+
+	if (state_ledger_take(z->env.state, STATE_ZSWAP_MAX, &recs) <= 0)
+		return;
+	for (size_t i = 0; i < recs.n; i++) {
+		const struct state_entry *e = &recs.v[i];
+		const char *path = e->key + sizeof(STATE_ZSWAP_MAX);
+		char live[STATE_VALUE_MAX] = "";
+		uint64_t inode = 0, admin = LIMIT_MAX;
+		int fd = -1, r;
+		bool have;
+		enum state_verdict v;
+
+		have = z->cgroups->root && *path &&
+		       read_zswap_max(z->cgroups->root->dirfd, path, &fd, &inode, live, sizeof(live));
+		v = state_merge(e->agent, have ? live : NULL, e->id, inode, false);
+		if (v == STATE_RESTORE && strcmp(e->admin, "max") != 0 &&
+		    u64_parse(e->admin, strlen(e->admin), &admin) < 0)
+			v = STATE_GONE; /* not a value this agent writes: leave it */
+		if (v == STATE_RESTORE) {
+			r = cgroup_write_zswap_max(fd, admin);
+			if (r == 0)
+				given++;
+			else
+				log_event(LOG_WARNING, MSGID_STATE, &(struct log_fields){ .cgroup = path, .reason = "restore" },
+					  "%s: cannot give memory.zswap.max back to %s: %s", path, e->admin,
+					  strerror(-r));
+		} else if (v == STATE_ADMIN_CHANGED) {
+			log_event(LOG_NOTICE, MSGID_STATE, &(struct log_fields){ .cgroup = path, .reason = "changed-since" },
+				  "%s: memory.zswap.max is %s, not %s as the last run lowered it: changed "
+				  "since, left as it is", path, live, e->agent);
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	if (given)
+		log_event(LOG_NOTICE, MSGID_STATE, &(struct log_fields){ .reason = "restore" },
+			  "zswap: memory.zswap.max given back to %u cgroup%s the last run had lowered "
+			  "(it did not stop cleanly)", given, given == 1 ? "" : "s");
+	state_list_done(&recs);
+}
+
+/* Before zswap_params_apply() writes: each parameter it is about to change is recorded with its
+ * original (the one kept, else the value now), so a crash between the write and the record
+ * cannot happen. pre_recorded[p]: recorded here and not before. */
+static void record_before_apply(struct zswap_ctl *z, const struct zswap_settings *want,
+				bool *pre_recorded)
+{
+	struct zswap_settings now;
+
+	if (!z->env.state || !z->config->zswap.restore_on_exit ||
+	    zswap_params_read(z->env.sys_root, &now) < 0)
+		return;
+	for (int i = 0; i < _ZSWAP_PARAM_MAX; i++) {
+		enum zswap_param p = (enum zswap_param)i;
+		char a[STATE_VALUE_MAX], b[STATE_VALUE_MAX], key[64];
+		const struct zswap_settings *orig;
+
+		if (!zswap_settings_is_set(want, p) || !zswap_settings_is_set(&now, p))
+			continue;
+		zswap_param_format(&now, p, a, sizeof(a));
+		zswap_param_format(want, p, b, sizeof(b));
+		if (strcmp(a, b) == 0)
+			continue;
+		orig = zswap_settings_is_set(&z->saved.old, p) ? &z->saved.old : &now;
+		zswap_param_format(orig, p, a, sizeof(a));
+		param_key(p, key, sizeof(key));
+		pre_recorded[p] = !zswap_settings_is_set(&z->saved.old, p);
+		if (state_ledger_set(z->env.state, key, 0, a, b) < 0)
+			pre_recorded[p] = false;
+	}
+}
+
+/* The records of parameters the apply did not change after all (`res` NULL: none changed). */
+static void forget_unapplied(struct zswap_ctl *z, const bool *pre_recorded,
+			     const struct zswap_params_result *res)
+{
+	for (int p = 0; p < _ZSWAP_PARAM_MAX; p++) {
+		char key[64];
+
+		if (!pre_recorded[p] || (res && res->changed[p]))
+			continue;
+		param_key((enum zswap_param)p, key, sizeof(key));
+		(void)state_ledger_drop(z->env.state, key);
+	}
+}
+
 /* Applies the configured zswap parameters; the first values found are kept for the restore. */
 static void zswap_apply(struct zswap_ctl *z)
 {
 	const struct zswap_settings *want = &z->config->zswap.settings;
 	struct zswap_saved saved;
 	struct zswap_params_result res;
+	bool pre_recorded[_ZSWAP_PARAM_MAX] = { false };
 	bool any = false;
 	int r;
 
@@ -89,13 +388,16 @@ static void zswap_apply(struct zswap_ctl *z)
 		any |= zswap_settings_is_set(want, (enum zswap_param)p);
 	if (!any)
 		return;
+	record_before_apply(z, want, pre_recorded);
 	r = zswap_params_apply(z->env.sys_root, want, &saved, &res);
 	if (r < 0) {
 		log_event(LOG_WARNING, MSGID_ZSWAP, NULL,
 			  "zswap: cannot apply the \"zswap\" settings: %s/module/zswap/parameters: %s",
 			  z->env.sys_root, strerror(-r));
+		forget_unapplied(z, pre_recorded, NULL);
 		return;
 	}
+	forget_unapplied(z, pre_recorded, &res);
 	for (int i = 0; i < _ZSWAP_PARAM_MAX; i++) {
 		enum zswap_param p = (enum zswap_param)i;
 		char a[32], b[32];
@@ -107,16 +409,9 @@ static void zswap_apply(struct zswap_ctl *z)
 				  zswap_value_str(&saved.old, p, a, sizeof(a)),
 				  zswap_value_str(want, p, b, sizeof(b)));
 			/* Keep the value found first: a reload must not make it the "original". */
-			if (!zswap_settings_is_set(&z->saved.old, p)) {
-				switch (p) {
-				case ZSWAP_PARAM_ENABLED: z->saved.old.enabled = saved.old.enabled; break;
-				case ZSWAP_PARAM_SHRINKER_ENABLED: z->saved.old.shrinker_enabled = saved.old.shrinker_enabled; break;
-				case ZSWAP_PARAM_MAX_POOL_PERCENT: z->saved.old.max_pool_percent = saved.old.max_pool_percent; break;
-				case ZSWAP_PARAM_ACCEPT_THRESHOLD_PERCENT: z->saved.old.accept_threshold_percent = saved.old.accept_threshold_percent; break;
-				case ZSWAP_PARAM_COMPRESSOR: memcpy(z->saved.old.compressor, saved.old.compressor, sizeof(saved.old.compressor)); break;
-				default: break;
-				}
-			}
+			if (!zswap_settings_is_set(&z->saved.old, p))
+				copy_setting(&z->saved.old, &saved.old, p);
+			record_param(z, p, want);
 		} else if (res.error[p] == -ENOENT) {
 			log_event(LOG_NOTICE, MSGID_ZSWAP, NULL,
 				  "zswap: %s does not exist on this kernel; not applied", zswap_param_name(p));
@@ -135,18 +430,32 @@ static void zswap_restore(struct zswap_ctl *z)
 
 	for (int p = 0; p < _ZSWAP_PARAM_MAX; p++)
 		any |= zswap_settings_is_set(&z->saved.old, (enum zswap_param)p);
-	if (!any || !z->config->zswap.restore_on_exit)
+	if (!any)
 		return;
+	if (!z->config->zswap.restore_on_exit) {
+		/* Kept as they are: nothing for a later start to put back either. */
+		for (int p = 0; p < _ZSWAP_PARAM_MAX; p++) {
+			char key[64];
+
+			param_key((enum zswap_param)p, key, sizeof(key));
+			(void)state_ledger_drop(z->env.state, key);
+		}
+		return;
+	}
 	if (zswap_params_restore(z->env.sys_root, &z->saved, &res) < 0)
 		return;
 	for (int i = 0; i < _ZSWAP_PARAM_MAX; i++) {
 		enum zswap_param p = (enum zswap_param)i;
 		char a[32];
 
-		if (res.changed[p])
+		if (res.changed[p]) {
+			char key[64];
+
 			log_event(LOG_NOTICE, MSGID_ZSWAP, NULL, "zswap: %s restored to %s",
 				  zswap_param_name(p), zswap_value_str(&z->saved.old, p, a, sizeof(a)));
-		else if (res.error[p] < 0 && res.error[p] != -ENOENT)
+			param_key(p, key, sizeof(key));
+			(void)state_ledger_drop(z->env.state, key);
+		} else if (res.error[p] < 0 && res.error[p] != -ENOENT)
 			log_event(LOG_WARNING, MSGID_ZSWAP, NULL, "zswap: cannot restore %s: %s",
 				  zswap_param_name(p), strerror(-res.error[p]));
 	}
@@ -169,6 +478,12 @@ static void restore_lowered_zswap_max(struct zswap_ctl *z)
 			n++;
 		}
 	}
+	/* The records go with them, and those of cgroups removed while lowered; a limit that
+	 * could not be given back stays recorded for the next start. */
+	(void)state_ledger_drop_section(z->env.state, STATE_ZSWAP_MAX);
+	CGROUP_SET_FOREACH(z->cgroups, cg)
+		if (cg->zswap.lowered && cg->dirfd >= 0)
+			record_lowered(z, cg, cg->zswap.max_before, cg->zswap.max_written);
 	if (n)
 		log_event(LOG_NOTICE, MSGID_ZSWAP, NULL,
 			  "zswap: memory.zswap.max given back to %u cgroup%s whose limit the agent had "
@@ -323,7 +638,7 @@ static void shrinker_auto(struct zswap_ctl *z, const struct tick_ctx *ctx,
 	struct zswap_settings want;
 	struct zswap_saved saved;
 	struct zswap_params_result res = { 0 };
-	bool on;
+	bool on, first = false;
 	int r;
 
 	if (now < 0) {
@@ -342,19 +657,30 @@ static void shrinker_auto(struct zswap_ctl *z, const struct tick_ctx *ctx,
 		return;
 	zswap_settings_init(&want);
 	want.shrinker_enabled = on;
+	/* Recorded before the write, with the original: the one kept, else the value now. */
+	if (!zswap_settings_is_set(&z->saved.old, ZSWAP_PARAM_SHRINKER_ENABLED)) {
+		z->saved.old.shrinker_enabled = now;
+		first = true;
+	}
+	record_param(z, ZSWAP_PARAM_SHRINKER_ENABLED, &want);
 	r = zswap_params_apply(z->env.sys_root, &want, &saved, &res);
 	if (r >= 0)
 		r = res.error[ZSWAP_PARAM_SHRINKER_ENABLED];
-	if (r < 0) {
-		if (!z->shrinker_failed_warned) {
+	if (r < 0 || !res.changed[ZSWAP_PARAM_SHRINKER_ENABLED]) {
+		if (first) {
+			char key[64];
+
+			z->saved.old.shrinker_enabled = ZSWAP_SETTING_UNSET;
+			param_key(ZSWAP_PARAM_SHRINKER_ENABLED, key, sizeof(key));
+			(void)state_ledger_drop(z->env.state, key);
+		}
+		if (r < 0 && !z->shrinker_failed_warned) {
 			z->shrinker_failed_warned = true;
 			log_event(LOG_WARNING, MSGID_ZSWAP, NULL, "zswap: cannot turn the shrinker %s: %s",
 				  on ? "on" : "off", strerror(-r));
 		}
 		return;
 	}
-	if (!zswap_settings_is_set(&z->saved.old, ZSWAP_PARAM_SHRINKER_ENABLED))
-		z->saved.old.shrinker_enabled = saved.old.shrinker_enabled;
 	z->shrinker_switches++;
 	log_event(LOG_NOTICE, MSGID_ZSWAP, &(struct log_fields){ .reason = "zswap-shrinker" },
 		  "zswap: shrinker %s (pool at %.0f %% of its target%s)", on ? "on" : "off",
@@ -432,12 +758,21 @@ static void fair_share(struct zswap_ctl *z, const struct tick_ctx *ctx,
 		struct cgroup_node *cg = ctx->cgroups[z->row_index[ch->cgroup_index]];
 		uint64_t old = z->rows[ch->cgroup_index].zswap_max_bytes;
 
-		if (cgroup_write_zswap_max(cg->dirfd, ch->zswap_max_bytes) < 0)
+		/* Recorded before the write: a crash right after it must find the record. */
+		if (!ch->restore)
+			record_lowered(z, cg, cg->zswap.lowered ? cg->zswap.max_before : old,
+				       ch->zswap_max_bytes);
+		if (cgroup_write_zswap_max(cg->dirfd, ch->zswap_max_bytes) < 0) {
+			if (!ch->restore && !cg->zswap.lowered)
+				forget_lowered(z, cg);
 			continue;
+		}
 		z->lowered_writes++;
 		if (!ch->restore && !cg->zswap.lowered)
 			cg->zswap.max_before = old;
 		cg->zswap.lowered = !ch->restore;
+		if (!cg->zswap.lowered)
+			forget_lowered(z, cg);
 		cg->zswap.max_known = true;
 		cg->zswap.max_written = ch->zswap_max_bytes;
 		log_event(LOG_NOTICE, MSGID_ZSWAP,
@@ -553,8 +888,13 @@ int zswap_ctl_new(const struct ctl_env *env, const struct config *c, struct cgro
 	/* Nothing saved yet: a free after a failed start must not "restore" anything. */
 	zswap_settings_init(&z->saved.old);
 	reclaim_limits_none(&z->limits);
-	if (!env->dry_run)
+	if (!env->dry_run) {
+		/* A crashed run's records first: its values must not be taken as the
+		 * administrator's by the apply below. */
+		take_params(z);
+		take_lowered(z);
 		zswap_apply(z);
+	}
 	*ret = z;
 	return 0;
 }

@@ -125,10 +125,11 @@ int zram_read_state(const char *sys_root, const char *dev_name, struct zram_stat
 	return 0;
 }
 
-/* One write() of s to dirfd/name; -errno as the attribute's ->store() returned it. */
+/* One write() of s to dirfd/name; -errno as the attribute's ->store() returned it. O_TRUNC so
+ * the same code works on fixture files (sysfs ignores it). */
 static int write_attr(int dirfd, const char *name, const char *s)
 {
-	_cleanup_(closep) int fd = openat(dirfd, name, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	_cleanup_(closep) int fd = openat(dirfd, name, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
 	size_t n = strlen(s);
 	ssize_t k;
 
@@ -179,8 +180,21 @@ static int write_u64_attr(int dirfd, const char *name, uint64_t v)
 	return write_attr(dirfd, name, s);
 }
 
+static void hook_before(const struct zram_wb_hooks *h, const char *dev, bool admin_limit,
+			uint64_t admin_units, uint64_t chunk_units)
+{
+	if (h && h->before)
+		h->before(h->userdata, dev, admin_limit, admin_units, chunk_units);
+}
+
+static void hook_after(const struct zram_wb_hooks *h, const char *dev)
+{
+	if (h && h->after)
+		h->after(h->userdata, dev);
+}
+
 int zram_writeback_chunk(const char *sys_root, const char *dev_name, uint64_t max_bytes,
-			 uint64_t *ret_written_bytes)
+			 const struct zram_wb_hooks *hooks, uint64_t *ret_written_bytes)
 {
 	_cleanup_(closep) int dirfd = -1;
 	char buf[ZRAM_LINE_MAX];
@@ -212,11 +226,19 @@ int zram_writeback_chunk(const char *sys_root, const char *dev_name, uint64_t ma
 		if (chunk_units > budget_units)
 			chunk_units = budget_units;
 	}
+	hook_before(hooks, dev_name, admin_limit, budget_units, chunk_units);
 	r = write_u64_attr(dirfd, "writeback_limit", chunk_units);
 	if (r >= 0 && !admin_limit)
 		r = write_attr(dirfd, "writeback_limit_enable", "1");
-	if (r < 0)
+	if (r < 0) {
+		/* Put back what was written, as after a chunk. */
+		if (admin_limit)
+			(void)write_u64_attr(dirfd, "writeback_limit", budget_units);
+		else
+			(void)write_attr(dirfd, "writeback_limit_enable", "0");
+		hook_after(hooks, dev_name);
 		return r;
+	}
 
 	wb = write_attr(dirfd, "writeback", "idle");
 
@@ -231,8 +253,40 @@ int zram_writeback_chunk(const char *sys_root, const char *dev_name, uint64_t ma
 		r = write_u64_attr(dirfd, "writeback_limit", budget_units - (chunk_units - left_units));
 	else
 		r = write_attr(dirfd, "writeback_limit_enable", "0");
+	if (r == 0)
+		hook_after(hooks, dev_name);
 	/* writeback_store() answers EIO once the limit is used up: that is this chunk done. */
 	if (wb == -EIO && left_units == 0)
 		wb = 0;
 	return wb < 0 ? wb : r;
+}
+
+int zram_attr_read(const char *sys_root, const char *dev_name, const char *name, char *buf,
+		   size_t size)
+{
+	_cleanup_(closep) int dirfd = -1;
+	size_t len;
+	int r;
+
+	r = zram_dir_open(sys_root, dev_name, &dirfd);
+	if (r < 0)
+		return r;
+	r = read_single_at(dirfd, name, buf, size, &len);
+	if (r < 0)
+		return r;
+	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+		buf[--len] = '\0';
+	return 0;
+}
+
+int zram_attr_write(const char *sys_root, const char *dev_name, const char *name,
+		    const char *value)
+{
+	_cleanup_(closep) int dirfd = -1;
+	int r;
+
+	r = zram_dir_open(sys_root, dev_name, &dirfd);
+	if (r < 0)
+		return r;
+	return write_attr(dirfd, name, value);
 }

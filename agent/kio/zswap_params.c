@@ -99,15 +99,10 @@ static int write_value_at(int dirfd, const char *name, const char *value)
 	return 0;
 }
 
-static int read_param(int dirfd, enum zswap_param p, struct zswap_settings *s)
+int zswap_param_parse(enum zswap_param p, const char *buf, size_t len, struct zswap_settings *s)
 {
-	char buf[PARAM_BUF_SIZE];
-	size_t len;
-	int r;
-
-	r = read_at(dirfd, param_names[p], buf, sizeof(buf), &len);
-	if (r < 0)
-		return r;
+	if ((unsigned)p >= _ZSWAP_PARAM_MAX)
+		return -EINVAL;
 	if (p == ZSWAP_PARAM_COMPRESSOR) {
 		if (len > 0 && buf[len - 1] == '\n')
 			len--;
@@ -131,13 +126,37 @@ static int read_param(int dirfd, enum zswap_param p, struct zswap_settings *s)
 	return 0;
 }
 
-static void format_param(const struct zswap_settings *s, enum zswap_param p, char *buf,
-			 size_t size)
+int zswap_param_from_name(const char *name, enum zswap_param *ret)
+{
+	for (int p = 0; p < _ZSWAP_PARAM_MAX; p++)
+		if (strcmp(name, param_names[p]) == 0) {
+			*ret = (enum zswap_param)p;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+static int read_param(int dirfd, enum zswap_param p, struct zswap_settings *s)
+{
+	char buf[PARAM_BUF_SIZE];
+	size_t len;
+	int r;
+
+	r = read_at(dirfd, param_names[p], buf, sizeof(buf), &len);
+	if (r < 0)
+		return r;
+	return zswap_param_parse(p, buf, len, s);
+}
+
+void zswap_param_format(const struct zswap_settings *s, enum zswap_param p, char *buf,
+			size_t size)
 {
 	const int *v = int_field((struct zswap_settings *)s, p);
 
 	if (p == ZSWAP_PARAM_COMPRESSOR)
 		snprintf(buf, size, "%s", s->compressor);
+	else if (!v)
+		snprintf(buf, size, "?");
 	else if (is_bool(p))
 		snprintf(buf, size, "%s", *v ? "Y" : "N");
 	else
@@ -227,7 +246,7 @@ int zswap_params_apply(const char *sys_root, const struct zswap_settings *want,
 		}
 		if (same_value(&found, want, p))
 			continue;
-		format_param(want, p, value, sizeof(value));
+		zswap_param_format(want, p, value, sizeof(value));
 		r = write_value_at(dirfd, param_names[p], value);
 		if (r < 0) {
 			res.error[p] = r;
@@ -260,7 +279,7 @@ int zswap_params_restore(const char *sys_root, const struct zswap_saved *saved,
 
 		if (!zswap_settings_is_set(&saved->old, p))
 			continue;
-		format_param(&saved->old, p, value, sizeof(value));
+		zswap_param_format(&saved->old, p, value, sizeof(value));
 		r = write_value_at(dirfd, param_names[p], value);
 		if (r < 0)
 			res.error[p] = r;

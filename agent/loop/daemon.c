@@ -454,6 +454,15 @@ int loop_reload(struct daemon *d, struct config_error *err)
 		c->status.socket = d->config->status.socket;
 		d->config->status.socket = NULL;
 	}
+	if (!streq_null(c->state_file, d->config->state_file)) {
+		kept |= LOOP_RELOAD_KEPT_STATE;
+		log_event(LOG_WARNING, MSGID_CONFIG_LOADED, NULL,
+			  "state_file takes effect only at restart; keeping %s",
+			  d->config->state_file ? d->config->state_file : "no state file");
+		free(c->state_file);
+		c->state_file = d->config->state_file;
+		d->config->state_file = NULL;
+	}
 	/* Rules are re-matched now, so no cgroup points into the old config afterwards; PSI
 	 * triggers are re-installed at the next tick with the new stall and window. */
 	CGROUP_SET_FOREACH(&d->cgroups, cg) {
@@ -582,6 +591,73 @@ static void reclaim_bounded_from_release(struct dispatcher *ds)
 		  "time and counting what pgsteal shows taken", u.release, RECLAIM_CHUNK_BOUNDED_PAGES);
 }
 
+/* The state file (state_file.h), opened before any controller reads a value it may change: the
+ * records a crashed run left are there for them to take. None in a dry run (nothing is written)
+ * or with "state_file": null. A file that cannot be read or parsed is reported and replaced:
+ * the agent starts as if there were none. */
+static int state_open(struct daemon *d)
+{
+	struct state_load load;
+	int r;
+
+	if (d->opts->dry_run || !d->config->state_file)
+		return 0;
+	r = state_ledger_open(d->config->state_file, &d->env.state, &load);
+	if (r < 0) {
+		log_error("state file %s: %s", d->config->state_file, strerror(-r));
+		return r;
+	}
+	if (load.error < 0)
+		log_event(LOG_ERR, MSGID_STATE, NULL,
+			  "state file %s: %s; ignored: starting as if there were none (the values in "
+			  "force now are taken as the administrator's)", d->config->state_file,
+			  load.why);
+	else if (load.n_found)
+		log_event(LOG_NOTICE, MSGID_STATE, NULL,
+			  "state file %s: the last run stopped without putting back %zu value%s (it "
+			  "crashed or was killed); each is put back, kept as this run's, or left to "
+			  "whoever changed it since", d->config->state_file, load.n_found,
+			  load.n_found == 1 ? "" : "s");
+	return 0;
+}
+
+/* After every controller took its section: records of a section no controller knows (a newer
+ * agent's) are reported and dropped. */
+static void state_take_rest(struct daemon *d)
+{
+	struct state_list rest;
+
+	if (state_ledger_take_rest(d->env.state, &rest) > 0)
+		for (size_t i = 0; i < rest.n; i++)
+			log_event(LOG_WARNING, MSGID_STATE, NULL,
+				  "state file %s: record \"%s\" (administrator's value %s, the agent "
+				  "wrote %s) belongs to no part of this agent: dropped, left as it is",
+				  state_ledger_path(d->env.state), rest.v[i].key, rest.v[i].admin,
+				  rest.v[i].agent);
+	state_list_done(&rest);
+}
+
+/* At stop, after the controllers put back what they changed: the file goes, or keeps what
+ * could not be put back. */
+static void state_close(struct daemon *d)
+{
+	int r;
+
+	if (!d->env.state)
+		return;
+	r = state_ledger_close(d->env.state);
+	if (r < 0)
+		log_event(LOG_WARNING, MSGID_STATE, NULL, "state file %s: cannot remove or save it: %s",
+			  state_ledger_path(d->env.state), strerror(-r));
+	else if (r > 0)
+		log_event(LOG_WARNING, MSGID_STATE, NULL,
+			  "state file %s: %d value%s could not be put back and stay recorded; the next "
+			  "start decides them again", state_ledger_path(d->env.state), r,
+			  r == 1 ? "" : "s");
+	state_ledger_free(d->env.state);
+	d->env.state = NULL;
+}
+
 /* The controllers, in the order they depend on each other's effects (zswap before the swap
  * tiers' zswap-before-zram check). */
 static int setup_controllers(struct daemon *d)
@@ -663,11 +739,15 @@ static int daemon_setup(struct daemon *d)
 	r = sd_event_default(&d->env.event);
 	if (r < 0)
 		return r;
+	r = state_open(d);
+	if (r < 0)
+		return r;
 	/* sd-event takes SIGTERM/SIGINT/SIGHUP through a signalfd; daemon_run() blocked them
 	 * before any worker thread exists, so every thread inherits the mask. */
 	r = setup_controllers(d);
 	if (r < 0)
 		return r;
+	state_take_rest(d);
 	loop_probe_features(d, false);
 	r = metrics_new(&d->config->metrics, &d->metrics);
 	if (r < 0) {
@@ -723,6 +803,7 @@ static void daemon_teardown(struct daemon *d)
 	zswap_ctl_free(d->zswap);
 	swap_tiers_ctl_free(d->swap_tiers);
 	aging_ctl_free(d->aging);
+	state_close(d);
 	free(d->topo);
 	if (d->cgroups.buckets)
 		CGROUP_SET_FOREACH(&d->cgroups, cg)

@@ -146,6 +146,7 @@ struct tick_ctx loop_tick_ctx(const struct daemon *d);
 #define LOOP_RELOAD_KEPT_WORKERS 1     /* max_workers_per_node */
 #define LOOP_RELOAD_KEPT_ROOTS   2    /* cgroup_root, proc_root, sys_root */
 #define LOOP_RELOAD_KEPT_SOCKET  4    /* status.socket */
+#define LOOP_RELOAD_KEPT_STATE   8    /* state_file */
 /* Re-reads the configuration file (SIGHUP and the status socket's Reload). Returns a mask of
  * LOOP_RELOAD_* bits (>= 0), or -errno with `err` saying why: the previous configuration stays.
  * Logs the outcome. */

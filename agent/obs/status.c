@@ -706,6 +706,8 @@ static void m_reload(void *userdata, const struct varlink_call *call _unused_,
 		json_array_append_new(kept, json_string("cgroup_root, proc_root, sys_root"));
 	if (kept && (r & LOOP_RELOAD_KEPT_SOCKET))
 		json_array_append_new(kept, json_string("status.socket"));
+	if (kept && (r & LOOP_RELOAD_KEPT_STATE))
+		json_array_append_new(kept, json_string("state_file"));
 	ret->parameters = with_head(json_pack("{s:s,s:I,s:o}", "config", d->opts->config_path,
 					      "rules", (json_int_t)d->config->n_rules,
 					      "restart_only", kept));

@@ -132,6 +132,8 @@ struct config {
 	char *cgroup_root;   /* NULL = find the cgroup-v2 mount through libcgroup */
 	char *proc_root;     /* "/proc" */
 	char *sys_root;      /* "/sys" */
+	char *state_file;    /* what the agent changed and puts back at stop (state_file.h);
+			      * "/run/reclaimd/state.json"; NULL: none */
 	bool mglru_aging;    /* age managed memcgs' MGLRU once per tick (mglru.h); false */
 	unsigned max_workers_per_node;     /* 0 = auto, min(4, node CPUs); checked against the
 					    * topology by config_check_topology() */

@@ -87,13 +87,33 @@ int zram_mark_idle(const char *sys_root, const char *dev_name, uint64_t idle_age
  * with max_bytes and off again after; when an administrator enabled it, that budget is respected
  * (the chunk is at most what is left) and put back less what was written. The write blocks for
  * as long as the disk takes: call it from a worker thread.
+ * `hooks` (may be NULL) is called before the first write of writeback_limit or
+ * writeback_limit_enable and after they are as they were again (not when putting them back
+ * failed), so the caller can record them in the state file (state_file.h) for a crash in between.
  * Returns 0 (fewer bytes than max_bytes written: no idle page was left); -EDQUOT when an enabled
  * writeback_limit is used up (nothing written); -EOPNOTSUPP without CONFIG_ZRAM_WRITEBACK;
  * -ENODEV without a backing device; -ENOSPC when the backing device is full; -EINVAL for a bad
  * name or max_bytes under 4 KiB; -EBADMSG for an unreadable limit; -errno otherwise.
  */
+struct zram_wb_hooks {
+	/* admin_limit: writeback_limit_enable was on, with admin_units (4 KiB units) left, and
+	 * writeback_limit becomes chunk_units; else writeback_limit_enable goes from 0 to 1 with
+	 * chunk_units. */
+	void (*before)(void *userdata, const char *dev_name, bool admin_limit, uint64_t admin_units,
+		       uint64_t chunk_units);
+	void (*after)(void *userdata, const char *dev_name);
+	void *userdata;
+};
 int zram_writeback_chunk(const char *sys_root, const char *dev_name, uint64_t max_bytes,
-			 uint64_t *ret_written_bytes);
+			 const struct zram_wb_hooks *hooks, uint64_t *ret_written_bytes);
+
+/* One attribute of sys_root/block/<dev_name> ("writeback_limit"): read into buf (size bytes,
+ * trailing newline removed), or written with `value`. 0 or -errno (-ENOENT: no such device or
+ * attribute). For the state file's records (zram_ctl.c). */
+int zram_attr_read(const char *sys_root, const char *dev_name, const char *name, char *buf,
+		   size_t size);
+int zram_attr_write(const char *sys_root, const char *dev_name, const char *name,
+		    const char *value);
 
 /* The uncompressed size of the pages zram holds in memory: mm_stat orig_data_size minus bd_stat
  * bd_count (written-back pages stay counted in orig_data_size on 6.12: zram_drv.c

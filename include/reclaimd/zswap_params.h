@@ -43,6 +43,15 @@ struct zswap_settings {
 	int shrinker_enabled;            /* 0, 1 */
 };
 
+/* The value of p in s as the parameter file shows it, without its newline: "Y"/"N", a decimal,
+ * a compressor name (the state file's records, state_file.h). */
+void zswap_param_format(const struct zswap_settings *s, enum zswap_param p, char *buf, size_t size);
+/* Parses `len` bytes of `buf` (the file's text; a trailing newline is allowed) as parameter p
+ * into its field of *s. 0, -EBADMSG, or -EINVAL for an unknown p. */
+int zswap_param_parse(enum zswap_param p, const char *buf, size_t len, struct zswap_settings *s);
+/* The parameter whose file is `name` ("max_pool_percent"): 0 and *ret, or -ENOENT. */
+int zswap_param_from_name(const char *name, enum zswap_param *ret);
+
 /* Every field unset. */
 void zswap_settings_init(struct zswap_settings *ret);
 bool zswap_settings_is_set(const struct zswap_settings *s, enum zswap_param p);

@@ -126,6 +126,7 @@ static const struct field config_fields[] = {
 	CONF("cgroup_root", cgroup_root, F_STRING),
 	CONF("proc_root", proc_root, F_STRING),
 	CONF("sys_root", sys_root, F_STRING),
+	CONF("state_file", state_file, F_STRING),
 	CONF("mglru_aging", mglru_aging, F_BOOL),
 	CONF("max_workers_per_node", max_workers_per_node, F_UNSIGNED),
 	CONF("max_reclaim_rate_per_node", max_reclaim_rate_per_node, F_U64),
@@ -264,6 +265,7 @@ static const struct config builtin_config = {
 	.cgroup_root = NULL,
 	.proc_root = (char *)"/proc",
 	.sys_root = (char *)"/sys",
+	.state_file = (char *)"/run/reclaimd/state.json",
 	.mglru_aging = true,
 	.max_workers_per_node = 0,
 	.max_reclaim_rate_per_node = 0,
@@ -412,6 +414,7 @@ static void test_good_full(void)
 		.cgroup_root = (char *)"/tmp/cgroup",
 		.proc_root = (char *)"/tmp/proc",
 		.sys_root = (char *)"/tmp/sys",
+		.state_file = (char *)"/tmp/run/state.json",
 		.mglru_aging = true,
 		.max_workers_per_node = 3,
 		.max_reclaim_rate_per_node = 256 * MiB,
@@ -589,6 +592,10 @@ static void test_each_key_good(void)
 		CHECK(c && contains(c->proc_root, "/p") && contains(c->sys_root, "/s"));
 	}
 	{
+		_cleanup_(config_freep) struct config *c = load_string_ok("{\"state_file\": null}");
+		CHECK(c && c->state_file == NULL);
+	}
+	{
 		_cleanup_(config_freep) struct config *c = load_string_ok("{\"cgroup_root\": null}");
 		CHECK(c && c->cgroup_root == NULL);
 	}
@@ -711,6 +718,8 @@ static void test_bad_strings(void)
 	EXPECT_FAIL("{\"cgroup_root\": 1}", "cgroup_root: expected an absolute path or null, got an integer");
 	EXPECT_FAIL("{\"proc_root\": null}", "proc_root: expected an absolute path, got null");
 	EXPECT_FAIL("{\"sys_root\": \"\"}", "sys_root: must be an absolute path");
+	EXPECT_FAIL("{\"state_file\": \"state.json\"}", "state_file: must be an absolute path");
+	EXPECT_FAIL("{\"state_file\": 1}", "state_file: expected an absolute path or null, got an integer");
 	EXPECT_FAIL("{\"defaults\": []}", "defaults: expected an object of policy parameters, got an array");
 	EXPECT_FAIL("{\"rules\": {}}", "rules: expected an array of rules, got an object");
 

@@ -709,7 +709,7 @@ static void test_zram_writeback(void)
 	PUT("sys/block/zram2/writeback", "");
 	PUT("sys/block/zram2/writeback_limit", "0");
 	PUT("sys/block/zram2/writeback_limit_enable", "0");
-	CHECK_EQ_INT(zram_writeback_chunk(root, "zram2", 1 << 20, &written), 0);
+	CHECK_EQ_INT(zram_writeback_chunk(root, "zram2", 1 << 20, NULL, &written), 0);
 	CHECK_EQ_U64(written, 0);
 	CHECK_STREQ(read_back("sys/block/zram2/writeback"), "idle");
 	CHECK_STREQ(read_back("sys/block/zram2/writeback_limit"), "256");
@@ -718,20 +718,20 @@ static void test_zram_writeback(void)
 	/* A limit an administrator enabled: the chunk is at most what is left, and it is put back. */
 	PUT("sys/block/zram2/writeback_limit", "100");
 	PUT("sys/block/zram2/writeback_limit_enable", "1");
-	CHECK_EQ_INT(zram_writeback_chunk(root, "zram2", 1 << 20, &written), 0);
+	CHECK_EQ_INT(zram_writeback_chunk(root, "zram2", 1 << 20, NULL, &written), 0);
 	CHECK_STREQ(read_back("sys/block/zram2/writeback_limit"), "100");
 	CHECK_STREQ(read_back("sys/block/zram2/writeback_limit_enable"), "1");
 	/* ... and when it is used up, nothing is asked of the kernel. */
 	PUT("sys/block/zram2/writeback", "");
 	PUT("sys/block/zram2/writeback_limit", "0");
-	CHECK_EQ_INT(zram_writeback_chunk(root, "zram2", 1 << 20, &written), -EDQUOT);
+	CHECK_EQ_INT(zram_writeback_chunk(root, "zram2", 1 << 20, NULL, &written), -EDQUOT);
 	CHECK_STREQ(read_back("sys/block/zram2/writeback"), "");
 
 	PUT("sys/block/zram2/writeback_limit", "x\n");
-	CHECK_EQ_INT(zram_writeback_chunk(root, "zram2", 1 << 20, &written), -EBADMSG);
-	CHECK_EQ_INT(zram_writeback_chunk(root, "zram2", 100, &written), -EINVAL); /* under 4 KiB */
+	CHECK_EQ_INT(zram_writeback_chunk(root, "zram2", 1 << 20, NULL, &written), -EBADMSG);
+	CHECK_EQ_INT(zram_writeback_chunk(root, "zram2", 100, NULL, &written), -EINVAL); /* under 4 KiB */
 	mkdirs("sys/block/zram3");
-	CHECK_EQ_INT(zram_writeback_chunk(root, "zram3", 1 << 20, &written), -EOPNOTSUPP);
+	CHECK_EQ_INT(zram_writeback_chunk(root, "zram3", 1 << 20, NULL, &written), -EOPNOTSUPP);
 }
 
 static void test_needs_writeback(void)

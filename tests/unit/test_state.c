@@ -1,0 +1,475 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_state.c - the state file (state_file.h) and what a start does with a crashed run's
+ * records (state_merge.h): the pure verdicts for every case (adopt, restore, changed since,
+ * gone), the text's round trip and its hostile forms (every truncation of a good file, another
+ * version, wrong types), the ledger on a temporary directory (saved on each change, what a
+ * SIGKILL leaves found again, removed at a clean stop, a corrupt file set aside), and zram
+ * writeback's hooks around each chunk on a fixture device.
+ */
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "test.h"
+
+#include "reclaimd/state_file.h"
+#include "reclaimd/state_merge.h"
+#include "reclaimd/zram.h"
+
+static char tmp_root[] = "/tmp/reclaimd-test-state.XXXXXX";
+
+static void put(const char *rel, const char *text)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tmp_root, rel);
+	f = fopen(path, "w");
+	if (!f) {
+		perror(path);
+		exit(2);
+	}
+	fputs(text, f);
+	fclose(f);
+}
+
+static const char *get(const char *rel)
+{
+	static char buf[65536];
+	char path[PATH_MAX];
+	size_t len = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", tmp_root, rel);
+	if (read_at(AT_FDCWD, path, buf, sizeof(buf), &len) < 0)
+		return NULL;
+	while (len && buf[len - 1] == '\n')
+		buf[--len] = '\0';
+	return buf;
+}
+
+static bool exists(const char *rel)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", tmp_root, rel);
+	return access(path, F_OK) == 0;
+}
+
+static void mkdir_rel(const char *rel)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", tmp_root, rel);
+	mkdir(path, 0755);
+}
+
+/* ---- the verdicts ---------------------------------------------------------------------- */
+
+static void test_merge(void)
+{
+	/* Crash, then a start: the value is still the agent's, so the record's administrator's
+	 * value is the true original. This run sets it too: adopt; else: put it back now. */
+	CHECK_EQ_INT(state_merge("7", "7", 0, 0, true), STATE_ADOPT);
+	CHECK_EQ_INT(state_merge("7", "7", 0, 0, false), STATE_RESTORE);
+	/* An administrator wrote it after the crash: the new original, left alone either way. */
+	CHECK_EQ_INT(state_merge("7", "30", 0, 0, true), STATE_ADMIN_CHANGED);
+	CHECK_EQ_INT(state_merge("7", "30", 0, 0, false), STATE_ADMIN_CHANGED);
+	/* ... even when it is the recorded administrator's value again. */
+	CHECK_EQ_INT(state_merge("7", "20", 0, 0, false), STATE_ADMIN_CHANGED);
+	/* The file or device is gone. */
+	CHECK_EQ_INT(state_merge("7", NULL, 0, 0, true), STATE_GONE);
+	/* A cgroup removed and made again under the same path: another inode, another object. */
+	CHECK_EQ_INT(state_merge("1048576", "1048576", 4242, 4343, false), STATE_GONE);
+	CHECK_EQ_INT(state_merge("1048576", "1048576", 4242, 4242, false), STATE_RESTORE);
+	/* No identity recorded: compared by value only. */
+	CHECK_EQ_INT(state_merge("Y", "Y", 0, 99, false), STATE_RESTORE);
+	/* Exact strings: "Y" is not "1" (owners normalise before). */
+	CHECK_EQ_INT(state_merge("Y", "1", 0, 0, false), STATE_ADMIN_CHANGED);
+	CHECK_STREQ(state_verdict_to_string(STATE_ADOPT), "adopt");
+	CHECK_STREQ(state_verdict_to_string(STATE_ADMIN_CHANGED), "changed-since");
+	CHECK_STREQ(state_verdict_to_string((enum state_verdict)42), "unknown");
+}
+
+static void test_merge_budget(void)
+{
+	uint64_t back = 12345;
+
+	/* Administrator's budget 1000 units, a chunk of 256, the kernel counted it down to 56:
+	 * the chunk used 200, so 800 is owed. */
+	CHECK_EQ_INT(state_merge_budget(1000, 256, true, 56, &back), STATE_RESTORE);
+	CHECK_EQ_U64(back, 800);
+	/* Crash before the chunk wrote anything (or before the write of the chunk's value when the
+	 * budget was smaller than a chunk: agent == admin). */
+	CHECK_EQ_INT(state_merge_budget(100, 100, true, 100, &back), STATE_RESTORE);
+	CHECK_EQ_U64(back, 100);
+	/* Used up. */
+	CHECK_EQ_INT(state_merge_budget(256, 256, true, 0, &back), STATE_RESTORE);
+	CHECK_EQ_U64(back, 0);
+	/* More used than the administrator had (cannot happen; never below 0). */
+	CHECK_EQ_INT(state_merge_budget(10, 256, true, 0, &back), STATE_RESTORE);
+	CHECK_EQ_U64(back, 0);
+	/* Above the chunk: written since (the agent's own put-back, or an administrator). */
+	back = 7;
+	CHECK_EQ_INT(state_merge_budget(1000, 256, true, 744, &back), STATE_ADMIN_CHANGED);
+	CHECK_EQ_U64(back, 7);
+	CHECK_EQ_INT(state_merge_budget(1000, 256, false, 0, &back), STATE_GONE);
+	CHECK_EQ_U64(back, 7);
+}
+
+/* ---- the text -------------------------------------------------------------------------- */
+
+static void fill(struct state_list *l)
+{
+	state_list_init(l);
+	CHECK_EQ_INT(state_list_set(l, "zswap/max_pool_percent", 0, "20", "7"), 0);
+	CHECK_EQ_INT(state_list_set(l, "zswap_max/system.slice/a \"b\".service", 4242, "max",
+				    "1048576"), 0);
+	CHECK_EQ_INT(state_list_set(l, "zram/zram0/writeback_limit_enable", 0, "0", "1"), 0);
+}
+
+static void test_round_trip(void)
+{
+	struct state_list l, back;
+	char *text = NULL, why[256] = "";
+	const struct state_entry *e;
+
+	fill(&l);
+	CHECK_EQ_U64(l.n, 3);
+	/* set replaces, drop removes */
+	CHECK_EQ_INT(state_list_set(&l, "zswap/max_pool_percent", 0, "20", "9"), 0);
+	CHECK_EQ_U64(l.n, 3);
+	CHECK_STREQ(state_list_find(&l, "zswap/max_pool_percent")->agent, "9");
+	CHECK_EQ_INT(state_list_drop(&l, "zswap/nothing"), 0);
+	CHECK_EQ_INT(state_list_set(&l, "", 0, "a", "b"), -EINVAL);
+	{
+		char big[STATE_VALUE_MAX + 1];
+
+		memset(big, '9', sizeof(big) - 1);
+		big[sizeof(big) - 1] = '\0';
+		CHECK_EQ_INT(state_list_set(&l, "zswap/x", 0, big, "1"), -EINVAL);
+	}
+
+	CHECK_EQ_INT(state_file_format(&l, 1234, &text), 0);
+	CHECK(text && strstr(text, "\"version\": 1"));
+	CHECK_EQ_INT(state_file_parse(text, strlen(text), &back, why, sizeof(why)), 0);
+	CHECK_EQ_U64(back.n, 3);
+	e = state_list_find(&back, "zswap_max/system.slice/a \"b\".service");
+	CHECK(e && e->id == 4242 && strcmp(e->admin, "max") == 0 &&
+	      strcmp(e->agent, "1048576") == 0);
+	e = state_list_find(&back, "zswap/max_pool_percent");
+	CHECK(e && e->id == 0 && strcmp(e->admin, "20") == 0 && strcmp(e->agent, "9") == 0);
+	CHECK_STREQ(back.v[2].key, "zram/zram0/writeback_limit_enable"); /* order kept */
+
+	/* Every truncation of a good file is refused as corrupt, never half read, never a crash. */
+	{
+		size_t len = strlen(text), refused = 0;
+
+		for (size_t n = 0; n < len; n++) {
+			struct state_list t;
+			int r = state_file_parse(text, n, &t, why, sizeof(why));
+
+			/* The only prefix that is still whole JSON is the text without its closing
+			 * brace's trailing whitespace; there is none, so every prefix fails. */
+			refused += r == -EBADMSG;
+			state_list_done(&t);
+		}
+		CHECK_EQ_U64(refused, len);
+		CHECK_EQ_INT(state_file_parse(text, len / 2, &back, why, sizeof(why)), -EBADMSG);
+		CHECK(strstr(why, "not valid JSON") != NULL);
+	}
+	state_list_done(&back);
+	free(text);
+	state_list_done(&l);
+
+	/* No records: a file with an empty list. */
+	state_list_init(&l);
+	CHECK_EQ_INT(state_file_format(&l, 1, &text), 0);
+	CHECK_EQ_INT(state_file_parse(text, strlen(text), &back, why, sizeof(why)), 0);
+	CHECK_EQ_U64(back.n, 0);
+	free(text);
+	state_list_done(&back);
+}
+
+#define BAD(text, err, what)                                                                \
+	do {                                                                                \
+		struct state_list _l;                                                       \
+		char _why[256] = "";                                                        \
+		CHECK_EQ_INT(state_file_parse(text, strlen(text), &_l, _why, sizeof(_why)), err); \
+		if (!strstr(_why, what))                                                    \
+			fprintf(stderr, "why: \"%s\", expected \"%s\"\n", _why, what);       \
+		CHECK(strstr(_why, what) != NULL);                                          \
+		CHECK_EQ_U64(_l.n, 0);                                                      \
+		state_list_done(&_l);                                                       \
+	} while (0)
+
+static void test_bad_text(void)
+{
+	BAD("", -EBADMSG, "empty");
+	BAD("\x01\x02garbage", -EBADMSG, "not valid JSON: line 1");
+	BAD("[]", -EBADMSG, "not a JSON object");
+	BAD("{\"entries\": []}", -EBADMSG, "\"version\" is missing");
+	BAD("{\"version\": \"1\", \"entries\": []}", -EBADMSG, "\"version\" is missing or not an integer");
+	/* Another version: refused as a whole, with both versions named. */
+	BAD("{\"version\": 2, \"entries\": []}", -EPROTONOSUPPORT,
+	    "version 2, this agent reads version 1");
+	BAD("{\"version\": 0}", -EPROTONOSUPPORT, "version 0");
+	BAD("{\"version\": 1}", -EBADMSG, "\"entries\" is missing");
+	BAD("{\"version\": 1, \"entries\": [1]}", -EBADMSG, "entries[0]: not an object");
+	BAD("{\"version\": 1, \"entries\": [{\"key\": \"zswap/a\", \"agent\": \"1\"}]}", -EBADMSG,
+	    "entries[0]: \"administrator\" is missing");
+	BAD("{\"version\": 1, \"entries\": [{\"key\": \"zswap/a\", \"administrator\": 1, \"agent\": \"1\"}]}",
+	    -EBADMSG, "entries[0].administrator: not a string");
+	BAD("{\"version\": 1, \"entries\": [{\"key\": \"nosection\", \"administrator\": \"1\", \"agent\": \"1\"}]}",
+	    -EBADMSG, "is not \"<section>/<name>\"");
+	BAD("{\"version\": 1, \"entries\": [{\"key\": \"a/b\", \"id\": -1, \"administrator\": \"1\", \"agent\": \"1\"}]}",
+	    -EBADMSG, "entries[0].id: not a non-negative integer");
+	BAD("{\"version\": 1, \"entries\": [{\"key\": \"a/b\", \"administrator\": \"a\\u0000b\", \"agent\": \"1\"}]}",
+	    -EBADMSG, "is not allowed");
+	BAD("{\"version\": 1, \"version\": 1, \"entries\": []}", -EBADMSG, "duplicate");
+	/* One good record and one bad: nothing is taken. */
+	BAD("{\"version\": 1, \"entries\": [{\"key\": \"a/b\", \"administrator\": \"1\", \"agent\": \"2\"}, {}]}",
+	    -EBADMSG, "entries[1]: \"key\" is missing");
+}
+
+/* ---- the ledger ------------------------------------------------------------------------ */
+
+static void test_ledger(void)
+{
+	struct state_ledger *l = NULL;
+	struct state_load load;
+	struct state_list taken;
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/run/state.json", tmp_root);
+	CHECK_EQ_INT(state_ledger_open("relative/state.json", &l, &load), -EINVAL);
+
+	/* No file: nothing found, nothing written until the first change (the directory is made
+	 * then). */
+	CHECK_EQ_INT(state_ledger_open(path, &l, &load), 0);
+	CHECK_EQ_INT(load.error, 0);
+	CHECK_EQ_U64(load.n_found, 0);
+	CHECK(!exists("run/state.json"));
+	CHECK_EQ_INT(state_ledger_set(l, "zswap/max_pool_percent", 0, "20", "7"), 0);
+	CHECK(exists("run/state.json"));
+	CHECK(!exists("run/state.json.tmp"));
+	CHECK(strstr(get("run/state.json"), "\"administrator\": \"20\"") != NULL);
+	CHECK_EQ_INT(state_ledger_set(l, "zswap_max/a.slice/b", 77, "max", "4096"), 0);
+	CHECK_EQ_INT(state_ledger_set(l, "zram/zram0/writeback_limit_enable", 0, "0", "1"), 0);
+	CHECK_EQ_INT(state_ledger_drop(l, "zram/zram0/writeback_limit_enable"), 0);
+	CHECK(strstr(get("run/state.json"), "zram0") == NULL);
+	CHECK_EQ_U64(state_ledger_count(l), 2);
+	/* SIGKILL: the process ends without closing the ledger; the file stays as last saved. */
+	state_ledger_free(l);
+
+	/* The next start finds both records, and each owner takes its section. */
+	CHECK_EQ_INT(state_ledger_open(path, &l, &load), 0);
+	CHECK_EQ_INT(load.error, 0);
+	CHECK_EQ_U64(load.n_found, 2);
+	CHECK_EQ_INT(state_ledger_take(l, "zswap", &taken), 1);
+	CHECK_EQ_U64(taken.n, 1);
+	CHECK_STREQ(taken.v[0].key, "zswap/max_pool_percent");
+	CHECK_STREQ(taken.v[0].admin, "20");
+	CHECK_STREQ(taken.v[0].agent, "7");
+	state_list_done(&taken);
+	/* "zswap" takes no "zswap_max/" record: sections match whole. */
+	CHECK_EQ_U64(state_ledger_count(l), 1);
+	/* A record not yet taken survives saves (another crash before its owner took it). */
+	CHECK_EQ_INT(state_ledger_set(l, "zswap/enabled", 0, "N", "Y"), 0);
+	CHECK(strstr(get("run/state.json"), "zswap_max/a.slice/b") != NULL);
+	CHECK_EQ_INT(state_ledger_take(l, "zswap_max", &taken), 1);
+	CHECK_EQ_U64(taken.v[0].id, 77);
+	state_list_done(&taken);
+	CHECK_EQ_INT(state_ledger_take_rest(l, &taken), 0);
+	state_list_done(&taken);
+	CHECK_EQ_INT(state_ledger_set(l, "zswap_max/x", 1, "max", "4096"), 0);
+	CHECK_EQ_INT(state_ledger_set(l, "zswap_max/y", 2, "max", "8192"), 0);
+	CHECK_EQ_INT(state_ledger_drop_section(l, "zswap_max"), 0);
+	CHECK_EQ_U64(state_ledger_count(l), 1);
+	/* A clean stop with a value that could not be put back: the file keeps it. */
+	CHECK_EQ_INT(state_ledger_close(l), 1);
+	CHECK(exists("run/state.json"));
+	CHECK(strstr(get("run/state.json"), "zswap/enabled") != NULL);
+	CHECK(strstr(get("run/state.json"), "zswap_max") == NULL);
+	state_ledger_free(l);
+
+	/* A clean stop with everything put back removes the file. */
+	CHECK_EQ_INT(state_ledger_open(path, &l, &load), 0);
+	CHECK_EQ_U64(load.n_found, 1);
+	CHECK_EQ_INT(state_ledger_take(l, "zswap", &taken), 1);
+	state_list_done(&taken);
+	CHECK_EQ_INT(state_ledger_close(l), 0);
+	CHECK(!exists("run/state.json"));
+	state_ledger_free(l);
+
+	/* Records of a section no controller knows are handed to the loop. */
+	put("run/state.json", "{\"version\": 1, \"entries\": [{\"key\": \"future/x\", "
+			      "\"administrator\": \"1\", \"agent\": \"2\"}]}");
+	CHECK_EQ_INT(state_ledger_open(path, &l, &load), 0);
+	CHECK_EQ_INT(state_ledger_take(l, "zswap", &taken), 0);
+	state_list_done(&taken);
+	CHECK_EQ_INT(state_ledger_take_rest(l, &taken), 1);
+	CHECK_STREQ(taken.v[0].key, "future/x");
+	state_list_done(&taken);
+	CHECK_EQ_INT(state_ledger_close(l), 0);
+	CHECK(!exists("run/state.json"));
+	state_ledger_free(l);
+
+	/* NULL ledger (dry run, "state_file": null): every call is a no-op. */
+	CHECK_EQ_INT(state_ledger_set(NULL, "zswap/a", 0, "1", "2"), 0);
+	CHECK_EQ_INT(state_ledger_drop(NULL, "zswap/a"), 0);
+	CHECK_EQ_INT(state_ledger_take(NULL, "zswap", &taken), 0);
+	CHECK_EQ_U64(taken.n, 0);
+	CHECK_EQ_INT(state_ledger_close(NULL), 0);
+	state_ledger_free(NULL);
+}
+
+static void test_ledger_corrupt(void)
+{
+	struct state_ledger *l = NULL;
+	struct state_load load;
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/run/state.json", tmp_root);
+	/* Truncated (a crash of the writer cannot do this: rename is atomic; a full disk or
+	 * a hand edit can): reported, and the start goes on as if there were none. */
+	put("run/state.json", "{\"version\": 1, \"entries\": [{\"key\": \"zswap/enab");
+	CHECK_EQ_INT(state_ledger_open(path, &l, &load), 0);
+	CHECK_EQ_INT(load.error, -EBADMSG);
+	CHECK(strstr(load.why, "not valid JSON") != NULL);
+	CHECK_EQ_U64(load.n_found, 0);
+	CHECK_EQ_U64(state_ledger_count(l), 0);
+	/* The first change replaces it with a good file. */
+	CHECK_EQ_INT(state_ledger_set(l, "zswap/enabled", 0, "N", "Y"), 0);
+	{
+		struct state_list back;
+		char why[256];
+		const char *t = get("run/state.json");
+
+		CHECK_EQ_INT(state_file_parse(t, strlen(t), &back, why, sizeof(why)), 0);
+		CHECK_EQ_U64(back.n, 1);
+		state_list_done(&back);
+	}
+	state_ledger_free(l);
+
+	put("run/state.json", "{\"version\": 9, \"entries\": []}");
+	CHECK_EQ_INT(state_ledger_open(path, &l, &load), 0);
+	CHECK_EQ_INT(load.error, -EPROTONOSUPPORT);
+	CHECK(strstr(load.why, "version 9") != NULL);
+	state_ledger_free(l);
+
+	/* A directory in its place: not a regular file. */
+	unlink(path);
+	mkdir(path, 0755);
+	CHECK_EQ_INT(state_ledger_open(path, &l, &load), 0);
+	CHECK_EQ_INT(load.error, -EBADMSG);
+	CHECK_STREQ(load.why, "not a regular file");
+	/* ... and saving over it fails with the errno, keeping the record for the next try. */
+	CHECK(state_ledger_set(l, "zswap/enabled", 0, "N", "Y") < 0);
+	CHECK_EQ_U64(state_ledger_count(l), 1);
+	state_ledger_free(l);
+	rmdir(path);
+}
+
+/* ---- zram writeback's hooks ------------------------------------------------------------- */
+
+struct hook_log {
+	unsigned before, after;
+	bool admin_limit;
+	uint64_t admin_units, chunk_units;
+	char enable_seen[8]; /* writeback_limit_enable when `before` ran */
+};
+
+static void on_before(void *ud, const char *dev, bool admin_limit, uint64_t admin_units,
+		      uint64_t chunk_units)
+{
+	struct hook_log *h = ud;
+
+	CHECK_STREQ(dev, "zram0");
+	h->before++;
+	h->admin_limit = admin_limit;
+	h->admin_units = admin_units;
+	h->chunk_units = chunk_units;
+	snprintf(h->enable_seen, sizeof(h->enable_seen), "%s",
+		 get("sys/block/zram0/writeback_limit_enable"));
+}
+
+static void on_after(void *ud, const char *dev)
+{
+	struct hook_log *h = ud;
+
+	CHECK_STREQ(dev, "zram0");
+	h->after++;
+}
+
+static void test_zram_hooks(void)
+{
+	char root[PATH_MAX], buf[32];
+	struct hook_log h = { 0 };
+	struct zram_wb_hooks hooks = { .before = on_before, .after = on_after, .userdata = &h };
+	uint64_t written = 0;
+
+	snprintf(root, sizeof(root), "%s/sys", tmp_root);
+	mkdir_rel("sys");
+	mkdir_rel("sys/block");
+	mkdir_rel("sys/block/zram0");
+	put("sys/block/zram0/writeback", "");
+	put("sys/block/zram0/writeback_limit", "12");
+	put("sys/block/zram0/writeback_limit_enable", "0");
+
+	/* No administrator's limit: recorded before it is switched on, dropped once off again. */
+	CHECK_EQ_INT(zram_writeback_chunk(root, "zram0", 1 << 20, &hooks, &written), 0);
+	CHECK_EQ_U64(h.before, 1);
+	CHECK_EQ_U64(h.after, 1);
+	CHECK(!h.admin_limit);
+	CHECK_EQ_U64(h.chunk_units, 256);
+	CHECK_STREQ(h.enable_seen, "0"); /* before the write */
+	CHECK_STREQ(get("sys/block/zram0/writeback_limit_enable"), "0");
+
+	/* An administrator's budget of 100 units: the chunk is 100, put back to 100 (a fixture
+	 * file is not counted down). */
+	put("sys/block/zram0/writeback_limit", "100");
+	put("sys/block/zram0/writeback_limit_enable", "1");
+	CHECK_EQ_INT(zram_writeback_chunk(root, "zram0", 1 << 20, &hooks, &written), 0);
+	CHECK_EQ_U64(h.before, 2);
+	CHECK_EQ_U64(h.after, 2);
+	CHECK(h.admin_limit);
+	CHECK_EQ_U64(h.admin_units, 100);
+	CHECK_EQ_U64(h.chunk_units, 100);
+	CHECK_STREQ(get("sys/block/zram0/writeback_limit"), "100");
+
+	/* Used up: nothing written, no hook. */
+	put("sys/block/zram0/writeback_limit", "0");
+	CHECK_EQ_INT(zram_writeback_chunk(root, "zram0", 1 << 20, &hooks, &written), -EDQUOT);
+	CHECK_EQ_U64(h.before, 2);
+
+	/* The attribute helpers the start uses on a crashed run's records. */
+	CHECK_EQ_INT(zram_attr_write(root, "zram0", "writeback_limit", "744"), 0);
+	CHECK_EQ_INT(zram_attr_read(root, "zram0", "writeback_limit", buf, sizeof(buf)), 0);
+	CHECK_STREQ(buf, "744");
+	CHECK_EQ_INT(zram_attr_read(root, "zram9", "writeback_limit", buf, sizeof(buf)), -ENOENT);
+	CHECK_EQ_INT(zram_attr_read(root, "../x", "writeback_limit", buf, sizeof(buf)), -EINVAL);
+}
+
+int main(void)
+{
+	if (!mkdtemp(tmp_root)) {
+		perror(tmp_root);
+		return 2;
+	}
+	test_merge();
+	test_merge_budget();
+	test_round_trip();
+	test_bad_text();
+	test_ledger();
+	test_ledger_corrupt();
+	test_zram_hooks();
+	{
+		char cmd[PATH_MAX + 16];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp_root);
+		if (system(cmd) != 0)
+			fprintf(stderr, "cannot remove %s\n", tmp_root);
+	}
+	return test_report("test_state");
+}
