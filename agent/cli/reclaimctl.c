@@ -551,12 +551,13 @@ static void print_status(json_t *p)
 	       integer(p, "totals.headroom_last_resort_requests"));
 	if (integer(p, "totals.headroom_node_reclaim.requests") > 0)
 		printf("         headroom asked nodeN/reclaim for %s in %lld writes (%lld done, %lld "
-		       "partial, %lld busy: another writer, %lld failed)\n",
+		       "partial, %lld busy: another writer, %lld cancelled, %lld failed)\n",
 		       B(get(p, "totals.headroom_node_reclaim.requested_bytes")),
 		       integer(p, "totals.headroom_node_reclaim.requests"),
 		       integer(p, "totals.headroom_node_reclaim.done"),
 		       integer(p, "totals.headroom_node_reclaim.partial"),
 		       integer(p, "totals.headroom_node_reclaim.busy"),
+		       integer(p, "totals.headroom_node_reclaim.cancelled"),
 		       integer(p, "totals.headroom_node_reclaim.failed"));
 	print_features(get(p, "features"));
 	printf("socket:  %s, %lld connected now, %lld calls, %lld bad requests, %lld denied, "

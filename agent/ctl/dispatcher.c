@@ -12,6 +12,7 @@
 
 #include "ctl/dispatcher.h"
 #include "reclaimd/log.h"
+#include "reclaimd/node_reclaim.h"
 #include "reclaimd/reclaim_chunk.h"
 
 /* Queue of jobs waiting for a worker; one job per cgroup at most, so this bounds a backlog. */
@@ -28,6 +29,14 @@ struct node_pool {
 	unsigned max_workers, allowed;
 	double idle_cores;             /* last average from the idle sampler */
 	uint64_t bytes_reclaimed;
+};
+
+/* A nodeN/reclaim write queued or running (dispatcher_submit_node_reclaim()). */
+struct node_reclaim_slot {
+	struct reclaim_job *job;       /* NULL: none; owned by the pool until it comes back */
+	struct worker_pool *pool;      /* the pool it was queued on */
+	int pool_node;
+	uint64_t bytes;
 };
 
 struct dispatcher {
@@ -50,6 +59,7 @@ struct dispatcher {
 	uint64_t pressure_cancels;       /* dispatcher_cancel_for_pressure() that found a job */
 	bool swappiness_warned, no_reclaim_file;
 	bool reclaim_bounded;    /* the kernel over-reclaims: jobs write bounded chunks */
+	struct node_reclaim_slot node_reclaim[RECLAIMD_MAX_NODES]; /* by the node written */
 	bool stopped;                    /* dispatcher_stop(): no pools any more */
 	unsigned pending_at_stop;        /* jobs queued or running when it stopped */
 };
@@ -207,13 +217,45 @@ static void overshoot_check(struct dispatcher *ds, const struct reclaim_job *job
 		  RECLAIM_CHUNK_BOUNDED_PAGES);
 }
 
-/* Every job np's pool has finished: books, callback, log line. */
+/* A node's write ended (or will never run): its slot is free again, the callback hears of it. */
+static void node_reclaim_settle(struct dispatcher *ds, unsigned node, enum job_outcome outcome,
+				int error)
+{
+	struct node_reclaim_slot *slot = &ds->node_reclaim[node];
+	struct node_reclaim_result r = { .node = node, .pool_node = slot->pool_node,
+					 .bytes = slot->bytes, .outcome = outcome, .error = error };
+
+	*slot = (struct node_reclaim_slot){ 0 };
+	if (ds->hooks.node_reclaim_done)
+		ds->hooks.node_reclaim_done(ds->hooks.userdata, &r);
+}
+
+/* After `pool` stopped and its finished jobs were drained: the nodeN/reclaim writes still queued
+ * there never ran (the pool frees them); each is reported cancelled. */
+static void node_reclaim_drop_queued(struct dispatcher *ds, const struct worker_pool *pool)
+{
+	for (unsigned node = 0; node < RECLAIMD_MAX_NODES; node++)
+		if (ds->node_reclaim[node].job && ds->node_reclaim[node].pool == pool)
+			node_reclaim_settle(ds, node, JOB_CANCELLED, 0);
+}
+
+/* Every job np's pool has finished: books, callback, log line. A node's write goes to its own
+ * callback; it is not a cgroup's job and is not in the jobs' totals (headroom counts it). */
 static void drain_jobs(struct dispatcher *ds, struct node_pool *np)
 {
 	struct reclaim_job *job = worker_pool_drain(np->pool);
 
 	while (job) {
 		struct reclaim_job *next = job->next;
+
+		if (job->reclaim_node >= 0) {
+			if (ds->node_reclaim[job->reclaim_node].job == job)
+				node_reclaim_settle(ds, (unsigned)job->reclaim_node, job->outcome,
+						    job->error);
+			reclaim_job_free(job);
+			job = next;
+			continue;
+		}
 		struct cgroup_node *cg = job_account(ds, np, job);
 		unsigned flags = cg ? cg->job.flags : 0;
 
@@ -334,6 +376,40 @@ int dispatcher_submit(struct dispatcher *ds, struct cgroup_node *cg, const struc
 	return 0;
 }
 
+int dispatcher_submit_node_reclaim(struct dispatcher *ds, unsigned node, uint64_t bytes)
+{
+	struct node_reclaim_slot *slot;
+	struct reclaim_job *job;
+	struct node_pool *np;
+	int r;
+
+	if (node >= RECLAIMD_MAX_NODES || bytes == 0)
+		return -EINVAL;
+	slot = &ds->node_reclaim[node];
+	if (slot->job)
+		return -EBUSY;
+	if (ds->stopped || ds->default_node < 0)
+		return -ENODEV;
+	np = pool_for_node(ds, (int)node);
+	r = node_reclaim_job_new(ds->env.sys_root, node, bytes, &job);
+	if (r < 0)
+		return r;
+	r = worker_pool_submit(np->pool, job);
+	if (r < 0) {
+		ds->jobs_dropped++;
+		reclaim_job_free(job);
+		return r;
+	}
+	*slot = (struct node_reclaim_slot){ .job = job, .pool = np->pool, .pool_node = np->node,
+					    .bytes = bytes };
+	return np->node;
+}
+
+bool dispatcher_node_reclaim_busy(const struct dispatcher *ds, unsigned node)
+{
+	return node < RECLAIMD_MAX_NODES && ds->node_reclaim[node].job;
+}
+
 void dispatcher_cancel(struct dispatcher *ds, struct cgroup_node *cg)
 {
 	if (!cg->job.job)
@@ -433,6 +509,7 @@ static void pool_dissolve(struct dispatcher *ds, struct node_pool *np)
 {
 	worker_pool_stop(np->pool);
 	drain_jobs(ds, np);
+	node_reclaim_drop_queued(ds, np->pool);
 	if (ds->cgroups->buckets)
 		CGROUP_SET_FOREACH(ds->cgroups, cg)
 			if (cg->job.job && cg->job.pool == np->pool)
@@ -628,6 +705,7 @@ void dispatcher_stop(struct dispatcher *ds)
 	FOREACH_POOL(ds, np) {
 		worker_pool_stop(np->pool);
 		drain_jobs(ds, np);
+		node_reclaim_drop_queued(ds, np->pool);
 		pool_release(np);
 	}
 }

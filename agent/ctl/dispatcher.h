@@ -4,7 +4,9 @@
  * them; a node without CPUs is served by the nearest node, topology_cpu_node()), placement of a
  * job on the pool of the node holding the cgroup's memory (placement_node()), the books of every
  * job (at most one per cgroup, in struct cgroup_node's `job` group), and the measured results,
- * which are logged and folded into the next snapshot (dispatcher_take_results()).
+ * which are logged and folded into the next snapshot (dispatcher_take_results()). Headroom's
+ * nodeN/reclaim writes run on the same pools, on the pool of the node written (or its nearest
+ * node with CPUs), one per node at a time (dispatcher_submit_node_reclaim()).
  *
  * Finished jobs come back through each pool's eventfd on the main thread; for each the
  * dispatcher calls `job_done`, then `drained` once per batch. A PSI trigger, a cgroup that is no
@@ -48,8 +50,20 @@ struct job_result {
 	unsigned flags;                /* DISPATCH_* it was submitted with */
 };
 
+/* A nodeN/reclaim write that came back (node_reclaim.h), for the node_reclaim_done callback. */
+struct node_reclaim_result {
+	unsigned node;             /* the node whose reclaim file was written */
+	int pool_node;             /* the node whose workers ran it */
+	uint64_t bytes;            /* what it asked */
+	enum job_outcome outcome;  /* JOB_DONE, JOB_PARTIAL, JOB_BUSY, JOB_CANCELLED or JOB_FAILED */
+	int error;                 /* -errno of the open or write; 0 when done, or cancelled before
+				    * it ran (a stop, or its pool dissolved by hotplug) */
+};
+
 struct dispatcher_hooks {
 	void (*job_done)(void *userdata, const struct job_result *r);
+	/* A nodeN/reclaim write submitted with dispatcher_submit_node_reclaim() ended. */
+	void (*node_reclaim_done)(void *userdata, const struct node_reclaim_result *r);
 	void (*drained)(void *userdata);   /* after each batch of finished jobs */
 	void *userdata;
 };
@@ -123,6 +137,18 @@ static inline uint64_t dispatcher_pending_reclaimed_bytes(const struct cgroup_no
  * pool's refusal (-EAGAIN: queue full; logged here). */
 int dispatcher_submit(struct dispatcher *ds, struct cgroup_node *cg, const struct cgroup_sample *s,
 		      struct dispatch_request *req);
+/* Queues a write of `bytes` to node `node`'s nodeN/reclaim (node_reclaim.h, 6.17+) on the pool
+ * that serves memory on that node, as for a cgroup's job: the node's own workers, or for a node
+ * without CPUs the nearest node with CPUs by SLIT distance (topology_cpu_node()), else the
+ * lowest node with a pool. One write per node is queued or running at a time (the kernel takes
+ * one writer per node; a second would only get EBUSY); it comes back through the
+ * node_reclaim_done callback, also when a stop or hotplug cancels it. Returns the node whose
+ * workers run it (>= 0), -EBUSY while the node's last write has not come back, -EINVAL for a
+ * node id >= RECLAIMD_MAX_NODES or 0 bytes, -ENODEV when no pool is left (stopped, hotplug),
+ * -ENOMEM, or the pool's refusal (-EAGAIN: queue full; counted in jobs_dropped). */
+int dispatcher_submit_node_reclaim(struct dispatcher *ds, unsigned node, uint64_t bytes);
+/* Whether node's nodeN/reclaim write is queued or running. */
+bool dispatcher_node_reclaim_busy(const struct dispatcher *ds, unsigned node);
 /* Cancels cg's job, if any (between chunks, or by signal inside a write). */
 void dispatcher_cancel(struct dispatcher *ds, struct cgroup_node *cg);
 /* The same, because cg's PSI trigger fired: counted in the report's pressure_cancels. */

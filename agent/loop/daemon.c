@@ -104,6 +104,16 @@ static void on_job_done(void *userdata, const struct job_result *r)
 			  (double)(job->finished_us - cg->trigger.fired_us) / (double)USEC_PER_SEC);
 }
 
+/* A nodeN/reclaim write headroom asked for came back from the node's workers. */
+static void on_node_reclaim_done(void *userdata, const struct node_reclaim_result *r)
+{
+	struct daemon *d = userdata;
+
+	headroom_ctl_node_reclaim_done(d->headroom, r->node, r->bytes,
+				       r->outcome == JOB_CANCELLED ? -ECANCELED :
+				       r->outcome == JOB_DONE ? 0 : r->error ? r->error : -EIO);
+}
+
 static void on_jobs_drained(void *userdata)
 {
 	struct daemon *d = userdata;
@@ -136,6 +146,13 @@ static void headroom_submit(void *userdata, struct cgroup_node *cg, const struct
 	dispatch(d, cg, s, bytes, (int)node,
 		 DISPATCH_HEADROOM | (last_resort ? DISPATCH_LAST_RESORT : 0),
 		 d->snap.limits.swappiness_cap);
+}
+
+static int headroom_node_reclaim(void *userdata, unsigned node, uint64_t bytes)
+{
+	struct daemon *d = userdata;
+
+	return dispatcher_submit_node_reclaim(d->dispatcher, node, bytes);
 }
 
 static void on_idle(void *userdata, const struct idle_tracker *idle)
@@ -590,6 +607,7 @@ static int setup_controllers(struct daemon *d)
 
 	r = dispatcher_new(&d->env, d->config, d->opts->workers, d->topo, &d->cgroups,
 			   &(struct dispatcher_hooks){ .job_done = on_job_done,
+						       .node_reclaim_done = on_node_reclaim_done,
 						       .drained = on_jobs_drained, .userdata = d },
 			   &d->dispatcher);
 	if (r < 0) {
@@ -602,7 +620,9 @@ static int setup_controllers(struct daemon *d)
 						    .userdata = d }, &d->idle)) < 0 ||
 	    (r = headroom_ctl_new(&d->env,
 				  &(struct headroom_hooks){ .cgroup_state = headroom_cgroup_state,
-							    .submit = headroom_submit, .userdata = d },
+							    .submit = headroom_submit,
+							    .node_reclaim = headroom_node_reclaim,
+							    .userdata = d },
 				  &d->headroom)) < 0 ||
 	    (r = aging_ctl_new(&d->env, d->config,
 			       &(struct aging_hooks){ .busy = aging_busy, .userdata = d }, &d->aging)) < 0 ||

@@ -401,13 +401,14 @@ static void m_status(void *userdata, const struct varlink_call *call _unused_,
 	if (o) {
 		json_object_set_new(o, "features", status_features(&d->features));
 		json_object_set_new(json_object_get(o, "totals"), "headroom_node_reclaim",
-			json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
+			json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
 				  "requests", ju64(hr.node_reclaim.requests),
 				  "requested_bytes", ju64(hr.node_reclaim.requested_bytes),
 				  "done", ju64(hr.node_reclaim.done),
 				  "reclaimed_bytes", ju64(hr.node_reclaim.reclaimed_bytes),
 				  "partial", ju64(hr.node_reclaim.partial),
 				  "busy", ju64(hr.node_reclaim.busy),
+				  "cancelled", ju64(hr.node_reclaim.cancelled),
 				  "failed", ju64(hr.node_reclaim.failed)));
 	}
 	ret->parameters = with_head(o);
