@@ -450,6 +450,31 @@ static void print_features(json_t *f)
 			       json_is_string(get(v, "fallback")) ? str(v, "fallback") : "");
 }
 
+/* One line: whether memory.reclaim writes are bounded (an over-reclaiming kernel), why, and how
+ * many were. Nothing from an agent that does not say. */
+static void print_memory_reclaim(json_t *m, const char *kernel)
+{
+	const char *reason = str(m, "reason");
+
+	if (!json_is_object(m))
+		return;
+	if (!json_is_true(get(m, "bounded"))) {
+		printf("reclaim: memory.reclaim writes not bounded (chunk_bytes each)\n");
+		return;
+	}
+	printf("reclaim: memory.reclaim writes of at most %lld pages (%s): ",
+	       integer(m, "max_pages_per_write"), B(get(m, "max_bytes_per_write")));
+	if (strcmp(reason, "kernel-below-6.6") == 0)
+		printf("kernel %s predates 6.6's fix of proactive over-reclaim", kernel);
+	else if (strcmp(reason, "measured-overshoot") == 0)
+		printf("a job saw %s taken for %s written", B(get(m, "overshoot_reclaimed_bytes")),
+		       B(get(m, "overshoot_written_bytes")));
+	else
+		printf("%s", reason);
+	printf(" (%s); %lld bounded writes in %lld jobs\n", reason, integer(m, "bounded_writes"),
+	       integer(m, "bounded_jobs"));
+}
+
 static void print_status(json_t *p)
 {
 	char d1[32], d2[32];
@@ -559,6 +584,7 @@ static void print_status(json_t *p)
 		       integer(p, "totals.headroom_node_reclaim.busy"),
 		       integer(p, "totals.headroom_node_reclaim.cancelled"),
 		       integer(p, "totals.headroom_node_reclaim.failed"));
+	print_memory_reclaim(get(p, "memory_reclaim"), str(p, "host.kernel"));
 	print_features(get(p, "features"));
 	printf("socket:  %s, %lld connected now, %lld calls, %lld bad requests, %lld denied, "
 	       "%lld timed out, %lld idle ones dropped for new ones, %lld refused (too many "

@@ -58,7 +58,9 @@ struct dispatcher {
 	uint64_t requests_by_outcome[_JOB_OUTCOME_MAX]; /* finished jobs with request_bytes > 0 */
 	uint64_t pressure_cancels;       /* dispatcher_cancel_for_pressure() that found a job */
 	bool swappiness_warned, no_reclaim_file;
-	bool reclaim_bounded;    /* the kernel over-reclaims: jobs write bounded chunks */
+	enum reclaim_bound bounded;      /* the kernel over-reclaims: jobs write bounded chunks */
+	uint64_t bounded_jobs, bounded_writes; /* finished jobs that wrote bounded, their writes */
+	uint64_t overshoot_written_bytes, overshoot_reclaimed_bytes; /* the job that showed it */
 	struct node_reclaim_slot node_reclaim[RECLAIMD_MAX_NODES]; /* by the node written */
 	bool stopped;                    /* dispatcher_stop(): no pools any more */
 	unsigned pending_at_stop;        /* jobs queued or running when it stopped */
@@ -204,11 +206,17 @@ static void job_log(struct dispatcher *ds, struct node_pool *np, struct cgroup_n
  * bounded chunks (reclaim_chunk.h). Logged once. */
 static void overshoot_check(struct dispatcher *ds, const struct reclaim_job *job)
 {
-	if (ds->reclaim_bounded || job->bounded || job->evict ||
-	    !reclaim_chunk_overshoot_seen(job->outcome, job->written_bytes, job->reclaimed_bytes,
-					  ds->page_size))
+	if (job->request_bytes > 0 && reclaim_chunk_bounded_job(job->bounded, job->evict != NULL)) {
+		ds->bounded_jobs++;
+		ds->bounded_writes += job->chunks;
+	}
+	if (reclaim_bound_after_job(ds->bounded, job->outcome, job->bounded, job->evict != NULL,
+				    job->written_bytes, job->reclaimed_bytes, ds->page_size) ==
+	    ds->bounded)
 		return;
-	ds->reclaim_bounded = true;
+	ds->bounded = RECLAIM_BOUNDED_MEASURED;
+	ds->overshoot_written_bytes = job->written_bytes;
+	ds->overshoot_reclaimed_bytes = job->reclaimed_bytes;
 	log_event(LOG_WARNING, MSGID_KERNEL_FEATURE, &(struct log_fields){ .cgroup = job->cgroup_path },
 		  "%s: memory.reclaim took %" PRIu64 " KiB for %" PRIu64 " KiB written: this kernel "
 		  "over-reclaims (it lacks \"mm:vmscan: fix inaccurate reclaim during proactive "
@@ -354,7 +362,7 @@ int dispatcher_submit(struct dispatcher *ds, struct cgroup_node *cg, const struc
 	job->evict_swappiness = req->swappiness.evict_swappiness;
 	job->psi_some_target_pct = req->psi_some_target_pct;
 	job->floor_bytes = req->floor_bytes;
-	job->bounded = ds->reclaim_bounded;
+	job->bounded = ds->bounded != RECLAIM_UNBOUNDED;
 	job->page_size = page_size;
 	r = worker_pool_submit(np->pool, job);
 	if (r < 0) {
@@ -627,6 +635,11 @@ void dispatcher_report(struct dispatcher *ds, struct dispatcher_report *ret)
 		.lru_gen_evict_jobs = ds->lru_gen_evict_jobs,
 		.requested_bytes = ds->requested_bytes,
 		.pressure_cancels = ds->pressure_cancels,
+		.bounded = ds->bounded,
+		.bounded_jobs = ds->bounded_jobs,
+		.bounded_writes = ds->bounded_writes,
+		.overshoot_written_bytes = ds->overshoot_written_bytes,
+		.overshoot_reclaimed_bytes = ds->overshoot_reclaimed_bytes,
 	};
 
 	memcpy(r.requests_by_outcome, ds->requests_by_outcome, sizeof(r.requests_by_outcome));
@@ -689,9 +702,9 @@ fail:
 	return r;
 }
 
-void dispatcher_set_reclaim_bounded(struct dispatcher *ds, bool bounded)
+void dispatcher_set_reclaim_bounded(struct dispatcher *ds, enum reclaim_bound why)
 {
-	ds->reclaim_bounded = bounded;
+	ds->bounded = why;
 }
 
 void dispatcher_stop(struct dispatcher *ds)

@@ -21,6 +21,7 @@
 #include "reclaimd/actuator.h"
 #include "reclaimd/limits.h"
 #include "reclaimd/mglru.h"
+#include "reclaimd/reclaim_chunk.h"
 
 /* Request flags (struct dispatch_request.flags). */
 enum {
@@ -89,6 +90,13 @@ struct dispatcher_report {
 	uint64_t requested_bytes;       /* request_bytes of the jobs submitted (psi and headroom) */
 	uint64_t requests_by_outcome[_JOB_OUTCOME_MAX]; /* finished jobs with request_bytes > 0 */
 	uint64_t pressure_cancels;      /* jobs cancelled because their PSI trigger fired */
+	/* memory.reclaim writes bounded to RECLAIM_CHUNK_BOUNDED_PAGES (reclaim_chunk.h): why
+	 * (RECLAIM_UNBOUNDED: they are not), finished jobs that wrote bounded and their accepted
+	 * writes, and for RECLAIM_BOUNDED_MEASURED what the job that showed it wrote and saw
+	 * taken (bytes). */
+	enum reclaim_bound bounded;
+	uint64_t bounded_jobs, bounded_writes;
+	uint64_t overshoot_written_bytes, overshoot_reclaimed_bytes;
 };
 
 struct dispatcher;
@@ -106,11 +114,11 @@ int dispatcher_new(const struct ctl_env *env, const struct config *c, unsigned w
 void dispatcher_stop(struct dispatcher *ds);
 /* dispatcher_stop() if not done yet, then frees. */
 void dispatcher_free(struct dispatcher *ds);
-/* Whether this kernel over-reclaims through memory.reclaim (reclaim_chunk.h), as known at start
- * (reclaim_chunk_release_overshoots()); jobs submitted afterwards write bounded chunks. The
- * dispatcher also turns it on by itself, once, when a finished job shows it
- * (reclaim_chunk_overshoot_seen()), and logs that. */
-void dispatcher_set_reclaim_bounded(struct dispatcher *ds, bool bounded);
+/* Whether this kernel over-reclaims through memory.reclaim (reclaim_chunk.h), and why, as known
+ * at start (RECLAIM_BOUNDED_KERNEL: reclaim_chunk_release_overshoots()); jobs submitted
+ * afterwards write bounded chunks. The dispatcher also turns it on by itself, once, when a
+ * finished job shows it (reclaim_bound_after_job(): RECLAIM_BOUNDED_MEASURED), and logs that. */
+void dispatcher_set_reclaim_bounded(struct dispatcher *ds, enum reclaim_bound why);
 
 /* Whether a job of cg is queued or running (its `job` group: read-only outside the dispatcher). */
 static inline bool dispatcher_busy(const struct cgroup_node *cg)

@@ -291,7 +291,8 @@ void reclaim_job_run(struct reclaim_job *job)
 		uint64_t chunk = reclaim_chunk_next(&(struct reclaim_chunk_state){
 			.request_bytes = job->request_bytes, .done_bytes = done,
 			.chunk_bytes = job->chunk_bytes, .page_size = job->page_size,
-			.bounded = job->bounded && !job->evict, .floor_bytes = job->floor_bytes,
+			.bounded = reclaim_chunk_bounded_job(job->bounded, job->evict != NULL),
+			.floor_bytes = job->floor_bytes,
 			.current_bytes = current_now });
 
 		if (atomic_load(&job->cancel)) {

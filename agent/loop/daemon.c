@@ -592,7 +592,7 @@ static void reclaim_bounded_from_release(struct dispatcher *ds)
 
 	if (uname(&u) < 0 || !reclaim_chunk_release_overshoots(u.release))
 		return;
-	dispatcher_set_reclaim_bounded(ds, true);
+	dispatcher_set_reclaim_bounded(ds, RECLAIM_BOUNDED_KERNEL);
 	log_event(LOG_NOTICE, MSGID_KERNEL_FEATURE, NULL,
 		  "kernel %s predates \"mm:vmscan: fix inaccurate reclaim during proactive reclaim\" "
 		  "(Linux 6.6), so memory.reclaim takes more than asked: writing at most %u pages at a "

@@ -112,6 +112,9 @@ struct metrics_input {
 	uint64_t requested_bytes, reclaimed_bytes, requests;
 	uint64_t requests_by_outcome[_JOB_OUTCOME_MAX];
 	uint64_t pressure_cancels, jobs_dropped, lru_gen_evict_jobs;
+	/* memory.reclaim writes bounded on an over-reclaiming kernel (reclaim_chunk.h) */
+	int bounded;                          /* enum reclaim_bound: why, RECLAIM_UNBOUNDED (0): not */
+	uint64_t bounded_writes;              /* counter: their accepted writes */
 	unsigned n_nodes;
 	struct metrics_node node[RECLAIMD_MAX_NODES];
 	/* headroom */

@@ -233,6 +233,8 @@ void metrics_tick(struct daemon *d)
 	in.pressure_cancels = dr.pressure_cancels;
 	in.jobs_dropped = dr.jobs_dropped;
 	in.lru_gen_evict_jobs = dr.lru_gen_evict_jobs;
+	in.bounded = (int)dr.bounded;
+	in.bounded_writes = dr.bounded_writes;
 	in.n_nodes = dr.n_pools;
 	for (unsigned i = 0; i < dr.n_pools; i++) {
 		const struct dispatcher_node_report *n = &dr.node[i];

@@ -28,6 +28,7 @@
 #include "obs/varlink.h"
 #include "reclaimd/features.h"
 #include "reclaimd/log.h"
+#include "reclaimd/reclaim_chunk.h"
 #include "reclaimd/version.h"
 
 struct status_server {
@@ -39,12 +40,13 @@ const char status_interface_idl[] =
 	"# Sizes are bytes, times seconds unless a name ends in _us (microseconds).\n"
 	"interface io.reclaimd\n\n"
 	"# The agent: host, NUMA nodes and their worker pools and headroom, swap tiers, zswap,\n"
-	"# zram, MGLRU aging, totals, tick timing, configuration, this socket, kernel features.\n"
+	"# zram, memory tiers, MGLRU aging, totals, tick timing, configuration, this socket, kernel\n"
+	"# features, memory.reclaim writes bounded on an over-reclaiming kernel.\n"
 	"method Status() -> (\n"
 	"  version: string,\n  protocol: int,\n  host: object,\n  uptime_s: float,\n"
 	"  config: object,\n  tick: object,\n  nodes: []object,\n  swap: object,\n"
-	"  zswap: object,\n  zram: object,\n  mglru: object,\n  totals: object,\n"
-	"  socket: object,\n  features: object\n)\n\n"
+	"  zswap: object,\n  zram: object,\n  tiers: object,\n  mglru: object,\n"
+	"  totals: object,\n  socket: object,\n  features: object,\n  memory_reclaim: object\n)\n\n"
 	"# One row per managed cgroup: rule, policy, memory.current, floor, last decision, ...\n"
 	"method Cgroups() -> (version: string, protocol: int, interval_s: float, cgroups: []object)\n\n"
 	"# The last decision on one managed cgroup (a path relative to the cgroup root), term by term.\n"
@@ -324,6 +326,23 @@ static json_t *status_features(const struct feature_table *t)
 	return o;
 }
 
+/* memory.reclaim writes bounded on an over-reclaiming kernel (reclaim_chunk.h): whether, why,
+ * and how many. */
+static json_t *status_memory_reclaim(const struct dispatcher_report *dr, uint64_t page_size)
+{
+	bool bounded = dr->bounded != RECLAIM_UNBOUNDED;
+	bool measured = dr->bounded == RECLAIM_BOUNDED_MEASURED;
+
+	return json_pack("{s:b,s:s?,s:o?,s:o?,s:o,s:o,s:o?,s:o?}", "bounded", bounded,
+		"reason", bounded ? reclaim_bound_str(dr->bounded) : NULL,
+		"max_pages_per_write", bounded ? json_integer(RECLAIM_CHUNK_BOUNDED_PAGES) : NULL,
+		"max_bytes_per_write", bounded && page_size ?
+			ju64((uint64_t)RECLAIM_CHUNK_BOUNDED_PAGES * page_size) : NULL,
+		"bounded_jobs", ju64(dr->bounded_jobs), "bounded_writes", ju64(dr->bounded_writes),
+		"overshoot_written_bytes", measured ? ju64(dr->overshoot_written_bytes) : NULL,
+		"overshoot_reclaimed_bytes", measured ? ju64(dr->overshoot_reclaimed_bytes) : NULL);
+}
+
 static usec_t realtime_now_us(void)
 {
 	struct timespec ts;
@@ -400,6 +419,7 @@ static void m_status(void *userdata, const struct varlink_call *call _unused_,
 		"timeouts", ju64(vs.timeouts));
 	if (o) {
 		json_object_set_new(o, "features", status_features(&d->features));
+		json_object_set_new(o, "memory_reclaim", status_memory_reclaim(&dr, d->snap.snap.page_size));
 		json_object_set_new(json_object_get(o, "totals"), "headroom_node_reclaim",
 			json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
 				  "requests", ju64(hr.node_reclaim.requests),
