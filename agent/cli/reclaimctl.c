@@ -553,12 +553,23 @@ static void print_status(json_t *p)
 		       B(get(p, "tiers.reclaimd_demoted_bytes")), B(get(p, "tiers.reclaimd_freed_bytes")),
 		       integer(p, "tiers.shaped_requests"), B(get(p, "tiers.held_back_bytes")),
 		       integer(p, "tiers.cgroups_backing_off"));
-		json_array_foreach(get(p, "tiers.nodes"), i, v)
+		if (integer(p, "tiers.lower_full_requests") > 0 || json_is_true(get(p, "tiers.lower_full")))
+			printf("         %s: %s of demotion withheld in %lld evictions for want of room "
+			       "above the lower tier's high watermark\n",
+			       json_is_true(get(p, "tiers.lower_full")) ? "lower tier full now" :
+			       "lower tier has room now", B(get(p, "tiers.room_held_bytes")),
+			       integer(p, "tiers.lower_full_requests"));
+		json_array_foreach(get(p, "tiers.nodes"), i, v) {
 			printf("         node %lld: memory_tier%lld %s, %s used of %s, %s demoted from "
-			       "it and %s promoted to it since boot\n", integer(v, "node"),
+			       "it and %s promoted to it since boot", integer(v, "node"),
 			       integer(v, "tier"), str(v, "role"), B(get(v, "mem_used_bytes")),
 			       B(get(v, "mem_total_bytes")), B(get(v, "demoted_bytes")),
 			       B(get(v, "promoted_bytes")));
+			if (json_is_number(get(v, "room_bytes")))
+				printf("; %s free above its high watermark (%s)", B(get(v, "room_bytes")),
+				       B(get(v, "high_watermark_bytes")));
+			putchar('\n');
+		}
 	} else {
 		printf("tiers:   %lld memory tier(s): reclaim is not tier-aware\n",
 		       integer(p, "tiers.tiers"));
@@ -671,7 +682,7 @@ static void print_explain(json_t *p)
 {
 	json_t *dec = get(p, "decision"), *in = get(p, "inputs"), *fl = get(p, "floor");
 	json_t *law = get(p, "law"), *lim = get(p, "limits"), *cold = get(p, "cold_age");
-	json_t *job = get(p, "job");
+	json_t *job = get(p, "job"), *tiers = get(p, "tiers");
 
 	printf("%s\n", str(p, "cgroup"));
 	printf("rule:      rules[%lld] \"%s\", policy %s\n           %s\n", integer(p, "rule.index"),
@@ -720,6 +731,18 @@ static void print_explain(json_t *p)
 			       "(target %g %% of memory.current a minute)\n", num(cold, "cold_age_s"),
 			       num(cold, "previous_cold_age_s"), num(cold, "max_cold_age_s"),
 			       num(cold, "refaults_per_min"), num(cold, "refault_target_pct"));
+	}
+	if (json_is_object(tiers)) {
+		printf("tiers:     tick %lld: of %s to evict, demote %s from the upper tiers, evict %s "
+		       "on the lowest", integer(tiers, "tick"), B(get(tiers, "request_bytes")),
+		       B(get(tiers, "demote_bytes")), B(get(tiers, "evict_bytes")));
+		if (integer(tiers, "backoff_held_bytes") > 0)
+			printf("; %s held back (promotions)", B(get(tiers, "backoff_held_bytes")));
+		if (integer(tiers, "room_held_bytes") > 0)
+			printf("; %s held back (no room below)", B(get(tiers, "room_held_bytes")));
+		if (json_is_string(get(tiers, "reason")))
+			printf(": %s", str(tiers, "reason"));
+		putchar('\n');
 	}
 	if (json_is_object(job))
 		printf("job:       in flight, %s asked%s\n", B(get(job, "request_bytes")),

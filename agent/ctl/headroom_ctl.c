@@ -62,21 +62,7 @@ struct headroom_ctl {
 
 static int read_zoneinfo(struct headroom_ctl *h, struct zoneinfo *zi)
 {
-	size_t len;
-	int r;
-
-	for (;;) {
-		r = pread_whole(h->zoneinfo_fd, h->zoneinfo_buf, h->zoneinfo_buf_size, &len);
-		if (r != -EFBIG || h->zoneinfo_buf_size >= (64u << 20))
-			break;
-		char *b = realloc(h->zoneinfo_buf, h->zoneinfo_buf_size * 2);
-
-		if (!b)
-			break;
-		h->zoneinfo_buf = b;
-		h->zoneinfo_buf_size *= 2;
-	}
-	return r == 0 ? zoneinfo_parse(h->zoneinfo_buf, len, zi) : r;
+	return zoneinfo_read(h->zoneinfo_fd, &h->zoneinfo_buf, &h->zoneinfo_buf_size, zi);
 }
 
 static int cands_reserve(struct headroom_ctl *h, size_t n)

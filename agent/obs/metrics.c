@@ -352,6 +352,24 @@ static void render_tiers(FILE *f, const struct metrics_input *in)
 				 v);
 		}
 	}
+	counter(f, "reclaimd_tier_room_held_bytes_total",
+		"Demotion reclaimd withheld because the lower tiers had no free memory above their "
+		"high watermarks (it would only make the kernel reclaim there).", in->room_held_bytes);
+	family(f, "reclaimd_tier_room_bytes", "gauge",
+	       "Free memory above the node's high watermark at the last tick: what demotion can put "
+	       "there before the kernel reclaims on it (with demotion on).");
+	for (unsigned i = 0; i < in->n_tier_nodes; i++) {
+		const struct metrics_tier_node *t = &in->tier_node[i];
+		char node[16], tier[16];
+
+		if (!t->room_known)
+			continue;
+		snprintf(node, sizeof(node), "%d", t->node);
+		snprintf(tier, sizeof(tier), "%u", t->tier);
+		series_n(f, "reclaimd_tier_room_bytes",
+			 (const char *const[]){ "node", node, "tier", tier, "role", t->role }, 3,
+			 t->room_bytes);
+	}
 }
 
 /* A rule's labels: rule="<index>",match="<glob>". */

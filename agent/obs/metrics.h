@@ -142,7 +142,10 @@ struct metrics_input {
 		const char *role;                 /* tier_role_str() */
 		uint64_t used_bytes;              /* gauge: MemTotal - MemFree of the node */
 		uint64_t demoted_bytes, promoted_bytes; /* counters: the kernel's, all reclaimers */
+		bool room_known;                  /* demotion on, free and high watermark read */
+		uint64_t room_bytes;              /* gauge: free above the high watermark */
 	} tier_node[RECLAIMD_MAX_NODES];
+	uint64_t room_held_bytes;             /* counter: demotion withheld for want of room below */
 	/* ticks */
 	uint64_t ticks;
 	double last_tick_seconds, tick_seconds_sum;

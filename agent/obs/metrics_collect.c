@@ -223,8 +223,10 @@ void metrics_tick(struct daemon *d)
 			.used_bytes = n->mem_used_bytes,
 			.demoted_bytes = n->demoted_pages * d->snap.snap.page_size,
 			.promoted_bytes = n->promoted_pages * d->snap.snap.page_size,
+			.room_known = n->room_known, .room_bytes = n->room_bytes,
 		};
 	}
+	in.room_held_bytes = tr.room_held_bytes;
 	in.managed_cgroups = d->snap.n_managed;
 	in.requested_bytes = dr.requested_bytes;
 	in.reclaimed_bytes = dr.total_reclaimed_bytes;

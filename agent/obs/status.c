@@ -29,6 +29,7 @@
 #include "reclaimd/features.h"
 #include "reclaimd/log.h"
 #include "reclaimd/reclaim_chunk.h"
+#include "reclaimd/tiers.h"
 #include "reclaimd/version.h"
 
 struct status_server {
@@ -53,7 +54,7 @@ const char status_interface_idl[] =
 	"method Explain(cgroup: string) -> (\n"
 	"  version: string,\n  protocol: int,\n  cgroup: string,\n  rule: object,\n"
 	"  decision: ?object,\n  inputs: ?object,\n  floor: ?object,\n  law: ?object,\n"
-	"  limits: ?object,\n  cold_age: ?object,\n  job: ?object\n)\n\n"
+	"  limits: ?object,\n  cold_age: ?object,\n  job: ?object,\n  tiers: ?object\n)\n\n"
 	"# Re-reads the configuration file, as SIGHUP does. Root only.\n"
 	"method Reload() -> (version: string, protocol: int, config: string, rules: int,\n"
 	"  restart_only: []string)\n\n"
@@ -257,21 +258,27 @@ static json_t *status_tiers(const struct tiers_report *tr, const struct dispatch
 	for (unsigned i = 0; nodes && i < tr->n_nodes; i++) {
 		const struct tiers_node_report *n = &tr->node[i];
 
-		json_array_append_new(nodes, json_pack("{s:i,s:I,s:s,s:o?,s:o?,s:o?,s:o?}",
+		json_array_append_new(nodes, json_pack("{s:i,s:I,s:s,s:o?,s:o?,s:o?,s:o?,s:o?,s:o?}",
 			"node", n->node, "tier", (json_int_t)n->tier_id, "role", tier_role_str(n->role),
 			"mem_total_bytes", n->sampled ? ju64(n->mem_total_bytes) : NULL,
 			"mem_used_bytes", n->sampled ? ju64(n->mem_used_bytes) : NULL,
 			"demoted_bytes", n->sampled ? ju64(n->demoted_pages * page_size) : NULL,
-			"promoted_bytes", n->sampled ? ju64(n->promoted_pages * page_size) : NULL));
+			"promoted_bytes", n->sampled ? ju64(n->promoted_pages * page_size) : NULL,
+			"high_watermark_bytes", n->room_known ? ju64(n->high_bytes) : NULL,
+			"room_bytes", n->room_known ? ju64(n->room_bytes) : NULL));
 	}
-	return json_pack("{s:i,s:b,s:o,s:o,s:o,s:o,s:o,s:o,s:i}", "tiers", (int)tr->n_tiers,
-			 "demotion", tr->demotion, "nodes", nodes,
+	return json_pack("{s:i,s:b,s:o,s:o,s:o,s:o,s:o,s:o,s:i,s:b,s:s?,s:o,s:o}",
+			 "tiers", (int)tr->n_tiers, "demotion", tr->demotion, "nodes", nodes,
 			 "reclaimd_demoted_bytes", ju64(dr->total_demoted_bytes),
 			 "reclaimd_freed_bytes", ju64(dr->total_reclaimed_bytes),
 			 "role_changes", ju64(tr->changes),
 			 "shaped_requests", ju64(tr->shaped_requests),
 			 "held_back_bytes", ju64(tr->held_back_bytes),
-			 "cgroups_backing_off", (int)tr->cgroups_backing_off);
+			 "cgroups_backing_off", (int)tr->cgroups_backing_off,
+			 "lower_full", tr->lower_full,
+			 "reason", tr->lower_full ? "lower tier full" : NULL,
+			 "room_held_bytes", ju64(tr->room_held_bytes),
+			 "lower_full_requests", ju64(tr->lower_full_requests));
 }
 
 static json_t *status_config(const struct daemon *d, usec_t now_real)
@@ -657,6 +664,27 @@ static json_t *explain_decision(const struct daemon *d, const struct cgroup_node
 			 "request_bytes", ju64(l->dec.request_bytes), "dry_run", d->opts->dry_run);
 }
 
+/* The memory tier plan of the cgroup's last eviction (tiers_ctl_shape()), or NULL when none was
+ * made (one tier, demotion off, memory.reclaim, a dry run). */
+static json_t *explain_tiers(const struct daemon *d, const struct cgroup_node *cg)
+{
+	const struct tiers_cgroup *st = cg->tiers.state;
+	const struct tiers_last_plan *l = st ? &st->last : NULL;
+	struct tier_plan p;
+
+	if (!l || !l->tick)
+		return NULL;
+	p = (struct tier_plan){ .held_back_bytes = l->held_back_bytes,
+				.room_held_bytes = l->room_held_bytes, .lower_full = l->lower_full };
+	return json_pack("{s:I,s:f,s:o,s:o,s:o,s:o,s:o,s:b,s:s?}", "tick", (json_int_t)l->tick,
+			 "ago_s", seconds((usec_t)(d->tick - l->tick) * d->config->interval_us),
+			 "request_bytes", ju64(l->request_bytes), "demote_bytes", ju64(l->demote_bytes),
+			 "evict_bytes", ju64(l->evict_bytes),
+			 "backoff_held_bytes", ju64(l->held_back_bytes),
+			 "room_held_bytes", ju64(l->room_held_bytes), "lower_full", l->lower_full,
+			 "reason", tier_plan_reason(&p));
+}
+
 static void m_explain(void *userdata, const struct varlink_call *call, struct varlink_reply *ret)
 {
 	struct daemon *d = userdata;
@@ -695,10 +723,10 @@ static void m_explain(void *userdata, const struct varlink_call *call, struct va
 		dec = explain_decision(d, found, now_us(), &inputs, &floor, &law, &limits, &cold);
 	else
 		dec = json_null();
-	ret->parameters = with_head(json_pack("{s:o,s:o,s:o,s:o*,s:o*,s:o*,s:o*,s:o*,s:o}",
+	ret->parameters = with_head(json_pack("{s:o,s:o,s:o,s:o*,s:o*,s:o*,s:o*,s:o*,s:o,s:o*}",
 		"cgroup", jstr(found->path), "rule", explain_rule(d, found), "decision", dec,
 		"inputs", inputs, "floor", floor, "law", law, "limits", limits, "cold_age", cold,
-		"job", job_json(found)));
+		"job", job_json(found), "tiers", explain_tiers(d, found)));
 	if (!ret->parameters)
 		reply_oom(ret);
 }
