@@ -144,7 +144,7 @@ static void log_plan(struct headroom_ctl *h, const struct headroom_nodes *plan, 
 		const struct headroom_node_plan *p = &plan->node[node];
 		struct headroom_node_state *ns = &h->node[node];
 		unsigned users = 0, last_resort = 0;
-		char stalling[160] = "", rest[96] = "", since[96] = "", kernel[96] = "";
+		char stalling[160] = "", rest[96] = "", since[96] = "", kernel[160] = "";
 
 		if (!p->considered || p->goal_deficit_bytes == 0)
 			continue;
