@@ -202,8 +202,9 @@ static void job_log(struct dispatcher *ds, struct node_pool *np, struct cgroup_n
 		  job->error ? ": " : "", job->error ? strerror(-job->error) : "");
 }
 
-/* A job that wrote memory.reclaim unbounded and saw far more taken: from now on jobs write
- * bounded chunks (reclaim_chunk.h). Logged once. */
+/* Counts a job that wrote bounded chunks; a job that wrote memory.reclaim unbounded and saw far
+ * more taken turns bounding on (reclaim_bound_after_job(), reclaim_chunk.h): from now on jobs
+ * write bounded chunks. Logged once. */
 static void overshoot_check(struct dispatcher *ds, const struct reclaim_job *job)
 {
 	if (job->request_bytes > 0 && reclaim_chunk_bounded_job(job->bounded, job->evict != NULL)) {
