@@ -450,6 +450,31 @@ static void print_features(json_t *f)
 			       json_is_string(get(v, "fallback")) ? str(v, "fallback") : "");
 }
 
+/* One line: whether memory.reclaim writes are bounded (an over-reclaiming kernel), why, and how
+ * many were. Nothing from an agent that does not say. */
+static void print_memory_reclaim(json_t *m, const char *kernel)
+{
+	const char *reason = str(m, "reason");
+
+	if (!json_is_object(m))
+		return;
+	if (!json_is_true(get(m, "bounded"))) {
+		printf("reclaim: memory.reclaim writes not bounded (chunk_bytes each)\n");
+		return;
+	}
+	printf("reclaim: memory.reclaim writes of at most %lld pages (%s): ",
+	       integer(m, "max_pages_per_write"), B(get(m, "max_bytes_per_write")));
+	if (strcmp(reason, "kernel-below-6.6") == 0)
+		printf("kernel %s predates 6.6's fix of proactive over-reclaim", kernel);
+	else if (strcmp(reason, "measured-overshoot") == 0)
+		printf("a job saw %s taken for %s written", B(get(m, "overshoot_reclaimed_bytes")),
+		       B(get(m, "overshoot_written_bytes")));
+	else
+		printf("%s", reason);
+	printf(" (%s); %lld bounded writes in %lld jobs\n", reason, integer(m, "bounded_writes"),
+	       integer(m, "bounded_jobs"));
+}
+
 static void print_status(json_t *p)
 {
 	char d1[32], d2[32];
@@ -528,12 +553,23 @@ static void print_status(json_t *p)
 		       B(get(p, "tiers.reclaimd_demoted_bytes")), B(get(p, "tiers.reclaimd_freed_bytes")),
 		       integer(p, "tiers.shaped_requests"), B(get(p, "tiers.held_back_bytes")),
 		       integer(p, "tiers.cgroups_backing_off"));
-		json_array_foreach(get(p, "tiers.nodes"), i, v)
+		if (integer(p, "tiers.lower_full_requests") > 0 || json_is_true(get(p, "tiers.lower_full")))
+			printf("         %s: %s of demotion withheld in %lld evictions for want of room "
+			       "above the lower tier's high watermark\n",
+			       json_is_true(get(p, "tiers.lower_full")) ? "lower tier full now" :
+			       "lower tier has room now", B(get(p, "tiers.room_held_bytes")),
+			       integer(p, "tiers.lower_full_requests"));
+		json_array_foreach(get(p, "tiers.nodes"), i, v) {
 			printf("         node %lld: memory_tier%lld %s, %s used of %s, %s demoted from "
-			       "it and %s promoted to it since boot\n", integer(v, "node"),
+			       "it and %s promoted to it since boot", integer(v, "node"),
 			       integer(v, "tier"), str(v, "role"), B(get(v, "mem_used_bytes")),
 			       B(get(v, "mem_total_bytes")), B(get(v, "demoted_bytes")),
 			       B(get(v, "promoted_bytes")));
+			if (json_is_number(get(v, "room_bytes")))
+				printf("; %s free above its high watermark (%s)", B(get(v, "room_bytes")),
+				       B(get(v, "high_watermark_bytes")));
+			putchar('\n');
+		}
 	} else {
 		printf("tiers:   %lld memory tier(s): reclaim is not tier-aware\n",
 		       integer(p, "tiers.tiers"));
@@ -551,13 +587,15 @@ static void print_status(json_t *p)
 	       integer(p, "totals.headroom_last_resort_requests"));
 	if (integer(p, "totals.headroom_node_reclaim.requests") > 0)
 		printf("         headroom asked nodeN/reclaim for %s in %lld writes (%lld done, %lld "
-		       "partial, %lld busy: another writer, %lld failed)\n",
+		       "partial, %lld busy: another writer, %lld cancelled, %lld failed)\n",
 		       B(get(p, "totals.headroom_node_reclaim.requested_bytes")),
 		       integer(p, "totals.headroom_node_reclaim.requests"),
 		       integer(p, "totals.headroom_node_reclaim.done"),
 		       integer(p, "totals.headroom_node_reclaim.partial"),
 		       integer(p, "totals.headroom_node_reclaim.busy"),
+		       integer(p, "totals.headroom_node_reclaim.cancelled"),
 		       integer(p, "totals.headroom_node_reclaim.failed"));
+	print_memory_reclaim(get(p, "memory_reclaim"), str(p, "host.kernel"));
 	print_features(get(p, "features"));
 	printf("socket:  %s, %lld connected now, %lld calls, %lld bad requests, %lld denied, "
 	       "%lld timed out, %lld idle ones dropped for new ones, %lld refused (too many "
@@ -644,7 +682,7 @@ static void print_explain(json_t *p)
 {
 	json_t *dec = get(p, "decision"), *in = get(p, "inputs"), *fl = get(p, "floor");
 	json_t *law = get(p, "law"), *lim = get(p, "limits"), *cold = get(p, "cold_age");
-	json_t *job = get(p, "job");
+	json_t *job = get(p, "job"), *tiers = get(p, "tiers");
 
 	printf("%s\n", str(p, "cgroup"));
 	printf("rule:      rules[%lld] \"%s\", policy %s\n           %s\n", integer(p, "rule.index"),
@@ -693,6 +731,18 @@ static void print_explain(json_t *p)
 			       "(target %g %% of memory.current a minute)\n", num(cold, "cold_age_s"),
 			       num(cold, "previous_cold_age_s"), num(cold, "max_cold_age_s"),
 			       num(cold, "refaults_per_min"), num(cold, "refault_target_pct"));
+	}
+	if (json_is_object(tiers)) {
+		printf("tiers:     tick %lld: of %s to evict, demote %s from the upper tiers, evict %s "
+		       "on the lowest", integer(tiers, "tick"), B(get(tiers, "request_bytes")),
+		       B(get(tiers, "demote_bytes")), B(get(tiers, "evict_bytes")));
+		if (integer(tiers, "backoff_held_bytes") > 0)
+			printf("; %s held back (promotions)", B(get(tiers, "backoff_held_bytes")));
+		if (integer(tiers, "room_held_bytes") > 0)
+			printf("; %s held back (no room below)", B(get(tiers, "room_held_bytes")));
+		if (json_is_string(get(tiers, "reason")))
+			printf(": %s", str(tiers, "reason"));
+		putchar('\n');
 	}
 	if (json_is_object(job))
 		printf("job:       in flight, %s asked%s\n", B(get(job, "request_bytes")),

@@ -12,6 +12,7 @@
 
 #include "ctl/dispatcher.h"
 #include "reclaimd/log.h"
+#include "reclaimd/node_reclaim.h"
 #include "reclaimd/reclaim_chunk.h"
 
 /* Queue of jobs waiting for a worker; one job per cgroup at most, so this bounds a backlog. */
@@ -28,6 +29,14 @@ struct node_pool {
 	unsigned max_workers, allowed;
 	double idle_cores;             /* last average from the idle sampler */
 	uint64_t bytes_reclaimed;
+};
+
+/* A nodeN/reclaim write queued or running (dispatcher_submit_node_reclaim()). */
+struct node_reclaim_slot {
+	struct reclaim_job *job;       /* NULL: none; owned by the pool until it comes back */
+	struct worker_pool *pool;      /* the pool it was queued on */
+	int pool_node;
+	uint64_t bytes;
 };
 
 struct dispatcher {
@@ -49,7 +58,10 @@ struct dispatcher {
 	uint64_t requests_by_outcome[_JOB_OUTCOME_MAX]; /* finished jobs with request_bytes > 0 */
 	uint64_t pressure_cancels;       /* dispatcher_cancel_for_pressure() that found a job */
 	bool swappiness_warned, no_reclaim_file;
-	bool reclaim_bounded;    /* the kernel over-reclaims: jobs write bounded chunks */
+	enum reclaim_bound bounded;      /* the kernel over-reclaims: jobs write bounded chunks */
+	uint64_t bounded_jobs, bounded_writes; /* finished jobs that wrote bounded, their writes */
+	uint64_t overshoot_written_bytes, overshoot_reclaimed_bytes; /* the job that showed it */
+	struct node_reclaim_slot node_reclaim[RECLAIMD_MAX_NODES]; /* by the node written */
 	bool stopped;                    /* dispatcher_stop(): no pools any more */
 	unsigned pending_at_stop;        /* jobs queued or running when it stopped */
 };
@@ -190,15 +202,22 @@ static void job_log(struct dispatcher *ds, struct node_pool *np, struct cgroup_n
 		  job->error ? ": " : "", job->error ? strerror(-job->error) : "");
 }
 
-/* A job that wrote memory.reclaim unbounded and saw far more taken: from now on jobs write
- * bounded chunks (reclaim_chunk.h). Logged once. */
+/* Counts a job that wrote bounded chunks; a job that wrote memory.reclaim unbounded and saw far
+ * more taken turns bounding on (reclaim_bound_after_job(), reclaim_chunk.h): from now on jobs
+ * write bounded chunks. Logged once. */
 static void overshoot_check(struct dispatcher *ds, const struct reclaim_job *job)
 {
-	if (ds->reclaim_bounded || job->bounded || job->evict ||
-	    !reclaim_chunk_overshoot_seen(job->outcome, job->written_bytes, job->reclaimed_bytes,
-					  ds->page_size))
+	if (job->request_bytes > 0 && reclaim_chunk_bounded_job(job->bounded, job->evict != NULL)) {
+		ds->bounded_jobs++;
+		ds->bounded_writes += job->chunks;
+	}
+	if (reclaim_bound_after_job(ds->bounded, job->outcome, job->bounded, job->evict != NULL,
+				    job->written_bytes, job->reclaimed_bytes, ds->page_size) ==
+	    ds->bounded)
 		return;
-	ds->reclaim_bounded = true;
+	ds->bounded = RECLAIM_BOUNDED_MEASURED;
+	ds->overshoot_written_bytes = job->written_bytes;
+	ds->overshoot_reclaimed_bytes = job->reclaimed_bytes;
 	log_event(LOG_WARNING, MSGID_KERNEL_FEATURE, &(struct log_fields){ .cgroup = job->cgroup_path },
 		  "%s: memory.reclaim took %" PRIu64 " KiB for %" PRIu64 " KiB written: this kernel "
 		  "over-reclaims (it lacks \"mm:vmscan: fix inaccurate reclaim during proactive "
@@ -207,13 +226,45 @@ static void overshoot_check(struct dispatcher *ds, const struct reclaim_job *job
 		  RECLAIM_CHUNK_BOUNDED_PAGES);
 }
 
-/* Every job np's pool has finished: books, callback, log line. */
+/* A node's write ended (or will never run): its slot is free again, the callback hears of it. */
+static void node_reclaim_settle(struct dispatcher *ds, unsigned node, enum job_outcome outcome,
+				int error)
+{
+	struct node_reclaim_slot *slot = &ds->node_reclaim[node];
+	struct node_reclaim_result r = { .node = node, .pool_node = slot->pool_node,
+					 .bytes = slot->bytes, .outcome = outcome, .error = error };
+
+	*slot = (struct node_reclaim_slot){ 0 };
+	if (ds->hooks.node_reclaim_done)
+		ds->hooks.node_reclaim_done(ds->hooks.userdata, &r);
+}
+
+/* After `pool` stopped and its finished jobs were drained: the nodeN/reclaim writes still queued
+ * there never ran (the pool frees them); each is reported cancelled. */
+static void node_reclaim_drop_queued(struct dispatcher *ds, const struct worker_pool *pool)
+{
+	for (unsigned node = 0; node < RECLAIMD_MAX_NODES; node++)
+		if (ds->node_reclaim[node].job && ds->node_reclaim[node].pool == pool)
+			node_reclaim_settle(ds, node, JOB_CANCELLED, 0);
+}
+
+/* Every job np's pool has finished: books, callback, log line. A node's write goes to its own
+ * callback; it is not a cgroup's job and is not in the jobs' totals (headroom counts it). */
 static void drain_jobs(struct dispatcher *ds, struct node_pool *np)
 {
 	struct reclaim_job *job = worker_pool_drain(np->pool);
 
 	while (job) {
 		struct reclaim_job *next = job->next;
+
+		if (job->reclaim_node >= 0) {
+			if (ds->node_reclaim[job->reclaim_node].job == job)
+				node_reclaim_settle(ds, (unsigned)job->reclaim_node, job->outcome,
+						    job->error);
+			reclaim_job_free(job);
+			job = next;
+			continue;
+		}
 		struct cgroup_node *cg = job_account(ds, np, job);
 		unsigned flags = cg ? cg->job.flags : 0;
 
@@ -312,7 +363,7 @@ int dispatcher_submit(struct dispatcher *ds, struct cgroup_node *cg, const struc
 	job->evict_swappiness = req->swappiness.evict_swappiness;
 	job->psi_some_target_pct = req->psi_some_target_pct;
 	job->floor_bytes = req->floor_bytes;
-	job->bounded = ds->reclaim_bounded;
+	job->bounded = ds->bounded != RECLAIM_UNBOUNDED;
 	job->page_size = page_size;
 	r = worker_pool_submit(np->pool, job);
 	if (r < 0) {
@@ -332,6 +383,40 @@ int dispatcher_submit(struct dispatcher *ds, struct cgroup_node *cg, const struc
 	cg->job.request_bytes = request_bytes;
 	cg->job.flags = req->flags;
 	return 0;
+}
+
+int dispatcher_submit_node_reclaim(struct dispatcher *ds, unsigned node, uint64_t bytes)
+{
+	struct node_reclaim_slot *slot;
+	struct reclaim_job *job;
+	struct node_pool *np;
+	int r;
+
+	if (node >= RECLAIMD_MAX_NODES || bytes == 0)
+		return -EINVAL;
+	slot = &ds->node_reclaim[node];
+	if (slot->job)
+		return -EBUSY;
+	if (ds->stopped || ds->default_node < 0)
+		return -ENODEV;
+	np = pool_for_node(ds, (int)node);
+	r = node_reclaim_job_new(ds->env.sys_root, node, bytes, &job);
+	if (r < 0)
+		return r;
+	r = worker_pool_submit(np->pool, job);
+	if (r < 0) {
+		ds->jobs_dropped++;
+		reclaim_job_free(job);
+		return r;
+	}
+	*slot = (struct node_reclaim_slot){ .job = job, .pool = np->pool, .pool_node = np->node,
+					    .bytes = bytes };
+	return np->node;
+}
+
+bool dispatcher_node_reclaim_busy(const struct dispatcher *ds, unsigned node)
+{
+	return node < RECLAIMD_MAX_NODES && ds->node_reclaim[node].job;
 }
 
 void dispatcher_cancel(struct dispatcher *ds, struct cgroup_node *cg)
@@ -433,6 +518,7 @@ static void pool_dissolve(struct dispatcher *ds, struct node_pool *np)
 {
 	worker_pool_stop(np->pool);
 	drain_jobs(ds, np);
+	node_reclaim_drop_queued(ds, np->pool);
 	if (ds->cgroups->buckets)
 		CGROUP_SET_FOREACH(ds->cgroups, cg)
 			if (cg->job.job && cg->job.pool == np->pool)
@@ -550,6 +636,11 @@ void dispatcher_report(struct dispatcher *ds, struct dispatcher_report *ret)
 		.lru_gen_evict_jobs = ds->lru_gen_evict_jobs,
 		.requested_bytes = ds->requested_bytes,
 		.pressure_cancels = ds->pressure_cancels,
+		.bounded = ds->bounded,
+		.bounded_jobs = ds->bounded_jobs,
+		.bounded_writes = ds->bounded_writes,
+		.overshoot_written_bytes = ds->overshoot_written_bytes,
+		.overshoot_reclaimed_bytes = ds->overshoot_reclaimed_bytes,
 	};
 
 	memcpy(r.requests_by_outcome, ds->requests_by_outcome, sizeof(r.requests_by_outcome));
@@ -612,9 +703,9 @@ fail:
 	return r;
 }
 
-void dispatcher_set_reclaim_bounded(struct dispatcher *ds, bool bounded)
+void dispatcher_set_reclaim_bounded(struct dispatcher *ds, enum reclaim_bound why)
 {
-	ds->reclaim_bounded = bounded;
+	ds->bounded = why;
 }
 
 void dispatcher_stop(struct dispatcher *ds)
@@ -628,6 +719,7 @@ void dispatcher_stop(struct dispatcher *ds)
 	FOREACH_POOL(ds, np) {
 		worker_pool_stop(np->pool);
 		drain_jobs(ds, np);
+		node_reclaim_drop_queued(ds, np->pool);
 		pool_release(np);
 	}
 }

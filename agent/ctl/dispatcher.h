@@ -4,7 +4,9 @@
  * them; a node without CPUs is served by the nearest node, topology_cpu_node()), placement of a
  * job on the pool of the node holding the cgroup's memory (placement_node()), the books of every
  * job (at most one per cgroup, in struct cgroup_node's `job` group), and the measured results,
- * which are logged and folded into the next snapshot (dispatcher_take_results()).
+ * which are logged and folded into the next snapshot (dispatcher_take_results()). Headroom's
+ * nodeN/reclaim writes run on the same pools, on the pool of the node written (or its nearest
+ * node with CPUs), one per node at a time (dispatcher_submit_node_reclaim()).
  *
  * Finished jobs come back through each pool's eventfd on the main thread; for each the
  * dispatcher calls `job_done`, then `drained` once per batch. A PSI trigger, a cgroup that is no
@@ -19,6 +21,7 @@
 #include "reclaimd/actuator.h"
 #include "reclaimd/limits.h"
 #include "reclaimd/mglru.h"
+#include "reclaimd/reclaim_chunk.h"
 
 /* Request flags (struct dispatch_request.flags). */
 enum {
@@ -48,8 +51,20 @@ struct job_result {
 	unsigned flags;                /* DISPATCH_* it was submitted with */
 };
 
+/* A nodeN/reclaim write that came back (node_reclaim.h), for the node_reclaim_done callback. */
+struct node_reclaim_result {
+	unsigned node;             /* the node whose reclaim file was written */
+	int pool_node;             /* the node whose workers ran it */
+	uint64_t bytes;            /* what it asked */
+	enum job_outcome outcome;  /* JOB_DONE, JOB_PARTIAL, JOB_BUSY, JOB_CANCELLED or JOB_FAILED */
+	int error;                 /* -errno of the open or write; 0 when done, or cancelled before
+				    * it ran (a stop, or its pool dissolved by hotplug) */
+};
+
 struct dispatcher_hooks {
 	void (*job_done)(void *userdata, const struct job_result *r);
+	/* A nodeN/reclaim write submitted with dispatcher_submit_node_reclaim() ended. */
+	void (*node_reclaim_done)(void *userdata, const struct node_reclaim_result *r);
 	void (*drained)(void *userdata);   /* after each batch of finished jobs */
 	void *userdata;
 };
@@ -75,6 +90,13 @@ struct dispatcher_report {
 	uint64_t requested_bytes;       /* request_bytes of the jobs submitted (psi and headroom) */
 	uint64_t requests_by_outcome[_JOB_OUTCOME_MAX]; /* finished jobs with request_bytes > 0 */
 	uint64_t pressure_cancels;      /* jobs cancelled because their PSI trigger fired */
+	/* memory.reclaim writes bounded to RECLAIM_CHUNK_BOUNDED_PAGES (reclaim_chunk.h): why
+	 * (RECLAIM_UNBOUNDED: they are not), finished jobs that wrote bounded and their accepted
+	 * writes, and for RECLAIM_BOUNDED_MEASURED what the job that showed it wrote and saw
+	 * taken (bytes). */
+	enum reclaim_bound bounded;
+	uint64_t bounded_jobs, bounded_writes;
+	uint64_t overshoot_written_bytes, overshoot_reclaimed_bytes;
 };
 
 struct dispatcher;
@@ -92,11 +114,11 @@ int dispatcher_new(const struct ctl_env *env, const struct config *c, unsigned w
 void dispatcher_stop(struct dispatcher *ds);
 /* dispatcher_stop() if not done yet, then frees. */
 void dispatcher_free(struct dispatcher *ds);
-/* Whether this kernel over-reclaims through memory.reclaim (reclaim_chunk.h), as known at start
- * (reclaim_chunk_release_overshoots()); jobs submitted afterwards write bounded chunks. The
- * dispatcher also turns it on by itself, once, when a finished job shows it
- * (reclaim_chunk_overshoot_seen()), and logs that. */
-void dispatcher_set_reclaim_bounded(struct dispatcher *ds, bool bounded);
+/* Whether this kernel over-reclaims through memory.reclaim (reclaim_chunk.h), and why, as known
+ * at start (RECLAIM_BOUNDED_KERNEL: reclaim_chunk_release_overshoots()); jobs submitted
+ * afterwards write bounded chunks. The dispatcher also turns it on by itself, once, when a
+ * finished job shows it (reclaim_bound_after_job(): RECLAIM_BOUNDED_MEASURED), and logs that. */
+void dispatcher_set_reclaim_bounded(struct dispatcher *ds, enum reclaim_bound why);
 
 /* Whether a job of cg is queued or running (its `job` group: read-only outside the dispatcher). */
 static inline bool dispatcher_busy(const struct cgroup_node *cg)
@@ -123,6 +145,18 @@ static inline uint64_t dispatcher_pending_reclaimed_bytes(const struct cgroup_no
  * pool's refusal (-EAGAIN: queue full; logged here). */
 int dispatcher_submit(struct dispatcher *ds, struct cgroup_node *cg, const struct cgroup_sample *s,
 		      struct dispatch_request *req);
+/* Queues a write of `bytes` to node `node`'s nodeN/reclaim (node_reclaim.h, 6.17+) on the pool
+ * that serves memory on that node, as for a cgroup's job: the node's own workers, or for a node
+ * without CPUs the nearest node with CPUs by SLIT distance (topology_cpu_node()), else the
+ * lowest node with a pool. One write per node is queued or running at a time (the kernel takes
+ * one writer per node; a second would only get EBUSY); it comes back through the
+ * node_reclaim_done callback, also when a stop or hotplug cancels it. Returns the node whose
+ * workers run it (>= 0), -EBUSY while the node's last write has not come back, -EINVAL for a
+ * node id >= RECLAIMD_MAX_NODES or 0 bytes, -ENODEV when no pool is left (stopped, hotplug),
+ * -ENOMEM, or the pool's refusal (-EAGAIN: queue full; counted in jobs_dropped). */
+int dispatcher_submit_node_reclaim(struct dispatcher *ds, unsigned node, uint64_t bytes);
+/* Whether node's nodeN/reclaim write is queued or running. */
+bool dispatcher_node_reclaim_busy(const struct dispatcher *ds, unsigned node);
 /* Cancels cg's job, if any (between chunks, or by signal inside a write). */
 void dispatcher_cancel(struct dispatcher *ds, struct cgroup_node *cg);
 /* The same, because cg's PSI trigger fired: counted in the report's pressure_cancels. */

@@ -14,7 +14,6 @@
 #include "ctl/headroom_ctl.h"
 #include "reclaimd/features.h"
 #include "reclaimd/log.h"
-#include "reclaimd/node_reclaim.h"
 #include "reclaimd/reader.h"
 #include "reclaimd/zoneinfo.h"
 
@@ -31,17 +30,14 @@
 /* One write to nodeN/reclaim asks at most this much; the next check plans again with what it
  * freed, as the per-cgroup chunks do. */
 #define NODE_RECLAIM_MAX_BYTES (64ULL << 20)
-/* After EBUSY (another writer reclaims on the node) or EAGAIN (the kernel gave up; also what
- * kernels before a 2026 fix return for EBUSY): the node's next write waits this long. */
-#define NODE_RECLAIM_BACKOFF_US (2 * USEC_PER_SEC)
 
 struct headroom_node_state {
 	bool refilling;                 /* fell below its goal, not back at twice the headroom yet */
 	usec_t log_us;
 	uint64_t asked_bytes, asked_chunks; /* since the last line */
 	uint64_t deficits;              /* times it fell below its goal, since start */
-	uint64_t node_asked_bytes;      /* written to nodeN/reclaim by this check (for the line) */
-	usec_t node_retry_us;           /* no nodeN/reclaim write before this (backoff) */
+	uint64_t node_asked_bytes;      /* queued for nodeN/reclaim by this check (for the line) */
+	int node_pool;                  /* whose workers run that write */
 	usec_t node_error_log_us;
 };
 
@@ -61,27 +57,12 @@ struct headroom_ctl {
 	struct headroom_node_state node[RECLAIMD_MAX_NODES];
 	struct headroom_nodes last_plan;
 	uint64_t checks, requested_bytes, n_requests, n_last_resort;
-	struct node_reclaimer writer[RECLAIMD_MAX_NODES]; /* one nodeN/reclaim writer per node */
-	struct headroom_node_reclaim_report nr;
+	struct headroom_node_reclaim nr;  /* nodeN/reclaim writes (headroom.h) */
 };
 
 static int read_zoneinfo(struct headroom_ctl *h, struct zoneinfo *zi)
 {
-	size_t len;
-	int r;
-
-	for (;;) {
-		r = pread_whole(h->zoneinfo_fd, h->zoneinfo_buf, h->zoneinfo_buf_size, &len);
-		if (r != -EFBIG || h->zoneinfo_buf_size >= (64u << 20))
-			break;
-		char *b = realloc(h->zoneinfo_buf, h->zoneinfo_buf_size * 2);
-
-		if (!b)
-			break;
-		h->zoneinfo_buf = b;
-		h->zoneinfo_buf_size *= 2;
-	}
-	return r == 0 ? zoneinfo_parse(h->zoneinfo_buf, len, zi) : r;
+	return zoneinfo_read(h->zoneinfo_fd, &h->zoneinfo_buf, &h->zoneinfo_buf_size, zi);
 }
 
 static int cands_reserve(struct headroom_ctl *h, size_t n)
@@ -163,7 +144,7 @@ static void log_plan(struct headroom_ctl *h, const struct headroom_nodes *plan, 
 		const struct headroom_node_plan *p = &plan->node[node];
 		struct headroom_node_state *ns = &h->node[node];
 		unsigned users = 0, last_resort = 0;
-		char stalling[160] = "", rest[96] = "", since[96] = "", kernel[96] = "";
+		char stalling[160] = "", rest[96] = "", since[96] = "", kernel[160] = "";
 
 		if (!p->considered || p->goal_deficit_bytes == 0)
 			continue;
@@ -185,7 +166,8 @@ static void log_plan(struct headroom_ctl *h, const struct headroom_nodes *plan, 
 				 "last line", ns->asked_bytes >> 10, ns->asked_chunks);
 		if (ns->node_asked_bytes)
 			snprintf(kernel, sizeof(kernel), "; %" PRIu64 " KiB no managed cgroup covers "
-				 "asked of node%u/reclaim", ns->node_asked_bytes >> 10, node);
+				 "asked of node%u/reclaim (node %d's workers)", ns->node_asked_bytes >> 10,
+				 node, ns->node_pool);
 		if (users == 0 && !ns->node_asked_bytes)
 			snprintf(rest, sizeof(rest), n > 0 ? "; no managed cgroup can give more now (one "
 				 "node at a time each)" : "; no managed cgroup can give");
@@ -205,70 +187,56 @@ static void log_plan(struct headroom_ctl *h, const struct headroom_nodes *plan, 
 	}
 }
 
-/* The nodeN/reclaim writes that returned since the last check. EBUSY and EAGAIN back the node
- * off for NODE_RECLAIM_BACKOFF_US and are only counted; other errors get one line per node at
- * most every LOG_REPEAT_US. */
-static void node_reclaim_collect(struct headroom_ctl *h, usec_t now)
+void headroom_ctl_node_reclaim_done(struct headroom_ctl *h, unsigned node, uint64_t bytes, int err)
 {
-	for (unsigned node = 0; node < RECLAIMD_MAX_NODES; node++) {
-		struct headroom_node_state *ns = &h->node[node];
-		uint64_t bytes;
-		int err;
+	struct log_fields f = { .has_node = true, .node = (int)node };
+	usec_t now = now_us();
+	bool refused_before = h->nr.n.refused != 0;
 
-		if (!node_reclaim_poll(&h->writer[node], &err, &bytes))
-			continue;
-		if (err == 0) {
-			h->nr.done++;
-			h->nr.reclaimed_bytes += bytes;
-		} else if (err == -EBUSY || err == -EAGAIN) {
-			if (err == -EBUSY)
-				h->nr.busy++;
-			else
-				h->nr.partial++;
-			ns->node_retry_us = now + NODE_RECLAIM_BACKOFF_US;
-		} else if (node_reclaim_refused(err)) {
-			/* Not writable here (a container's read-only /sys): never again, one line. */
-			h->nr.failed++;
-			if (!h->nr.refused)
-				log_event(LOG_NOTICE, MSGID_HEADROOM,
-					  &(struct log_fields){ .has_node = true, .node = (int)node },
-					  "node%u/reclaim: %s: headroom covers node deficits through the "
-					  "cgroups' memory.reclaim only from now on", node, strerror(-err));
-			h->nr.refused = err;
-		} else {
-			h->nr.failed++;
-			ns->node_retry_us = now + NODE_RECLAIM_BACKOFF_US;
-			if (log_ratelimit(&ns->node_error_log_us, now, LOG_REPEAT_US))
-				log_event(LOG_WARNING, MSGID_HEADROOM,
-					  &(struct log_fields){ .has_node = true, .node = (int)node },
-					  "node%u/reclaim: writing %" PRIu64 " bytes failed: %s", node,
-					  bytes, strerror(-err));
-		}
+	switch (headroom_node_reclaim_result(&h->nr, node, bytes, err, now)) {
+	case HEADROOM_NR_REFUSED:
+		/* Not writable here (a container's read-only /sys): never again, one line. */
+		if (!refused_before)
+			log_event(LOG_NOTICE, MSGID_HEADROOM, &f,
+				  "node%u/reclaim: %s: headroom covers node deficits through the "
+				  "cgroups' memory.reclaim only from now on", node, strerror(-err));
+		break;
+	case HEADROOM_NR_FAILED:
+		if (node < RECLAIMD_MAX_NODES &&
+		    log_ratelimit(&h->node[node].node_error_log_us, now, LOG_REPEAT_US))
+			log_event(LOG_WARNING, MSGID_HEADROOM, &f,
+				  "node%u/reclaim: writing %" PRIu64 " bytes failed: %s", node, bytes,
+				  strerror(-err));
+		break;
+	default:
+		break;
 	}
 }
 
 /* With the kernel's per-node reclaim (6.17+), the goal deficit the managed cgroups could not
- * cover this check goes to nodeN/reclaim, one write in flight per node. */
+ * cover this check goes to nodeN/reclaim on the node's worker pool, one write per node in flight
+ * (the hook answers -EBUSY while the last one is queued or running). */
 static void node_reclaim_plan(struct headroom_ctl *h, const struct headroom_nodes *plan,
 			      usec_t now)
 {
 	bool have = features_state(h->ctx.features, FEATURE_NODE_RECLAIM) == FEATURE_PRESENT &&
-		    !h->nr.refused;
+		    h->hooks.node_reclaim && !h->env.dry_run;
 
 	for (unsigned node = 0; node < plan->n_nodes; node++) {
 		struct headroom_node_state *ns = &h->node[node];
 		uint64_t bytes;
+		int r;
 
 		ns->node_asked_bytes = 0;
-		if (!have || h->env.dry_run || h->writer[node].running || now < ns->node_retry_us)
+		if (!have || !headroom_node_reclaim_may_write(&h->nr, node, now))
 			continue;
 		bytes = headroom_node_reclaim_bytes(&plan->node[node], h->ctx.snap->page_size,
 						    NODE_RECLAIM_MAX_BYTES);
-		if (bytes == 0 || node_reclaim_start(&h->writer[node], h->env.sys_root, node, bytes) < 0)
+		if (bytes == 0 || (r = h->hooks.node_reclaim(h->hooks.userdata, node, bytes)) < 0)
 			continue;
 		ns->node_asked_bytes = bytes;
-		h->nr.requests++;
-		h->nr.requested_bytes += bytes;
+		ns->node_pool = r;
+		headroom_node_reclaim_asked(&h->nr, bytes);
 	}
 }
 
@@ -312,7 +280,6 @@ static bool check(struct headroom_ctl *h)
 	if (n < 0)
 		return false;
 	h->last_plan = plan;
-	node_reclaim_collect(h, now_us());
 	node_reclaim_plan(h, &plan, now_us());
 	log_plan(h, &plan, n);
 	for (int i = 0; i < n && !h->env.dry_run; i++) {
@@ -382,7 +349,7 @@ void headroom_ctl_report(const struct headroom_ctl *h, struct headroom_report *r
 		.enabled = h->zoneinfo_fd >= 0 && h->ctx.config && h->ctx.config->headroom_enabled,
 		.checks = h->checks, .requested_bytes = h->requested_bytes,
 		.requests = h->n_requests, .last_resort_requests = h->n_last_resort,
-		.n_nodes = h->last_plan.n_nodes, .node_reclaim = h->nr,
+		.n_nodes = h->last_plan.n_nodes, .node_reclaim = h->nr.n,
 	};
 
 	for (unsigned i = 0; i < r.n_nodes; i++) {
@@ -464,8 +431,6 @@ void headroom_ctl_free(struct headroom_ctl *h)
 {
 	if (!h)
 		return;
-	for (unsigned node = 0; node < RECLAIMD_MAX_NODES; node++)
-		node_reclaim_wait(&h->writer[node]);
 	sd_event_source_disable_unref(h->timer);
 	sd_event_source_disable_unref(h->trigger_source);
 	if (h->trigger_fd >= 0)

@@ -4,8 +4,11 @@
  * managed cgroup (headroom_candidate_build(), pure), asks the pure planner (headroom.h) for the
  * reclaim that brings each node back above high watermark + headroom, one chunk per cgroup, and
  * hands each request to the `submit` hook. On a kernel with per-node reclaim (6.17+, the
- * feature table), the goal deficit no managed cgroup covered is written to nodeN/reclaim, one
- * writer per node (node_reclaim.h; EBUSY backs the node off). Checked every tick, on a host-wide PSI trigger on
+ * feature table), the goal deficit no managed cgroup covered is handed to the `node_reclaim`
+ * hook, which queues a nodeN/reclaim write on that node's worker pool, one per node (the
+ * dispatcher); each result comes back through headroom_ctl_node_reclaim_done() (EBUSY and
+ * EAGAIN back the node off; a refusal stops the writes for good). Checked every tick, on a
+ * host-wide PSI trigger on
  * /proc/pressure/memory, every HEADROOM_FAST_US while a node is near its goal, and
  * HEADROOM_CHAIN_US after a headroom chunk ended done (headroom_ctl_job_done()).
  */
@@ -23,6 +26,11 @@ struct headroom_hooks {
 	/* Reclaim `bytes` from cg for node `node`'s goal (last_resort: a stalling cgroup). */
 	void (*submit)(void *userdata, struct cgroup_node *cg, const struct cgroup_sample *s,
 		       uint64_t bytes, unsigned node, bool last_resort);
+	/* Write `bytes` to node `node`'s nodeN/reclaim (node_reclaim.h) off the main thread; the
+	 * result comes back through headroom_ctl_node_reclaim_done(). Returns the node whose
+	 * workers run it (>= 0), -EBUSY while the node's last write has not come back, or another
+	 * -errno (nothing queued). */
+	int (*node_reclaim)(void *userdata, unsigned node, uint64_t bytes);
 	void *userdata;
 };
 
@@ -33,24 +41,14 @@ struct headroom_node_report {
 	uint64_t deficits;         /* times it fell below its goal (started refilling), since start */
 };
 
-/* The kernel's per-node reclaim (nodeN/reclaim, 6.17+) asked for what no managed cgroup covered. */
-struct headroom_node_reclaim_report {
-	uint64_t requests, requested_bytes;  /* writes started, bytes they asked */
-	uint64_t done, reclaimed_bytes;      /* writes the kernel took in full, their bytes */
-	uint64_t partial;                    /* EAGAIN: the kernel reclaimed less */
-	uint64_t busy;                       /* EBUSY: another writer on the node; backed off */
-	uint64_t failed;                     /* any other error */
-	/* -errno that made the agent stop writing nodeN/reclaim for good (EROFS, EACCES, EPERM,
-	 * ENOENT: a read-only /sys in a container, a missing file); 0 while it may write. */
-	int refused;
-};
-
 struct headroom_report {
 	bool enabled;              /* the policy is on and /proc/zoneinfo readable */
 	uint64_t checks;           /* since start */
 	uint64_t requested_bytes;  /* asked of cgroups since start */
 	uint64_t requests, last_resort_requests;
-	struct headroom_node_reclaim_report node_reclaim;
+	/* The kernel's per-node reclaim (nodeN/reclaim, 6.17+) asked for what no managed cgroup
+	 * covered (headroom.h). */
+	struct headroom_node_reclaim_counts node_reclaim;
 	unsigned n_nodes;
 	struct headroom_node_report node[RECLAIMD_MAX_NODES];
 };
@@ -69,6 +67,12 @@ void headroom_ctl_reload(struct headroom_ctl *h, const struct config *c);
 /* A headroom job ended; `progressed`: it did all it was asked and reclaimed something, so the
  * next chunk is planned HEADROOM_CHAIN_US from now. */
 void headroom_ctl_job_done(struct headroom_ctl *h, bool progressed);
+/* A nodeN/reclaim write the node_reclaim hook queued ended: err 0 (the kernel took `bytes`),
+ * -ECANCELED (the agent's stop, or hotplug dissolved the pool), or the open's or write's -errno.
+ * Counted; EBUSY and EAGAIN back the node off for HEADROOM_NODE_RECLAIM_BACKOFF_US; a refusal
+ * (node_reclaim_refused()) stops the writes for good, in one line; other errors are logged at
+ * most once per LOG_REPEAT_US per node. */
+void headroom_ctl_node_reclaim_done(struct headroom_ctl *h, unsigned node, uint64_t bytes, int err);
 void headroom_ctl_report(const struct headroom_ctl *h, struct headroom_report *ret);
 
 #endif

@@ -5,8 +5,11 @@
  * registering a slower memory type) and whenever the NUMA topology it is given changes (a node
  * gaining or losing CPUs changes the top tiers), logs each change, and on a host with at least
  * two tiers samples each tiered node's use and demotion/promotion counters every tick for
- * status and metrics. On a host with one tier (or none) it reads nothing after the first look
- * but the tier directory every TIERS_REREAD_TICKS ticks, and decides nothing.
+ * status and metrics. With demotion on it also reads the nodes' high watermarks from
+ * /proc/zoneinfo with the tiers, so that each tick knows the room (free memory above high) on
+ * the lower tiers, which caps demotion (tier_room). On a host with one tier (or none) it reads
+ * nothing after the first look but the tier directory every TIERS_REREAD_TICKS ticks, and
+ * decides nothing.
  */
 #ifndef RECLAIMD_TIERS_CTL_H
 #define RECLAIMD_TIERS_CTL_H
@@ -27,6 +30,10 @@ struct tiers_node_report {
 	uint64_t mem_total_bytes, mem_used_bytes; /* node meminfo MemTotal, MemTotal - MemFree */
 	uint64_t demoted_pages;           /* node vmstat pgdemote_* since boot: left this node */
 	uint64_t promoted_pages;          /* node vmstat pgpromote_success since boot: came here */
+	/* With demotion on: the zones' high watermarks summed (zoneinfo) and the free memory above
+	 * them at the last tick (tier_room), when both were read. */
+	bool room_known;
+	uint64_t high_bytes, room_bytes;
 };
 
 struct tiers_report {
@@ -38,6 +45,9 @@ struct tiers_report {
 	uint64_t shaped_requests;         /* evictions cut to the tier plan */
 	uint64_t held_back_bytes;         /* demotion the back-off withheld from them */
 	unsigned cgroups_backing_off;     /* managed cgroups with a back-off step on some node */
+	bool lower_full;                  /* at the last tick no room below a top node (tier_room) */
+	uint64_t room_held_bytes;         /* demotion withheld for want of room below, since start */
+	uint64_t lower_full_requests;     /* evictions whose demotion room cut, since start */
 };
 
 struct tiers_ctl;
@@ -53,12 +63,14 @@ void tiers_ctl_tick(struct tiers_ctl *tc, const struct tick_ctx *ctx);
 void tiers_ctl_topology_changed(struct tiers_ctl *tc);
 /* On a host with demotion between tiers, cuts an eviction through lru_gen (req->mglru.evict) to
  * tiers_plan() for this cgroup (s: its sample, for memory.numa_stat): demotion from the upper
- * tiers as its back-off allows, eviction from the lowest tier only; req->request_bytes is capped
- * at the plan's total, and req->mglru.evict freed (NULL) when no target is left. Anything else
- * (one tier, demotion off, memory.reclaim, no numa_stat yet) is left as it is. */
+ * tiers as its back-off and the room left on the tiers below this tick allow (the tick's plans
+ * share that room), eviction from the lowest tier only; req->request_bytes is capped at the
+ * plan's total, and req->mglru.evict freed (NULL) when no target is left (a full lower tier and
+ * nothing on the lowest: no reclaim request). The plan is kept in cg's tiers group for Explain.
+ * Anything else (one tier, demotion off, memory.reclaim, no numa_stat yet) is left as it is. */
 struct dispatch_request;
-void tiers_ctl_shape(struct tiers_ctl *tc, const struct cgroup_node *cg,
-		     const struct cgroup_sample *s, uint64_t page_size, struct dispatch_request *req);
+void tiers_ctl_shape(struct tiers_ctl *tc, struct cgroup_node *cg, const struct cgroup_sample *s,
+		     uint64_t page_size, struct dispatch_request *req);
 
 /* The roles in force (all TIER_ROLE_NONE before the first read). */
 const struct tier_roles *tiers_ctl_roles(const struct tiers_ctl *tc);

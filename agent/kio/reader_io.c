@@ -4,9 +4,11 @@
  * buffer. Everything reclaimd reads from the kernel goes through pread_file().
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <fcntl.h>
 
 #include "reclaimd/reader.h"
+#include "reclaimd/zoneinfo.h"
 
 /*
  * Reads from offset 0 until EOF, or once when `single`. One pread usually does it, but a seq_file
@@ -76,4 +78,24 @@ int read_at(int dirfd, const char *name, char *buf, size_t size, size_t *ret_len
 int read_single_at(int dirfd, const char *name, char *buf, size_t size, size_t *ret_len)
 {
 	return read_file_at(dirfd, name, buf, size, ret_len, true);
+}
+
+int zoneinfo_read(int fd, char **buf, size_t *buf_size, struct zoneinfo *ret)
+{
+	size_t len;
+	int r;
+
+	for (;;) {
+		char *b;
+
+		r = pread_whole(fd, *buf, *buf_size, &len);
+		if (r != -EFBIG || *buf_size >= (64u << 20))
+			break;
+		b = realloc(*buf, *buf_size * 2);
+		if (!b)
+			return -ENOMEM;
+		*buf = b;
+		*buf_size *= 2;
+	}
+	return r == 0 ? zoneinfo_parse(*buf, len, ret) : r;
 }

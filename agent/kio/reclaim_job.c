@@ -15,6 +15,7 @@
 
 #include "reclaimd/actuator.h"
 #include "reclaimd/mglru.h"
+#include "reclaimd/node_reclaim.h"
 #include "reclaimd/config.h"
 #include "reclaimd/parse.h"
 #include "reclaimd/reader.h"
@@ -72,6 +73,7 @@ int reclaim_job_new(int cgroup_dirfd, const char *path, uint64_t inode, struct r
 		return -ENOMEM;
 	}
 	job->cgroup_inode = inode;
+	job->reclaim_node = -1;
 	job->lru_gen_fd = -1;
 	job->swappiness = SWAPPINESS_UNSET;
 	job->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
@@ -87,6 +89,7 @@ void reclaim_job_free(struct reclaim_job *job)
 	if (job->cgroup_dirfd >= 0)
 		close(job->cgroup_dirfd);
 	free(job->cgroup_path);
+	free(job->node_reclaim_path);
 	free(job->lru_gen_cmds);
 	free(job->evict);
 	if (job->lru_gen_fd >= 0)
@@ -240,6 +243,10 @@ void reclaim_job_run(struct reclaim_job *job)
 	bool measured;
 	int r;
 
+	if (job->reclaim_node >= 0) {
+		node_reclaim_run(job);
+		return;
+	}
 	job->started_us = now_us();
 	job->outcome = JOB_DONE;
 
@@ -284,7 +291,8 @@ void reclaim_job_run(struct reclaim_job *job)
 		uint64_t chunk = reclaim_chunk_next(&(struct reclaim_chunk_state){
 			.request_bytes = job->request_bytes, .done_bytes = done,
 			.chunk_bytes = job->chunk_bytes, .page_size = job->page_size,
-			.bounded = job->bounded && !job->evict, .floor_bytes = job->floor_bytes,
+			.bounded = reclaim_chunk_bounded_job(job->bounded, job->evict != NULL),
+			.floor_bytes = job->floor_bytes,
 			.current_bytes = current_now });
 
 		if (atomic_load(&job->cancel)) {

@@ -104,6 +104,16 @@ static void on_job_done(void *userdata, const struct job_result *r)
 			  (double)(job->finished_us - cg->trigger.fired_us) / (double)USEC_PER_SEC);
 }
 
+/* A nodeN/reclaim write headroom asked for came back from the node's workers. */
+static void on_node_reclaim_done(void *userdata, const struct node_reclaim_result *r)
+{
+	struct daemon *d = userdata;
+
+	headroom_ctl_node_reclaim_done(d->headroom, r->node, r->bytes,
+				       r->outcome == JOB_CANCELLED ? -ECANCELED :
+				       r->outcome == JOB_DONE ? 0 : r->error ? r->error : -EIO);
+}
+
 static void on_jobs_drained(void *userdata)
 {
 	struct daemon *d = userdata;
@@ -136,6 +146,13 @@ static void headroom_submit(void *userdata, struct cgroup_node *cg, const struct
 	dispatch(d, cg, s, bytes, (int)node,
 		 DISPATCH_HEADROOM | (last_resort ? DISPATCH_LAST_RESORT : 0),
 		 d->snap.limits.swappiness_cap);
+}
+
+static int headroom_node_reclaim(void *userdata, unsigned node, uint64_t bytes)
+{
+	struct daemon *d = userdata;
+
+	return dispatcher_submit_node_reclaim(d->dispatcher, node, bytes);
 }
 
 static void on_idle(void *userdata, const struct idle_tracker *idle)
@@ -584,7 +601,7 @@ static void reclaim_bounded_from_release(struct dispatcher *ds)
 
 	if (uname(&u) < 0 || !reclaim_chunk_release_overshoots(u.release))
 		return;
-	dispatcher_set_reclaim_bounded(ds, true);
+	dispatcher_set_reclaim_bounded(ds, RECLAIM_BOUNDED_KERNEL);
 	log_event(LOG_NOTICE, MSGID_KERNEL_FEATURE, NULL,
 		  "kernel %s predates \"mm:vmscan: fix inaccurate reclaim during proactive reclaim\" "
 		  "(Linux 6.6), so memory.reclaim takes more than asked: writing at most %u pages at a "
@@ -666,6 +683,7 @@ static int setup_controllers(struct daemon *d)
 
 	r = dispatcher_new(&d->env, d->config, d->opts->workers, d->topo, &d->cgroups,
 			   &(struct dispatcher_hooks){ .job_done = on_job_done,
+						       .node_reclaim_done = on_node_reclaim_done,
 						       .drained = on_jobs_drained, .userdata = d },
 			   &d->dispatcher);
 	if (r < 0) {
@@ -678,7 +696,9 @@ static int setup_controllers(struct daemon *d)
 						    .userdata = d }, &d->idle)) < 0 ||
 	    (r = headroom_ctl_new(&d->env,
 				  &(struct headroom_hooks){ .cgroup_state = headroom_cgroup_state,
-							    .submit = headroom_submit, .userdata = d },
+							    .submit = headroom_submit,
+							    .node_reclaim = headroom_node_reclaim,
+							    .userdata = d },
 				  &d->headroom)) < 0 ||
 	    (r = aging_ctl_new(&d->env, d->config,
 			       &(struct aging_hooks){ .busy = aging_busy, .userdata = d }, &d->aging)) < 0 ||

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "obs/metrics.h"
+#include "reclaimd/reclaim_chunk.h"
 
 int metrics_parse_listen(const char *s, struct sockaddr_storage *ret_addr, socklen_t *ret_len)
 {
@@ -181,6 +182,16 @@ static void render_dispatcher(FILE *f, const struct metrics_input *in)
 		"Jobs the worker pools refused (queue full, or stopping).", in->jobs_dropped);
 	counter(f, "reclaimd_lru_gen_evict_jobs_total",
 		"Finished jobs that evicted through MGLRU lru_gen.", in->lru_gen_evict_jobs);
+	counter(f, "reclaimd_bounded_writes_total",
+		"memory.reclaim writes of at most 64 pages the kernel accepted, written because it "
+		"over-reclaims (see reclaimd_bounded_writes_active).", in->bounded_writes);
+	family(f, "reclaimd_bounded_writes_active", "gauge",
+	       "1 for why memory.reclaim writes are bounded to 64 pages now: kernel-below-6.6 (the "
+	       "release predates the 6.6 fix of proactive over-reclaim) or measured-overshoot (a job "
+	       "saw more than twice what it wrote taken); both 0: not bounded.");
+	for (int b = RECLAIM_BOUNDED_KERNEL; b < _RECLAIM_BOUND_MAX; b++)
+		series(f, "reclaimd_bounded_writes_active", "reason",
+		       reclaim_bound_str((enum reclaim_bound)b), NULL, NULL, in->bounded == b);
 
 	family(f, "reclaimd_workers", "gauge", "Worker threads of the node's pool.");
 	for (unsigned i = 0; i < in->n_nodes; i++)
@@ -340,6 +351,24 @@ static void render_tiers(FILE *f, const struct metrics_input *in)
 				 (const char *const[]){ "node", node, "tier", tier, "role", t->role }, 3,
 				 v);
 		}
+	}
+	counter(f, "reclaimd_tier_room_held_bytes_total",
+		"Demotion reclaimd withheld because the lower tiers had no free memory above their "
+		"high watermarks (it would only make the kernel reclaim there).", in->room_held_bytes);
+	family(f, "reclaimd_tier_room_bytes", "gauge",
+	       "Free memory above the node's high watermark at the last tick: what demotion can put "
+	       "there before the kernel reclaims on it (with demotion on).");
+	for (unsigned i = 0; i < in->n_tier_nodes; i++) {
+		const struct metrics_tier_node *t = &in->tier_node[i];
+		char node[16], tier[16];
+
+		if (!t->room_known)
+			continue;
+		snprintf(node, sizeof(node), "%d", t->node);
+		snprintf(tier, sizeof(tier), "%u", t->tier);
+		series_n(f, "reclaimd_tier_room_bytes",
+			 (const char *const[]){ "node", node, "tier", tier, "role", t->role }, 3,
+			 t->room_bytes);
 	}
 }
 

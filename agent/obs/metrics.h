@@ -112,6 +112,9 @@ struct metrics_input {
 	uint64_t requested_bytes, reclaimed_bytes, requests;
 	uint64_t requests_by_outcome[_JOB_OUTCOME_MAX];
 	uint64_t pressure_cancels, jobs_dropped, lru_gen_evict_jobs;
+	/* memory.reclaim writes bounded on an over-reclaiming kernel (reclaim_chunk.h) */
+	int bounded;                          /* enum reclaim_bound: why, RECLAIM_UNBOUNDED (0): not */
+	uint64_t bounded_writes;              /* counter: their accepted writes */
 	unsigned n_nodes;
 	struct metrics_node node[RECLAIMD_MAX_NODES];
 	/* headroom */
@@ -139,7 +142,10 @@ struct metrics_input {
 		const char *role;                 /* tier_role_str() */
 		uint64_t used_bytes;              /* gauge: MemTotal - MemFree of the node */
 		uint64_t demoted_bytes, promoted_bytes; /* counters: the kernel's, all reclaimers */
+		bool room_known;                  /* demotion on, free and high watermark read */
+		uint64_t room_bytes;              /* gauge: free above the high watermark */
 	} tier_node[RECLAIMD_MAX_NODES];
+	uint64_t room_held_bytes;             /* counter: demotion withheld for want of room below */
 	/* ticks */
 	uint64_t ticks;
 	double last_tick_seconds, tick_seconds_sum;

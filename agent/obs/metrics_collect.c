@@ -223,8 +223,10 @@ void metrics_tick(struct daemon *d)
 			.used_bytes = n->mem_used_bytes,
 			.demoted_bytes = n->demoted_pages * d->snap.snap.page_size,
 			.promoted_bytes = n->promoted_pages * d->snap.snap.page_size,
+			.room_known = n->room_known, .room_bytes = n->room_bytes,
 		};
 	}
+	in.room_held_bytes = tr.room_held_bytes;
 	in.managed_cgroups = d->snap.n_managed;
 	in.requested_bytes = dr.requested_bytes;
 	in.reclaimed_bytes = dr.total_reclaimed_bytes;
@@ -233,6 +235,8 @@ void metrics_tick(struct daemon *d)
 	in.pressure_cancels = dr.pressure_cancels;
 	in.jobs_dropped = dr.jobs_dropped;
 	in.lru_gen_evict_jobs = dr.lru_gen_evict_jobs;
+	in.bounded = (int)dr.bounded;
+	in.bounded_writes = dr.bounded_writes;
 	in.n_nodes = dr.n_pools;
 	for (unsigned i = 0; i < dr.n_pools; i++) {
 		const struct dispatcher_node_report *n = &dr.node[i];

@@ -28,6 +28,8 @@
 #include "obs/varlink.h"
 #include "reclaimd/features.h"
 #include "reclaimd/log.h"
+#include "reclaimd/reclaim_chunk.h"
+#include "reclaimd/tiers.h"
 #include "reclaimd/version.h"
 
 struct status_server {
@@ -39,19 +41,20 @@ const char status_interface_idl[] =
 	"# Sizes are bytes, times seconds unless a name ends in _us (microseconds).\n"
 	"interface io.reclaimd\n\n"
 	"# The agent: host, NUMA nodes and their worker pools and headroom, swap tiers, zswap,\n"
-	"# zram, MGLRU aging, totals, tick timing, configuration, this socket, kernel features.\n"
+	"# zram, memory tiers, MGLRU aging, totals, tick timing, configuration, this socket, kernel\n"
+	"# features, memory.reclaim writes bounded on an over-reclaiming kernel.\n"
 	"method Status() -> (\n"
 	"  version: string,\n  protocol: int,\n  host: object,\n  uptime_s: float,\n"
 	"  config: object,\n  tick: object,\n  nodes: []object,\n  swap: object,\n"
-	"  zswap: object,\n  zram: object,\n  mglru: object,\n  totals: object,\n"
-	"  socket: object,\n  features: object\n)\n\n"
+	"  zswap: object,\n  zram: object,\n  tiers: object,\n  mglru: object,\n"
+	"  totals: object,\n  socket: object,\n  features: object,\n  memory_reclaim: object\n)\n\n"
 	"# One row per managed cgroup: rule, policy, memory.current, floor, last decision, ...\n"
 	"method Cgroups() -> (version: string, protocol: int, interval_s: float, cgroups: []object)\n\n"
 	"# The last decision on one managed cgroup (a path relative to the cgroup root), term by term.\n"
 	"method Explain(cgroup: string) -> (\n"
 	"  version: string,\n  protocol: int,\n  cgroup: string,\n  rule: object,\n"
 	"  decision: ?object,\n  inputs: ?object,\n  floor: ?object,\n  law: ?object,\n"
-	"  limits: ?object,\n  cold_age: ?object,\n  job: ?object\n)\n\n"
+	"  limits: ?object,\n  cold_age: ?object,\n  job: ?object,\n  tiers: ?object\n)\n\n"
 	"# Re-reads the configuration file, as SIGHUP does. Root only.\n"
 	"method Reload() -> (version: string, protocol: int, config: string, rules: int,\n"
 	"  restart_only: []string)\n\n"
@@ -255,21 +258,27 @@ static json_t *status_tiers(const struct tiers_report *tr, const struct dispatch
 	for (unsigned i = 0; nodes && i < tr->n_nodes; i++) {
 		const struct tiers_node_report *n = &tr->node[i];
 
-		json_array_append_new(nodes, json_pack("{s:i,s:I,s:s,s:o?,s:o?,s:o?,s:o?}",
+		json_array_append_new(nodes, json_pack("{s:i,s:I,s:s,s:o?,s:o?,s:o?,s:o?,s:o?,s:o?}",
 			"node", n->node, "tier", (json_int_t)n->tier_id, "role", tier_role_str(n->role),
 			"mem_total_bytes", n->sampled ? ju64(n->mem_total_bytes) : NULL,
 			"mem_used_bytes", n->sampled ? ju64(n->mem_used_bytes) : NULL,
 			"demoted_bytes", n->sampled ? ju64(n->demoted_pages * page_size) : NULL,
-			"promoted_bytes", n->sampled ? ju64(n->promoted_pages * page_size) : NULL));
+			"promoted_bytes", n->sampled ? ju64(n->promoted_pages * page_size) : NULL,
+			"high_watermark_bytes", n->room_known ? ju64(n->high_bytes) : NULL,
+			"room_bytes", n->room_known ? ju64(n->room_bytes) : NULL));
 	}
-	return json_pack("{s:i,s:b,s:o,s:o,s:o,s:o,s:o,s:o,s:i}", "tiers", (int)tr->n_tiers,
-			 "demotion", tr->demotion, "nodes", nodes,
+	return json_pack("{s:i,s:b,s:o,s:o,s:o,s:o,s:o,s:o,s:i,s:b,s:s?,s:o,s:o}",
+			 "tiers", (int)tr->n_tiers, "demotion", tr->demotion, "nodes", nodes,
 			 "reclaimd_demoted_bytes", ju64(dr->total_demoted_bytes),
 			 "reclaimd_freed_bytes", ju64(dr->total_reclaimed_bytes),
 			 "role_changes", ju64(tr->changes),
 			 "shaped_requests", ju64(tr->shaped_requests),
 			 "held_back_bytes", ju64(tr->held_back_bytes),
-			 "cgroups_backing_off", (int)tr->cgroups_backing_off);
+			 "cgroups_backing_off", (int)tr->cgroups_backing_off,
+			 "lower_full", tr->lower_full,
+			 "reason", tr->lower_full ? "lower tier full" : NULL,
+			 "room_held_bytes", ju64(tr->room_held_bytes),
+			 "lower_full_requests", ju64(tr->lower_full_requests));
 }
 
 static json_t *status_config(const struct daemon *d, usec_t now_real)
@@ -322,6 +331,23 @@ static json_t *status_features(const struct feature_table *t)
 			"fallback", t->state[i] == FEATURE_ABSENT ? f->fallback : NULL));
 	}
 	return o;
+}
+
+/* memory.reclaim writes bounded on an over-reclaiming kernel (reclaim_chunk.h): whether, why,
+ * and how many. */
+static json_t *status_memory_reclaim(const struct dispatcher_report *dr, uint64_t page_size)
+{
+	bool bounded = dr->bounded != RECLAIM_UNBOUNDED;
+	bool measured = dr->bounded == RECLAIM_BOUNDED_MEASURED;
+
+	return json_pack("{s:b,s:s?,s:o?,s:o?,s:o,s:o,s:o?,s:o?}", "bounded", bounded,
+		"reason", bounded ? reclaim_bound_str(dr->bounded) : NULL,
+		"max_pages_per_write", bounded ? json_integer(RECLAIM_CHUNK_BOUNDED_PAGES) : NULL,
+		"max_bytes_per_write", bounded && page_size ?
+			ju64((uint64_t)RECLAIM_CHUNK_BOUNDED_PAGES * page_size) : NULL,
+		"bounded_jobs", ju64(dr->bounded_jobs), "bounded_writes", ju64(dr->bounded_writes),
+		"overshoot_written_bytes", measured ? ju64(dr->overshoot_written_bytes) : NULL,
+		"overshoot_reclaimed_bytes", measured ? ju64(dr->overshoot_reclaimed_bytes) : NULL);
 }
 
 static usec_t realtime_now_us(void)
@@ -400,14 +426,16 @@ static void m_status(void *userdata, const struct varlink_call *call _unused_,
 		"timeouts", ju64(vs.timeouts));
 	if (o) {
 		json_object_set_new(o, "features", status_features(&d->features));
+		json_object_set_new(o, "memory_reclaim", status_memory_reclaim(&dr, d->snap.snap.page_size));
 		json_object_set_new(json_object_get(o, "totals"), "headroom_node_reclaim",
-			json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
+			json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
 				  "requests", ju64(hr.node_reclaim.requests),
 				  "requested_bytes", ju64(hr.node_reclaim.requested_bytes),
 				  "done", ju64(hr.node_reclaim.done),
 				  "reclaimed_bytes", ju64(hr.node_reclaim.reclaimed_bytes),
 				  "partial", ju64(hr.node_reclaim.partial),
 				  "busy", ju64(hr.node_reclaim.busy),
+				  "cancelled", ju64(hr.node_reclaim.cancelled),
 				  "failed", ju64(hr.node_reclaim.failed)));
 	}
 	ret->parameters = with_head(o);
@@ -636,6 +664,27 @@ static json_t *explain_decision(const struct daemon *d, const struct cgroup_node
 			 "request_bytes", ju64(l->dec.request_bytes), "dry_run", d->opts->dry_run);
 }
 
+/* The memory tier plan of the cgroup's last eviction (tiers_ctl_shape()), or NULL when none was
+ * made (one tier, demotion off, memory.reclaim, a dry run). */
+static json_t *explain_tiers(const struct daemon *d, const struct cgroup_node *cg)
+{
+	const struct tiers_cgroup *st = cg->tiers.state;
+	const struct tiers_last_plan *l = st ? &st->last : NULL;
+	struct tier_plan p;
+
+	if (!l || !l->tick)
+		return NULL;
+	p = (struct tier_plan){ .held_back_bytes = l->held_back_bytes,
+				.room_held_bytes = l->room_held_bytes, .lower_full = l->lower_full };
+	return json_pack("{s:I,s:f,s:o,s:o,s:o,s:o,s:o,s:b,s:s?}", "tick", (json_int_t)l->tick,
+			 "ago_s", seconds((usec_t)(d->tick - l->tick) * d->config->interval_us),
+			 "request_bytes", ju64(l->request_bytes), "demote_bytes", ju64(l->demote_bytes),
+			 "evict_bytes", ju64(l->evict_bytes),
+			 "backoff_held_bytes", ju64(l->held_back_bytes),
+			 "room_held_bytes", ju64(l->room_held_bytes), "lower_full", l->lower_full,
+			 "reason", tier_plan_reason(&p));
+}
+
 static void m_explain(void *userdata, const struct varlink_call *call, struct varlink_reply *ret)
 {
 	struct daemon *d = userdata;
@@ -674,10 +723,10 @@ static void m_explain(void *userdata, const struct varlink_call *call, struct va
 		dec = explain_decision(d, found, now_us(), &inputs, &floor, &law, &limits, &cold);
 	else
 		dec = json_null();
-	ret->parameters = with_head(json_pack("{s:o,s:o,s:o,s:o*,s:o*,s:o*,s:o*,s:o*,s:o}",
+	ret->parameters = with_head(json_pack("{s:o,s:o,s:o,s:o*,s:o*,s:o*,s:o*,s:o*,s:o,s:o*}",
 		"cgroup", jstr(found->path), "rule", explain_rule(d, found), "decision", dec,
 		"inputs", inputs, "floor", floor, "law", law, "limits", limits, "cold_age", cold,
-		"job", job_json(found)));
+		"job", job_json(found), "tiers", explain_tiers(d, found)));
 	if (!ret->parameters)
 		reply_oom(ret);
 }

@@ -70,6 +70,13 @@ struct reclaim_job {
 	/* memory.current, re-read after each write, is not reclaimed below this (bytes; 0: no check):
 	 * the next write is at most what is above it, and the job stops within a page of it. */
 	uint64_t floor_bytes;
+	/* A node's job instead of a cgroup's (node_reclaim.h): >= 0, the NUMA node whose
+	 * /sys/devices/system/node/node<N>/reclaim (node_reclaim_path, owned) takes request_bytes in
+	 * one write. Such a job has no cgroup (cgroup_dirfd -1, inode 0, cgroup_path NULL), measures
+	 * nothing (reclaimed_bytes stays 0: the kernel reclaims from every memcg on the node) and
+	 * takes its bytes from the pool's rate limit like a chunk. -1: a cgroup's job. */
+	int reclaim_node;
+	char *node_reclaim_path;
 
 	/* Control. */
 	atomic_bool cancel;
@@ -110,7 +117,8 @@ int reclaim_job_new(int cgroup_dirfd, const char *path, uint64_t inode, struct r
 void reclaim_job_free(struct reclaim_job *job);
 
 /* Runs a job in the calling thread (what a worker does): the aging commands first, then the
- * memory.reclaim chunks. Exposed for tests. */
+ * memory.reclaim chunks; a node's job (reclaim_node >= 0) is node_reclaim_run(). Exposed for
+ * tests. */
 void reclaim_job_run(struct reclaim_job *job);
 
 /* Whether jobs may write swappiness=: set by the loop from the feature table (features.h) at each

@@ -203,6 +203,53 @@ int headroom_plan(const struct headroom_params *params, const struct zoneinfo *z
 uint64_t headroom_node_reclaim_bytes(const struct headroom_node_plan *p, uint64_t page_size,
 				     uint64_t max_bytes);
 
+/* ---- nodeN/reclaim writes: when the next may go, what each result does -------------------- */
+
+/* After EBUSY (another writer reclaims on the node) or EAGAIN (the kernel gave up; also what
+ * kernels before a 2026 fix return for EBUSY), or an error retrying may mend: the node's next
+ * write waits this long. */
+#define HEADROOM_NODE_RECLAIM_BACKOFF_US (2 * USEC_PER_SEC)
+
+/* Counters since start of the nodeN/reclaim writes. */
+struct headroom_node_reclaim_counts {
+	uint64_t requests, requested_bytes;  /* writes queued, bytes they asked */
+	uint64_t done, reclaimed_bytes;      /* writes the kernel took in full, their bytes */
+	uint64_t partial;                    /* EAGAIN: the kernel reclaimed less */
+	uint64_t busy;                       /* EBUSY: another writer on the node; backed off */
+	uint64_t cancelled;                  /* interrupted or dropped by a stop or CPU hotplug */
+	uint64_t failed;                     /* any other error */
+	/* The first -errno that made the agent stop writing nodeN/reclaim for good (EROFS, EACCES,
+	 * EPERM, ENOENT: a read-only /sys in a container, a missing file); 0 while it may write. */
+	int refused;
+};
+
+/* The writes' state: counters, and per node when the next write may go. Zeroed: none yet. */
+struct headroom_node_reclaim {
+	struct headroom_node_reclaim_counts n;
+	usec_t retry_us[RECLAIMD_MAX_NODES];
+};
+
+/* What one result means for the caller. */
+enum headroom_node_reclaim_verdict {
+	HEADROOM_NR_TAKEN,     /* the kernel took it all */
+	HEADROOM_NR_BACKOFF,   /* EBUSY or EAGAIN: counted, not logged; the node waits */
+	HEADROOM_NR_CANCELLED, /* the agent's own stop or hotplug: counted, no back-off */
+	HEADROOM_NR_REFUSED,   /* for good (node_reclaim_refused()): no write to any node again */
+	HEADROOM_NR_FAILED,    /* another error: counted, the node waits; worth a line */
+};
+
+/* Whether node may be written at `now` (µs, monotonic): not refused, and past its back-off. The
+ * one-writer-per-node rule is the dispatcher's (a write in flight is not asked for twice). */
+bool headroom_node_reclaim_may_write(const struct headroom_node_reclaim *s, unsigned node,
+				     usec_t now);
+/* A write of `bytes` to node was queued. */
+void headroom_node_reclaim_asked(struct headroom_node_reclaim *s, uint64_t bytes);
+/* Folds the result of a write of `bytes` to node into *s at `now`: err is 0 (taken in full),
+ * -ECANCELED (cancelled by the agent), or the write's -errno. Returns what it means. */
+enum headroom_node_reclaim_verdict headroom_node_reclaim_result(struct headroom_node_reclaim *s,
+								unsigned node, uint64_t bytes,
+								int err, usec_t now);
+
 /* Whether a node is within twice its headroom: free < high + 2 * goal. The agent switches to a
  * 250 ms zoneinfo check while this holds for any node. False for a node absent or without managed
  * memory. params must pass headroom_params_check(). */

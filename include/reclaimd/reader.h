@@ -31,6 +31,13 @@ int pread_single(int fd, char *buf, size_t size, size_t *ret_len);
 /* openat + pread_single + close, for cgroup interface files. */
 int read_single_at(int dirfd, const char *name, char *buf, size_t size, size_t *ret_len);
 
+struct zoneinfo; /* zoneinfo.h */
+
+/* /proc/zoneinfo from fd (pread_whole) into *buf (malloc'ed, *buf_size bytes; doubled while the
+ * file does not fit, up to 64 MiB: the file grows with the CPUs, zoneinfo.h), parsed into *ret.
+ * Returns 0, -EFBIG past 64 MiB, -ENOMEM, zoneinfo_parse()'s -EBADMSG/-ENODATA, or -errno. */
+int zoneinfo_read(int fd, char **buf, size_t *buf_size, struct zoneinfo *ret);
+
 /* Host-wide files under proc_root and sys_root; hot files keep their fds. */
 struct host_reader;
 

@@ -69,6 +69,36 @@ bool reclaim_chunk_release_overshoots(const char *release);
 bool reclaim_chunk_overshoot_seen(enum job_outcome outcome, uint64_t written_bytes,
 				  uint64_t reclaimed_bytes, uint64_t page_size);
 
+/* Whether jobs write bounded chunks, and why (status `memory_reclaim.reason`, the metric's
+ * `reason` label). */
+enum reclaim_bound {
+	RECLAIM_UNBOUNDED = 0,
+	RECLAIM_BOUNDED_KERNEL,   /* the release predates 6.6 (reclaim_chunk_release_overshoots()) */
+	RECLAIM_BOUNDED_MEASURED, /* a job showed it (reclaim_chunk_overshoot_seen()) */
+	_RECLAIM_BOUND_MAX,
+};
+
+/* "unbounded", "kernel-below-6.6", "measured-overshoot"; "?" out of range. */
+const char *reclaim_bound_str(enum reclaim_bound b);
+
+/* The bounding after a job finished, from `now`: a job that wrote memory.reclaim unbounded
+ * (job_bounded and evict false: an eviction through lru_gen is never bounded) and shows the
+ * kernel over-reclaiming (reclaim_chunk_overshoot_seen()) turns an unbounded agent to
+ * RECLAIM_BOUNDED_MEASURED; otherwise `now` stays (bounding is never turned off while the agent
+ * runs: the kernel does not change). */
+enum reclaim_bound reclaim_bound_after_job(enum reclaim_bound now, enum job_outcome outcome,
+					   bool job_bounded, bool evict, uint64_t written_bytes,
+					   uint64_t reclaimed_bytes, uint64_t page_size);
+
+/* Whether a job submitted bounded wrote bounded memory.reclaim chunks (at most
+ * RECLAIM_CHUNK_BOUNDED_PAGES pages each): an eviction through lru_gen is never bounded
+ * (reclaim_chunk_next() is asked with bounded && !evict). The counters take its accepted
+ * writes (chunks). */
+static inline bool reclaim_chunk_bounded_job(bool job_bounded, bool evict)
+{
+	return job_bounded && !evict;
+}
+
 struct reclaim_chunk_state {
 	uint64_t request_bytes; /* what the job asks for */
 	uint64_t done_bytes;    /* written so far, or (bounded) pgsteal growth since the start */

@@ -125,6 +125,31 @@ void tiers_backoff_update(struct tiers_backoff *b, const struct tier_roles *role
 /* 2^-step, or 0 at TIERS_MAX_STEP. */
 double tiers_backoff_factor(const struct tiers_backoff *b, int node);
 
+/* ---- room on the lower tiers ----------------------------------------------------------------- */
+
+/*
+ * What demotion can put on a node before the kernel has to reclaim there: its free memory above
+ * its high watermark. Demotion allocates on the target without reclaiming itself but wakes its
+ * kswapd (mm/vmscan.c demote_folio_list(): GFP_NOWAIT, which carries __GFP_KSWAPD_RECLAIM;
+ * alloc_demote_folio() tries the preferred target, the nearest nodes of the next tier, with
+ * __GFP_THISNODE, then any node of the tiers below, node_get_allowed_targets()); kswapd, woken
+ * below the low watermark, reclaims the node up to high. So pages demoted into a node at or below
+ * high make the kernel reclaim (or demote further) there, and when no lower node can take them
+ * they are reclaimed on the top tier instead (swapped: what tiering is meant to avoid).
+ */
+struct tier_room {
+	nodemask64_t known;                   /* nodes whose free memory and watermark were read */
+	uint64_t bytes[RECLAIMD_MAX_NODES];   /* free - high watermark, saturating at 0 */
+};
+
+/* Sets node's room from its free memory and the sum of its zones' high watermarks (bytes). */
+void tier_room_set(struct tier_room *r, int node, uint64_t free_bytes, uint64_t high_bytes);
+
+/* Whether every node of the tiers below `node` whose room is known has none, and at least one is
+ * known: demotion from node would only make the kernel reclaim there (TIER_ROLE_TOP and
+ * TIER_ROLE_MIDDLE nodes; false for others and when room is NULL). */
+bool tier_room_below_full(const struct tier_room *room, const struct tier_roles *roles, int node);
+
 /* ---- the plan ------------------------------------------------------------------------------- */
 
 enum tier_action {
@@ -143,7 +168,13 @@ struct tier_plan {
 	struct tier_step step[RECLAIMD_MAX_NODES];
 	uint64_t demote_bytes, evict_bytes;  /* sums over the steps */
 	uint64_t held_back_bytes;            /* demotion the back-off withheld */
+	uint64_t room_held_bytes;            /* demotion withheld: no room on the tiers below */
+	bool lower_full;                     /* some demotion was cut for want of room below */
 };
+
+/* Why a plan demotes less than its share, for Explain and status: "lower tier full" when room
+ * cut it, "backing off" when only the back-off did, NULL when neither. */
+const char *tier_plan_reason(const struct tier_plan *p);
 
 /*
  * Splits a request of request_bytes of cold memory for one cgroup into per-node steps, ordered
@@ -154,22 +185,39 @@ struct tier_plan {
  *   demote  = (request - evict) over the top and middle nodes in proportion to their usage, each
  *             capped at that usage and scaled by tiers_backoff_factor() (b may be NULL: factor
  *             1). What the back-off withholds is not moved to eviction: those pages are warm.
+ *   room    each demotion step, after the back-off, is capped at the room (tier_room) left on
+ *             the nodes of the tiers below its node: the next tier first (the kernel's preferred
+ *             targets), then the lower ones, each by node id. The room it takes is taken off
+ *             *room, so the plans of one tick share it. What the cap withholds (room_held_bytes,
+ *             lower_full) is not moved to eviction either: swap takes pages from the lowest tier
+ *             only, and that eviction is what makes room below. room NULL, or a node below whose
+ *             room is not known: no cap (as without the check).
  * usage(n) is anon + file of memory.numa_stat. Steps of less than page_size are dropped; bytes are
  * rounded down to page_size.
  * Returns false (and *ret empty) when roles->demotion is false (one tier, or demotion off: the
  * caller reclaims as without tiers), when usage is NULL or all zero, or request_bytes is 0.
  */
 bool tiers_plan(const struct tier_roles *roles, const struct numa_usage *usage,
-		const struct tiers_backoff *b, uint64_t request_bytes, uint64_t page_size,
-		struct tier_plan *ret);
+		const struct tiers_backoff *b, struct tier_room *room, uint64_t request_bytes,
+		uint64_t page_size, struct tier_plan *ret);
 
 /* ---- the loop's use: one cgroup's state, and eviction targets shaped by the plan ------------ */
+
+/* What the last plan of a cgroup did (Explain), bytes. */
+struct tiers_last_plan {
+	unsigned tick;                        /* the tick it was made in; 0: none yet */
+	uint64_t request_bytes;               /* the eviction asked for before the plan */
+	uint64_t demote_bytes, evict_bytes;   /* the plan */
+	uint64_t held_back_bytes, room_held_bytes;
+	bool lower_full;
+};
 
 /* Per managed cgroup on a host with demotion (cgroup.h: tiers.state). */
 struct tiers_cgroup {
 	bool has_prev;
 	uint64_t prev_pgdemote, prev_pgpromote; /* memory.stat, pages */
 	struct tiers_backoff backoff;
+	struct tiers_last_plan last;
 };
 
 /* One tick of a cgroup: turns its memory.stat counters (pgdemote_* sum, pgpromote_success;

@@ -12,6 +12,7 @@
 #include <math.h>
 
 #include "reclaimd/headroom.h"
+#include "reclaimd/node_reclaim.h"
 
 static uint64_t mul_sat(uint64_t a, uint64_t b)
 {
@@ -314,4 +315,52 @@ uint64_t headroom_node_reclaim_bytes(const struct headroom_node_plan *p, uint64_
 	if (max_bytes && left > max_bytes)
 		left = max_bytes;
 	return left / page_size * page_size;
+}
+
+/* ---- nodeN/reclaim writes ---------------------------------------------------------------- */
+
+bool headroom_node_reclaim_may_write(const struct headroom_node_reclaim *s, unsigned node,
+				     usec_t now)
+{
+	return !s->n.refused && node < RECLAIMD_MAX_NODES && now >= s->retry_us[node];
+}
+
+void headroom_node_reclaim_asked(struct headroom_node_reclaim *s, uint64_t bytes)
+{
+	s->n.requests++;
+	s->n.requested_bytes += bytes;
+}
+
+enum headroom_node_reclaim_verdict headroom_node_reclaim_result(struct headroom_node_reclaim *s,
+								unsigned node, uint64_t bytes,
+								int err, usec_t now)
+{
+	usec_t *retry = node < RECLAIMD_MAX_NODES ? &s->retry_us[node] : NULL;
+
+	if (err == 0) {
+		s->n.done++;
+		s->n.reclaimed_bytes += bytes;
+		return HEADROOM_NR_TAKEN;
+	}
+	if (err == -ECANCELED) {
+		s->n.cancelled++;
+		return HEADROOM_NR_CANCELLED;
+	}
+	if (node_reclaim_refused(err)) {
+		s->n.failed++;
+		if (!s->n.refused)
+			s->n.refused = err;
+		return HEADROOM_NR_REFUSED;
+	}
+	if (retry)
+		*retry = now + HEADROOM_NODE_RECLAIM_BACKOFF_US;
+	if (err == -EBUSY || err == -EAGAIN) {
+		if (err == -EBUSY)
+			s->n.busy++;
+		else
+			s->n.partial++;
+		return HEADROOM_NR_BACKOFF;
+	}
+	s->n.failed++;
+	return HEADROOM_NR_FAILED;
 }

@@ -74,3 +74,24 @@ enum job_outcome reclaim_chunk_outcome(int write_err, int probe_err)
 		return JOB_FAILED;
 	}
 }
+
+static const char *const bound_names[_RECLAIM_BOUND_MAX] = {
+	[RECLAIM_UNBOUNDED] = "unbounded",
+	[RECLAIM_BOUNDED_KERNEL] = "kernel-below-6.6",
+	[RECLAIM_BOUNDED_MEASURED] = "measured-overshoot",
+};
+
+const char *reclaim_bound_str(enum reclaim_bound b)
+{
+	return (unsigned)b < _RECLAIM_BOUND_MAX ? bound_names[b] : "?";
+}
+
+enum reclaim_bound reclaim_bound_after_job(enum reclaim_bound now, enum job_outcome outcome,
+					   bool job_bounded, bool evict, uint64_t written_bytes,
+					   uint64_t reclaimed_bytes, uint64_t page_size)
+{
+	if (now != RECLAIM_UNBOUNDED || job_bounded || evict ||
+	    !reclaim_chunk_overshoot_seen(outcome, written_bytes, reclaimed_bytes, page_size))
+		return now;
+	return RECLAIM_BOUNDED_MEASURED;
+}

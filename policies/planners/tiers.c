@@ -150,6 +150,72 @@ double tiers_backoff_factor(const struct tiers_backoff *b, int node)
 	return 1.0 / (double)(UINT64_C(1) << b->step[node]);
 }
 
+/* ---- room on the lower tiers ------------------------------------------------------------------ */
+
+void tier_room_set(struct tier_room *r, int node, uint64_t free_bytes, uint64_t high_bytes)
+{
+	if (node < 0 || node >= RECLAIMD_MAX_NODES)
+		return;
+	r->known |= UINT64_C(1) << node;
+	r->bytes[node] = free_bytes > high_bytes ? free_bytes - high_bytes : 0;
+}
+
+bool tier_room_below_full(const struct tier_room *room, const struct tier_roles *roles, int node)
+{
+	bool any = false;
+
+	if (!room || node < 0 || node >= RECLAIMD_MAX_NODES || !demotes_from(roles, node))
+		return false;
+	for (int n = 0; n < RECLAIMD_MAX_NODES; n++) {
+		if (roles->rank[n] <= roles->rank[node] || !has_node(room->known, n))
+			continue;
+		if (room->bytes[n] > 0)
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+/* Takes up to `bytes` (whole pages) of room for demotion from src off the nodes of the tiers
+ * below it, the next tier first, then by node id; returns what it took. Without room, or with a
+ * node below whose room is not known: bytes (no cap). */
+static uint64_t room_take(struct tier_room *room, const struct tier_roles *roles, int src,
+			  uint64_t bytes, uint64_t page_size)
+{
+	uint64_t avail = 0, fit, left;
+
+	if (!room)
+		return bytes;
+	for (int n = 0; n < RECLAIMD_MAX_NODES; n++) {
+		if (roles->rank[n] <= roles->rank[src])
+			continue;
+		if (!has_node(room->known, n))
+			return bytes;
+		avail = room->bytes[n] > UINT64_MAX - avail ? UINT64_MAX : avail + room->bytes[n];
+	}
+	fit = left = MIN(bytes, avail) / page_size * page_size;
+	for (int rank = roles->rank[src] + 1; rank < (int)roles->n_tiers && left; rank++)
+		for (int n = 0; n < RECLAIMD_MAX_NODES && left; n++) {
+			uint64_t take;
+
+			if (roles->rank[n] != rank)
+				continue;
+			take = MIN(left, room->bytes[n]);
+			room->bytes[n] -= take;
+			left -= take;
+		}
+	return fit;
+}
+
+const char *tier_plan_reason(const struct tier_plan *p)
+{
+	if (p->lower_full)
+		return "lower tier full";
+	if (p->held_back_bytes)
+		return "backing off";
+	return NULL;
+}
+
 /* ---- plan ------------------------------------------------------------------------------------- */
 
 static uint64_t node_usage(const struct numa_usage *u, int node)
@@ -181,8 +247,8 @@ static void add_step(struct tier_plan *p, int node, enum tier_action a, uint64_t
 }
 
 bool tiers_plan(const struct tier_roles *roles, const struct numa_usage *usage,
-		const struct tiers_backoff *b, uint64_t request_bytes, uint64_t page_size,
-		struct tier_plan *ret)
+		const struct tiers_backoff *b, struct tier_room *room, uint64_t request_bytes,
+		uint64_t page_size, struct tier_plan *ret)
 {
 	struct tier_plan p = { 0 };
 	uint64_t total = 0, low = 0, upper = 0, evict, demote;
@@ -215,8 +281,18 @@ bool tiers_plan(const struct tier_roles *roles, const struct numa_usage *usage,
 			u = node_usage(usage, n);
 			want = MIN(scale(demote, u, upper), u);
 			got = (uint64_t)((double)want * tiers_backoff_factor(b, n));
-			p.held_back_bytes += want - MIN(got, want);
-			add_step(&p, n, TIER_ACTION_DEMOTE, MIN(got, want), page_size);
+			got = MIN(got, want);
+			p.held_back_bytes += want - got;
+			/* Whole pages: what add_step() keeps, and what the room is asked for. */
+			got = got / page_size * page_size;
+			if (got > 0) {
+				uint64_t fit = room_take(room, roles, n, got, page_size);
+
+				p.room_held_bytes += got - fit;
+				p.lower_full |= fit < got;
+				got = fit;
+			}
+			add_step(&p, n, TIER_ACTION_DEMOTE, got, page_size);
 		}
 	for (int n = 0; n < RECLAIMD_MAX_NODES; n++) {
 		uint64_t u;

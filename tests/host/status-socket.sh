@@ -120,7 +120,7 @@ check "status: exit 0" [ $? -eq 0 ]
 check "status: managed cgroups" grep -q "totals:  $n_managed managed cgroups" "$T/status"
 check "status: node table" grep -q "^NODE  WORKERS ALLOWED" "$T/status"
 check "status: config file" grep -q "config:  $CFG" "$T/status"
-for k in "memory:" "ticks:" "swap:" "zswap:" "zram:" "tiers:" "MGLRU:" "socket:"; do
+for k in "memory:" "ticks:" "swap:" "zswap:" "zram:" "tiers:" "MGLRU:" "reclaim:" "socket:"; do
 	check "status: $k" grep -q "^$k" "$T/status"
 done
 check "status: kernel features" grep -q "^kernel:  present:" "$T/status"
@@ -133,6 +133,18 @@ check "features: one line per absent one ($n_absent)" \
 	[ "$(grep -c 'kernel feature .* is absent' "$LOG")" -eq "$n_absent" ]
 check "features: dry run writes no probe (swappiness from the release)" \
 	not_grep -q '"swappiness":{[^}]*"how":"probed"' "$T/features.json"
+# memory.reclaim bounding follows the release: this host's kernel decides which line it is.
+case $(uname -r) in
+5.* | 6.[0-5].* | 6.[0-5]-*)
+	check "status: reclaim: bounded on a pre-6.6 kernel" \
+		grep -q '^reclaim: memory.reclaim writes of at most 64 pages .*(kernel-below-6.6)' "$T/status"
+	check "status: memory_reclaim reason" grep -q '"reason":"kernel-below-6.6"' "$T/features.json" ;;
+*)
+	check "status: reclaim: not bounded" \
+		grep -q '^reclaim: memory.reclaim writes not bounded' "$T/status"
+	check "status: memory_reclaim not bounded" \
+		grep -q '"memory_reclaim":{"bounded":false' "$T/features.json" ;;
+esac
 run "$T/o" ctl --json status
 check "status --json: exit 0" [ $? -eq 0 ]
 check "status --json: protocol" grep -q '"protocol": 1' "$T/o"

@@ -2,7 +2,9 @@
 # check-doc-keys.sh - every key of the configuration tables (the key_desc tables of
 # agent/config/config.c, which drive parsing and --check-config) is documented: in README.md's
 # "Configuration reference" and in the man page made from it (build/man/reclaimd.json.5, built
-# here with make man), and the man pages build. Run from the repository root (make check-unit).
+# here with make man), and the man pages build. Every metric family agent/obs/metrics.c renders
+# is in README's "Metrics" section, and every one that section names is rendered. Run from the
+# repository root (make check-unit).
 # Ends with "check-doc-keys: N passed, N failed, N skipped" (tests/run-unit.sh counts it).
 set -u
 cd "$(dirname "$0")/../.."
@@ -33,6 +35,35 @@ if [ -z "$missing" ]; then
 	pass "readme-has-every-key: all $n keys of agent/config/config.c in README's Configuration reference"
 else
 	fail "readme-has-every-key: not in README's Configuration reference:$missing"
+fi
+
+# Metrics: the names metrics.c renders (string literals; a summary's _sum and _count are its
+# family's), against the README's "## Metrics" section, names in backquotes.
+metrics=$(grep -o '"reclaimd_[a-z_]*"' agent/obs/metrics.c | tr -d '"' | sed 's/_seconds_\(sum\|count\)$/_seconds/' | sort -u)
+n_metrics=$(echo "$metrics" | grep -c .)
+msec=$(sed -n '/^## Metrics$/,/^## /p' README.md)
+documented=$(printf '%s' "$msec" | grep -o '`reclaimd_[a-z_]*`' | tr -d '`' | sort -u)
+if [ "$n_metrics" -lt 20 ]; then
+	fail "readme-has-every-metric: only $n_metrics metric names read from agent/obs/metrics.c"
+else
+	missing=
+	for m in $metrics; do
+		printf '%s\n' "$documented" | grep -qx "$m" || missing="$missing $m"
+	done
+	if [ -z "$missing" ]; then
+		pass "readme-has-every-metric: all $n_metrics metric families of agent/obs/metrics.c in README's Metrics"
+	else
+		fail "readme-has-every-metric: not in README's Metrics section:$missing"
+	fi
+	extra=
+	for m in $documented; do
+		printf '%s\n' "$metrics" | grep -qx "$m" || extra="$extra $m"
+	done
+	if [ -z "$extra" ]; then
+		pass "readme-metrics-exist: every metric README's Metrics section names is rendered"
+	else
+		fail "readme-metrics-exist: README names metrics agent/obs/metrics.c does not render:$extra"
+	fi
 fi
 
 if ! out=$(make -s man 2>&1); then

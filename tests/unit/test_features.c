@@ -244,13 +244,12 @@ static void test_probe_fixtures(void)
 	CHECK_EQ_INT(features_state(&t, FEATURE_LRU_GEN), FEATURE_ABSENT);
 }
 
-/* The nodeN/reclaim writer on a fixture file: one write, its result collected once. */
-static void test_node_reclaim_writer(void)
+/* A nodeN/reclaim job run in this thread (what a worker does) on a fixture file: one write of
+ * the bytes in decimal; a node without the file fails with ENOENT, which is a refusal. */
+static void test_node_reclaim_job(void)
 {
 	char dir[] = "/tmp/test_node_reclaim.XXXXXX", path[4200], buf[64] = "", cmd[4300];
-	struct node_reclaimer nr = { 0 };
-	uint64_t bytes = 0;
-	int err = 1, r;
+	struct reclaim_job *job = NULL;
 	FILE *f;
 
 	if (!mkdtemp(dir)) {
@@ -258,34 +257,83 @@ static void test_node_reclaim_writer(void)
 		return;
 	}
 	put(dir, "devices/system/node/node1/reclaim", "");
-	CHECK(!node_reclaim_poll(&nr, &err, &bytes));  /* nothing started */
-	r = node_reclaim_start(&nr, dir, 1, 8388608);
-	CHECK_EQ_INT(r, 0);
-	node_reclaim_wait(&nr);
-	CHECK(!node_reclaim_poll(&nr, &err, &bytes));  /* waited for: already collected */
+	CHECK_EQ_INT(node_reclaim_job_new(dir, 1, 8388608, &job), 0);
+	if (job) {
+		CHECK_EQ_INT(job->reclaim_node, 1);
+		CHECK_EQ_INT(job->cgroup_dirfd, -1);
+		CHECK(job->cgroup_path == NULL);
+		reclaim_job_run(job);
+		CHECK_EQ_INT(job->outcome, JOB_DONE);
+		CHECK_EQ_INT(job->error, 0);
+		CHECK_EQ_U64(job->written_bytes, 8388608);
+		CHECK_EQ_U64(job->reclaimed_bytes, 0); /* nothing measured: not a cgroup's */
+		CHECK_EQ_INT((int)job->chunks, 1);
+		reclaim_job_free(job);
+	}
 	snprintf(path, sizeof(path), "%s/devices/system/node/node1/reclaim", dir);
 	f = fopen(path, "r");
 	CHECK(f && fgets(buf, sizeof(buf), f));
 	if (f)
 		fclose(f);
 	CHECK_STREQ(buf, "8388608");
-	/* A node without the file: the error comes back through poll. */
-	CHECK_EQ_INT(node_reclaim_start(&nr, dir, 2, 4096), 0);
-	while (!node_reclaim_poll(&nr, &err, &bytes))
-		usleep(1000);
-	CHECK_EQ_INT(err, -ENOENT);
-	CHECK_EQ_U64(bytes, 4096);
+	/* A node without the file: the error comes back in the job. */
+	job = NULL;
+	CHECK_EQ_INT(node_reclaim_job_new(dir, 2, 4096, &job), 0);
+	if (job) {
+		reclaim_job_run(job);
+		CHECK_EQ_INT(job->error, -ENOENT);
+		CHECK_EQ_INT(job->outcome, JOB_FAILED);
+		CHECK_EQ_U64(job->written_bytes, 0);
+		CHECK(node_reclaim_refused(job->error));
+		reclaim_job_free(job);
+	}
+	/* A job cancelled before it ran writes nothing. */
+	job = NULL;
+	CHECK_EQ_INT(node_reclaim_job_new(dir, 1, 4096, &job), 0);
+	if (job) {
+		atomic_store(&job->cancel, true);
+		reclaim_job_run(job);
+		CHECK_EQ_INT(job->outcome, JOB_CANCELLED);
+		CHECK_EQ_U64(job->written_bytes, 0);
+		reclaim_job_free(job);
+	}
+	f = fopen(path, "r");
+	CHECK(f && fgets(buf, sizeof(buf), f));
+	if (f)
+		fclose(f);
+	CHECK_STREQ(buf, "8388608");
+	/* Bad arguments. */
+	job = NULL;
+	CHECK_EQ_INT(node_reclaim_job_new(dir, RECLAIMD_MAX_NODES, 4096, &job), -EINVAL);
+	CHECK_EQ_INT(node_reclaim_job_new(dir, 0, 0, &job), -EINVAL);
+	CHECK(job == NULL);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CHECK_EQ_INT(system(cmd), 0);
+}
+
+/* The kernel's answers to a nodeN/reclaim write, as a job's outcome, and which ones stop the
+ * writes for good. */
+static void test_node_reclaim_outcome(void)
+{
+	CHECK_EQ_INT(node_reclaim_outcome(0, false), JOB_DONE);
+	CHECK_EQ_INT(node_reclaim_outcome(-EAGAIN, false), JOB_PARTIAL);
+	CHECK_EQ_INT(node_reclaim_outcome(-EBUSY, false), JOB_BUSY);
+	CHECK_EQ_INT(node_reclaim_outcome(-EINTR, true), JOB_CANCELLED);
+	/* An interruption that is not the agent's cancel is a failure (after the retries). */
+	CHECK_EQ_INT(node_reclaim_outcome(-EINTR, false), JOB_FAILED);
+	/* ENOENT is not "gone" as for a cgroup: the node's file is missing. */
+	CHECK_EQ_INT(node_reclaim_outcome(-ENOENT, false), JOB_FAILED);
+	CHECK_EQ_INT(node_reclaim_outcome(-EROFS, false), JOB_FAILED);
 	/* Errors retrying cannot mend stop the writes for good; the kernel's own do not. */
-	CHECK(node_reclaim_refused(err));
+	CHECK(node_reclaim_refused(-ENOENT));
 	CHECK(node_reclaim_refused(-EROFS));
 	CHECK(node_reclaim_refused(-EACCES));
 	CHECK(node_reclaim_refused(-EPERM));
 	CHECK(!node_reclaim_refused(-EBUSY));
 	CHECK(!node_reclaim_refused(-EAGAIN));
 	CHECK(!node_reclaim_refused(-EINTR));
+	CHECK(!node_reclaim_refused(-ECANCELED));
 	CHECK(!node_reclaim_refused(0));
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	CHECK_EQ_INT(system(cmd), 0);
 }
 
 int main(void)
@@ -295,6 +343,7 @@ int main(void)
 	test_table();
 	test_request_swappiness();
 	test_probe_fixtures();
-	test_node_reclaim_writer();
+	test_node_reclaim_job();
+	test_node_reclaim_outcome();
 	return test_report("test_features");
 }

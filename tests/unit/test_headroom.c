@@ -1178,6 +1178,70 @@ static void test_node_reclaim_bytes(void)
 	CHECK_EQ_U64(headroom_node_reclaim_bytes(&p, P, 0), 0);
 }
 
+/* What each result of a nodeN/reclaim write does: counters, the node's back-off, and the
+ * refusals that stop every node's writes for good. */
+static void test_node_reclaim_results(void)
+{
+	const usec_t T = 100 * USEC_PER_SEC, B = HEADROOM_NODE_RECLAIM_BACKOFF_US;
+	struct headroom_node_reclaim s = { 0 };
+
+	CHECK(headroom_node_reclaim_may_write(&s, 0, 0));
+	CHECK(!headroom_node_reclaim_may_write(&s, RECLAIMD_MAX_NODES, T));
+	headroom_node_reclaim_asked(&s, 64 * MiB);
+	headroom_node_reclaim_asked(&s, 8 * MiB);
+	CHECK_EQ_U64(s.n.requests, 2);
+	CHECK_EQ_U64(s.n.requested_bytes, 72 * MiB);
+
+	/* Taken in full: counted, no back-off. */
+	CHECK_EQ_INT(headroom_node_reclaim_result(&s, 0, 64 * MiB, 0, T), HEADROOM_NR_TAKEN);
+	CHECK_EQ_U64(s.n.done, 1);
+	CHECK_EQ_U64(s.n.reclaimed_bytes, 64 * MiB);
+	CHECK(headroom_node_reclaim_may_write(&s, 0, T));
+
+	/* EBUSY: another writer holds node 1; it waits B, node 0 does not. */
+	CHECK_EQ_INT(headroom_node_reclaim_result(&s, 1, 8 * MiB, -EBUSY, T), HEADROOM_NR_BACKOFF);
+	CHECK_EQ_U64(s.n.busy, 1);
+	CHECK(!headroom_node_reclaim_may_write(&s, 1, T));
+	CHECK(!headroom_node_reclaim_may_write(&s, 1, T + B - 1));
+	CHECK(headroom_node_reclaim_may_write(&s, 1, T + B));
+	CHECK(headroom_node_reclaim_may_write(&s, 0, T));
+	/* EAGAIN: partial, the same back-off; not counted as reclaimed. */
+	CHECK_EQ_INT(headroom_node_reclaim_result(&s, 2, 8 * MiB, -EAGAIN, T), HEADROOM_NR_BACKOFF);
+	CHECK_EQ_U64(s.n.partial, 1);
+	CHECK_EQ_U64(s.n.reclaimed_bytes, 64 * MiB);
+	CHECK(!headroom_node_reclaim_may_write(&s, 2, T + B - 1));
+
+	/* Cancelled by the agent (stop, hotplug): counted apart, the node may be written again. */
+	CHECK_EQ_INT(headroom_node_reclaim_result(&s, 3, 8 * MiB, -ECANCELED, T),
+		     HEADROOM_NR_CANCELLED);
+	CHECK_EQ_U64(s.n.cancelled, 1);
+	CHECK_EQ_U64(s.n.failed, 0);
+	CHECK(headroom_node_reclaim_may_write(&s, 3, T));
+
+	/* Another error (EIO): failed, backed off, worth a line; writes go on. */
+	CHECK_EQ_INT(headroom_node_reclaim_result(&s, 0, 8 * MiB, -EIO, T), HEADROOM_NR_FAILED);
+	CHECK_EQ_U64(s.n.failed, 1);
+	CHECK(!headroom_node_reclaim_may_write(&s, 0, T));
+	CHECK(headroom_node_reclaim_may_write(&s, 0, T + B));
+	CHECK_EQ_INT(s.n.refused, 0);
+
+	/* A refusal (a read-only /sys): no node is written again, whatever the time. */
+	CHECK_EQ_INT(headroom_node_reclaim_result(&s, 3, 8 * MiB, -EROFS, T), HEADROOM_NR_REFUSED);
+	CHECK_EQ_INT(s.n.refused, -EROFS);
+	CHECK_EQ_U64(s.n.failed, 2);
+	for (unsigned n = 0; n < 4; n++)
+		CHECK(!headroom_node_reclaim_may_write(&s, n, T + 100 * B));
+	/* The first refusal is the one reported (writes already in flight to other nodes may
+	 * come back refused too). */
+	s = (struct headroom_node_reclaim){ 0 };
+	CHECK_EQ_INT(headroom_node_reclaim_result(&s, 0, PAGE, -ENOENT, T), HEADROOM_NR_REFUSED);
+	CHECK_EQ_INT(headroom_node_reclaim_result(&s, 1, PAGE, -EACCES, T), HEADROOM_NR_REFUSED);
+	CHECK_EQ_INT(headroom_node_reclaim_result(&s, 1, PAGE, -EPERM, T), HEADROOM_NR_REFUSED);
+	CHECK_EQ_INT(s.n.refused, -ENOENT);
+	CHECK_EQ_U64(s.n.failed, 3);
+	CHECK(!headroom_node_reclaim_may_write(&s, 5, T));
+}
+
 int main(void)
 {
 	test_zoneinfo_real_612();
@@ -1202,5 +1266,6 @@ int main(void)
 	test_near_goal();
 	test_candidate_build();
 	test_node_reclaim_bytes();
+	test_node_reclaim_results();
 	return test_report("test_headroom");
 }

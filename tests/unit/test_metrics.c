@@ -13,6 +13,7 @@
 
 #include "loop/loop.h"
 #include "obs/metrics.h"
+#include "reclaimd/reclaim_chunk.h"
 #include "test.h"
 
 static void test_parse_listen(void)
@@ -450,12 +451,53 @@ out:
 	config_free(new);
 }
 
+/* memory.reclaim writes bounded on an over-reclaiming kernel: the counter passes through, the
+ * gauge has one series per reason, 1 for the one in force, both 0 when not bounded. */
+static void test_render_bounded(void)
+{
+	struct metrics_rule rules[3];
+	struct metrics_cgroup cgs[2];
+	struct metrics_swap swaps[2];
+	struct metrics_qos qos[4];
+	struct metrics_pod pods[2];
+	struct metrics_input in;
+	char *a;
+
+	fill_input(&in, 1, rules, cgs, swaps, qos, pods);
+	in.bounded = RECLAIM_UNBOUNDED;
+	in.bounded_writes = 0;
+	a = render(&in);
+	check_structure(a, 60);
+	CHECK(contains(a, "\n# TYPE reclaimd_bounded_writes_total counter\nreclaimd_bounded_writes_total 0\n"));
+	CHECK(contains(a, "\n# TYPE reclaimd_bounded_writes_active gauge\n"));
+	CHECK(contains(a, "\nreclaimd_bounded_writes_active{reason=\"kernel-below-6.6\"} 0\n"));
+	CHECK(contains(a, "\nreclaimd_bounded_writes_active{reason=\"measured-overshoot\"} 0\n"));
+	CHECK(!contains(a, "reason=\"unbounded\""));
+	free(a);
+
+	in.bounded = RECLAIM_BOUNDED_KERNEL;
+	in.bounded_writes = 4096;
+	a = render(&in);
+	check_structure(a, 60);
+	CHECK(contains(a, "\nreclaimd_bounded_writes_total 4096\n"));
+	CHECK(contains(a, "\nreclaimd_bounded_writes_active{reason=\"kernel-below-6.6\"} 1\n"));
+	CHECK(contains(a, "\nreclaimd_bounded_writes_active{reason=\"measured-overshoot\"} 0\n"));
+	free(a);
+
+	in.bounded = RECLAIM_BOUNDED_MEASURED;
+	a = render(&in);
+	CHECK(contains(a, "\nreclaimd_bounded_writes_active{reason=\"kernel-below-6.6\"} 0\n"));
+	CHECK(contains(a, "\nreclaimd_bounded_writes_active{reason=\"measured-overshoot\"} 1\n"));
+	free(a);
+}
+
 int main(void)
 {
 	test_rule_totals_reload();
 	test_parse_listen();
 	test_cap_pods();
 	test_render();
+	test_render_bounded();
 	test_counters_monotonic();
 	return test_report("test_metrics");
 }

@@ -160,6 +160,51 @@ static void test_outcome(void)
 	CHECK(!reclaim_chunk_probe_gone(-EACCES));
 }
 
+/* Why jobs are bounded, and when a finished job turns an unbounded agent bounded: only an
+ * unbounded memory.reclaim job that shows the overshoot; never back, never from the kernel's
+ * reason to the measured one. */
+static void test_bound(void)
+{
+	const uint64_t W = 1024 * PAGE; /* RECLAIM_OVERSHOOT_MIN_PAGES */
+
+	CHECK_STREQ(reclaim_bound_str(RECLAIM_UNBOUNDED), "unbounded");
+	CHECK_STREQ(reclaim_bound_str(RECLAIM_BOUNDED_KERNEL), "kernel-below-6.6");
+	CHECK_STREQ(reclaim_bound_str(RECLAIM_BOUNDED_MEASURED), "measured-overshoot");
+	CHECK_STREQ(reclaim_bound_str(_RECLAIM_BOUND_MAX), "?");
+
+	/* 6.1 in the VM: 97.6 MiB taken for a 32 MiB request. */
+	CHECK_EQ_INT(reclaim_bound_after_job(RECLAIM_UNBOUNDED, JOB_DONE, false, false, 32 * MiB,
+					     97 * MiB, PAGE), RECLAIM_BOUNDED_MEASURED);
+	/* Twice exactly is not more than twice; a small write says nothing. */
+	CHECK_EQ_INT(reclaim_bound_after_job(RECLAIM_UNBOUNDED, JOB_DONE, false, false, W, 2 * W,
+					     PAGE), RECLAIM_UNBOUNDED);
+	CHECK_EQ_INT(reclaim_bound_after_job(RECLAIM_UNBOUNDED, JOB_DONE, false, false, W - PAGE,
+					     10 * W, PAGE), RECLAIM_UNBOUNDED);
+	/* Only a job that ran to the end: pressure or a cancel means other reclaim ran too. */
+	CHECK_EQ_INT(reclaim_bound_after_job(RECLAIM_UNBOUNDED, JOB_STOPPED_PRESSURE, false, false,
+					     W, 10 * W, PAGE), RECLAIM_UNBOUNDED);
+	CHECK_EQ_INT(reclaim_bound_after_job(RECLAIM_UNBOUNDED, JOB_CANCELLED, false, false, W,
+					     10 * W, PAGE), RECLAIM_UNBOUNDED);
+	/* A bounded job, or an eviction through lru_gen, says nothing about unbounded writes. */
+	CHECK_EQ_INT(reclaim_bound_after_job(RECLAIM_UNBOUNDED, JOB_DONE, true, false, W, 10 * W,
+					     PAGE), RECLAIM_UNBOUNDED);
+	CHECK_EQ_INT(reclaim_bound_after_job(RECLAIM_UNBOUNDED, JOB_DONE, false, true, W, 10 * W,
+					     PAGE), RECLAIM_UNBOUNDED);
+	/* Once bounded, it stays so, for the reason it had. */
+	CHECK_EQ_INT(reclaim_bound_after_job(RECLAIM_BOUNDED_KERNEL, JOB_DONE, false, false, W,
+					     10 * W, PAGE), RECLAIM_BOUNDED_KERNEL);
+	CHECK_EQ_INT(reclaim_bound_after_job(RECLAIM_BOUNDED_KERNEL, JOB_DONE, true, false, W, W,
+					     PAGE), RECLAIM_BOUNDED_KERNEL);
+	CHECK_EQ_INT(reclaim_bound_after_job(RECLAIM_BOUNDED_MEASURED, JOB_DONE, true, false, W, W,
+					     PAGE), RECLAIM_BOUNDED_MEASURED);
+
+	/* Which jobs wrote bounded chunks: memory.reclaim ones submitted bounded. */
+	CHECK(reclaim_chunk_bounded_job(true, false));
+	CHECK(!reclaim_chunk_bounded_job(true, true));
+	CHECK(!reclaim_chunk_bounded_job(false, false));
+	CHECK(!reclaim_chunk_bounded_job(false, true));
+}
+
 int main(void)
 {
 	test_release();
@@ -167,5 +212,6 @@ int main(void)
 	test_next();
 	test_floor();
 	test_outcome();
+	test_bound();
 	return test_report("test_reclaim_chunk");
 }

@@ -2,8 +2,9 @@
 /*
  * test_tiers.c - memory tiers: node roles (tiers.h), the demotion back-off and the per-node plan,
  * on a host with two DRAM nodes with CPUs (0, 1; memory_tier4) and one CPU-less slow node (2;
- * memory_tier22), plus the sysfs reader on fixture trees (tests/fixtures/tiers/, run from the
- * repo root or with RECLAIMD_FIXTURES).
+ * memory_tier22), the room check on the lower tiers (free above the high watermark; three tiers
+ * too), plus the sysfs reader on fixture trees (tests/fixtures/tiers/, run from the repo root or
+ * with RECLAIMD_FIXTURES).
  */
 #include <errno.h>
 
@@ -164,7 +165,7 @@ static void test_plan_split(void)
 	/* 300 MiB on node 0, 100 on node 1, 100 on the slow node; 100 MiB asked: one fifth of
 	 * the cgroup sits on the lowest tier, so 20 MiB are evicted there and 80 demoted, 60 from
 	 * node 0 and 20 from node 1. */
-	CHECK(tiers_plan(&r, usage3(300 * MiB, 100 * MiB, 100 * MiB), NULL, 100 * MiB, PAGE, &p));
+	CHECK(tiers_plan(&r, usage3(300 * MiB, 100 * MiB, 100 * MiB), NULL, NULL, 100 * MiB, PAGE, &p));
 	CHECK_EQ_U64(p.n_steps, 3);
 	CHECK_EQ_INT(p.step[0].node, 0);
 	CHECK_EQ_INT(p.step[0].action, TIER_ACTION_DEMOTE);
@@ -179,27 +180,27 @@ static void test_plan_split(void)
 	CHECK_EQ_U64(p.held_back_bytes, 0);
 
 	/* Nothing on the slow node yet: all demotion, no swap from the top tier. */
-	CHECK(tiers_plan(&r, usage3(50 * MiB, 50 * MiB, 0), NULL, 40 * MiB, PAGE, &p));
+	CHECK(tiers_plan(&r, usage3(50 * MiB, 50 * MiB, 0), NULL, NULL, 40 * MiB, PAGE, &p));
 	CHECK_EQ_U64(p.evict_bytes, 0);
 	CHECK_EQ_U64(p.demote_bytes, 40 * MiB);
 	for (unsigned i = 0; i < p.n_steps; i++)
 		CHECK(p.step[i].action == TIER_ACTION_DEMOTE && p.step[i].node != 2);
 
 	/* Everything on the slow node: only eviction there. */
-	CHECK(tiers_plan(&r, usage3(0, 0, 64 * MiB), NULL, 16 * MiB, PAGE, &p));
+	CHECK(tiers_plan(&r, usage3(0, 0, 64 * MiB), NULL, NULL, 16 * MiB, PAGE, &p));
 	CHECK_EQ_U64(p.n_steps, 1);
 	CHECK_EQ_INT(p.step[0].node, 2);
 	CHECK_EQ_INT(p.step[0].action, TIER_ACTION_EVICT);
 	CHECK_EQ_U64(p.step[0].bytes, 16 * MiB);
 
 	/* A request larger than the cgroup: capped at its usage on each node. */
-	CHECK(tiers_plan(&r, usage3(10 * MiB, 10 * MiB, 10 * MiB), NULL, 1000 * MiB, PAGE, &p));
+	CHECK(tiers_plan(&r, usage3(10 * MiB, 10 * MiB, 10 * MiB), NULL, NULL, 1000 * MiB, PAGE, &p));
 	CHECK_EQ_U64(p.demote_bytes + p.evict_bytes, 30 * MiB);
 	for (unsigned i = 0; i < p.n_steps; i++)
 		CHECK(p.step[i].bytes <= 10 * MiB);
 
 	/* Rounding: every step is whole pages; a sub-page share is dropped. */
-	CHECK(tiers_plan(&r, usage3(3 * MiB, 3 * MiB, 3 * MiB), NULL, 3 * PAGE + 5, PAGE, &p));
+	CHECK(tiers_plan(&r, usage3(3 * MiB, 3 * MiB, 3 * MiB), NULL, NULL, 3 * PAGE + 5, PAGE, &p));
 	for (unsigned i = 0; i < p.n_steps; i++)
 		CHECK(p.step[i].bytes % PAGE == 0 && p.step[i].bytes > 0);
 	CHECK(p.demote_bytes + p.evict_bytes <= 3 * PAGE + 5);
@@ -215,18 +216,185 @@ static void test_plan_not_applicable(void)
 
 	/* Demotion off: the kernel cannot move pages down; reclaim as without tiers. */
 	tier_roles_compute(&t, BIT(0) | BIT(1), &r);
-	CHECK(!tiers_plan(&r, usage3(MiB, MiB, MiB), NULL, MiB, PAGE, &p));
+	CHECK(!tiers_plan(&r, usage3(MiB, MiB, MiB), NULL, NULL, MiB, PAGE, &p));
 	CHECK_EQ_U64(p.n_steps, 0);
 	/* One tier: exactly today's behaviour. */
 	tier_roles_compute(&one, BIT(0) | BIT(1), &r);
-	CHECK(!tiers_plan(&r, usage3(MiB, MiB, 0), NULL, MiB, PAGE, &p));
+	CHECK(!tiers_plan(&r, usage3(MiB, MiB, 0), NULL, NULL, MiB, PAGE, &p));
 	CHECK_EQ_U64(p.n_steps, 0);
 	/* Tiers but nothing known about the cgroup's placement, or nothing asked. */
 	t.demotion_enabled = true;
 	tier_roles_compute(&t, BIT(0) | BIT(1), &r);
-	CHECK(!tiers_plan(&r, NULL, NULL, MiB, PAGE, &p));
-	CHECK(!tiers_plan(&r, usage3(0, 0, 0), NULL, MiB, PAGE, &p));
-	CHECK(!tiers_plan(&r, usage3(MiB, MiB, MiB), NULL, 0, PAGE, &p));
+	CHECK(!tiers_plan(&r, NULL, NULL, NULL, MiB, PAGE, &p));
+	CHECK(!tiers_plan(&r, usage3(0, 0, 0), NULL, NULL, MiB, PAGE, &p));
+	CHECK(!tiers_plan(&r, usage3(MiB, MiB, MiB), NULL, NULL, 0, PAGE, &p));
+}
+
+/* The room on the lower tier: free above the high watermark, known or not. */
+static void test_room_set(void)
+{
+	struct tier_room room = { 0 };
+	struct mem_tiers t = host3(true);
+	struct tier_roles r;
+
+	tier_roles_compute(&t, BIT(0) | BIT(1), &r);
+	tier_room_set(&room, 2, 100 * MiB, 30 * MiB);
+	CHECK_EQ_U64(room.bytes[2], 70 * MiB);
+	CHECK_EQ_U64(room.known, BIT(2));
+	CHECK(!tier_room_below_full(&room, &r, 0));
+	/* At or below the high watermark: no room, however far below. */
+	tier_room_set(&room, 2, 30 * MiB, 30 * MiB);
+	CHECK_EQ_U64(room.bytes[2], 0);
+	tier_room_set(&room, 2, 10 * MiB, 30 * MiB);
+	CHECK_EQ_U64(room.bytes[2], 0);
+	CHECK(tier_room_below_full(&room, &r, 0));
+	CHECK(tier_room_below_full(&room, &r, 1));
+	/* The lowest tier has nothing below it; NULL room and bad ids say nothing. */
+	CHECK(!tier_room_below_full(&room, &r, 2));
+	CHECK(!tier_room_below_full(NULL, &r, 0));
+	CHECK(!tier_room_below_full(&room, &r, -1));
+	CHECK(!tier_room_below_full(&room, &r, RECLAIMD_MAX_NODES));
+	/* Nothing known below: not full (unknown). */
+	room.known = 0;
+	CHECK(!tier_room_below_full(&room, &r, 0));
+	tier_room_set(&room, RECLAIMD_MAX_NODES, MiB, 0);
+	CHECK_EQ_U64(room.known, 0);
+}
+
+/* Demotion into a lower tier with no room above its high watermark would only make the kernel
+ * reclaim there: the plan asks no demotion, says why, and keeps the eviction on the lowest
+ * tier (which makes room). Partial room caps the demotion, fastest tier first, and is used up
+ * across the plans of one tick. */
+static void test_plan_room(void)
+{
+	struct mem_tiers t = host3(true);
+	struct tier_roles r;
+	struct tier_room room = { 0 };
+	struct tiers_backoff b = { 0 };
+	struct tier_plan p;
+
+	tier_roles_compute(&t, BIT(0) | BIT(1), &r);
+	/* Full: 80 MiB of demotion withheld, the 20 MiB eviction on node 2 stays. */
+	tier_room_set(&room, 2, 50 * MiB, 60 * MiB);
+	CHECK(tiers_plan(&r, usage3(300 * MiB, 100 * MiB, 100 * MiB), NULL, &room, 100 * MiB, PAGE,
+			 &p));
+	CHECK_EQ_U64(p.demote_bytes, 0);
+	CHECK_EQ_U64(p.room_held_bytes, 80 * MiB);
+	CHECK(p.lower_full);
+	CHECK_STREQ(tier_plan_reason(&p), "lower tier full");
+	CHECK_EQ_U64(p.n_steps, 1);
+	CHECK_EQ_INT(p.step[0].node, 2);
+	CHECK_EQ_INT(p.step[0].action, TIER_ACTION_EVICT);
+	CHECK_EQ_U64(p.evict_bytes, 20 * MiB);
+	CHECK_EQ_U64(p.held_back_bytes, 0);
+	/* Nothing of the cgroup on the lowest tier: no request at all. */
+	CHECK(tiers_plan(&r, usage3(50 * MiB, 50 * MiB, 0), NULL, &room, 40 * MiB, PAGE, &p));
+	CHECK_EQ_U64(p.n_steps, 0);
+	CHECK_EQ_U64(p.demote_bytes + p.evict_bytes, 0);
+	CHECK_EQ_U64(p.room_held_bytes, 40 * MiB);
+	CHECK_STREQ(tier_plan_reason(&p), "lower tier full");
+
+	/* 50 MiB of room: node 0 (60 wanted) gets 50, node 1 (20) none; the room is used up, and
+	 * the next plan of the tick finds none. */
+	tier_room_set(&room, 2, 110 * MiB, 60 * MiB);
+	CHECK(tiers_plan(&r, usage3(300 * MiB, 100 * MiB, 100 * MiB), NULL, &room, 100 * MiB, PAGE,
+			 &p));
+	CHECK_EQ_U64(p.n_steps, 2);
+	CHECK_EQ_INT(p.step[0].node, 0);
+	CHECK_EQ_U64(p.step[0].bytes, 50 * MiB);
+	CHECK_EQ_INT(p.step[1].node, 2);
+	CHECK_EQ_U64(p.demote_bytes, 50 * MiB);
+	CHECK_EQ_U64(p.room_held_bytes, 30 * MiB);
+	CHECK(p.lower_full);
+	CHECK_EQ_U64(room.bytes[2], 0);
+	CHECK(tiers_plan(&r, usage3(300 * MiB, 100 * MiB, 100 * MiB), NULL, &room, 100 * MiB, PAGE,
+			 &p));
+	CHECK_EQ_U64(p.demote_bytes, 0);
+	CHECK_EQ_U64(p.room_held_bytes, 80 * MiB);
+
+	/* Room to spare: as without the check, and the room shrinks by what was demoted. */
+	tier_room_set(&room, 2, 1024 * MiB, 0);
+	CHECK(tiers_plan(&r, usage3(300 * MiB, 100 * MiB, 100 * MiB), NULL, &room, 100 * MiB, PAGE,
+			 &p));
+	CHECK_EQ_U64(p.demote_bytes, 80 * MiB);
+	CHECK_EQ_U64(p.room_held_bytes, 0);
+	CHECK(!p.lower_full);
+	CHECK(tier_plan_reason(&p) == NULL);
+	CHECK_EQ_U64(room.bytes[2], 944 * MiB);
+
+	/* Room not a whole number of pages: whole pages only. */
+	tier_room_set(&room, 2, 10 * MiB + 100, 0);
+	CHECK(tiers_plan(&r, usage3(300 * MiB, 100 * MiB, 100 * MiB), NULL, &room, 100 * MiB, PAGE,
+			 &p));
+	CHECK_EQ_U64(p.demote_bytes, 10 * MiB);
+	CHECK_EQ_U64(room.bytes[2], 100);
+
+	/* The lower node's room not known (its files unreadable): no cap. */
+	room = (struct tier_room){ 0 };
+	CHECK(tiers_plan(&r, usage3(300 * MiB, 100 * MiB, 100 * MiB), NULL, &room, 100 * MiB, PAGE,
+			 &p));
+	CHECK_EQ_U64(p.demote_bytes, 80 * MiB);
+	CHECK(!p.lower_full);
+
+	/* Back-off first, then room: the reason is the room when it cut anything. */
+	b.step[0] = 1;
+	tier_room_set(&room, 2, 100 * MiB, 0);
+	CHECK(tiers_plan(&r, usage3(300 * MiB, 100 * MiB, 100 * MiB), &b, &room, 100 * MiB, PAGE,
+			 &p));
+	CHECK_EQ_U64(p.held_back_bytes, 30 * MiB);
+	CHECK_EQ_U64(p.demote_bytes, 50 * MiB);
+	CHECK(!p.lower_full);
+	CHECK_STREQ(tier_plan_reason(&p), "backing off");
+	tier_room_set(&room, 2, 10 * MiB, 0);
+	CHECK(tiers_plan(&r, usage3(300 * MiB, 100 * MiB, 100 * MiB), &b, &room, 100 * MiB, PAGE,
+			 &p));
+	CHECK_EQ_U64(p.held_back_bytes, 30 * MiB);
+	CHECK_EQ_U64(p.demote_bytes, 10 * MiB);
+	CHECK_EQ_U64(p.room_held_bytes, 40 * MiB);
+	CHECK_STREQ(tier_plan_reason(&p), "lower tier full");
+}
+
+/* Three tiers (DRAM 0 with CPUs, a middle CPU-less node 1, the lowest node 2): the top takes
+ * room on the next tier first, then below; the middle only below itself. */
+static void test_plan_room_three_tiers(void)
+{
+	struct mem_tiers t = {
+		.n_tiers = 3,
+		.tier = { { .id = 22, .nodes = BIT(2) }, { .id = 4, .nodes = BIT(0) },
+			  { .id = 10, .nodes = BIT(1) } },
+		.demotion_enabled = true,
+	};
+	struct tier_roles r;
+	struct tier_room room = { 0 };
+	struct tier_plan p;
+
+	tier_roles_compute(&t, BIT(0), &r);
+	CHECK_EQ_INT(r.role[0], TIER_ROLE_TOP);
+	CHECK_EQ_INT(r.role[1], TIER_ROLE_MIDDLE);
+	CHECK_EQ_INT(r.role[2], TIER_ROLE_LOWEST);
+	/* 90 MiB of 300: 30 evicted on node 2, 30 demoted from each of nodes 0 and 1. Node 0 takes
+	 * node 1's 10 MiB, then 20 of node 2's 100; node 1 takes 30 more of node 2's. */
+	tier_room_set(&room, 1, 10 * MiB, 0);
+	tier_room_set(&room, 2, 100 * MiB, 0);
+	CHECK(tiers_plan(&r, usage3(100 * MiB, 100 * MiB, 100 * MiB), NULL, &room, 90 * MiB, PAGE,
+			 &p));
+	CHECK_EQ_U64(p.demote_bytes, 60 * MiB);
+	CHECK_EQ_U64(p.evict_bytes, 30 * MiB);
+	CHECK(!p.lower_full);
+	CHECK_EQ_U64(room.bytes[1], 0);
+	CHECK_EQ_U64(room.bytes[2], 50 * MiB);
+	/* The middle node full, the lowest not: the top still demotes (into the lowest tier, the
+	 * kernel's fallback targets), so nothing below node 0 is "full". */
+	CHECK(!tier_room_below_full(&room, &r, 0));
+	/* The lowest full: the middle's demotion is held, the top's too. */
+	tier_room_set(&room, 2, 0, 0);
+	CHECK(tier_room_below_full(&room, &r, 0));
+	CHECK(tier_room_below_full(&room, &r, 1));
+	CHECK(tiers_plan(&r, usage3(100 * MiB, 100 * MiB, 100 * MiB), NULL, &room, 90 * MiB, PAGE,
+			 &p));
+	CHECK_EQ_U64(p.demote_bytes, 0);
+	CHECK_EQ_U64(p.room_held_bytes, 60 * MiB);
+	CHECK_EQ_U64(p.evict_bytes, 30 * MiB);
 }
 
 static void test_backoff_on_promotion(void)
@@ -251,7 +419,7 @@ static void test_backoff_on_promotion(void)
 	CHECK_NEAR(tiers_backoff_factor(&b, 1), 1.0, 1e-12);
 
 	/* The plan halves node 0's demotion and says what it held back; eviction untouched. */
-	CHECK(tiers_plan(&r, usage3(300 * MiB, 100 * MiB, 100 * MiB), &b, 100 * MiB, PAGE, &p));
+	CHECK(tiers_plan(&r, usage3(300 * MiB, 100 * MiB, 100 * MiB), &b, NULL, 100 * MiB, PAGE, &p));
 	CHECK_EQ_U64(p.step[0].bytes, 30 * MiB);
 	CHECK_EQ_U64(p.step[1].bytes, 20 * MiB);
 	CHECK_EQ_U64(p.held_back_bytes, 30 * MiB);
@@ -262,7 +430,7 @@ static void test_backoff_on_promotion(void)
 		tiers_backoff_update(&b, &r, &tick);
 	CHECK_EQ_U64(b.step[0], TIERS_MAX_STEP);
 	CHECK_NEAR(tiers_backoff_factor(&b, 0), 0.0, 1e-12);
-	CHECK(tiers_plan(&r, usage3(300 * MiB, 100 * MiB, 100 * MiB), &b, 100 * MiB, PAGE, &p));
+	CHECK(tiers_plan(&r, usage3(300 * MiB, 100 * MiB, 100 * MiB), &b, NULL, 100 * MiB, PAGE, &p));
 	for (unsigned i = 0; i < p.n_steps; i++)
 		CHECK(p.step[i].node != 0);
 	CHECK_EQ_U64(p.held_back_bytes, 60 * MiB);
@@ -367,7 +535,7 @@ static void test_shape_targets(void)
 	uint64_t total;
 
 	tier_roles_compute(&t, BIT(0) | BIT(1), &r);
-	CHECK(tiers_plan(&r, usage3(300 * MiB, 100 * MiB, 100 * MiB), NULL, 100 * MiB, PAGE, &p));
+	CHECK(tiers_plan(&r, usage3(300 * MiB, 100 * MiB, 100 * MiB), NULL, NULL, 100 * MiB, PAGE, &p));
 	total = tiers_shape_targets(&p, tg, &n, PAGE);
 	CHECK_EQ_U64(total, 100 * MiB);
 	CHECK_EQ_U64(n, 3);
@@ -380,7 +548,7 @@ static void test_shape_targets(void)
 		struct tiers_backoff b = { 0 };
 
 		b.step[0] = TIERS_MAX_STEP;
-		CHECK(tiers_plan(&r, usage3(300 * MiB, 100 * MiB, 100 * MiB), &b, 100 * MiB, PAGE,
+		CHECK(tiers_plan(&r, usage3(300 * MiB, 100 * MiB, 100 * MiB), &b, NULL, 100 * MiB, PAGE,
 				 &p));
 		n = 3;
 		tg[0].idle_pages = 100000;
@@ -551,6 +719,19 @@ static void test_metrics_render(void)
 	CHECK(text && strstr(text, "reclaimd_tier_used_bytes{node=\"0\",tier=\"4\",role=\"top\"} 3\n"));
 	CHECK(text && strstr(text, "reclaimd_tier_demoted_bytes_total{node=\"0\",tier=\"4\",role=\"top\"} 4096\n"));
 	CHECK(text && strstr(text, "reclaimd_tier_promoted_bytes_total{node=\"2\",tier=\"22\",role=\"lowest\"} 0\n"));
+	/* Room only where it was read (demotion on); the withheld demotion as a counter. */
+	CHECK(text && strstr(text, "\nreclaimd_tier_room_held_bytes_total 0\n"));
+	CHECK(text && strstr(text, "# TYPE reclaimd_tier_room_bytes gauge\n"));
+	CHECK(text && !strstr(text, "reclaimd_tier_room_bytes{"));
+	free(text);
+	text = NULL;
+	in.tier_node[1].room_known = true;
+	in.tier_node[1].room_bytes = 0;
+	in.room_held_bytes = 80 * MiB;
+	CHECK_EQ_INT(metrics_render(&in, &text, &len), 0);
+	CHECK(text && strstr(text, "\nreclaimd_tier_room_bytes{node=\"2\",tier=\"22\",role=\"lowest\"} 0\n"));
+	CHECK(text && !strstr(text, "reclaimd_tier_room_bytes{node=\"0\""));
+	CHECK(text && strstr(text, "\nreclaimd_tier_room_held_bytes_total 83886080\n"));
 	free(text);
 }
 
@@ -589,6 +770,9 @@ int main(void)
 	test_cpu_nodes_from_topology();
 	test_plan_split();
 	test_plan_not_applicable();
+	test_room_set();
+	test_plan_room();
+	test_plan_room_three_tiers();
 	test_backoff_on_promotion();
 	test_backoff_noise_and_fallback();
 	test_freed_pages();

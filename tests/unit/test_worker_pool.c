@@ -12,6 +12,14 @@
  * records its worker's CPU set and how many jobs run at once, then blocks until released. The
  * rate limit runs real jobs against a directory whose memory.reclaim is a regular file, with the
  * bucket on an injected clock, so its accounting is asserted exactly and nothing waits on time.
+ *
+ * nodeN/reclaim writes (node_reclaim.h) run as jobs of the same pools: on a pinned pool, under
+ * its rate limit, and through the dispatcher (dispatcher.h) on a fake sys root with a real
+ * sd-event loop: routed to the node's own pool, or for a CPU-less node to the nearest node with
+ * CPUs by distance (not the default node), one per node in flight, results through the
+ * callback, and writes cancelled by a stop or by hotplug dissolving their pool reported too. A
+ * node whose reclaim file is a FIFO blocks the write in open(2), as a long reclaim blocks in
+ * write(2).
  * Every wait here is a liveness bound (seconds for what takes milliseconds), never a threshold.
  */
 #include <dirent.h>
@@ -26,8 +34,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <systemd/sd-event.h>
+
+#include "ctl/dispatcher.h"
 #include "reclaimd/actuator.h"
 #include "reclaimd/config.h"
+#include "reclaimd/node_reclaim.h"
 #include "test.h"
 
 static char dir[256];
@@ -707,6 +719,361 @@ static void test_cancel_waiting_for_tokens(void)
 	worker_pool_free(p);
 }
 
+/* ---- nodeN/reclaim writes on the pools ------------------------------------------------- */
+
+static char sys_dir[256]; /* a fake sys root: devices/system/node/node<N>/reclaim */
+
+static void sys_path(char *buf, size_t size, unsigned node)
+{
+	snprintf(buf, size, "%s/devices/system/node/node%u/reclaim", sys_dir, node);
+}
+
+/* node<N>/reclaim as an empty regular file (every write succeeds) or a FIFO (open blocks). */
+static int make_node_file(unsigned node, bool fifo)
+{
+	char path[400];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/devices", sys_dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/devices/system", sys_dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/devices/system/node", sys_dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/devices/system/node/node%u", sys_dir, node);
+	mkdir(path, 0755);
+	sys_path(path, sizeof(path), node);
+	unlink(path);
+	if (fifo)
+		return mkfifo(path, 0600);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+static void read_node_file(unsigned node, char *buf, size_t size)
+{
+	char path[400];
+	int fd;
+	ssize_t n;
+
+	buf[0] = '\0';
+	sys_path(path, sizeof(path), node);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, size - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	close(fd);
+}
+
+/* A worker's run that records the worker's CPU set, then does the real job. */
+static cpu_set_t ran_cpus;
+static int ran_cpus_r = -1;
+
+static void run_recording_cpus(struct reclaim_job *job)
+{
+	ran_cpus_r = pthread_getaffinity_np(pthread_self(), sizeof(ran_cpus), &ran_cpus);
+	reclaim_job_run(job);
+}
+
+/* A node's write on a pool pinned to one CPU runs there, writes the bytes once and measures
+ * nothing; the pool counts it as a finished job that reclaimed nothing (the node's write is
+ * not a cgroup's). */
+static void test_node_job_on_pinned_pool(void)
+{
+	cpu_set_t mine, one;
+	struct worker_pool *p = NULL;
+	struct worker_pool_stats st;
+	struct reclaim_job *job = NULL, *got[1];
+	char buf[64];
+	int cpu = -1;
+
+	CPU_ZERO(&mine);
+	if (sched_getaffinity(0, sizeof(mine), &mine) < 0) {
+		SKIP("sched_getaffinity: %s", strerror(errno));
+		return;
+	}
+	for (size_t c = 0; c < CPU_SETSIZE && cpu < 0; c++)
+		if (CPU_ISSET(c, &mine))
+			cpu = (int)c;
+	CPU_ZERO(&one);
+	CPU_SET((size_t)cpu, &one);
+	CHECK_EQ_INT(make_node_file(3, false), 0);
+	CHECK_EQ_INT(worker_pool_new(1, 4, 3, &one, &p), 0);
+	CHECK_EQ_INT(node_reclaim_job_new(sys_dir, 3, 12345 * 4096ULL, &job), 0);
+	if (!p || !job) {
+		reclaim_job_free(job);
+		worker_pool_free(p);
+		return;
+	}
+	worker_pool_set_test_hooks(p, run_recording_cpus, NULL);
+	CHECK_EQ_INT(worker_pool_submit(p, job), 0);
+	CHECK_EQ_U64(drain_wait(p, got, 1, 5 * USEC_PER_SEC), 1);
+	CHECK(got[0] == job);
+	CHECK_EQ_INT(ran_cpus_r, 0);
+	CHECK(CPU_EQUAL(&ran_cpus, &one));
+	CHECK_EQ_INT(job->outcome, JOB_DONE);
+	CHECK_EQ_U64(job->written_bytes, 12345 * 4096ULL);
+	CHECK_EQ_U64(job->reclaimed_bytes, 0);
+	read_node_file(3, buf, sizeof(buf));
+	CHECK_STREQ(buf, "50565120");
+	worker_pool_get_stats(p, &st);
+	CHECK_EQ_U64(st.jobs_done, 1);
+	CHECK_EQ_U64(st.bytes_reclaimed, 0);
+	reclaim_job_free(job);
+	worker_pool_free(p);
+}
+
+/* A node's write takes its bytes from the pool's rate limit, as a chunk does, and a cancel
+ * ends its wait for tokens (nothing is written). */
+static void test_node_job_rate_limited(void)
+{
+	const uint64_t MiB = 1 << 20;
+	struct worker_pool *p = NULL;
+	struct worker_pool_stats st;
+	struct reclaim_job *a = NULL, *b = NULL, *got[1];
+	char buf[64];
+
+	CHECK_EQ_INT(make_node_file(4, false), 0);
+	CHECK_EQ_INT(worker_pool_new(1, 4, -1, NULL, &p), 0);
+	if (!p)
+		return;
+	worker_pool_set_test_hooks(p, NULL, fake_clock);
+	worker_pool_set_rate_limit(p, MiB);
+	/* The full bucket pays for the first MiB. */
+	CHECK_EQ_INT(node_reclaim_job_new(sys_dir, 4, MiB, &a), 0);
+	CHECK_EQ_INT(node_reclaim_job_new(sys_dir, 4, MiB, &b), 0);
+	if (!a || !b)
+		goto out;
+	CHECK_EQ_INT(worker_pool_submit(p, a), 0);
+	CHECK_EQ_U64(drain_wait(p, got, 1, 5 * USEC_PER_SEC), 1);
+	CHECK_EQ_INT(a->outcome, JOB_DONE);
+	read_node_file(4, buf, sizeof(buf));
+	CHECK_STREQ(buf, "1048576");
+	CHECK_EQ_INT(make_node_file(4, false), 0); /* empty again */
+	/* The next MiB waits for a second of (injected) time; half of one is not enough. */
+	CHECK_EQ_INT(worker_pool_submit(p, b), 0);
+	wait_throttled(p, 1, &st);
+	CHECK_EQ_U64(st.throttled, 1);
+	CHECK_EQ_U64(st.tokens_taken_bytes, MiB);
+	atomic_fetch_add(&fake_now_us, USEC_PER_SEC / 2);
+	worker_pool_set_rate_limit(p, MiB); /* same rate: waiting jobs re-evaluate */
+	usleep(20000);
+	worker_pool_get_stats(p, &st);
+	CHECK_EQ_U64(st.throttled, 1);
+	CHECK_EQ_U64(st.tokens_taken_bytes, MiB);
+	read_node_file(4, buf, sizeof(buf));
+	CHECK_STREQ(buf, "");
+	atomic_fetch_add(&fake_now_us, USEC_PER_SEC / 2);
+	worker_pool_set_rate_limit(p, MiB);
+	if (drain_wait(p, got, 1, 5 * USEC_PER_SEC) != 1) {
+		CHECK(false);
+		b = NULL; /* still the pool's: freed with it */
+		goto out;
+	}
+	CHECK_EQ_INT(b->outcome, JOB_DONE);
+	worker_pool_get_stats(p, &st);
+	CHECK_EQ_U64(st.tokens_taken_bytes, 2 * MiB);
+	read_node_file(4, buf, sizeof(buf));
+	CHECK_STREQ(buf, "1048576");
+	CHECK_EQ_INT(make_node_file(4, false), 0);
+	reclaim_job_free(a);
+	reclaim_job_free(b);
+	a = b = NULL;
+	/* Waiting for tokens (the clock no longer moves), a cancel ends it: nothing written. */
+	CHECK_EQ_INT(node_reclaim_job_new(sys_dir, 4, 4 * MiB, &a), 0);
+	if (!a)
+		goto out;
+	CHECK_EQ_INT(worker_pool_submit(p, a), 0);
+	wait_throttled(p, 2, &st);
+	CHECK_EQ_U64(st.throttled, 1);
+	worker_pool_cancel(p, a);
+	if (drain_wait(p, got, 1, 5 * USEC_PER_SEC) != 1) {
+		CHECK(false);
+		a = NULL; /* still the pool's: freed with it */
+		goto out;
+	}
+	CHECK_EQ_INT(a->outcome, JOB_CANCELLED);
+	CHECK_EQ_U64(a->written_bytes, 0);
+	read_node_file(4, buf, sizeof(buf));
+	CHECK_STREQ(buf, "");
+out:
+	reclaim_job_free(a);
+	reclaim_job_free(b);
+	worker_pool_free(p);
+}
+
+#define NR_MAX 8
+static struct node_reclaim_result nr_got[NR_MAX];
+static unsigned nr_n;
+
+static void on_nr_done(void *userdata _unused_, const struct node_reclaim_result *r)
+{
+	if (nr_n < NR_MAX)
+		nr_got[nr_n] = *r;
+	nr_n++;
+}
+
+/* Runs the event loop until `want` results came back (at most 5 s); returns how many did. */
+static unsigned nr_wait(sd_event *e, unsigned want)
+{
+	usec_t end = now_us() + 5 * USEC_PER_SEC;
+
+	while (nr_n < want && now_us() < end)
+		sd_event_run(e, 50 * USEC_PER_MSEC);
+	return nr_n;
+}
+
+/* The result for `node` among those received (NULL: none). */
+static const struct node_reclaim_result *nr_find(unsigned node)
+{
+	for (unsigned i = 0; i < MIN(nr_n, (unsigned)NR_MAX); i++)
+		if (nr_got[i].node == node)
+			return &nr_got[i];
+	return NULL;
+}
+
+static void topo_node(struct numa_topology *t, unsigned i, int cpu, unsigned d0, unsigned d1,
+		      unsigned d2)
+{
+	struct numa_node_info *n = &t->node[i];
+
+	n->id = (int)i;
+	n->present = true;
+	CPU_ZERO(&n->cpus);
+	if (cpu >= 0)
+		CPU_SET((size_t)cpu, &n->cpus);
+	n->n_cpus = (unsigned)CPU_COUNT(&n->cpus);
+	n->mem_total_bytes = 1ULL << 30;
+	n->distance[0] = d0;
+	n->distance[1] = d1;
+	n->distance[2] = d2;
+}
+
+/* Through the dispatcher: node 0 and node 2 have CPUs (and pools), node 1 has none and is
+ * nearer node 2 (17) than node 0 (30). Node 0's write runs on node 0's pool; node 1's on node
+ * 2's pool, not on the default (lowest) node 0; one write per node in flight (a second gets
+ * -EBUSY) while two nodes may share a pool; a stop or hotplug reports what it cancelled. */
+static void test_dispatcher_node_reclaim_routing(void)
+{
+	static struct numa_topology topo, t2;
+	static struct config c;
+	static struct cgroup_set cgs;
+	const struct node_reclaim_result *r;
+	struct dispatcher_report rep;
+	struct dispatcher *ds = NULL;
+	sd_event *e = NULL;
+	cpu_set_t mine;
+	char buf[64];
+	int cpu = -1;
+
+	CPU_ZERO(&mine);
+	if (sched_getaffinity(0, sizeof(mine), &mine) < 0) {
+		SKIP("sched_getaffinity: %s", strerror(errno));
+		return;
+	}
+	for (size_t k = 0; k < CPU_SETSIZE && cpu < 0; k++)
+		if (CPU_ISSET(k, &mine))
+			cpu = (int)k;
+	memset(&topo, 0, sizeof(topo));
+	topo.n_nodes = 3;
+	topo_node(&topo, 0, cpu, 10, 30, 20);
+	topo_node(&topo, 1, -1, 30, 10, 17);
+	topo_node(&topo, 2, cpu, 20, 17, 10);
+	CHECK_EQ_INT(make_node_file(0, false), 0);
+	CHECK_EQ_INT(make_node_file(1, true), 0);
+	CHECK_EQ_INT(make_node_file(2, false), 0);
+	CHECK_EQ_INT(sd_event_new(&e), 0);
+	if (!e)
+		return;
+	nr_n = 0;
+	CHECK_EQ_INT(dispatcher_new(&(struct ctl_env){ .event = e, .proc_root = "/proc",
+						       .sys_root = sys_dir },
+				    &c, 1, &topo, &cgs,
+				    &(struct dispatcher_hooks){ .node_reclaim_done = on_nr_done },
+				    &ds), 0);
+	if (!ds)
+		goto out;
+
+	/* Bad arguments. */
+	CHECK_EQ_INT(dispatcher_submit_node_reclaim(ds, RECLAIMD_MAX_NODES, 4096), -EINVAL);
+	CHECK_EQ_INT(dispatcher_submit_node_reclaim(ds, 0, 0), -EINVAL);
+
+	/* CPU-less node 1: the nearest node with CPUs by distance, node 2. Its open blocks. */
+	CHECK_EQ_INT(dispatcher_submit_node_reclaim(ds, 1, 4096), 2);
+	CHECK(dispatcher_node_reclaim_busy(ds, 1));
+	CHECK_EQ_INT(dispatcher_submit_node_reclaim(ds, 1, 4096), -EBUSY);
+	/* Node 0: its own pool; the kernel takes it, the result comes through the callback. */
+	CHECK_EQ_INT(dispatcher_submit_node_reclaim(ds, 0, 8192), 0);
+	CHECK_EQ_U64(nr_wait(e, 1), 1);
+	r = nr_find(0);
+	CHECK(r != NULL);
+	if (r) {
+		CHECK_EQ_INT(r->pool_node, 0);
+		CHECK_EQ_U64(r->bytes, 8192);
+		CHECK_EQ_INT(r->outcome, JOB_DONE);
+		CHECK_EQ_INT(r->error, 0);
+	}
+	read_node_file(0, buf, sizeof(buf));
+	CHECK_STREQ(buf, "8192");
+	CHECK(!dispatcher_node_reclaim_busy(ds, 0));
+	CHECK(dispatcher_node_reclaim_busy(ds, 1));
+	/* Node 2 has its own write: one per node, not per pool. It queues behind node 1's. */
+	CHECK_EQ_INT(dispatcher_submit_node_reclaim(ds, 2, 4096), 2);
+	/* Not a cgroup's job: not in the jobs' totals. */
+	dispatcher_report(ds, &rep);
+	CHECK_EQ_U64(rep.jobs_submitted, 0);
+	CHECK_EQ_U64(rep.requested_bytes, 0);
+	CHECK_EQ_U64(rep.total_reclaimed_bytes, 0);
+	CHECK_EQ_U64(rep.requests_by_outcome[JOB_DONE], 0);
+	CHECK_EQ_U64(rep.pending, 2);
+
+	/* Hotplug: node 2 loses its CPUs. Its pool is dissolved: node 1's write is interrupted,
+	 * node 2's never ran; both come back cancelled. */
+	t2 = topo;
+	CPU_ZERO(&t2.node[2].cpus);
+	t2.node[2].n_cpus = 0;
+	dispatcher_topology_changed(ds, &t2);
+	topo = t2;
+	CHECK_EQ_U64(nr_n, 3);
+	r = nr_find(1);
+	CHECK(r != NULL);
+	if (r) {
+		CHECK_EQ_INT(r->pool_node, 2);
+		CHECK_EQ_INT(r->outcome, JOB_CANCELLED);
+	}
+	r = nr_find(2);
+	CHECK(r != NULL);
+	if (r) {
+		CHECK_EQ_INT(r->outcome, JOB_CANCELLED);
+		CHECK_EQ_INT(r->error, 0);
+	}
+	read_node_file(2, buf, sizeof(buf));
+	CHECK_STREQ(buf, "");
+	CHECK(!dispatcher_node_reclaim_busy(ds, 1));
+	CHECK(!dispatcher_node_reclaim_busy(ds, 2));
+
+	/* Now node 0 is the nearest with CPUs for both. Node 1's open blocks again; the stop
+	 * interrupts it and reports it. */
+	CHECK_EQ_INT(dispatcher_submit_node_reclaim(ds, 1, 4096), 0);
+	CHECK_EQ_INT(dispatcher_submit_node_reclaim(ds, 2, 4096), 0);
+	nr_n = 0;
+	memset(nr_got, 0, sizeof(nr_got));
+	dispatcher_stop(ds);
+	CHECK_EQ_U64(nr_n, 2);
+	r = nr_find(1);
+	CHECK(r && r->outcome == JOB_CANCELLED && r->pool_node == 0);
+	r = nr_find(2);
+	CHECK(r && r->outcome == JOB_CANCELLED && r->pool_node == 0);
+	CHECK_EQ_INT(dispatcher_submit_node_reclaim(ds, 0, 4096), -ENODEV);
+out:
+	dispatcher_free(ds);
+	sd_event_unref(e);
+}
+
 int main(void)
 {
 	char fifo[300];
@@ -739,6 +1106,20 @@ int main(void)
 	unlinkat(plain_dirfd, "memory.reclaim", 0);
 	close(openat(plain_dirfd, "memory.reclaim", O_WRONLY | O_CREAT | O_TRUNC, 0600));
 	test_cancel_waiting_for_tokens();
+	snprintf(sys_dir, sizeof(sys_dir), "/tmp/reclaimd-test-pool-sys.XXXXXX");
+	if (!mkdtemp(sys_dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_node_job_on_pinned_pool();
+	test_node_job_rate_limited();
+	test_dispatcher_node_reclaim_routing();
+	{
+		char cmd[300];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", sys_dir);
+		CHECK_EQ_INT(system(cmd), 0);
+	}
 
 	close(dirfd_);
 	unlink(fifo);
