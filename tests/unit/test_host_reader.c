@@ -122,7 +122,7 @@ static void make_tree(void)
 
 static int open_tree(struct host_reader **ret)
 {
-	return host_reader_open(path_in(tmp_root, "proc"), path_in(tmp_root, "sys"), ret);
+	return host_reader_open(path_in(tmp_root, "proc"), path_in(tmp_root, "sys"), ret, NULL);
 }
 
 /* ---- pread_whole / read_at ---------------------------------------------------------------- */
@@ -215,7 +215,7 @@ static void test_fixture_tree(void)
 {
 	struct host_reader *r = NULL;
 
-	CHECK_EQ_INT(host_reader_open(path_in(fixtures, "real-6.12/proc"), path_in(fixtures, "real-6.12/sys"), &r),
+	CHECK_EQ_INT(host_reader_open(path_in(fixtures, "real-6.12/proc"), path_in(fixtures, "real-6.12/sys"), &r, NULL),
 		     0);
 	CHECK(r != NULL);
 	if (!r)
@@ -269,7 +269,7 @@ static void test_fixture_tree_without_zswap(void)
 	char proc[PATH_MAX];
 
 	snprintf(proc, sizeof(proc), "%s", path_in(fixtures, "host-nozswap/proc"));
-	CHECK_EQ_INT(host_reader_open(proc, path_in(fixtures, "host-nozswap/sys"), &r), 0);
+	CHECK_EQ_INT(host_reader_open(proc, path_in(fixtures, "host-nozswap/sys"), &r, NULL), 0);
 	if (!r)
 		return;
 	memset(&sample, 0xa5, sizeof(sample));
@@ -284,7 +284,7 @@ static void test_fixture_tree_without_zswap(void)
 	host_reader_free(r);
 
 	/* No sysfs root at all is the same as no zswap. */
-	CHECK_EQ_INT(host_reader_open(proc, "/nonexistent/sys", &r), 0);
+	CHECK_EQ_INT(host_reader_open(proc, "/nonexistent/sys", &r, NULL), 0);
 	if (!r)
 		return;
 	CHECK_EQ_INT(host_reader_read(r, &sample), 0);
@@ -299,7 +299,7 @@ static void test_open_errors(void)
 {
 	struct host_reader *r = (struct host_reader *)&pattern; /* must stay untouched */
 
-	CHECK_EQ_INT(host_reader_open("/nonexistent/proc", "/nonexistent/sys", &r), -ENOENT);
+	CHECK_EQ_INT(host_reader_open("/nonexistent/proc", "/nonexistent/sys", &r, NULL), -ENOENT);
 	CHECK(r == (struct host_reader *)&pattern);
 
 	static const char *const required[] = {
@@ -314,7 +314,7 @@ static void test_open_errors(void)
 
 	/* proc_root that is a file, not a directory. */
 	make_tree();
-	CHECK_EQ_INT(host_reader_open(path_in(tmp_root, "proc/meminfo"), tmp_root, &r), -ENOTDIR);
+	CHECK_EQ_INT(host_reader_open(path_in(tmp_root, "proc/meminfo"), tmp_root, &r, NULL), -ENOTDIR);
 }
 
 /* A required file that turns bad fails the whole read and leaves *ret alone. */
