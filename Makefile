@@ -134,7 +134,7 @@ SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
 DESTDIR ?=
 MANDIR  ?= $(PREFIX)/share/man
 # The binaries, the unit, the man pages, and the example configuration (never overwriting an
-# existing one).
+# existing one), root's and writable by root only, as reclaimd demands of it (README "Safety").
 # They come from $(BUILD), so "make deb" (its own BUILD) leaves ./reclaimd as it was.
 install: $(BUILD)/reclaimd $(BUILD)/reclaimctl man
 	install -D -m 0755 $(BUILD)/reclaimd $(DESTDIR)$(PREFIX)/sbin/reclaimd
@@ -153,7 +153,8 @@ install: $(BUILD)/reclaimd $(BUILD)/reclaimctl man
 	@if [ -e $(DESTDIR)/etc/reclaimd/reclaimd.json ]; then \
 		echo "keeping the existing /etc/reclaimd/reclaimd.json"; \
 	else \
-		install -D -m 0644 config/reclaimd.json $(DESTDIR)/etc/reclaimd/reclaimd.json; \
+		install -d -m 0755 $(DESTDIR)/etc/reclaimd; \
+		install -m 0644 config/reclaimd.json $(DESTDIR)/etc/reclaimd/reclaimd.json; \
 	fi
 
 # Man pages from one source each: help2man on the binary's --help and --version (with

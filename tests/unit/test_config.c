@@ -771,6 +771,11 @@ static void test_bad_strings(void)
 	EXPECT_FAIL("{\"rules\": [{\"match\": \"/system.slice\"}]}", "rules[0].match: must be relative to the cgroup root");
 	EXPECT_FAIL("{\"rules\": [{\"match\": \"system.slice/\"}]}", "rules[0].match: has an empty path component");
 	EXPECT_FAIL("{\"rules\": [{\"match\": \"a//b\"}]}", "rules[0].match: has an empty path component");
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"a\"}, {\"match\": \"../../etc/*\"}]}",
+		    "rules[1].match: the component \"..\" (at offset 0) is not allowed: cgroup paths "
+		    "have no \".\" or \"..\" components");
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"system.slice/./x\"}]}",
+		    "rules[0].match: the component \".\" (at offset 13) is not allowed");
 	EXPECT_FAIL("{\"rules\": [{\"match\": \"a\", \"policy\": \"senpai\"}]}", "rules[0].policy: unknown policy \"senpai\" (valid: psi, none)");
 	EXPECT_FAIL("{\"rules\": [{\"match\": \"a\", \"policy\": 1}]}", "rules[0].policy: expected a policy name, got an integer");
 	EXPECT_FAIL("{\"rules\": [{\"match\": \"a\", \"probe_mx\": 0.5}]}", "rules[0]: unknown key \"probe_mx\" (did you mean \"probe_max\"?)");
