@@ -46,6 +46,9 @@ static void usage(FILE *out)
 		"      --workers N       reclaim worker threads per NUMA node (overrides\n"
 		"                        max_workers_per_node; default min(4, the node's CPUs))\n"
 		"      --log-stderr      log plain lines to stderr even under journald\n"
+		"      --trust-read-only-mounts  count a directory on a read-only mount as one\n"
+		"                        nobody can write (containers: a Kubernetes ConfigMap\n"
+		"                        volume's directory is 0777 on a read-only mount)\n"
 		"      --allow-unsafe-paths  tests only: read a configuration file that someone\n"
 		"                        other than root could change, and take a --cgroup-root\n"
 		"                        that is not a cgroup2 mount (a fixture tree)\n"
@@ -56,6 +59,7 @@ static void usage(FILE *out)
 enum {
 	OPT_CHECK_CONFIG = 0x100, OPT_ONCE, OPT_CGROUP_ROOT, OPT_PROC_ROOT, OPT_SYS_ROOT,
 	OPT_WORKERS, OPT_LOG_STDERR, OPT_VERSION, OPT_EXPLAIN_PATH, OPT_ALLOW_UNSAFE_PATHS,
+	OPT_TRUST_RO_MOUNTS,
 };
 
 /* A cgroup path as an operator pastes it: relative to the cgroup root, or absolute under it
@@ -136,6 +140,7 @@ int main(int argc, char **argv)
 		{ "workers", required_argument, NULL, OPT_WORKERS },
 		{ "log-stderr", no_argument, NULL, OPT_LOG_STDERR },
 		{ "allow-unsafe-paths", no_argument, NULL, OPT_ALLOW_UNSAFE_PATHS },
+		{ "trust-read-only-mounts", no_argument, NULL, OPT_TRUST_RO_MOUNTS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ 0 },
@@ -190,6 +195,9 @@ int main(int argc, char **argv)
 		case OPT_ALLOW_UNSAFE_PATHS:
 			o.allow_unsafe_paths = true;
 			break;
+		case OPT_TRUST_RO_MOUNTS:
+			o.trust_read_only_mounts = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -211,8 +219,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	r = config_load_file(o.config_path, o.allow_unsafe_paths ? CONFIG_LOAD_UNSAFE_PATH : 0,
-			     &config, &err);
+	r = config_load_file(o.config_path, daemon_config_flags(&o), &config, &err);
 	if (r < 0) {
 		/* One line naming file, position or key; nothing has been touched yet. */
 		/* On the terminal always (the operator is looking there), and to the journal. */

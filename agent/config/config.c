@@ -16,6 +16,10 @@
  * overlaid on "defaults". Any unknown key, wrong type or out-of-range value stops the load with
  * -EINVAL and one line naming the file and the JSON path ("rules[1].probe_max"); the half-built
  * struct is freed, the caller's pointer is untouched. Nothing here logs.
+ *
+ * A file is opened through trusted_open() (trust.h): one that someone other than root could
+ * change, or that sits where they could replace it, is refused with -EPERM before it is read,
+ * unless the caller passes CONFIG_LOAD_UNSAFE_PATH (tests).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -2005,7 +2009,8 @@ int config_load_file(const char *path, unsigned flags, struct config **ret,
 		why = malloc(sizeof(*why)); /* PATH_MAX and more: not on the loop's stack */
 		if (!why)
 			return -ENOMEM;
-		fd = trusted_open(path, why);
+		fd = trusted_open(path, flags & CONFIG_LOAD_TRUST_RO_MOUNTS ? TRUST_READ_ONLY_MOUNTS : 0,
+				  why);
 		if (fd == -EPERM)
 			error_set(err, "%s: refused: %s %s (owner uid %u, mode %04o); only root may be "
 				  "able to change the configuration file and the directories on its path",

@@ -28,6 +28,7 @@
 struct walk {
 	char resolved[PATH_MAX]; /* the path as resolved so far, for the message: "/", "/etc", ... */
 	size_t len;
+	unsigned flags;
 	struct trust_refusal *refusal;
 };
 
@@ -66,7 +67,7 @@ static int check(struct walk *w, int fd, bool last)
 		return -errno;
 	/* A symlink's mount flags do not matter (its mode is ignored); O_PATH fds of directories
 	 * and files answer fstatvfs since Linux 3.12. */
-	if (S_ISDIR(st.st_mode) && fstatvfs(fd, &vfs) == 0)
+	if ((w->flags & TRUST_READ_ONLY_MOUNTS) && S_ISDIR(st.st_mode) && fstatvfs(fd, &vfs) == 0)
 		e.read_only = vfs.f_flag & ST_RDONLY;
 	e.uid = st.st_uid;
 	e.mode = st.st_mode;
@@ -116,11 +117,11 @@ static int follow_link(char **todo, const char *target, const char *rest)
 	return 0;
 }
 
-int trusted_open(const char *path, struct trust_refusal *ret_refusal)
+int trusted_open(const char *path, unsigned flags, struct trust_refusal *ret_refusal)
 {
 	_cleanup_(freep) char *todo = NULL;
 	_cleanup_(closep) int cur = -1;
-	struct walk w = { .refusal = ret_refusal };
+	struct walk w = { .refusal = ret_refusal, .flags = flags };
 	unsigned links = 0;
 	size_t pos = 0;
 	int r;

@@ -418,8 +418,7 @@ int loop_reload(struct daemon *d, struct config_error *err)
 	int r, kept = 0;
 
 	sd_notify(false, "RELOADING=1");
-	r = config_load_file(d->opts->config_path,
-			     d->opts->allow_unsafe_paths ? CONFIG_LOAD_UNSAFE_PATH : 0, &c, err);
+	r = config_load_file(d->opts->config_path, daemon_config_flags(d->opts), &c, err);
 	if (r == 0 && !d->opts->workers)
 		r = config_check_topology(c, d->topo, err);
 	if (r < 0) {

@@ -169,6 +169,9 @@ enum {
 	/* Read the file without asking whether only root can change it (trust.h): for fixture
 	 * files in tests (--allow-unsafe-paths), never for a service. */
 	CONFIG_LOAD_UNSAFE_PATH = 1 << 0,
+	/* A directory on a read-only mount may be writable by others (TRUST_READ_ONLY_MOUNTS,
+	 * --trust-read-only-mounts: a Kubernetes ConfigMap volume). */
+	CONFIG_LOAD_TRUST_RO_MOUNTS = 1 << 1,
 };
 
 /* Returns 0, -ENOENT/-EACCES/... for an unreadable file, -EPERM for a file (or a directory

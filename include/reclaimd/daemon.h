@@ -18,7 +18,16 @@ struct daemon_options {
 	/* Tests only: the configuration file is read whoever can change it, and the cgroup root
 	 * may be any directory (a fixture tree), not only a cgroup2 mount. */
 	bool allow_unsafe_paths;
+	/* A directory on a read-only mount counts as unwritable (trust.h): containers. */
+	bool trust_read_only_mounts;
 };
+
+/* config_load_file()'s flags for these options. */
+static inline unsigned daemon_config_flags(const struct daemon_options *o)
+{
+	return (o->allow_unsafe_paths ? CONFIG_LOAD_UNSAFE_PATH : 0) |
+	       (o->trust_read_only_mounts ? CONFIG_LOAD_TRUST_RO_MOUNTS : 0);
+}
 
 /* The exit status when <proc>/pressure/memory does not exist: the kernel has no PSI (booted
  * with psi=0, or built without CONFIG_PSI, or with CONFIG_PSI_DEFAULT_DISABLED and no psi=1;

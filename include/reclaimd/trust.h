@@ -16,11 +16,14 @@
  *       replaced by root; whatever another user puts there is theirs, and the next component's
  *       owner check refuses it. (A hard link to a root-owned file is refused to other users by
  *       fs.protected_hardlinks=1, the default of systemd and Debian);
- *     * a directory on a read-only mount: nothing can create, remove or rename an entry through
- *       it. This is how a container gets its configuration: Kubernetes mounts a ConfigMap volume
- *       read-only, and its top directory is 0777 (kubernetes/kubernetes#125876). The same
- *       directory stays writable to whoever reaches the mount it came from (the kubelet's, root's
- *       on the host).
+ *     * only when the caller asks for it (--trust-read-only-mounts): a directory on a read-only
+ *       mount, through which nothing can create, remove or rename an entry. This is how a
+ *       container gets its configuration: Kubernetes mounts a ConfigMap volume read-only, and its
+ *       top directory is 0777 (kubernetes/kubernetes#125876). It is not the default because a
+ *       read-only mount is only this mount namespace's view: the same directory may be writable
+ *       through another mount of it (systemd's ProtectSystem=strict makes every directory of the
+ *       service read-only while the host's users still reach them); only the operator knows that
+ *       the mount's source is root's alone (the kubelet's pod directories are).
  *  - a symlink's own mode means nothing; it must be owned by root (another user's link could
  *    point anywhere), and the directories on the way to its target are checked like any other.
  */
@@ -34,7 +37,7 @@
 struct trust_entry {
 	uint32_t uid;       /* st_uid */
 	uint32_t mode;      /* st_mode: type and permission bits */
-	bool read_only;     /* on a read-only mount (ST_RDONLY) */
+	bool read_only;     /* on a read-only mount (ST_RDONLY), and read-only mounts are trusted */
 	bool last;          /* the file itself, not a directory or symlink on the way to it */
 };
 
@@ -66,13 +69,18 @@ struct trust_refusal {
 	enum trust_verdict why;
 };
 
+/* trusted_open()'s flags. */
+enum {
+	TRUST_READ_ONLY_MOUNTS = 1 << 0, /* a directory on a read-only mount may be writable */
+};
+
 /* Opens `path` for reading (O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK) once every component
- * has passed trust_entry_check(). The components are resolved one at a time from / (a relative
+ * has passed trust_entry_check() (with read_only set only under TRUST_READ_ONLY_MOUNTS). The components are resolved one at a time from / (a relative
  * path from the working directory, itself checked from /) with O_PATH | O_NOFOLLOW, symlinks
  * followed by hand (at most 40, MAXSYMLINKS of include/linux/namei.h), so what is checked is what
  * is opened, and the returned fd is the one whose fstat(2) passed. Returns the fd; -EPERM with
  * *ret_refusal filled when a component is refused; -ELOOP past 40 symlinks; -EISDIR when the
  * path names a directory; -ENAMETOOLONG; else -errno of the failed open/stat/readlink. */
-int trusted_open(const char *path, struct trust_refusal *ret_refusal);
+int trusted_open(const char *path, unsigned flags, struct trust_refusal *ret_refusal);
 
 #endif

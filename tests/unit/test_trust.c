@@ -119,7 +119,7 @@ static void link_(const char *target, const char *rel)
 static int try_open(const char *path, struct trust_refusal *ret_ref)
 {
 	struct trust_refusal ref = { .path = "" };
-	int fd = trusted_open(path, &ref);
+	int fd = trusted_open(path, 0, &ref);
 
 	if (fd >= 0) {
 		char buf[8];
@@ -269,7 +269,7 @@ static void test_tree(void)
 	link_("dangling-target", "dangling");
 	CHECK_EQ_INT(try_open(at("dangling"), NULL), -ENOENT);
 	CHECK_EQ_INT(try_open("", NULL), -ENOENT);
-	CHECK_EQ_INT(trusted_open(NULL, NULL), -EINVAL);
+	CHECK_EQ_INT(trusted_open(NULL, 0, NULL), -EINVAL);
 	/* 40 links in a row are followed, 41 are not (MAXSYMLINKS). */
 	{
 		char name[32], target[32];
