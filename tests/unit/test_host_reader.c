@@ -299,18 +299,37 @@ static void test_open_errors(void)
 {
 	struct host_reader *r = (struct host_reader *)&pattern; /* must stay untouched */
 
-	CHECK_EQ_INT(host_reader_open("/nonexistent/proc", "/nonexistent/sys", &r, NULL), -ENOENT);
-	CHECK(r == (struct host_reader *)&pattern);
+	const char *failed = "untouched";
 
+	CHECK_EQ_INT(host_reader_open("/nonexistent/proc", "/nonexistent/sys", &r, &failed), -ENOENT);
+	CHECK(r == (struct host_reader *)&pattern);
+	CHECK(failed == NULL); /* the root itself */
+
+	/* Each required file missing: -ENOENT naming it (for pressure/memory: a kernel without PSI,
+	 * where kernel/sched/psi.c makes no /proc/pressure at all). */
 	static const char *const required[] = {
 		"proc/meminfo", "proc/vmstat", "proc/pressure/memory", "proc/swaps",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(required); i++) {
 		make_tree();
 		CHECK_EQ_INT(remove(path_in(tmp_root, required[i])), 0);
-		CHECK_EQ_INT(open_tree(&r), -ENOENT);
+		CHECK_EQ_INT(host_reader_open(path_in(tmp_root, "proc"), path_in(tmp_root, "sys"), &r,
+					      &failed), -ENOENT);
 		CHECK(r == (struct host_reader *)&pattern);
+		CHECK_STREQ(failed, required[i] + strlen("proc/"));
 	}
+	make_tree();
+	CHECK_EQ_INT(remove(path_in(tmp_root, "proc/pressure/memory")), 0);
+	CHECK_EQ_INT(remove(path_in(tmp_root, "proc/pressure")), 0);
+	CHECK_EQ_INT(host_reader_open(path_in(tmp_root, "proc"), path_in(tmp_root, "sys"), &r, &failed),
+		     -ENOENT);
+	CHECK_STREQ(failed, "pressure/memory");
+	/* All there: nothing failed. */
+	make_tree();
+	CHECK_EQ_INT(host_reader_open(path_in(tmp_root, "proc"), path_in(tmp_root, "sys"), &r, &failed), 0);
+	CHECK(failed == NULL);
+	host_reader_free(r == (struct host_reader *)&pattern ? NULL : r);
+	r = (struct host_reader *)&pattern;
 
 	/* proc_root that is a file, not a directory. */
 	make_tree();
