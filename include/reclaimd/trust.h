@@ -30,6 +30,7 @@
 #ifndef RECLAIMD_TRUST_H
 #define RECLAIMD_TRUST_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -58,8 +59,6 @@ enum trust_verdict trust_entry_check(const struct trust_entry *e);
 const char *trust_verdict_to_string(enum trust_verdict v);
 
 /* ---- agent/kio/trusted_file.c -------------------------------------------------------------- */
-
-#include <limits.h>
 
 /* The component refused, for the message: its path as resolved, its owner and mode. */
 struct trust_refusal {
