@@ -6,7 +6,7 @@
 #   make check                unit tests, then the real-kernel VM tests; ends "N passed, N failed, N skipped"
 #   make check-kernels        the whole VM suite on Debian's 6.1, 6.12 and 7.3 kernels, in turn (3x check-vm)
 #   make check-matrix         the VM matrix subset (smoke, lifecycle, reclaim) on 6.1 and 7.3
-#   make check-unit           purity check of policies/, unit tests, make deb + lintian, doc keys, metrics and status socket end to end (no VM)
+#   make check-unit           purity check of policies/, unit tests, make deb + lintian, doc keys, imports, metrics, status socket and safety refusals end to end (no VM)
 #   make install              binaries, systemd unit, man pages, example config (PREFIX=/usr/local)
 #   make man                  man pages into build/man (reclaimd.8, reclaimctl.8, reclaimd.json.5)
 #   make deb                  build/reclaimd_<version>-1_amd64.deb (dpkg-deb; lintian in check-unit)
@@ -50,7 +50,7 @@ TEST_SCRIPTS := $(wildcard tests/unit/test_*.sh)
 CTL_OBJS  := $(BUILD)/agent/cli/reclaimctl.o $(BUILD)/agent/obs/varlink_proto.o
 CTL_LIBS   = $(shell pkg-config --libs jansson 2>/dev/null) -lm
 # Host tests that run the programs themselves (tests/host/), counted with the unit tests.
-HOST_TESTS := tests/host/status-socket.sh tests/host/state-file.sh
+HOST_TESTS := tests/host/status-socket.sh tests/host/state-file.sh tests/host/safety.sh
 HOST_DEPS := reclaimd reclaimctl $(BUILD)/tests/status_probe $(BUILD)/tests/gen_cgroupfs
 
 .PHONY: all deps check check-unit check-vm check-kernels check-matrix demo bench install man deb image clean FORCE
@@ -61,7 +61,8 @@ VERSION   := $(shell sed -n 's/^\#define RECLAIMD_VERSION "\(.*\)"/\1/p' include
 # The Debian revision of the package built from this tree (reclaimd_<VERSION>-<rev>_<arch>.deb).
 DEB_REVISION := 1
 # Checks that are scripts, counted with the unit tests (same "N passed, N failed, N skipped").
-CHECK_SCRIPTS := tests/pkg/check-doc-keys.sh tests/pkg/check-deb.sh tests/pkg/check-kubernetes.sh
+CHECK_SCRIPTS := tests/pkg/check-doc-keys.sh tests/pkg/check-deb.sh tests/pkg/check-kubernetes.sh \
+                 tests/pkg/check-imports.sh
 
 all: reclaimd reclaimctl
 
@@ -134,7 +135,7 @@ SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
 DESTDIR ?=
 MANDIR  ?= $(PREFIX)/share/man
 # The binaries, the unit, the man pages, and the example configuration (never overwriting an
-# existing one).
+# existing one), root's and writable by root only, as reclaimd demands of it (README "Safety").
 # They come from $(BUILD), so "make deb" (its own BUILD) leaves ./reclaimd as it was.
 install: $(BUILD)/reclaimd $(BUILD)/reclaimctl man
 	install -D -m 0755 $(BUILD)/reclaimd $(DESTDIR)$(PREFIX)/sbin/reclaimd
@@ -153,7 +154,8 @@ install: $(BUILD)/reclaimd $(BUILD)/reclaimctl man
 	@if [ -e $(DESTDIR)/etc/reclaimd/reclaimd.json ]; then \
 		echo "keeping the existing /etc/reclaimd/reclaimd.json"; \
 	else \
-		install -D -m 0644 config/reclaimd.json $(DESTDIR)/etc/reclaimd/reclaimd.json; \
+		install -d -m 0755 $(DESTDIR)/etc/reclaimd; \
+		install -m 0644 config/reclaimd.json $(DESTDIR)/etc/reclaimd/reclaimd.json; \
 	fi
 
 # Man pages from one source each: help2man on the binary's --help and --version (with

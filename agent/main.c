@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * main.c - command line: parse options, load and validate the configuration, run the daemon.
- * Exit codes: 0 success, 1 runtime failure, 2 bad command line or configuration.
+ * Exit codes: 0 success, 1 runtime failure, 2 bad command line or configuration (a file someone
+ * other than root could change, a cgroup root that is not a cgroup2 mount, included), 3 the
+ * kernel has no PSI (daemon.h, DAEMON_EXIT_NO_PSI).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -44,13 +46,20 @@ static void usage(FILE *out)
 		"      --workers N       reclaim worker threads per NUMA node (overrides\n"
 		"                        max_workers_per_node; default min(4, the node's CPUs))\n"
 		"      --log-stderr      log plain lines to stderr even under journald\n"
+		"      --trust-read-only-mounts  count a directory on a read-only mount as one\n"
+		"                        nobody can write (containers: a Kubernetes ConfigMap\n"
+		"                        volume's directory is 0777 on a read-only mount)\n"
+		"      --allow-unsafe-paths  tests only: read a configuration file that someone\n"
+		"                        other than root could change, and take a --cgroup-root\n"
+		"                        that is not a cgroup2 mount (a fixture tree)\n"
 		"  -h, --help            this text\n"
 		"      --version         print the version\n");
 }
 
 enum {
 	OPT_CHECK_CONFIG = 0x100, OPT_ONCE, OPT_CGROUP_ROOT, OPT_PROC_ROOT, OPT_SYS_ROOT,
-	OPT_WORKERS, OPT_LOG_STDERR, OPT_VERSION, OPT_EXPLAIN_PATH,
+	OPT_WORKERS, OPT_LOG_STDERR, OPT_VERSION, OPT_EXPLAIN_PATH, OPT_ALLOW_UNSAFE_PATHS,
+	OPT_TRUST_RO_MOUNTS,
 };
 
 /* A cgroup path as an operator pastes it: relative to the cgroup root, or absolute under it
@@ -130,6 +139,8 @@ int main(int argc, char **argv)
 		{ "sys-root", required_argument, NULL, OPT_SYS_ROOT },
 		{ "workers", required_argument, NULL, OPT_WORKERS },
 		{ "log-stderr", no_argument, NULL, OPT_LOG_STDERR },
+		{ "allow-unsafe-paths", no_argument, NULL, OPT_ALLOW_UNSAFE_PATHS },
+		{ "trust-read-only-mounts", no_argument, NULL, OPT_TRUST_RO_MOUNTS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ 0 },
@@ -181,6 +192,12 @@ int main(int argc, char **argv)
 		case OPT_LOG_STDERR:
 			log_use_stderr(true);
 			break;
+		case OPT_ALLOW_UNSAFE_PATHS:
+			o.allow_unsafe_paths = true;
+			break;
+		case OPT_TRUST_RO_MOUNTS:
+			o.trust_read_only_mounts = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -202,7 +219,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	r = config_load_file(o.config_path, &config, &err);
+	r = config_load_file(o.config_path, daemon_config_flags(&o), &config, &err);
 	if (r < 0) {
 		/* One line naming file, position or key; nothing has been touched yet. */
 		/* On the terminal always (the operator is looking there), and to the journal. */

@@ -20,6 +20,7 @@
 # The fixture tree cannot drive jobs (memory.reclaim and PSI triggers need the kernel; with
 # --dry-run nothing is written), so request outcomes and reclaimed bytes stay 0 here; the VM
 # scenario test-reclaim checks reclaimed bytes on the real kernel.
+# The tree is not a cgroup2 mount and the files are the test's: --allow-unsafe-paths.
 set -u
 cd "$(dirname "$0")/.."
 RECLAIMD=${RECLAIMD:-./reclaimd}
@@ -128,7 +129,7 @@ ticks_over() { # FILE N: the file's tick count is above N
 }
 
 start_daemon() { # CONFIG LOG -> pid in $daemon
-	"$RECLAIMD" -c "$1" --cgroup-root "$T/cg" --proc-root "$FIX/proc" --sys-root "$FIX/sys" \
+	"$RECLAIMD" --allow-unsafe-paths -c "$1" --cgroup-root "$T/cg" --proc-root "$FIX/proc" --sys-root "$FIX/sys" \
 		--dry-run --log-stderr >"$2" 2>&1 &
 	daemon=$!
 	pids+=("$daemon")
@@ -228,7 +229,7 @@ check "a pod gone: its series are gone, none capped" \
 	bash -c "! grep -q 'pod_uid=\"$UID_G\"' '$T/http2.prom' && grep -q '^reclaimd_pod_series_capped 0$' '$T/http2.prom'"
 
 # ---- a second daemon on the same address -----------------------------------------------------
-"$RECLAIMD" -c "$T/c.json" --cgroup-root "$T/cg" --proc-root "$FIX/proc" --sys-root "$FIX/sys" \
+"$RECLAIMD" --allow-unsafe-paths -c "$T/c.json" --cgroup-root "$T/cg" --proc-root "$FIX/proc" --sys-root "$FIX/sys" \
 	--dry-run --log-stderr >"$T/log2" 2>&1 &
 p2=$!
 pids+=("$p2")

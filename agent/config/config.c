@@ -16,6 +16,10 @@
  * overlaid on "defaults". Any unknown key, wrong type or out-of-range value stops the load with
  * -EINVAL and one line naming the file and the JSON path ("rules[1].probe_max"); the half-built
  * struct is freed, the caller's pointer is untouched. Nothing here logs.
+ *
+ * A file is opened through trusted_open() (trust.h): one that someone other than root could
+ * change, or that sits where they could replace it, is refused with -EPERM before it is read,
+ * unless the caller passes CONFIG_LOAD_UNSAFE_PATH (tests).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,6 +40,7 @@
 #include "reclaimd/topology.h"
 #include "reclaimd/parse.h"
 #include "reclaimd/policy.h"
+#include "reclaimd/trust.h"
 
 /* A configuration is a few KiB; anything past this is not one (and /dev/zero never ends). */
 #define CONFIG_FILE_MAX_BYTES (1024 * 1024)
@@ -905,10 +910,19 @@ static int parse_match(struct loader *l, const char *where, const struct key_des
 	char **match = field_of(base, d);
 	const char *s = json_string_value(v);
 
-	if (s[0] == '/')
+	size_t start, len;
+
+	switch (glob_pattern_check(s, &start, &len)) {
+	case GLOB_PATTERN_ABSOLUTE:
 		return fail(l, where, "must be relative to the cgroup root, without a leading '/'");
-	if ((s[0] && s[strlen(s) - 1] == '/') || strstr(s, "//"))
+	case GLOB_PATTERN_EMPTY_COMPONENT:
 		return fail(l, where, "has an empty path component (a trailing '/' or \"//\")");
+	case GLOB_PATTERN_DOT_COMPONENT:
+		return fail(l, where, "the component \"%.*s\" (at offset %zu) is not allowed: cgroup "
+			    "paths have no \".\" or \"..\" components", (int)len, s + start, start);
+	case GLOB_PATTERN_OK:
+		break;
+	}
 	if (strlen(s) >= PATH_MAX)
 		return fail(l, where, "longer than PATH_MAX");
 	*match = strdup(s);
@@ -1898,6 +1912,18 @@ static void error_reset(struct config_error *err)
 		*err = (struct config_error){ .text = "" };
 }
 
+/* One line into err->text (a path near PATH_MAX is cut at its end). */
+_printf_(2, 3) static void error_set(struct config_error *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err->text, sizeof(err->text), fmt, ap);
+	va_end(ap);
+}
+
 int config_load_string(const char *json, struct config **ret, struct config_error *err)
 {
 	error_reset(err);
@@ -1907,22 +1933,11 @@ int config_load_string(const char *json, struct config **ret, struct config_erro
 }
 
 /* The whole file, in one buffer; -errno when it cannot be read, -EFBIG past the limit. */
-static int read_file(const char *path, char **ret_buf, size_t *ret_len)
+static int read_fd(int fd, char **ret_buf, size_t *ret_len)
 {
-	_cleanup_(closep) int fd = -1;
 	_cleanup_(freep) char *buf = NULL;
 	size_t len = 0, size = 0;
 
-	struct stat st;
-
-	/* O_NONBLOCK: a FIFO put in place of the file must not block the main loop in open(). */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return S_ISDIR(st.st_mode) ? -EISDIR : -EBADFD;
 	for (;;) {
 		ssize_t n;
 
@@ -1955,16 +1970,59 @@ static int read_file(const char *path, char **ret_buf, size_t *ret_len)
 	return 0;
 }
 
-int config_load_file(const char *path, struct config **ret, struct config_error *err)
+/* A regular file, opened without any check of who can change it. */
+static int open_unchecked(const char *path)
+{
+	struct stat st;
+	int fd;
+
+	/* O_NONBLOCK: a FIFO put in place of the file must not block the main loop in open(). */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return S_ISDIR(st.st_mode) ? -EISDIR : -EBADFD;
+	}
+	return fd;
+}
+
+int config_load_file(const char *path, unsigned flags, struct config **ret,
+		     struct config_error *err)
 {
 	_cleanup_(freep) char *buf = NULL;
+	_cleanup_(closep) int fd = -1;
+	struct trust_refusal *why = NULL;
 	size_t len = 0;
 	int r;
 
 	error_reset(err);
 	if (!path || !ret)
 		return -EINVAL;
-	r = read_file(path, &buf, &len);
+	if (flags & CONFIG_LOAD_UNSAFE_PATH) {
+		fd = open_unchecked(path);
+	} else {
+		why = malloc(sizeof(*why)); /* PATH_MAX and more: not on the loop's stack */
+		if (!why)
+			return -ENOMEM;
+		fd = trusted_open(path, flags & CONFIG_LOAD_TRUST_RO_MOUNTS ? TRUST_READ_ONLY_MOUNTS : 0,
+				  why);
+		if (fd == -EPERM)
+			error_set(err, "%s: refused: %s %s (owner uid %u, mode %04o); only root may be "
+				  "able to change the configuration file and the directories on its path",
+				  path, why->path, trust_verdict_to_string(why->why), why->uid,
+				  why->mode & 07777);
+		free(why);
+		if (fd == -EPERM)
+			return -EPERM;
+	}
+	r = fd < 0 ? fd : read_fd(fd, &buf, &len);
 	if (r < 0) {
 		if (err)
 			snprintf(err->text, sizeof(err->text), "%s: cannot read: %s", path,

@@ -69,33 +69,39 @@ static void host_reader_freep(struct host_reader **r)
 	host_reader_free(*r);
 }
 
-int host_reader_open(const char *proc_root, const char *sys_root, struct host_reader **ret)
+int host_reader_open(const char *proc_root, const char *sys_root, struct host_reader **ret,
+		     const char **ret_failed)
 {
+	/* The required files, in the order they are opened. */
+	static const char *const names[] = { "meminfo", "vmstat", "pressure/memory", "swaps" };
 	_cleanup_(host_reader_freep) struct host_reader *r = NULL;
 	_cleanup_(closep) int proc_fd = -1;
 	const int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY;
+	int *fds[ARRAY_SIZE(names)];
 
+	if (ret_failed)
+		*ret_failed = NULL;
 	r = calloc(1, sizeof(*r)); /* zeroed: unused swaps.dev[] slots are copied out too */
 	if (!r)
 		return -ENOMEM;
 	r->meminfo_fd = r->vmstat_fd = r->psi_fd = r->swaps_fd = r->swappiness_fd = -1;
 	r->zswap_stats_dirfd = r->zswap_params_dirfd = r->sys_fd = -1;
+	fds[0] = &r->meminfo_fd;
+	fds[1] = &r->vmstat_fd;
+	fds[2] = &r->psi_fd;
+	fds[3] = &r->swaps_fd;
 
 	proc_fd = open(proc_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (proc_fd < 0)
 		return -errno;
-	r->meminfo_fd = openat(proc_fd, "meminfo", flags);
-	if (r->meminfo_fd < 0)
-		return -errno;
-	r->vmstat_fd = openat(proc_fd, "vmstat", flags);
-	if (r->vmstat_fd < 0)
-		return -errno;
-	r->psi_fd = openat(proc_fd, "pressure/memory", flags);
-	if (r->psi_fd < 0)
-		return -errno;
-	r->swaps_fd = openat(proc_fd, "swaps", flags);
-	if (r->swaps_fd < 0)
-		return -errno;
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		*fds[i] = openat(proc_fd, names[i], flags);
+		if (*fds[i] < 0) {
+			if (ret_failed)
+				*ret_failed = names[i];
+			return -errno;
+		}
+	}
 	/* Optional: what eviction through lru_gen passes as swappiness (aging.c). */
 	r->swappiness_fd = openat(proc_fd, "sys/vm/swappiness", flags);
 

@@ -435,7 +435,7 @@ int loop_reload(struct daemon *d, struct config_error *err)
 	int r, kept = 0;
 
 	sd_notify(false, "RELOADING=1");
-	r = config_load_file(d->opts->config_path, &c, err);
+	r = config_load_file(d->opts->config_path, daemon_config_flags(d->opts), &c, err);
 	if (r == 0 && !d->opts->workers)
 		r = config_check_topology(c, d->topo, err);
 	if (r < 0) {
@@ -716,6 +716,8 @@ static int daemon_setup(struct daemon *d)
 {
 	_cleanup_(freep) char *root = NULL;
 	struct config_error err = { 0 };
+	const char *failed = NULL;
+	uint64_t fs_type = 0;
 	int r;
 
 	raise_nofile();
@@ -727,13 +729,35 @@ static int daemon_setup(struct daemon *d)
 		log_error("cannot open cgroup root %s: %s", root, strerror(-r));
 		return r;
 	}
+	/* memory.reclaim, PSI triggers and the rest are written below the root: a directory that
+	 * is not cgroupfs is a mistake (or a fixture tree, in tests). Exit 2, not restarted. */
+	r = cgroup_root_check_fd(d->cgroups.root->dirfd, &fs_type);
+	if (r == -EMEDIUMTYPE && !d->opts->allow_unsafe_paths) {
+		log_event(LOG_ERR, MSGID_CONFIG_REJECTED, NULL,
+			  "cgroup root %s is not a cgroup2 mount: it is on %s (f_type 0x%" PRIx64 "); "
+			  "give the cgroup-v2 mount point, e.g. /sys/fs/cgroup", root,
+			  fs_type_name(fs_type), fs_type);
+		d->exit_status = 2;
+		return r;
+	}
 	if (!root_has_memory_controller(d->cgroups.root->dirfd))
 		log_event(LOG_WARNING, MSGID_KERNEL_FEATURE, NULL,
 			  "%s/cgroup.subtree_control does not enable the memory controller: no cgroup "
 			  "below it has memory.* files, so nothing can be managed", root);
-	r = host_reader_open(d->roots.proc, d->roots.sys, &d->host);
+	r = host_reader_open(d->roots.proc, d->roots.sys, &d->host, &failed);
+	if (r == -ENOENT && failed && strcmp(failed, "pressure/memory") == 0) {
+		/* Every decision is taken from memory pressure: no blind reclaim without it. */
+		log_event(LOG_ERR, MSGID_KERNEL_FEATURE, NULL,
+			  "%s/pressure/memory does not exist: this kernel has no PSI (booted with "
+			  "psi=0, or built without CONFIG_PSI, or with CONFIG_PSI_DEFAULT_DISABLED and "
+			  "without psi=1); reclaimd decides from memory pressure and does not reclaim "
+			  "without it (exit %d)", d->roots.proc, DAEMON_EXIT_NO_PSI);
+		d->exit_status = DAEMON_EXIT_NO_PSI;
+		return r;
+	}
 	if (r < 0) {
-		log_error("cannot open host memory files under %s: %s", d->roots.proc, strerror(-r));
+		log_error("cannot open host memory file %s/%s: %s", d->roots.proc,
+			  failed ? failed : "", strerror(-r));
 		return r;
 	}
 	d->snap.snap.page_size = (uint64_t)sysconf(_SC_PAGESIZE);

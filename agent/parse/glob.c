@@ -198,3 +198,50 @@ bool glob_match(const char *pattern, const char *path)
 		p = next_component(p);
 	return p == NULL;
 }
+
+/* ---- what a rule's "match" may be ----------------------------------------------------------- */
+
+/* Whether component c (len bytes) names "." or ".." once '\' escapes are taken out. */
+static bool is_dot_component(const char *c, size_t len)
+{
+	size_t dots = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		if (c[i] == '\\' && i + 1 < len)
+			i++;
+		if (c[i] != '.')
+			return false;
+		dots++;
+	}
+	return dots == 1 || dots == 2;
+}
+
+enum glob_pattern_error glob_pattern_check(const char *pattern, size_t *ret_start, size_t *ret_len)
+{
+	size_t start = 0;
+
+	if (!*pattern)
+		return GLOB_PATTERN_OK; /* the root */
+	if (pattern[0] == '/') {
+		*ret_start = 0;
+		*ret_len = 0;
+		return GLOB_PATTERN_ABSOLUTE;
+	}
+	for (;;) {
+		size_t len = component_len(pattern + start);
+
+		if (len == 0) {
+			*ret_start = start;
+			*ret_len = 0;
+			return GLOB_PATTERN_EMPTY_COMPONENT;
+		}
+		if (is_dot_component(pattern + start, len)) {
+			*ret_start = start;
+			*ret_len = len;
+			return GLOB_PATTERN_DOT_COMPONENT;
+		}
+		if (!pattern[start + len])
+			return GLOB_PATTERN_OK;
+		start += len + 1;
+	}
+}

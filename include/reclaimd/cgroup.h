@@ -221,6 +221,14 @@ struct cgroup_set {
  * hierarchy, or -errno. */
 int cgroup_root_find(char **ret_path);
 
+/* Whether the directory `dirfd` is on a cgroup2 mount (fstatfs(2) f_type == CGROUP2_SUPER_MAGIC,
+ * include/uapi/linux/magic.h). Returns 0; -EMEDIUMTYPE when it is not, with its f_type in
+ * *ret_fs_type (when non-NULL) for fs_type_name(); or -errno. */
+int cgroup_root_check_fd(int dirfd, uint64_t *ret_fs_type);
+
+/* "tmpfs", "ext2/ext3/ext4", "a cgroup-v1 hierarchy", ...; "another file system" when unknown. */
+const char *fs_type_name(uint64_t f_type);
+
 /* Opens the root and an inotify instance (without one, every pass lists every directory).
  * Returns 0 or -errno (the root must exist and be a directory). */
 int cgroup_set_init(struct cgroup_set *s, const char *root_path);

@@ -166,9 +166,22 @@ struct config_error {
 /* Built-in defaults for every key (what an empty "{}" file gives). */
 void policy_params_default(struct policy_params *ret);
 
-/* Returns 0, -ENOENT/-EACCES/... for an unreadable file, -EINVAL for any content error.
- * On failure *ret is untouched and `err` says what and where. */
-int config_load_file(const char *path, struct config **ret, struct config_error *err);
+/* config_load_file()'s flags. */
+enum {
+	/* Read the file without asking whether only root can change it (trust.h): for fixture
+	 * files in tests (--allow-unsafe-paths), never for a service. */
+	CONFIG_LOAD_UNSAFE_PATH = 1 << 0,
+	/* A directory on a read-only mount may be writable by others (TRUST_READ_ONLY_MOUNTS,
+	 * --trust-read-only-mounts: a Kubernetes ConfigMap volume). */
+	CONFIG_LOAD_TRUST_RO_MOUNTS = 1 << 1,
+};
+
+/* Returns 0, -ENOENT/-EACCES/... for an unreadable file, -EPERM for a file (or a directory
+ * above it, or a symlink on the way) that someone other than root could change (trusted_open(),
+ * trust.h; unless CONFIG_LOAD_UNSAFE_PATH), -EINVAL for any content error. On failure *ret is
+ * untouched and `err` says what and where: for -EPERM the component, its owner and its mode. */
+int config_load_file(const char *path, unsigned flags, struct config **ret,
+		     struct config_error *err);
 int config_load_string(const char *json, struct config **ret, struct config_error *err);
 void config_free(struct config *c);
 static inline void config_freep(struct config **c) { config_free(*c); }
@@ -208,6 +221,20 @@ void config_explain(const struct config *c, const char *relpath, FILE *out);
 /* Glob on slash-separated paths: '*' and '?' stay inside one component, '**' as a whole
  * component spans zero or more components, '[...]' classes as in fnmatch(3). */
 bool glob_match(const char *pattern, const char *path);
+
+/* What a rule's "match" may not be: discovery spells a cgroup path relative to the root, with no
+ * leading '/', no empty component and no "." or ".." (a directory walk never returns those), so
+ * such a pattern could only be a mistake, or an attempt to name something outside the tree. */
+enum glob_pattern_error {
+	GLOB_PATTERN_OK,
+	GLOB_PATTERN_ABSOLUTE,         /* a leading '/' */
+	GLOB_PATTERN_EMPTY_COMPONENT,  /* "a//b", "a/" */
+	GLOB_PATTERN_DOT_COMPONENT,    /* "." or "..", also spelt with '\' escapes */
+};
+
+/* Checks `pattern` ("" is the root: fine). On an error, the offending component is
+ * pattern[*ret_start .. *ret_start + *ret_len) (length 0 for an empty one or a leading '/'). */
+enum glob_pattern_error glob_pattern_check(const char *pattern, size_t *ret_start, size_t *ret_len);
 
 struct numa_topology;
 /* Checks what depends on the host: max_workers_per_node must not exceed the CPU count of any

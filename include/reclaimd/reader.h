@@ -43,8 +43,12 @@ struct host_reader;
 
 /* Opens proc_root/{pressure/memory,vmstat,meminfo,swaps} and notes whether
  * sys_root/kernel/debug/zswap and sys_root/module/zswap/parameters exist.
- * Returns 0, or -errno when a required /proc file cannot be opened. */
-int host_reader_open(const char *proc_root, const char *sys_root, struct host_reader **ret);
+ * Returns 0, or -errno when a required /proc file cannot be opened; then *ret_failed (when
+ * non-NULL) names it relative to proc_root ("meminfo", "vmstat", "pressure/memory", "swaps"), or
+ * is NULL when proc_root itself cannot be opened. A missing "pressure/memory" (-ENOENT) means a
+ * kernel without PSI (psi=0, CONFIG_PSI off). */
+int host_reader_open(const char *proc_root, const char *sys_root, struct host_reader **ret,
+		     const char **ret_failed);
 
 /* Fills *ret. Missing optional parts (zswap debugfs, zswap params) are marked unavailable, not
  * errors. Returns 0, -EBADMSG/-EFBIG for a malformed/oversized required file, or -errno. */

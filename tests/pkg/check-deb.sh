@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # check-deb.sh - make deb builds build/reclaimd_<version>_<arch>.deb with what the README says
-# it holds, and lintian finds no error in it (its warnings are printed; README "The Debian
-# package" lists those not fixed and why). Run from the repository root (make check-unit).
+# it holds, the configuration and its directories have modes reclaimd accepts, and lintian
+# finds no error in it (its warnings are printed; README "The Debian package" lists those not
+# fixed and why). Run from the repository root (make check-unit).
 # Ends with "check-deb: N passed, N failed, N skipped" (tests/run-unit.sh counts it).
 set -u
 cd "$(dirname "$0")/../.."
@@ -15,6 +16,7 @@ for tool in dpkg-deb dpkg-shlibdeps help2man python3; do
 	if ! command -v $tool >/dev/null; then
 		skip "deb-builds: no $tool (make deps installs it)"
 		skip "deb-contents: no package"
+		skip "deb-config-safe: no package"
 		skip "deb-lintian: no package"
 		summary
 	fi
@@ -53,6 +55,19 @@ if [ -z "$missing" ]; then
 	pass "deb-contents: binaries, unit, conffile, man pages, README, copyright, changelog"
 else
 	fail "deb-contents: missing$missing"
+fi
+
+# The configuration as installed passes reclaimd's own check (README "Safety"): the file and the
+# directories the package makes for it are root's and writable by root only.
+bad=$(dpkg-deb -c "$deb" | awk '$NF == "./" || $NF == "./etc/" || $NF == "./etc/reclaimd/" ||
+	$NF == "./etc/reclaimd/reclaimd.json" {
+		if ($2 != "root/root" || substr($1, 6, 1) == "w" || substr($1, 9, 1) == "w") print $1, $2, $NF
+		n++
+	} END { if (n != 4) print "only", n + 0, "of ./ ./etc/ ./etc/reclaimd/ ./etc/reclaimd/reclaimd.json listed" }')
+if [ -z "$bad" ]; then
+	pass "deb-config-safe: /etc/reclaimd/reclaimd.json and its directories are root/root, not group- or other-writable"
+else
+	fail "deb-config-safe: $(printf '%s; ' "$bad")"
 fi
 
 if ! command -v lintian >/dev/null; then

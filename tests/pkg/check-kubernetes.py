@@ -125,6 +125,10 @@ def main():
     cmd = c.get("command", []) + c.get("args", [])
     ok = len(cmd) > 0 and "--log-stderr" in cmd and "--config" in cmd
     out(ok, "command", " ".join(cmd))
+    # The ConfigMap's directory is 0777 on a read-only mount: the agent takes it only with
+    # --trust-read-only-mounts (README "Safety"); the tests-only flag never.
+    out("--trust-read-only-mounts" in cmd and "--allow-unsafe-paths" not in cmd, "command-safety",
+        "--trust-read-only-mounts, no --allow-unsafe-paths")
     cfg = cmd[cmd.index("--config") + 1] if "--config" in cmd and cmd.index("--config") + 1 < len(cmd) else ""
     kv["BINARY"] = cmd[0] if cmd else ""
     kv["CONFIG_PATH"] = cfg
@@ -146,6 +150,8 @@ def main():
         cmv[0][1]["configMap"]["name"] if cmv else None, cmv[0][0]["mountPath"] if cmv else None, cfg))
     if not ok:
         return 0
+    out(cmv[0][0].get("readOnly") is True, "configmap-read-only",
+        "mounted readOnly: %s (--trust-read-only-mounts relies on it)" % cmv[0][0].get("readOnly"))
     out(cm["metadata"].get("namespace") == ds["metadata"].get("namespace"), "configmap-namespace",
         "ConfigMap in %s, DaemonSet in %s" % (cm["metadata"].get("namespace"), ds["metadata"].get("namespace")))
     text = cm["data"][name]

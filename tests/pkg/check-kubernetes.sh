@@ -52,15 +52,16 @@ cfg=$(val CONFIG_FILE) config_path=$(val CONFIG_PATH) binary=$(val BINARY) probe
 image=$(val IMAGE) limit=$(val MEMORY_LIMIT_BYTES)
 version=$(sed -n 's/^#define RECLAIMD_VERSION "\(.*\)"/\1/p' include/reclaimd/version.h)
 
-# The ConfigMap's file, by the agent itself.
-if out=$("$RECLAIMD" --check-config --config "$cfg" 2>&1); then
+# The ConfigMap's file, by the agent itself (written here, by whoever runs the tests: the
+# test-only --allow-unsafe-paths; the image's agent below checks it where the DaemonSet has it).
+if out=$("$RECLAIMD" --check-config --allow-unsafe-paths --config "$cfg" 2>&1); then
 	pass "config-check: reclaimd --check-config accepts the ConfigMap's reclaimd.json ($(printf '%s\n' "$out" | grep -c '^rules\[') rules)"
 else
 	fail "config-check: reclaimd --check-config: $(printf '%s\n' "$out" | tail -n 3 | tr '\n' ' ')"
 fi
 # The agent's own pod (Guaranteed; any UID) is decided by a rule whose floor is above its limit.
 pod="kubepods.slice/kubepods-pod0d5c1a52_6f6e_4b0a_9d2e_1a2b3c4d5e6f.slice"
-if ! explain=$("$RECLAIMD" --check-config --config "$cfg" --explain-path "$pod" 2>&1); then
+if ! explain=$("$RECLAIMD" --check-config --allow-unsafe-paths --config "$cfg" --explain-path "$pod" 2>&1); then
 	fail "own-pod-not-reclaimed: --explain-path $pod: $(printf '%s\n' "$explain" | tail -n 1)"
 	rule=-
 else
@@ -105,8 +106,11 @@ if command -v podman >/dev/null && podman image exists "$image" 2>/dev/null &&
 	# The image's own agent, on its own libraries, with the ConfigMap's file where the
 	# DaemonSet mounts it (the container's writable layer; the container is removed after).
 	# chroot, not podman run: a runtime may be unusable where this runs (hybrid cgroups).
+	# Root's and writable by root only, as the kubelet makes a ConfigMap's file (defaultMode
+	# 0644); the agent refuses anything else (README "Safety").
 	mkdir -p "$root$(dirname "$config_path")"
 	cp "$cfg" "$root$config_path"
+	chmod 0644 "$root$config_path"
 	v=$(chroot "$root" "$binary" --version 2>&1)
 	if out=$(chroot "$root" "$binary" --check-config --config "$config_path" 2>&1) && [ "$v" = "reclaimd $version" ]; then
 		pass "image-runs: the image's $binary ($v) accepts $config_path"

@@ -398,7 +398,7 @@ static void test_good_full(void)
 	struct policy_params d;
 	int r;
 
-	r = config_load_file(FIXTURES "good-full.json", &c, &err);
+	r = config_load_file(FIXTURES "good-full.json", CONFIG_LOAD_UNSAFE_PATH, &c, &err);
 	if (r < 0)
 		fprintf(stderr, "good-full.json: %s\n", err.text);
 	CHECK_EQ_INT(r, 0);
@@ -553,9 +553,9 @@ static void test_other_good_fixtures(void)
 	_cleanup_(config_freep) struct config *b = NULL;
 	struct config_error err;
 
-	CHECK_EQ_INT(config_load_file(FIXTURES "good-empty-object.json", &a, &err), 0);
+	CHECK_EQ_INT(config_load_file(FIXTURES "good-empty-object.json", CONFIG_LOAD_UNSAFE_PATH, &a, &err), 0);
 	CHECK(a && a->n_rules == 0);
-	CHECK_EQ_INT(config_load_file(FIXTURES "good-no-rules.json", &b, &err), 0);
+	CHECK_EQ_INT(config_load_file(FIXTURES "good-no-rules.json", CONFIG_LOAD_UNSAFE_PATH, &b, &err), 0);
 	CHECK(b && b->n_rules == 0 && b->interval_us == 500000);
 }
 
@@ -780,6 +780,11 @@ static void test_bad_strings(void)
 	EXPECT_FAIL("{\"rules\": [{\"match\": \"/system.slice\"}]}", "rules[0].match: must be relative to the cgroup root");
 	EXPECT_FAIL("{\"rules\": [{\"match\": \"system.slice/\"}]}", "rules[0].match: has an empty path component");
 	EXPECT_FAIL("{\"rules\": [{\"match\": \"a//b\"}]}", "rules[0].match: has an empty path component");
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"a\"}, {\"match\": \"../../etc/*\"}]}",
+		    "rules[1].match: the component \"..\" (at offset 0) is not allowed: cgroup paths "
+		    "have no \".\" or \"..\" components");
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"system.slice/./x\"}]}",
+		    "rules[0].match: the component \".\" (at offset 13) is not allowed");
 	EXPECT_FAIL("{\"rules\": [{\"match\": \"a\", \"policy\": \"senpai\"}]}", "rules[0].policy: unknown policy \"senpai\" (valid: psi, none)");
 	EXPECT_FAIL("{\"rules\": [{\"match\": \"a\", \"policy\": 1}]}", "rules[0].policy: expected a policy name, got an integer");
 	EXPECT_FAIL("{\"rules\": [{\"match\": \"a\", \"probe_mx\": 0.5}]}", "rules[0]: unknown key \"probe_mx\" (did you mean \"probe_max\"?)");
@@ -812,8 +817,8 @@ static void test_bad_strings(void)
 
 		CHECK_EQ_INT(config_load_string(NULL, &c, NULL), -EINVAL);
 		CHECK_EQ_INT(config_load_string("{\"x\": 1}", &c, NULL), -EINVAL);
-		CHECK_EQ_INT(config_load_file(NULL, &c, NULL), -EINVAL);
-		CHECK_EQ_INT(config_load_file("/nonexistent/reclaimd.json", &c, NULL), -ENOENT);
+		CHECK_EQ_INT(config_load_file(NULL, CONFIG_LOAD_UNSAFE_PATH, &c, NULL), -EINVAL);
+		CHECK_EQ_INT(config_load_file("/nonexistent/reclaimd.json", CONFIG_LOAD_UNSAFE_PATH, &c, NULL), -ENOENT);
 		CHECK(c == &sentinel);
 	}
 }
@@ -861,7 +866,7 @@ static void test_bad_files(void)
 
 		snprintf(path, sizeof(path), FIXTURES "%s", cases[i].file);
 		snprintf(expected, sizeof(expected), "%s%s", path, cases[i].text);
-		r = config_load_file(path, &c, &err);
+		r = config_load_file(path, CONFIG_LOAD_UNSAFE_PATH, &c, &err);
 		CHECK_EQ_INT(r, cases[i].r);
 		CHECK_STREQ(err.text, expected);
 		CHECK_EQ_INT(err.line, cases[i].line);
@@ -887,7 +892,7 @@ static void test_huge_file(void)
 		written = write(fd, block, sizeof(block)) == (ssize_t)sizeof(block);
 	close(fd);
 	CHECK(written);
-	CHECK_EQ_INT(config_load_file(path, &c, &err), -EFBIG);
+	CHECK_EQ_INT(config_load_file(path, CONFIG_LOAD_UNSAFE_PATH, &c, &err), -EFBIG);
 	CHECK(contains(err.text, ": cannot read: File too large"));
 	CHECK(c == &sentinel);
 	unlink(path);
@@ -901,7 +906,7 @@ static void test_shipped_config(void)
 	struct config_error err;
 	struct policy_params builtin;
 	const struct rule *r;
-	int ret = config_load_file("config/reclaimd.json", &c, &err);
+	int ret = config_load_file("config/reclaimd.json", CONFIG_LOAD_UNSAFE_PATH, &c, &err);
 
 	if (ret < 0)
 		fprintf(stderr, "%s\n", err.text);
@@ -982,7 +987,7 @@ static void test_print(void)
 	size_t size = 0;
 	FILE *f;
 
-	CHECK_EQ_INT(config_load_file(FIXTURES "good-full.json", &c, NULL), 0);
+	CHECK_EQ_INT(config_load_file(FIXTURES "good-full.json", CONFIG_LOAD_UNSAFE_PATH, &c, NULL), 0);
 	if (!c)
 		return;
 	f = open_memstream(&buf, &size);
@@ -1044,7 +1049,7 @@ static void test_field_lists(void)
 	char *save = NULL;
 	FILE *f;
 
-	CHECK_EQ_INT(config_load_file(FIXTURES "good-full.json", &c, NULL), 0);
+	CHECK_EQ_INT(config_load_file(FIXTURES "good-full.json", CONFIG_LOAD_UNSAFE_PATH, &c, NULL), 0);
 	f = c ? open_memstream(&buf, &size) : NULL;
 	CHECK(f != NULL);
 	if (!f)

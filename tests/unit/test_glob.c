@@ -247,6 +247,50 @@ static void test_pathological(void)
 	CHECK(elapsed < 2.0);
 }
 
+/* What a rule's "match" may be: glob_pattern_check() and the component it names. */
+static void test_pattern_check(void)
+{
+	static const struct {
+		const char *pattern;
+		enum glob_pattern_error want;
+		size_t start, len;
+	} pcases[] = {
+		{ "", GLOB_PATTERN_OK, 0, 0 },
+		{ "**", GLOB_PATTERN_OK, 0, 0 },
+		{ "system.slice/*.service", GLOB_PATTERN_OK, 0, 0 },
+		{ ".hidden/*", GLOB_PATTERN_OK, 0, 0 },     /* a name that starts with '.' */
+		{ "..x/y", GLOB_PATTERN_OK, 0, 0 },
+		{ "a/...", GLOB_PATTERN_OK, 0, 0 },         /* three dots: a name */
+		{ ".*", GLOB_PATTERN_OK, 0, 0 },
+		{ "/system.slice", GLOB_PATTERN_ABSOLUTE, 0, 0 },
+		{ "/", GLOB_PATTERN_ABSOLUTE, 0, 0 },
+		{ "a//b", GLOB_PATTERN_EMPTY_COMPONENT, 2, 0 },
+		{ "a/", GLOB_PATTERN_EMPTY_COMPONENT, 2, 0 },
+		{ "../../etc/*", GLOB_PATTERN_DOT_COMPONENT, 0, 2 },
+		{ "a/./b", GLOB_PATTERN_DOT_COMPONENT, 2, 1 },
+		{ "a/b/..", GLOB_PATTERN_DOT_COMPONENT, 4, 2 },
+		{ ".", GLOB_PATTERN_DOT_COMPONENT, 0, 1 },
+		{ "a/\\.\\./b", GLOB_PATTERN_DOT_COMPONENT, 2, 4 },   /* escaped: still ".." */
+		{ "a/.\\./b", GLOB_PATTERN_DOT_COMPONENT, 2, 3 },
+		{ "x/../..//y", GLOB_PATTERN_DOT_COMPONENT, 2, 2 },    /* the first problem */
+		{ "x//../y", GLOB_PATTERN_EMPTY_COMPONENT, 2, 0 },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(pcases); i++) {
+		size_t start = 99, len = 99;
+		enum glob_pattern_error got = glob_pattern_check(pcases[i].pattern, &start, &len);
+
+		if (got != pcases[i].want)
+			fprintf(stderr, "glob_pattern_check(\"%s\") = %d, expected %d\n",
+				pcases[i].pattern, got, pcases[i].want);
+		CHECK_EQ_INT(got, pcases[i].want);
+		if (pcases[i].want != GLOB_PATTERN_OK) {
+			CHECK_EQ_U64(start, pcases[i].start);
+			CHECK_EQ_U64(len, pcases[i].len);
+		}
+	}
+}
+
 int main(void)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
@@ -259,5 +303,6 @@ int main(void)
 	}
 	test_against_model();
 	test_pathological();
+	test_pattern_check();
 	return test_report("test_glob");
 }

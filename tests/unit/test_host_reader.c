@@ -122,7 +122,7 @@ static void make_tree(void)
 
 static int open_tree(struct host_reader **ret)
 {
-	return host_reader_open(path_in(tmp_root, "proc"), path_in(tmp_root, "sys"), ret);
+	return host_reader_open(path_in(tmp_root, "proc"), path_in(tmp_root, "sys"), ret, NULL);
 }
 
 /* ---- pread_whole / read_at ---------------------------------------------------------------- */
@@ -215,7 +215,7 @@ static void test_fixture_tree(void)
 {
 	struct host_reader *r = NULL;
 
-	CHECK_EQ_INT(host_reader_open(path_in(fixtures, "real-6.12/proc"), path_in(fixtures, "real-6.12/sys"), &r),
+	CHECK_EQ_INT(host_reader_open(path_in(fixtures, "real-6.12/proc"), path_in(fixtures, "real-6.12/sys"), &r, NULL),
 		     0);
 	CHECK(r != NULL);
 	if (!r)
@@ -269,7 +269,7 @@ static void test_fixture_tree_without_zswap(void)
 	char proc[PATH_MAX];
 
 	snprintf(proc, sizeof(proc), "%s", path_in(fixtures, "host-nozswap/proc"));
-	CHECK_EQ_INT(host_reader_open(proc, path_in(fixtures, "host-nozswap/sys"), &r), 0);
+	CHECK_EQ_INT(host_reader_open(proc, path_in(fixtures, "host-nozswap/sys"), &r, NULL), 0);
 	if (!r)
 		return;
 	memset(&sample, 0xa5, sizeof(sample));
@@ -284,7 +284,7 @@ static void test_fixture_tree_without_zswap(void)
 	host_reader_free(r);
 
 	/* No sysfs root at all is the same as no zswap. */
-	CHECK_EQ_INT(host_reader_open(proc, "/nonexistent/sys", &r), 0);
+	CHECK_EQ_INT(host_reader_open(proc, "/nonexistent/sys", &r, NULL), 0);
 	if (!r)
 		return;
 	CHECK_EQ_INT(host_reader_read(r, &sample), 0);
@@ -299,22 +299,41 @@ static void test_open_errors(void)
 {
 	struct host_reader *r = (struct host_reader *)&pattern; /* must stay untouched */
 
-	CHECK_EQ_INT(host_reader_open("/nonexistent/proc", "/nonexistent/sys", &r), -ENOENT);
-	CHECK(r == (struct host_reader *)&pattern);
+	const char *failed = "untouched";
 
+	CHECK_EQ_INT(host_reader_open("/nonexistent/proc", "/nonexistent/sys", &r, &failed), -ENOENT);
+	CHECK(r == (struct host_reader *)&pattern);
+	CHECK(failed == NULL); /* the root itself */
+
+	/* Each required file missing: -ENOENT naming it (for pressure/memory: a kernel without PSI,
+	 * where kernel/sched/psi.c makes no /proc/pressure at all). */
 	static const char *const required[] = {
 		"proc/meminfo", "proc/vmstat", "proc/pressure/memory", "proc/swaps",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(required); i++) {
 		make_tree();
 		CHECK_EQ_INT(remove(path_in(tmp_root, required[i])), 0);
-		CHECK_EQ_INT(open_tree(&r), -ENOENT);
+		CHECK_EQ_INT(host_reader_open(path_in(tmp_root, "proc"), path_in(tmp_root, "sys"), &r,
+					      &failed), -ENOENT);
 		CHECK(r == (struct host_reader *)&pattern);
+		CHECK_STREQ(failed, required[i] + strlen("proc/"));
 	}
+	make_tree();
+	CHECK_EQ_INT(remove(path_in(tmp_root, "proc/pressure/memory")), 0);
+	CHECK_EQ_INT(remove(path_in(tmp_root, "proc/pressure")), 0);
+	CHECK_EQ_INT(host_reader_open(path_in(tmp_root, "proc"), path_in(tmp_root, "sys"), &r, &failed),
+		     -ENOENT);
+	CHECK_STREQ(failed, "pressure/memory");
+	/* All there: nothing failed. */
+	make_tree();
+	CHECK_EQ_INT(host_reader_open(path_in(tmp_root, "proc"), path_in(tmp_root, "sys"), &r, &failed), 0);
+	CHECK(failed == NULL);
+	host_reader_free(r == (struct host_reader *)&pattern ? NULL : r);
+	r = (struct host_reader *)&pattern;
 
 	/* proc_root that is a file, not a directory. */
 	make_tree();
-	CHECK_EQ_INT(host_reader_open(path_in(tmp_root, "proc/meminfo"), tmp_root, &r), -ENOTDIR);
+	CHECK_EQ_INT(host_reader_open(path_in(tmp_root, "proc/meminfo"), tmp_root, &r, NULL), -ENOTDIR);
 }
 
 /* A required file that turns bad fails the whole read and leaves *ret alone. */

@@ -311,6 +311,63 @@ static void test_unconfigured(void)
 	}
 }
 
+/* swapon(2)/swapoff(2) are only ever given a configured path: swap_tiers_ctl carries out
+ * ACTIVATE (swapon) and REPRIORITIZE (swapoff, then swapon) with the action's `path`, and
+ * nothing else. Over every subset of a pool of paths as the configuration, every mix of those
+ * and other paths active (at several priorities, empty or used), both modes, with and without
+ * the kubelet hold: one action per configured device, each naming cfg[cfg_index].path (the same
+ * pointer), and no action for a device that is only active. */
+static void test_plan_only_configured(void)
+{
+	static const char *const pool[] = { "/dev/zram0", "/dev/zram1", "/dev/sdb2", "/var/swapfile",
+					    "/swap.img" };
+	const size_t n_pool = ARRAY_SIZE(pool);
+	unsigned bad = 0, plans = 0, swapons = 0, swapoffs = 0;
+
+	for (unsigned cfg_mask = 0; cfg_mask < 1u << n_pool; cfg_mask++)
+		for (unsigned act_mask = 0; act_mask < 1u << n_pool; act_mask++)
+			for (unsigned variant = 0; variant < 8; variant++) {
+				struct swap_device_cfg cfg[ARRAY_SIZE(pool)];
+				struct swap_action a[ARRAY_SIZE(pool)];
+				size_t n_cfg = 0, n = ARRAY_SIZE(a);
+				enum swap_reprioritize mode = variant & 1 ? SWAP_REPRIO_WHEN_FITS
+									  : SWAP_REPRIO_EMPTY_ONLY;
+
+				active_reset();
+				for (size_t i = 0; i < n_pool; i++) {
+					if (cfg_mask & (1u << i))
+						cfg[n_cfg++] = (struct swap_device_cfg){
+							(char *)pool[i], (int)(10 * i), SWAP_KIND_FILE };
+					/* Active at another priority than configured, empty or
+					 * used: the cases that would move a configured device. */
+					if (act_mask & (1u << i))
+						active_add(pool[i], (int)(10 * i) + 1 + (int)(variant & 2),
+							   GIB, variant & 4 ? 4096 : 0);
+				}
+				if (swap_plan(cfg, n_cfg, mode, &active, 100 * GIB, variant & 2, a, &n) < 0 ||
+				    n != n_cfg) {
+					bad++;
+					continue;
+				}
+				plans++;
+				for (size_t i = 0; i < n; i++) {
+					bool is_cfg = a[i].cfg_index < n_cfg &&
+						      a[i].path == cfg[a[i].cfg_index].path;
+
+					if (!is_cfg)
+						bad++;
+					swapons += a[i].kind == SWAP_ACT_ACTIVATE ||
+						   a[i].kind == SWAP_ACT_REPRIORITIZE;
+					swapoffs += a[i].kind == SWAP_ACT_REPRIORITIZE;
+				}
+			}
+	CHECK_EQ_U64(bad, 0);
+	CHECK_EQ_U64(plans, (1u << n_pool) * (1u << n_pool) * 8);
+	/* The cases that lead to swapon and swapoff were among them. */
+	CHECK(swapons > 0);
+	CHECK(swapoffs > 0);
+}
+
 static void test_config_warnings(void)
 {
 	struct swap_device_cfg c[] = {
@@ -922,6 +979,7 @@ int main(void)
 	test_plan_shared_budget();
 	test_plan_errors();
 	test_unconfigured();
+	test_plan_only_configured();
 	test_config_warnings();
 	test_names();
 	test_check_device();

@@ -332,6 +332,11 @@ for kv in "${envs[@]}"; do
 	echo "export $key=$(sq "${kv#*=}")" >>"$root/etc/scenario.env"
 done
 
+# Everything in the guest is root's (cpio -R 0:0) and, whatever the umask here or the modes of
+# the --file sources, writable by root only: reclaimd refuses a configuration file that anyone
+# else could change, or that sits in a directory they could (README "Safety"). /tmp is a tmpfs
+# of mode 1777 in the guest (guest/init; the rootfs's own /tmp under --systemd).
+chmod -R go-w "$root"
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$work/initramfs.cpio"
 if [ "$systemd" -eq 1 ]; then
 	# This tree first: the kernel finds the end of an uncompressed archive reliably, not
