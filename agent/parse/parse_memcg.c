@@ -122,7 +122,8 @@ int u64_or_max_parse(const char *buf, size_t len, uint64_t *ret)
 		*ret = LIMIT_MAX;
 		return 0;
 	}
-	if (u64_parse(buf, len, &v) < 0) /* also rejects a lone "\n" */
+	/* u64_parse() would take one more '\n' off: "5\n\n" is two lines, not a value. */
+	if (len == 0 || buf[len - 1] == '\n' || u64_parse(buf, len, &v) < 0)
 		return -EBADMSG;
 	*ret = v;
 	return 0;

@@ -301,6 +301,10 @@ static void test_u64_or_max_parse(void)
 	CHECK_FAILS_UNTOUCHED_S(u64_or_max_parse, "MAX\n", uint64_t, -EBADMSG);
 	CHECK_FAILS_UNTOUCHED_S(u64_or_max_parse, "max \n", uint64_t, -EBADMSG);
 	CHECK_FAILS_UNTOUCHED_S(u64_or_max_parse, "max\n\n", uint64_t, -EBADMSG);
+	/* Found by tests/fuzz/fuzz_u64_or_max: a number followed by two newlines was taken (one
+	 * '\n' came off here, the other in u64_parse). */
+	CHECK_FAILS_UNTOUCHED_S(u64_or_max_parse, "00\n\n", uint64_t, -EBADMSG);
+	CHECK_FAILS_UNTOUCHED_S(u64_or_max_parse, "5\n\n", uint64_t, -EBADMSG);
 	CHECK_FAILS_UNTOUCHED_S(u64_or_max_parse, "-1\n", uint64_t, -EBADMSG);
 	CHECK_FAILS_UNTOUCHED_S(u64_or_max_parse, "64M\n", uint64_t, -EBADMSG);
 	memset(scratch, '7', MIB);
