@@ -40,14 +40,13 @@ static inline void fuzz_poison(void *p, size_t n)
 	memset(p, FUZZ_POISON, n);
 }
 
+/* Every byte is FUZZ_POISON: the first one is, and each equals the next. One memcmp() rather than
+ * a loop, which the coverage instrumentation would slow down byte by byte (132 KiB for swaps). */
 static inline bool fuzz_poisoned(const void *p, size_t n)
 {
 	const unsigned char *b = p;
 
-	for (size_t i = 0; i < n; i++)
-		if (b[i] != FUZZ_POISON)
-			return false;
-	return true;
+	return n == 0 || (b[0] == FUZZ_POISON && memcmp(b, b + 1, n - 1) == 0);
 }
 
 /* The parse.h contract: 0, -ENODATA (empty buffer) or -EBADMSG; anything else is a bug. With

@@ -931,6 +931,16 @@ static void test_swaps_parse(void)
 	SWAP_BAD("/a\\x20 file 1 0 -2\n");
 	SWAP_BAD("/dev/vda partition 1 0 -2");
 #undef SWAP_BAD
+	/* Found by tests/fuzz/fuzz_swaps: a raw NUL in the path was copied, so the device came out
+	 * as "" (or as the part before the NUL). */
+	{
+		static const char nul_path[] = SWAPS_HEADER "\0/dev/vda partition 1 0 -2\n";
+		static const char nul_inside[] = SWAPS_HEADER "/dev/vda\0/x partition 1 0 -2\n";
+
+		CHECK_FAILS_UNTOUCHED(swaps_parse, nul_path, sizeof(nul_path) - 1, struct swaps, -EBADMSG);
+		CHECK_FAILS_UNTOUCHED(swaps_parse, nul_inside, sizeof(nul_inside) - 1, struct swaps,
+				      -EBADMSG);
+	}
 	CHECK_FAILS_UNTOUCHED_S(swaps_parse, "/dev/vda partition 1 0 -2\n", struct swaps, -EBADMSG);
 	CHECK_FAILS_UNTOUCHED_S(swaps_parse, "Filenames\n", struct swaps, -EBADMSG);
 	CHECK_FAILS_UNTOUCHED_S(swaps_parse, "Filename\t\t\t\tType", struct swaps, -EBADMSG);
