@@ -511,6 +511,20 @@ static void test_memory_stat_parse(void)
 	CHECK_EQ_U64(s2.zswpout, 0);
 	CHECK_EQ_INT(RUNS(memory_stat_parse, "anon 18446744073709551615\nfile 0\n", &s2), 0);
 	CHECK_EQ_U64(s2.anon, UINT64_MAX);
+	CHECK(!s2.has_tier_counters);
+
+	/* has_tier_counters: a pgpromote_success line wherever it is (the recorded 6.12 file has
+	 * one). Found with tests/fuzz/fuzz_memory_stat's check: as the first line it was missed. */
+	len = load("real-6.12/sys/fs/cgroup/fixture/memory.stat");
+	CHECK_EQ_INT(RUN(memory_stat_parse, fixture_buf, len, &s2), 0);
+	CHECK(s2.has_tier_counters);
+	CHECK_EQ_INT(RUNS(memory_stat_parse, "pgpromote_success 5\nanon 1\nfile 2\n", &s2), 0);
+	CHECK(s2.has_tier_counters);
+	CHECK_EQ_U64(s2.pgpromote_success, 5);
+	CHECK_EQ_INT(RUNS(memory_stat_parse, "anon 1\nfile 2\npgpromote_success 0\n", &s2), 0);
+	CHECK(s2.has_tier_counters);
+	CHECK_EQ_INT(RUNS(memory_stat_parse, "anon 1\nfile 2\nxpgpromote_success 3\n", &s2), 0);
+	CHECK(!s2.has_tier_counters);
 
 	CHECK_FAILS_UNTOUCHED_S(memory_stat_parse, "anon 1\n", struct memory_stat, -EBADMSG);
 	CHECK_FAILS_UNTOUCHED_S(memory_stat_parse, "file 1\nkernel 5\n", struct memory_stat, -EBADMSG);
