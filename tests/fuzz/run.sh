@@ -13,7 +13,7 @@
 # <name>.log, the input build/fuzz/artifacts/<name>-crash-<sha1> (or leak-, timeout-, oom-);
 # rerun it with build/fuzz/fuzz_<name> <that file>. Exit status: 0 when every target passed.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 2
 
 seconds=${FUZZ_SECONDS:-10}
 runs=${FUZZ_RUNS:-}
@@ -101,29 +101,35 @@ else limit=(-max_total_time="$seconds"); how="$seconds s each"; fi
 export ASAN_OPTIONS="detect_leaks=1:${ASAN_OPTIONS:-}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
 
+TIMEFORMAT='%R %U %S'
 table=$(mktemp)
 trap 'rm -f "$table"' EXIT
 failed=0 total_execs=0 start=$SECONDS
-printf '%-15s %12s %9s %8s %9s  %s\n' target executions exec/s "corpus" "corpus" result >"$table"
-printf '%-15s %12s %9s %8s %9s  %s\n' "" "" "" files KiB "" >>"$table"
+printf '%-15s %12s %9s %11s %8s %8s  %s\n' target executions exec/s "exec/CPU-s" corpus corpus \
+	result >"$table"
+printf '%-15s %12s %9s %11s %8s %8s  %s\n' "" "" "" "" files KiB "" >>"$table"
 for bin in "$@"; do
 	t=$(basename "$bin"); t=${t#fuzz_}
 	dir=$corpus_root/$t log=$logs/$t.log
 	mkdir -p "$dir"
 	seed "$t" "$dir"
 	echo "fuzz: $t ($how)" >&2
-	"$bin" "${limit[@]}" -timeout="$timeout" -print_final_stats=1 \
-		-artifact_prefix="$artifacts/$t-" "$dir" >"$log" 2>&1
+	# The CPU time it used, besides the wall clock: on a busy machine exec/s says how much CPU
+	# the target got, executions per CPU second what a campaign on an idle core would do.
+	{ time "$bin" "${limit[@]}" -timeout="$timeout" -print_final_stats=1 \
+		-artifact_prefix="$artifacts/$t-" "$dir" >"$log" 2>&1; } 2>"$logs/$t.cpu"
 	rc=$?
+	read -r wall user sys <"$logs/$t.cpu"
 	execs=$(stat_of number_of_executed_units "$log")
-	rate=$(stat_of average_exec_per_sec "$log")
-	if [ -z "$execs" ]; then # no final stats: the last status line "#N ... exec/s: R"
+	if [ -z "$execs" ]; then # no final stats: the last status line "#N ..."
 		execs=$(sed -n 's/^#\([0-9]*\).*/\1/p' "$log" | tail -n 1)
-		rate=$(sed -n 's/^#.*exec\/s: \([0-9]*\).*/\1/p' "$log" | tail -n 1)
 	fi
-	execs=${execs:-0} rate=${rate:-0}
+	execs=${execs:-0}
+	rate=$(awk -v e="$execs" -v t="$wall" 'BEGIN { printf "%d", (t > 0) ? e / t : 0 }')
+	per_cpu=$(awk -v e="$execs" -v c="$user" -v s="$sys" \
+		'BEGIN { printf "%d", (c + s > 0) ? e / (c + s) : 0 }')
 	files=$(find "$dir" -type f | wc -l)
-	kib=$(du -sk "$dir" | cut -f1)
+	kib=$(find "$dir" -type f -printf '%s\n' | awk '{ b += $1 } END { printf "%d", (b + 1023) / 1024 }')
 	if [ "$rc" -eq 0 ]; then
 		result=ok
 	else
@@ -132,9 +138,10 @@ for bin in "$@"; do
 		tail -n 40 "$log" >&2
 	fi
 	total_execs=$((total_execs + execs))
-	printf '%-15s %12s %9s %8s %9s  %s\n' "$t" "$execs" "$rate" "$files" "$kib" "$result" >>"$table"
+	printf '%-15s %12s %9s %11s %8s %8s  %s\n' "$t" "$execs" "$rate" "$per_cpu" "$files" "$kib" \
+		"$result" >>"$table"
 done
-printf '%-15s %12s %9s %8s %9s  %s\n' total "$total_execs" "" "" "" \
+printf '%-15s %12s %9s %11s %8s %8s  %s\n' total "$total_execs" "" "" "" "" \
 	"$(($# - failed)) passed, $failed failed, $((SECONDS - start)) s" >>"$table"
 
 {
