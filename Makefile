@@ -14,6 +14,10 @@
 #                             Debian rootfs, no registry) and build/reclaimd-image.tar (podman save)
 #   make demo                 boot the VM and show reclaimd against two workloads
 #   make bench                benchmarks (tables)
+#   make fuzz                 the libFuzzer targets of tests/fuzz/ (clang), FUZZ_SECONDS=N each
+#                             (default 10) or FUZZ_RUNS=N inputs each; FUZZ_TARGETS="psi config"
+#                             for some of them; corpus in tests/fuzz/corpus/, table in
+#                             build/fuzz/summary.txt
 
 ifeq ($(origin CC),default)
 CC        := gcc
@@ -53,7 +57,7 @@ CTL_LIBS   = $(shell pkg-config --libs jansson 2>/dev/null) -lm
 HOST_TESTS := tests/host/status-socket.sh tests/host/state-file.sh tests/host/safety.sh
 HOST_DEPS := reclaimd reclaimctl $(BUILD)/tests/status_probe $(BUILD)/tests/gen_cgroupfs
 
-.PHONY: all deps check check-unit check-vm check-kernels check-matrix demo bench install man deb image clean FORCE
+.PHONY: all deps check check-unit check-vm check-kernels check-matrix demo bench fuzz install man deb image clean FORCE
 
 # The version has one source: RECLAIMD_VERSION in include/reclaimd/version.h (--version of both
 # binaries, the status socket, the man pages, the .deb).
@@ -128,6 +132,41 @@ demo: deps reclaimd
 
 bench: deps reclaimd
 	@bench/run.sh
+
+# ---- fuzzing: tests/fuzz/fuzz_<name>.c is the libFuzzer target <name> --------------------------
+# Built with clang apart from everything else (build/fuzz/): the whole agent instrumented for
+# coverage (fuzzer-no-link), with AddressSanitizer (leaks included) and UBSan, every finding
+# fatal; each target linked against the library it needs out of build/fuzz/libreclaimd.a.
+# tests/fuzz/run.sh seeds each corpus from tests/fixtures/ and tests/fuzz/seeds/, runs the targets
+# one after the other, and prints (and writes to FUZZ_SUMMARY) a table; it fails when one does.
+FUZZ_CC      ?= clang
+FUZZ_BUILD   := build/fuzz
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS  := -std=gnu11 $(WARNINGS) -O2 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link -pthread -MMD -MP
+FUZZ_ALL     := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_TARGETS ?= $(FUZZ_ALL)
+FUZZ_LIB     := $(FUZZ_BUILD)/libreclaimd.a
+FUZZ_SECONDS ?= 10
+FUZZ_RUNS    ?=
+FUZZ_SUMMARY ?= $(FUZZ_BUILD)/summary.txt
+
+$(FUZZ_BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+
+$(FUZZ_LIB): $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(filter-out agent/main.c,$(SRCS)))
+	@rm -f $@
+	ar rcs $@ $^
+
+# The targets' objects are kept (make would remove them as intermediate).
+.SECONDARY: $(patsubst %,$(FUZZ_BUILD)/tests/fuzz/fuzz_%.o,$(FUZZ_ALL))
+
+$(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_LIB)
+	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(LDLIBS)
+
+fuzz: $(patsubst %,$(FUZZ_BUILD)/fuzz_%,$(FUZZ_TARGETS))
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_RUNS=$(FUZZ_RUNS) FUZZ_SUMMARY=$(FUZZ_SUMMARY) FUZZ_CC=$(FUZZ_CC) \
+		tests/fuzz/run.sh $^
 
 PREFIX  ?= /usr/local
 # The vendor unit directory (local edits go in drop-ins under /etc/systemd/system/reclaimd.service.d/).

@@ -1880,8 +1880,8 @@ static int config_build(struct loader *l, const json_t *root, const char *path, 
 
 /* ---- entry points -------------------------------------------------------------------------- */
 
-static int config_load_buffer(const char *buf, size_t len, const char *path, struct config **ret,
-			      struct config_error *err)
+static int load_buffer(const char *buf, size_t len, const char *path, struct config **ret,
+		       struct config_error *err)
 {
 	struct config_error local;
 	struct loader l = { .name = path ? path : "<string>", .err = err ? err : &local };
@@ -1929,7 +1929,15 @@ int config_load_string(const char *json, struct config **ret, struct config_erro
 	error_reset(err);
 	if (!json || !ret)
 		return -EINVAL;
-	return config_load_buffer(json, strlen(json), NULL, ret, err);
+	return load_buffer(json, strlen(json), NULL, ret, err);
+}
+
+int config_load_buffer(const char *buf, size_t len, struct config **ret, struct config_error *err)
+{
+	error_reset(err);
+	if ((!buf && len > 0) || !ret)
+		return -EINVAL;
+	return load_buffer(buf ? buf : "", len, NULL, ret, err);
 }
 
 /* The whole file, in one buffer; -errno when it cannot be read, -EFBIG past the limit. */
@@ -2029,7 +2037,7 @@ int config_load_file(const char *path, unsigned flags, struct config **ret,
 				 r == -EBADFD ? "not a regular file" : strerror(-r));
 		return r == -EBADFD ? -EINVAL : r;
 	}
-	return config_load_buffer(buf, len, path, ret, err);
+	return load_buffer(buf, len, path, ret, err);
 }
 
 void config_free(struct config *c)

@@ -178,17 +178,9 @@ int cpulist_parse(const char *buf, size_t len, cpu_set_t *ret)
 	return cpulist_parse_impl(buf, len, ret, false);
 }
 
-/*
- * One distance row: an entry per online node, in ascending node id order, into
- * distance[<that id>]. The kernel prints "%s%d" with " " before every entry whose NODE ID is not
- * 0 (drivers/base/node.c node_read_distance), then "\n".
- * Rules: entries are decimal numbers (the kernel's int is never negative for a valid SLIT) no
- * larger than INT_MAX; exactly one space between two entries; one space before the first entry
- * allowed (node 0 offline) but not required; exactly as many entries as online nodes; the row
- * ends in '\n' and nothing follows it.
- */
-static int distance_row_parse(const char *buf, size_t len, const cpu_set_t *online,
-			      unsigned distance[RECLAIMD_MAX_NODES])
+/* node_distance_parse(): the rules are in topology.h. */
+int node_distance_parse(const char *buf, size_t len, const cpu_set_t *online,
+			unsigned distance[RECLAIMD_MAX_NODES])
 {
 	unsigned d[RECLAIMD_MAX_NODES];
 	size_t pos = 0;
@@ -219,13 +211,8 @@ static int distance_row_parse(const char *buf, size_t len, const cpu_set_t *onli
 	return 0;
 }
 
-/*
- * node<N>/meminfo: the line "Node <N> MemTotal:<spaces><kB> kB" (drivers/base/node.c
- * node_read_meminfo prints "Node %d MemTotal:       %8lu kB\n" first).
- * Rules: that line exists, with this node's id; one or more spaces before a decimal number, then
- * " kB" and the end of the line; the byte count fits 64 bits. Other lines are not looked at.
- */
-static int node_meminfo_parse(const char *buf, size_t len, unsigned node, uint64_t *ret_bytes)
+/* node_memtotal_parse(): the rules are in topology.h. */
+int node_memtotal_parse(const char *buf, size_t len, unsigned node, uint64_t *ret_bytes)
 {
 	char prefix[64];
 	size_t prefix_n = (size_t)snprintf(prefix, sizeof(prefix), "Node %u MemTotal:", node);
@@ -284,7 +271,7 @@ static int node_read_sysfs(int node_dir, unsigned i, const cpu_set_t *cpu_online
 	r = read_sysfs(node_dir, name, buf, &len);
 	if (r < 0)
 		return r;
-	r = distance_row_parse(buf, len, online, n->distance);
+	r = node_distance_parse(buf, len, online, n->distance);
 	if (r < 0)
 		return r;
 
@@ -292,7 +279,7 @@ static int node_read_sysfs(int node_dir, unsigned i, const cpu_set_t *cpu_online
 	r = read_sysfs(node_dir, name, buf, &len);
 	if (r < 0)
 		return r;
-	r = node_meminfo_parse(buf, len, i, &n->mem_total_bytes);
+	r = node_memtotal_parse(buf, len, i, &n->mem_total_bytes);
 	if (r < 0)
 		return r;
 	node_init(n, (int)i);

@@ -56,8 +56,11 @@ static const struct u64_field memory_stat_fields[] = {
 	FIELD(memory_stat, pgdemote_direct, false),
 	FIELD(memory_stat, pgdemote_khugepaged, false),
 	FIELD(memory_stat, pgdemote_proactive, false),
-	FIELD(memory_stat, pgpromote_success, false),
+	FIELD(memory_stat, pgpromote_success, false), /* MEMORY_STAT_PGPROMOTE_SUCCESS */
 };
+
+/* The index of pgpromote_success above: its line tells has_tier_counters. */
+#define MEMORY_STAT_PGPROMOTE_SUCCESS (ARRAY_SIZE(memory_stat_fields) - 1)
 
 /* low/high/max/oom since 4.5, oom_kill since 4.13 (all older than memory.reclaim);
  * oom_group_kill since 5.16. */
@@ -74,9 +77,10 @@ _Static_assert(ARRAY_SIZE(memory_stat_fields) <= 64, "seen mask is 64 bits");
 _Static_assert(ARRAY_SIZE(memory_events_fields) <= 64, "seen mask is 64 bits");
 
 /* Parses "<name> <u64>\n" lines into the struct at `out` (already zeroed by the caller). Every
- * line must have that shape; names not in `fields` are ignored. */
+ * line must have that shape; names not in `fields` are ignored. *ret_seen (may be NULL) gets bit i
+ * set for each fields[i] that was present. */
 static int u64_fields_parse(const char *buf, size_t len, const struct u64_field *fields,
-			    size_t n_fields, void *out)
+			    size_t n_fields, void *out, uint64_t *ret_seen)
 {
 	uint64_t seen = 0;
 	size_t pos = 0, n, hint = 0;
@@ -107,6 +111,8 @@ static int u64_fields_parse(const char *buf, size_t len, const struct u64_field 
 	for (size_t i = 0; i < n_fields; i++)
 		if (fields[i].required && !(seen & (UINT64_C(1) << i)))
 			return -EBADMSG;
+	if (ret_seen)
+		*ret_seen = seen;
 	return 0;
 }
 
@@ -122,7 +128,8 @@ int u64_or_max_parse(const char *buf, size_t len, uint64_t *ret)
 		*ret = LIMIT_MAX;
 		return 0;
 	}
-	if (u64_parse(buf, len, &v) < 0) /* also rejects a lone "\n" */
+	/* u64_parse() would take one more '\n' off: "5\n\n" is two lines, not a value. */
+	if (len == 0 || buf[len - 1] == '\n' || u64_parse(buf, len, &v) < 0)
 		return -EBADMSG;
 	*ret = v;
 	return 0;
@@ -131,13 +138,14 @@ int u64_or_max_parse(const char *buf, size_t len, uint64_t *ret)
 int memory_stat_parse(const char *buf, size_t len, struct memory_stat *ret)
 {
 	struct memory_stat s = {0};
+	uint64_t seen;
 	int r;
 
-	r = u64_fields_parse(buf, len, memory_stat_fields, ARRAY_SIZE(memory_stat_fields), &s);
+	r = u64_fields_parse(buf, len, memory_stat_fields, ARRAY_SIZE(memory_stat_fields), &s,
+			     &seen);
 	if (r < 0)
 		return r;
-	/* Not the first line ("anon" is), so a line of its own starts with '\n'. */
-	s.has_tier_counters = memmem(buf, len, "\npgpromote_success ", 19) != NULL;
+	s.has_tier_counters = seen & (UINT64_C(1) << MEMORY_STAT_PGPROMOTE_SUCCESS);
 	*ret = s;
 	return 0;
 }
@@ -147,7 +155,8 @@ int memory_events_parse(const char *buf, size_t len, struct memory_events *ret)
 	struct memory_events e = {0};
 	int r;
 
-	r = u64_fields_parse(buf, len, memory_events_fields, ARRAY_SIZE(memory_events_fields), &e);
+	r = u64_fields_parse(buf, len, memory_events_fields, ARRAY_SIZE(memory_events_fields), &e,
+			     NULL);
 	if (r < 0)
 		return r;
 	*ret = e;

@@ -187,6 +187,10 @@ static int octal_unescape(const char *s, size_t n, char *out, size_t size)
 	for (size_t i = 0; i < n; i++) {
 		char c = s[i];
 
+		/* A path holds no NUL (seq_file_path() prints a C string): one here would cut the
+		 * path short, or leave it empty. */
+		if (c == '\0')
+			return -EBADMSG;
 		if (c == '\\') {
 			unsigned v = 0;
 

@@ -183,6 +183,10 @@ enum {
 int config_load_file(const char *path, unsigned flags, struct config **ret,
 		     struct config_error *err);
 int config_load_string(const char *json, struct config **ret, struct config_error *err);
+/* The same from buf[0..len) (not NUL-terminated; a NUL byte in it is a syntax error), named
+ * "<string>" in errors: what config_load_file() does once it has read the file, and the fuzz
+ * target's entry point (tests/fuzz/fuzz_config.c). */
+int config_load_buffer(const char *buf, size_t len, struct config **ret, struct config_error *err);
 void config_free(struct config *c);
 static inline void config_freep(struct config **c) { config_free(*c); }
 

@@ -99,6 +99,26 @@ int topology_read_sysfs(const char *sys_root, struct numa_topology *ret);
  * (however many digits). *ret is untouched on failure. */
 int cpulist_parse(const char *buf, size_t len, cpu_set_t *ret);
 
+/* Parses node<N>/distance, one SLIT row, from buf[0..len) (not NUL-terminated): one entry per
+ * node in `online` (ids below RECLAIMD_MAX_NODES; higher ones are not looked at), in ascending id
+ * order, into distance[<that id>]; the other slots are left alone. The kernel prints "%s%d" with
+ * " " before every entry whose NODE ID is not 0 (drivers/base/node.c node_read_distance), then
+ * "\n". Rules: entries are decimal numbers (the kernel's int is never negative for a valid SLIT)
+ * no larger than INT_MAX; exactly one space between two entries; one space before the first
+ * entry allowed (node 0 offline) but not required; exactly as many entries as online nodes, at
+ * least one; the row ends in '\n' and nothing follows it. Returns 0 or -EBADMSG; distance[] is
+ * untouched on failure. */
+int node_distance_parse(const char *buf, size_t len, const cpu_set_t *online,
+			unsigned distance[RECLAIMD_MAX_NODES]);
+
+/* Parses node<N>/meminfo (buf[0..len), not NUL-terminated) for its line "Node <node> MemTotal:
+ * <spaces><kB> kB" (drivers/base/node.c node_read_meminfo prints "Node %d MemTotal:
+ * %8lu kB\n" first) into *ret_bytes, bytes. Rules: that line exists, with this node's id; one or
+ * more spaces before a decimal number, then " kB" and the end of the line; the byte count fits
+ * 64 bits. Other lines are not looked at. Returns 0 or -EBADMSG; *ret_bytes untouched on
+ * failure. */
+int node_memtotal_parse(const char *buf, size_t len, unsigned node, uint64_t *ret_bytes);
+
 /* The node whose workers serve memory on `node`: `node` itself when it has CPUs, else the node
  * with CPUs at the smallest known distance from it (ties to the lowest id; unknown distances, 0,
  * come after every known one). Returns that node id, or -ENOENT when `node` is out of range or

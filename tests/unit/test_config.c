@@ -819,7 +819,29 @@ static void test_bad_strings(void)
 		CHECK_EQ_INT(config_load_string("{\"x\": 1}", &c, NULL), -EINVAL);
 		CHECK_EQ_INT(config_load_file(NULL, CONFIG_LOAD_UNSAFE_PATH, &c, NULL), -EINVAL);
 		CHECK_EQ_INT(config_load_file("/nonexistent/reclaimd.json", CONFIG_LOAD_UNSAFE_PATH, &c, NULL), -ENOENT);
+		CHECK_EQ_INT(config_load_buffer(NULL, 1, &c, NULL), -EINVAL);
+		CHECK_EQ_INT(config_load_buffer("{}", 2, NULL, NULL), -EINVAL);
 		CHECK(c == &sentinel);
+	}
+
+	/* config_load_buffer(): the length ends the text (no NUL needed); a NUL byte inside it
+	 * is a syntax error; nothing at all is an empty file. */
+	{
+		static const char text[] = "{\"interval\": 3}junk";
+		struct config *c = &sentinel;
+		struct config_error err;
+
+		CHECK_EQ_INT(config_load_buffer(text, 15, &c, &err), 0);
+		CHECK(c != &sentinel && c->interval_us == 3 * USEC_PER_SEC);
+		if (c != &sentinel)
+			config_free(c);
+		c = &sentinel;
+		CHECK_EQ_INT(config_load_buffer("{}\0", 3, &c, &err), -EINVAL);
+		CHECK(c == &sentinel && contains(err.text, "<string>:1:3: "));
+		CHECK_EQ_INT(config_load_buffer("{\"a\0\": 1}", 9, &c, &err), -EINVAL);
+		CHECK(c == &sentinel && contains(err.text, "control character"));
+		CHECK_EQ_INT(config_load_buffer(NULL, 0, &c, &err), -EINVAL);
+		CHECK(c == &sentinel && contains(err.text, "<string>:1:0: "));
 	}
 }
 

@@ -301,6 +301,10 @@ static void test_u64_or_max_parse(void)
 	CHECK_FAILS_UNTOUCHED_S(u64_or_max_parse, "MAX\n", uint64_t, -EBADMSG);
 	CHECK_FAILS_UNTOUCHED_S(u64_or_max_parse, "max \n", uint64_t, -EBADMSG);
 	CHECK_FAILS_UNTOUCHED_S(u64_or_max_parse, "max\n\n", uint64_t, -EBADMSG);
+	/* Found by tests/fuzz/fuzz_u64_or_max: a number followed by two newlines was taken (one
+	 * '\n' came off here, the other in u64_parse). */
+	CHECK_FAILS_UNTOUCHED_S(u64_or_max_parse, "00\n\n", uint64_t, -EBADMSG);
+	CHECK_FAILS_UNTOUCHED_S(u64_or_max_parse, "5\n\n", uint64_t, -EBADMSG);
 	CHECK_FAILS_UNTOUCHED_S(u64_or_max_parse, "-1\n", uint64_t, -EBADMSG);
 	CHECK_FAILS_UNTOUCHED_S(u64_or_max_parse, "64M\n", uint64_t, -EBADMSG);
 	memset(scratch, '7', MIB);
@@ -507,6 +511,20 @@ static void test_memory_stat_parse(void)
 	CHECK_EQ_U64(s2.zswpout, 0);
 	CHECK_EQ_INT(RUNS(memory_stat_parse, "anon 18446744073709551615\nfile 0\n", &s2), 0);
 	CHECK_EQ_U64(s2.anon, UINT64_MAX);
+	CHECK(!s2.has_tier_counters);
+
+	/* has_tier_counters: a pgpromote_success line wherever it is (the recorded 6.12 file has
+	 * one). Found with tests/fuzz/fuzz_memory_stat's check: as the first line it was missed. */
+	len = load("real-6.12/sys/fs/cgroup/fixture/memory.stat");
+	CHECK_EQ_INT(RUN(memory_stat_parse, fixture_buf, len, &s2), 0);
+	CHECK(s2.has_tier_counters);
+	CHECK_EQ_INT(RUNS(memory_stat_parse, "pgpromote_success 5\nanon 1\nfile 2\n", &s2), 0);
+	CHECK(s2.has_tier_counters);
+	CHECK_EQ_U64(s2.pgpromote_success, 5);
+	CHECK_EQ_INT(RUNS(memory_stat_parse, "anon 1\nfile 2\npgpromote_success 0\n", &s2), 0);
+	CHECK(s2.has_tier_counters);
+	CHECK_EQ_INT(RUNS(memory_stat_parse, "anon 1\nfile 2\nxpgpromote_success 3\n", &s2), 0);
+	CHECK(!s2.has_tier_counters);
 
 	CHECK_FAILS_UNTOUCHED_S(memory_stat_parse, "anon 1\n", struct memory_stat, -EBADMSG);
 	CHECK_FAILS_UNTOUCHED_S(memory_stat_parse, "file 1\nkernel 5\n", struct memory_stat, -EBADMSG);
@@ -927,6 +945,16 @@ static void test_swaps_parse(void)
 	SWAP_BAD("/a\\x20 file 1 0 -2\n");
 	SWAP_BAD("/dev/vda partition 1 0 -2");
 #undef SWAP_BAD
+	/* Found by tests/fuzz/fuzz_swaps: a raw NUL in the path was copied, so the device came out
+	 * as "" (or as the part before the NUL). */
+	{
+		static const char nul_path[] = SWAPS_HEADER "\0/dev/vda partition 1 0 -2\n";
+		static const char nul_inside[] = SWAPS_HEADER "/dev/vda\0/x partition 1 0 -2\n";
+
+		CHECK_FAILS_UNTOUCHED(swaps_parse, nul_path, sizeof(nul_path) - 1, struct swaps, -EBADMSG);
+		CHECK_FAILS_UNTOUCHED(swaps_parse, nul_inside, sizeof(nul_inside) - 1, struct swaps,
+				      -EBADMSG);
+	}
 	CHECK_FAILS_UNTOUCHED_S(swaps_parse, "/dev/vda partition 1 0 -2\n", struct swaps, -EBADMSG);
 	CHECK_FAILS_UNTOUCHED_S(swaps_parse, "Filenames\n", struct swaps, -EBADMSG);
 	CHECK_FAILS_UNTOUCHED_S(swaps_parse, "Filename\t\t\t\tType", struct swaps, -EBADMSG);

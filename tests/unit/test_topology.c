@@ -943,6 +943,44 @@ static void test_sysfs_trees(void)
 
 #undef N
 
+/* ---- the two sysfs row parsers on buffers ---------------------------------------------------- */
+
+/* node_distance_parse() and node_memtotal_parse() directly (the tree tests above reach them
+ * through topology_read_sysfs()): what they leave alone, on success and on failure. */
+static void test_row_parsers(void)
+{
+	unsigned d[RECLAIMD_MAX_NODES];
+	cpu_set_t online;
+	uint64_t bytes;
+
+	CPU_ZERO(&online);
+	CPU_SET(1, &online);
+	CPU_SET(3, &online);
+	CPU_SET(64, &online); /* past RECLAIMD_MAX_NODES: not looked at */
+	memset(d, 0xa5, sizeof(d));
+	CHECK_EQ_INT(node_distance_parse(" 10 20\n", 7, &online, d), 0);
+	CHECK_EQ_INT(d[1], 10);
+	CHECK_EQ_INT(d[3], 20);
+	CHECK_EQ_INT(d[0], 0xa5a5a5a5); /* offline nodes' slots are left alone */
+	CHECK_EQ_INT(d[2], 0xa5a5a5a5);
+	memset(d, 0xa5, sizeof(d));
+	CHECK_EQ_INT(node_distance_parse("10 20 30\n", 9, &online, d), -EBADMSG);
+	CHECK_EQ_INT(node_distance_parse("10 20\n", 5, &online, d), -EBADMSG); /* len cuts the '\n' */
+	CHECK_EQ_INT(d[1], 0xa5a5a5a5);
+	CPU_ZERO(&online);
+	CHECK_EQ_INT(node_distance_parse("\n", 1, &online, d), -EBADMSG); /* no node online */
+
+	bytes = 7;
+	CHECK_EQ_INT(node_memtotal_parse("Node 2 MemTotal:  4 kB\n", 23, 2, &bytes), 0);
+	CHECK_EQ_U64(bytes, 4096);
+	/* Not NUL-terminated: the length ends the line. */
+	CHECK_EQ_INT(node_memtotal_parse("Node 2 MemTotal:  4 kBjunk", 22, 2, &bytes), 0);
+	bytes = 7;
+	CHECK_EQ_INT(node_memtotal_parse("Node 2 MemTotal:  4 kB\n", 23, 3, &bytes), -EBADMSG);
+	CHECK_EQ_INT(node_memtotal_parse("Node 2 MemTotal:  4 kB\n", 21, 2, &bytes), -EBADMSG);
+	CHECK_EQ_U64(bytes, 7);
+}
+
 /* ---- this machine ---------------------------------------------------------------------------- */
 
 static void test_topology_read(void)
@@ -1008,6 +1046,7 @@ int main(void)
 	test_cpulist_parse();
 	test_sysfs_fixtures();
 	test_sysfs_trees();
+	test_row_parsers();
 	test_topology_read();
 	return test_report("test_topology");
 }
