@@ -67,7 +67,7 @@ config "$T/none.json" '{"manage": false}'
 start() { # CONFIG [EXTRA OPTIONS]
 	local cfg=$1
 	shift
-	"$AGENT" -c "$cfg" --cgroup-root "$CG" --proc-root "$T/proc" --sys-root "$T/sys" \
+	"$AGENT" --allow-unsafe-paths -c "$cfg" --cgroup-root "$CG" --proc-root "$T/proc" --sys-root "$T/sys" \
 		--log-stderr "$@" >"$LOG" 2>&1 &
 	PID=$!
 	wait_for "the agent started" grep -q 'started: cgroup root' "$LOG"
