@@ -5,7 +5,7 @@
 #                             (SAN_STATIC=1: gcc links the sanitizer runtime statically)
 #   make CC=clang             build with clang
 #   make deps                 install the Debian packages everything below needs (root)
-#   make check                unit tests, then the real-kernel VM tests; ends "N passed, N failed, N skipped"
+#   make check                unit tests, check-san, then the real-kernel VM tests; ends "N passed, N failed, N skipped"
 #   make check-kernels        the whole VM suite on Debian's 6.1, 6.12 and 7.3 kernels, in turn (3x check-vm)
 #   make check-matrix         the VM matrix subset (smoke, lifecycle, reclaim) on 6.1 and 7.3
 #   make check-unit           purity check of policies/, unit tests, make deb + lintian, doc keys, metrics and status socket end to end (no VM)

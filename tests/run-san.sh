@@ -76,12 +76,17 @@ for v in $variants; do
 		s=$(printf '%s\n' "$out" | sed -n "s/$summary/\3/p")
 		[ -n "$p" ] || { p=0 f=1 s=0; }
 		printf '%s\n' "$out" | grep -v "$summary" | sed "s/^  unit /  san $v /"
+		# The first three reports in full (one per process: a daemon, reclaimctl, a probe).
+		n=0
 		for r in "$rep"/report.*; do
 			[ -e "$r" ] || continue
+			n=$((n + 1))
+			[ "$n" -le 3 ] || continue
 			echo "    sanitizer report ${r##*/report.} (${t##*/}):"
 			head -n 60 "$r" | sed 's/^/      /'
-			[ "$f" -eq 0 ] && f=1
 		done
+		[ "$n" -gt 3 ] && echo "    ... and $((n - 3)) more sanitizer reports (${t##*/})"
+		[ "$n" -gt 0 ] && [ "$f" -eq 0 ] && f=1
 		passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
 	done
 	echo "  $v: build $((built_s - v_start)) s, tests $(($(date +%s) - built_s)) s"
