@@ -202,7 +202,7 @@ man: $(BUILD)/reclaimd $(BUILD)/reclaimctl
 deb: FORCE
 	@rm -rf build/deb build/deb-$(notdir $(CC))
 	export DEB_BUILD_MAINT_OPTIONS=hardening=+all; \
-	$(MAKE) --no-print-directory BUILD=build/deb-$(notdir $(CC)) SANITIZER= \
+	$(MAKE) --no-print-directory BUILD=build/deb-$(notdir $(CC)) SANITIZER= SAN= SAN_STATIC= \
 		CFLAGS="$$(dpkg-buildflags --get CFLAGS) $$(dpkg-buildflags --get CPPFLAGS)" \
 		LDFLAGS="$$(dpkg-buildflags --get LDFLAGS)" \
 		PREFIX=/usr SYSTEMD_UNIT_DIR=/lib/systemd/system DESTDIR=$(CURDIR)/build/deb/root install

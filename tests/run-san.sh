@@ -10,11 +10,15 @@
 # variant's reclaimd, reclaimctl and status_probe (the daemon's socket server, HTTP metrics,
 # configuration errors and SIGHUP reloads under the sanitizer).
 #
+# Not run here: tests/pkg/ (the .deb, lintian, the documented keys: no code path the tests above
+# do not take) and test_plot.sh (gnuplot scripts, no C). `make check-unit` does not run this (it
+# stays at about a minute); `make check` does, as a part of its own.
+#
 # Every error is fatal (-fno-sanitize-recover=all, halt_on_error) and goes to a report file
 # (log_path, one per process, in a temporary directory), so one in a daemon a script started is
 # seen too: a test with a report counts as failed, whatever its own checks said, and the report
 # is printed. Leaks are errors (detect_leaks=1, at every exit of a sanitized program).
-# Suppressions: none (tests/san/ would hold them, each with its reason).
+# No suppression file: every finding was fixed in the code.
 #
 # Prints each test's line ("  san gcc-asan test_parse  N passed, ..."), the build and run time of
 # each variant, and ends "san: N passed, N failed, N skipped". A variant that does not build
