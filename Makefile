@@ -132,7 +132,7 @@ check: deps reclaimd $(TESTS) $(HOST_DEPS)
 	@BUILD=$(BUILD) RECLAIMD=$(BUILD)/reclaimd tests/check.sh $(TESTS) $(TEST_SCRIPTS) $(CHECK_SCRIPTS) tests/metrics-e2e.sh $(HOST_TESTS)
 
 # The unit and host tests under ASan+UBSan (gcc and clang) and TSan, each built into its own
-# build/<cc>-<san> (tests/run-san.sh; about 4 minutes on 2 cores, most of it compiling).
+# build/<cc>-<san> (tests/run-san.sh; 3 to 6 minutes on 2 cores, half of it compiling).
 check-san:
 	@tests/run-san.sh
 

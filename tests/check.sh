@@ -22,8 +22,8 @@ us=$(printf '%s\n' "$unit_out" | field unit 3)
 [ -n "$up" ] || { up=0 uf=1 us=0; }
 [ "$unit_rc" -ne 0 ] && [ "$uf" -eq 0 ] && uf=1
 
-# The unit and host tests under ASan+UBSan (gcc, clang) and TSan (tests/run-san.sh, about
-# 4 minutes on 2 cores). RECLAIMD_CHECK_SAN=0 leaves them out.
+# The unit and host tests under ASan+UBSan (gcc, clang) and TSan (tests/run-san.sh, 3 to
+# 6 minutes on 2 cores). RECLAIMD_CHECK_SAN=0 leaves them out.
 sp=0 sf=0 ss=0
 if [ "${RECLAIMD_CHECK_SAN:-1}" = 1 ]; then
 	san_log=$(mktemp "${TMPDIR:-/tmp}/reclaimd-check-san.XXXXXX")
