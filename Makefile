@@ -1,12 +1,15 @@
 # reclaimd - build, tests, demo and benchmarks.
 #   make                      build ./reclaimd and ./reclaimctl
 #   make SANITIZER=address    (or undefined, thread) build with that sanitizer
+#   make SAN=asan             ASan+UBSan (SAN=tsan: TSan), every error fatal, -O1, into build/<cc>-<san>
+#                             (SAN_STATIC=1: gcc links the sanitizer runtime statically)
 #   make CC=clang             build with clang
 #   make deps                 install the Debian packages everything below needs (root)
-#   make check                unit tests, then the real-kernel VM tests; ends "N passed, N failed, N skipped"
+#   make check                unit tests, check-san, then the real-kernel VM tests; ends "N passed, N failed, N skipped"
 #   make check-kernels        the whole VM suite on Debian's 6.1, 6.12 and 7.3 kernels, in turn (3x check-vm)
 #   make check-matrix         the VM matrix subset (smoke, lifecycle, reclaim) on 6.1 and 7.3
 #   make check-unit           purity check of policies/, unit tests, make deb + lintian, doc keys, imports, metrics, status socket and safety refusals end to end (no VM)
+#   make check-san            the unit and host tests again under ASan+UBSan (gcc, clang) and TSan (tests/run-san.sh)
 #   make install              binaries, systemd unit, man pages, example config (PREFIX=/usr/local)
 #   make man                  man pages into build/man (reclaimd.8, reclaimctl.8, reclaimd.json.5)
 #   make deb                  build/reclaimd_<version>-1_amd64.deb (dpkg-deb; lintian in check-unit)
@@ -23,7 +26,17 @@ ifeq ($(origin CC),default)
 CC        := gcc
 endif
 PKGS      := libsystemd jansson libcgroup numa libmicrohttpd
+# SAN=asan|tsan: the sanitizer builds of make check-san (tests/run-san.sh), -O1 unless CFLAGS says.
+SAN_asan  := -fsanitize=address,undefined -fno-sanitize-recover=all
+SAN_tsan  := -fsanitize=thread
+ifneq ($(SAN),)
+ifeq ($(SAN_$(SAN)),)
+$(error SAN=$(SAN): use SAN=asan (ASan+UBSan) or SAN=tsan)
+endif
+CFLAGS    ?= -O1 -g
+else
 CFLAGS    ?= -O2 -g
+endif
 WARNINGS  := -Wall -Wextra -Wconversion -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
              -Wformat=2 -Wno-format-nonliteral -Werror
 CPPFLAGS  += -Iinclude -Iagent -D_GNU_SOURCE
@@ -37,9 +50,18 @@ ifneq ($(SANITIZER),)
 ALL_CFLAGS += -fsanitize=$(SANITIZER) -fno-omit-frame-pointer
 LDFLAGS    += -fsanitize=$(SANITIZER)
 endif
+ifneq ($(SAN),)
+ALL_CFLAGS += $(SAN_$(SAN)) -fno-omit-frame-pointer
+LDFLAGS    += $(SAN_$(SAN))
+# The runtime linked into the binary (gcc; clang links it statically by default), so a binary
+# copied to a machine without libasan8/libubsan1/libtsan2 (the VM guest) runs as it is.
+ifeq ($(SAN_STATIC),1)
+LDFLAGS    += $(if $(filter asan,$(SAN)),-static-libasan -static-libubsan,-static-libtsan)
+endif
+endif
 
 # One object directory per compiler and sanitizer, so switching never mixes objects.
-BUILD     := build/$(notdir $(CC))$(if $(SANITIZER),-$(SANITIZER))
+BUILD     := build/$(notdir $(CC))$(if $(SANITIZER),-$(SANITIZER))$(if $(SAN),-$(SAN))$(if $(filter 1,$(SAN_STATIC)),-static)
 
 # agent/cli/ is reclaimctl's, a program of its own (below).
 SRCS      := $(shell find agent policies -name "*.c" -not -path "agent/cli/*" | LC_ALL=C sort)
@@ -57,7 +79,7 @@ CTL_LIBS   = $(shell pkg-config --libs jansson 2>/dev/null) -lm
 HOST_TESTS := tests/host/status-socket.sh tests/host/state-file.sh tests/host/safety.sh
 HOST_DEPS := reclaimd reclaimctl $(BUILD)/tests/status_probe $(BUILD)/tests/gen_cgroupfs
 
-.PHONY: all deps check check-unit check-vm check-kernels check-matrix demo bench fuzz install man deb image clean FORCE
+.PHONY: all deps check check-unit check-san check-vm check-kernels check-matrix demo bench fuzz install man deb image clean FORCE
 
 # The version has one source: RECLAIMD_VERSION in include/reclaimd/version.h (--version of both
 # binaries, the status socket, the man pages, the .deb).
@@ -113,6 +135,11 @@ check-unit: $(TESTS) $(POLICY_OBJS) $(BUILD)/reclaimd $(HOST_DEPS)
 check: deps reclaimd $(TESTS) $(HOST_DEPS)
 	@tests/purity.sh $(POLICY_OBJS)
 	@BUILD=$(BUILD) RECLAIMD=$(BUILD)/reclaimd tests/check.sh $(TESTS) $(TEST_SCRIPTS) $(CHECK_SCRIPTS) tests/metrics-e2e.sh $(HOST_TESTS)
+
+# The unit and host tests under ASan+UBSan (gcc and clang) and TSan, each built into its own
+# build/<cc>-<san> (tests/run-san.sh; 3 to 6 minutes on 2 cores, half of it compiling).
+check-san:
+	@tests/run-san.sh
 
 check-vm: reclaimd
 	@tests/vm/run-tests.sh
@@ -216,7 +243,7 @@ man: $(BUILD)/reclaimd $(BUILD)/reclaimctl
 deb: FORCE
 	@rm -rf build/deb build/deb-$(notdir $(CC))
 	export DEB_BUILD_MAINT_OPTIONS=hardening=+all; \
-	$(MAKE) --no-print-directory BUILD=build/deb-$(notdir $(CC)) SANITIZER= \
+	$(MAKE) --no-print-directory BUILD=build/deb-$(notdir $(CC)) SANITIZER= SAN= SAN_STATIC= \
 		CFLAGS="$$(dpkg-buildflags --get CFLAGS) $$(dpkg-buildflags --get CPPFLAGS)" \
 		LDFLAGS="$$(dpkg-buildflags --get LDFLAGS)" \
 		PREFIX=/usr SYSTEMD_UNIT_DIR=/lib/systemd/system DESTDIR=$(CURDIR)/build/deb/root install

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# make check: unit tests, then the VM tests on a real kernel; ends with
+# make check: unit tests, the sanitizer builds (tests/run-san.sh), then the VM tests on a real
+# kernel; ends with
 # "N passed, N failed, N skipped". A part whose total line is missing (it crashed or was killed)
 # counts as one failure, as does a part that exits non-zero with no failure counted.
 set -u
@@ -20,6 +21,22 @@ uf=$(printf '%s\n' "$unit_out" | field unit 2)
 us=$(printf '%s\n' "$unit_out" | field unit 3)
 [ -n "$up" ] || { up=0 uf=1 us=0; }
 [ "$unit_rc" -ne 0 ] && [ "$uf" -eq 0 ] && uf=1
+
+# The unit and host tests under ASan+UBSan (gcc, clang) and TSan (tests/run-san.sh, 3 to
+# 6 minutes on 2 cores). RECLAIMD_CHECK_SAN=0 leaves them out.
+sp=0 sf=0 ss=0
+if [ "${RECLAIMD_CHECK_SAN:-1}" = 1 ]; then
+	san_log=$(mktemp "${TMPDIR:-/tmp}/reclaimd-check-san.XXXXXX")
+	tests/run-san.sh 2>&1 | tee "$san_log"
+	san_rc=${PIPESTATUS[0]}
+	san_out=$(cat "$san_log")
+	rm -f "$san_log"
+	sp=$(printf '%s\n' "$san_out" | field san 1)
+	sf=$(printf '%s\n' "$san_out" | field san 2)
+	ss=$(printf '%s\n' "$san_out" | field san 3)
+	[ -n "$sp" ] || { sp=0 sf=1 ss=0; }
+	[ "$san_rc" -ne 0 ] && [ "$sf" -eq 0 ] && sf=1
+fi
 
 # vm_part LOG ARGS...: runs tests/vm/run-tests.sh ARGS, which prints each scenario's lines as it
 # ends (kept in LOG), and sets vp, vf, vs from its "vm:" total line (missing: one failure).
@@ -51,5 +68,5 @@ fi
 
 took=$(($(date +%s) - start_s))
 echo "make check: $((took / 60)) min $((took % 60)) s"
-echo "$((up + vp)) passed, $((uf + vf)) failed, $((us + vs)) skipped"
-[ $((uf + vf)) -eq 0 ]
+echo "$((up + sp + vp)) passed, $((uf + sf + vf)) failed, $((us + ss + vs)) skipped"
+[ $((uf + sf + vf)) -eq 0 ]

@@ -399,7 +399,7 @@ static void kubelet_update(struct swap_tiers_ctl *st, const struct tick_ctx *ctx
 {
 	const char *now = ctx->config->swap.n_devices > 0 ?
 		swap_kubelet_evidence(ctx->kubepods_path, KUBELET_STATE_DIR) : ctx->kubepods_path;
-	char *copy;
+	char *copy = NULL;
 
 	if ((!now && !st->kubepods_path) || (now && st->kubepods_path && strcmp(now, st->kubepods_path) == 0))
 		return;
@@ -418,7 +418,7 @@ static void kubelet_update(struct swap_tiers_ctl *st, const struct tick_ctx *ctx
 				  "devices on again at the next reload", st->kubepods_path);
 	}
 	free(st->kubepods_path);
-	st->kubepods_path = now ? copy : NULL;
+	st->kubepods_path = copy;
 }
 
 int swap_tiers_ctl_tick(struct swap_tiers_ctl *st, const struct tick_ctx *ctx)

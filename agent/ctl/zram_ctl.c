@@ -425,7 +425,7 @@ void zram_ctl_tick(struct zram_ctl *wb, const struct tick_ctx *ctx)
 			continue;
 
 		snprintf(wb->sys_root, sizeof(wb->sys_root), "%s", wb->env.sys_root);
-		snprintf(wb->name, sizeof(wb->name), "%s", name);
+		memcpy(wb->name, name, strlen(name) + 1); /* zram_name(): shorter than ZRAM_NAME_MAX */
 		wb->idle_age_s = cfg->zram_idle_age_s;
 		wb->budget_bytes = budget;
 		atomic_store(&wb->cancel, false);

@@ -103,7 +103,7 @@ check "a stale socket file: says so" grep -q "stale socket" "$T/o"
 # The tree is a directory, not a cgroup2 mount: --allow-unsafe-paths.
 "$AGENT" --config "$CFG" --dry-run --cgroup-root "$T/tree" --allow-unsafe-paths --log-stderr 2>"$LOG" &
 AGENT_PID=$!
-for _ in $(seq 50); do
+for _ in $(seq 200); do
 	[ -S "$SOCK" ] && ctl status >/dev/null 2>&1 && break
 	sleep 0.1
 done
@@ -250,35 +250,35 @@ run "$T/o" "$CTL" --version
 check "--version" grep -q "^reclaimctl [0-9]" "$T/o"
 # A daemon of another version: another protocol, or an unknown method.
 FAKE=$T/fake.sock
-"$PROBE" "$FAKE" serve-once '{"parameters":{"version":"9.0.0","protocol":99}}' >"$T/fake.out" &
-fake_pid=$!
-for _ in $(seq 50); do grep -q ready "$T/fake.out" 2>/dev/null && break; sleep 0.05; done
+# fake_start REPLY [cut]: status_probe as a fake agent on $FAKE answering one request with REPLY,
+# in the background (pid in fake_pid); returns once it listens (it prints "ready" to fake.out,
+# removed first so that the "ready" of the one before does not count). It is killed after 20 s
+# without a request, so a failed check cannot hang the test at its `wait`.
+fake_start() {
+	rm -f "$T/fake.out"
+	timeout 20 "$PROBE" "$FAKE" serve-once "$@" >"$T/fake.out" &
+	fake_pid=$!
+	for _ in $(seq 200); do grep -q ready "$T/fake.out" 2>/dev/null && return; sleep 0.05; done
+}
+fake_start '{"parameters":{"version":"9.0.0","protocol":99}}'
 run "$T/o" "$CTL" --socket "$FAKE" status
 check "another protocol: exit 5" [ $? -eq 5 ]
 check "another protocol: says so" grep -q "reclaimd 9.0.0 speaks status protocol 99" "$T/o"
 wait "$fake_pid"
-"$PROBE" "$FAKE" serve-once \
-	'{"error":"org.varlink.service.MethodNotFound","parameters":{"method":"io.reclaimd.Cgroups"}}' \
-	>"$T/fake.out" &
-fake_pid=$!
-for _ in $(seq 50); do grep -q ready "$T/fake.out" 2>/dev/null && break; sleep 0.05; done
+fake_start '{"error":"org.varlink.service.MethodNotFound","parameters":{"method":"io.reclaimd.Cgroups"}}'
 run "$T/o" "$CTL" --socket "$FAKE" cgroups
 check "an unknown method: exit 5" [ $? -eq 5 ]
 check "an unknown method: another version" grep -q "another version" "$T/o"
 wait "$fake_pid"
 
 # An error reply without the parameters the standard reply has: no "(null)" in the message.
-"$PROBE" "$FAKE" serve-once '{"error":"io.reclaimd.NoSuchCgroup","parameters":{}}' >"$T/fake.out" &
-fake_pid=$!
-for _ in $(seq 50); do grep -q ready "$T/fake.out" 2>/dev/null && break; sleep 0.05; done
+fake_start '{"error":"io.reclaimd.NoSuchCgroup","parameters":{}}'
 run "$T/o" "$CTL" --socket "$FAKE" explain x
 check "an error without its parameters: exit 6" [ $? -eq 6 ]
 check "an error without its parameters: no (null)" not_grep -F "(null)" "$T/o"
 wait "$fake_pid"
 # A daemon that dies in the middle of its answer: exit 8, and not "without an answer".
-"$PROBE" "$FAKE" serve-once '{"parameters":{"version":"0.1.0","proto' cut >"$T/fake.out" &
-fake_pid=$!
-for _ in $(seq 50); do grep -q ready "$T/fake.out" 2>/dev/null && break; sleep 0.05; done
+fake_start '{"parameters":{"version":"0.1.0","proto' cut
 run "$T/o" "$CTL" --socket "$FAKE" status
 check "an answer cut short: exit 8" [ $? -eq 8 ]
 check "an answer cut short: says so" grep -q "in the middle of its answer" "$T/o"
