@@ -127,7 +127,7 @@ static void chunk_after(void *userdata, const char *dev)
 static void take_one(struct zram_ctl *wb, const struct state_entry *e)
 {
 	const char *dev = e->key + sizeof(STATE_ZRAM), *slash = strchr(dev, '/');
-	char name[ZRAM_NAME_MAX], live[64], value[32];
+	char name[ZRAM_NAME_MAX], live[64], value[STATE_VALUE_MAX];
 	const char *attr;
 	enum state_verdict v;
 	uint64_t admin, agent, left, back = 0;

@@ -175,6 +175,7 @@ static void test_round_trip(void)
 			state_list_done(&t);
 		}
 		CHECK_EQ_U64(refused, len);
+		state_list_done(&back);
 		CHECK_EQ_INT(state_file_parse(text, len / 2, &back, why, sizeof(why)), -EBADMSG);
 		CHECK(strstr(why, "not valid JSON") != NULL);
 	}
