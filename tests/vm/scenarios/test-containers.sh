@@ -307,7 +307,10 @@ snapshot_kubelet_files() {
 	find "$CGROOT/$KP" -type f -perm -u+w ! -name memory.reclaim ! -name cgroup.procs \
 		! -name cgroup.threads ! -name cgroup.kill ! -name '*.pressure' ! -name '*.peak' 2>/dev/null |
 		LC_ALL=C sort | while read -r f; do
-		printf '%s\t%s\n' "${f#"$CGROOT"/}" "$(tr '\n' ' ' <"$f" 2>/dev/null)"
+		# Lines joined by spaces, read by the shell itself: no process per file (448 files).
+		v=
+		{ while IFS= read -r line; do v="$v$line "; done <"$f"; } 2>/dev/null
+		printf '%s\t%s\n' "${f#"$CGROOT"/}" "$v"
 	done
 }
 snapshot_kubelet_files >"$RESULTS/kubelet-files-before.tsv"
