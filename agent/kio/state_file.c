@@ -305,22 +305,6 @@ const char *state_ledger_path(const struct state_ledger *l)
 	return l ? l->path : NULL;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* The directory part of l->path, made when missing (one level, mode 0755, as the status
  * socket's); its fd in *ret_fd. */
 static int open_dir(const char *path, int *ret_fd)

@@ -134,22 +134,6 @@ static void server_stop(struct metrics *m)
 
 /* ---- the textfile ---------------------------------------------------------------------- */
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* NAME.prom.<pid>, then rename over NAME.prom. Returns 0 or -errno. */
 static int textfile_write(const char *path, const char *text, size_t len)
 {

@@ -71,4 +71,8 @@ static inline size_t utf8_seq_len(const char *s)
 /* Monotonic clock in microseconds. */
 usec_t now_us(void);
 
+/* Writes all `len` bytes of `buf` to `fd`, retrying short writes and EINTR (write(2)).
+ * Returns 0 or -errno. */
+int write_all(int fd, const void *buf, size_t len);
+
 #endif
