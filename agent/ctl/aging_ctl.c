@@ -3,7 +3,6 @@
  * aging_ctl.c - MGLRU aging commands and eviction targets per managed memcg (aging_ctl.h).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +14,8 @@ struct aging_ctl {
 	struct ctl_env env;
 	struct aging_hooks hooks;
 	struct mglru *mglru;        /* NULL: no aging */
+	bool want;                  /* the config asks for aging (and this is not a dry run) */
+	int off;                    /* why mglru is NULL while wanted: -errno of the last check */
 	usec_t warning_us;
 	uint64_t lruvecs_aged, aging_jobs;
 	/* This tick's lookup, by path. */
@@ -22,6 +23,8 @@ struct aging_ctl {
 	size_t n, cap;
 	unsigned tick;
 };
+
+static void recheck(struct aging_ctl *ag);
 
 static int cmp_node_path(const void *a, const void *b)
 {
@@ -119,6 +122,7 @@ void aging_ctl_tick(struct aging_ctl *ag, const struct tick_ctx *ctx)
 
 	ag->tick = ctx->tick;
 	ag->n = 0;
+	recheck(ag);
 	if (!ag->mglru || n == 0)
 		return;
 	if (n > ag->cap) {
@@ -143,14 +147,14 @@ void aging_ctl_tick(struct aging_ctl *ag, const struct tick_ctx *ctx)
 void aging_ctl_take(struct aging_ctl *ag, struct cgroup_node *cg, unsigned tick, bool evict,
 		    struct lru_gen_payload *ret)
 {
-	*ret = (struct lru_gen_payload){ .fd = -1 };
+	*ret = (struct lru_gen_payload){ 0 };
 	if (!ag->mglru || cg->aging.tick != tick ||
 	    (cg->aging.len == 0 && !(evict && cg->aging.n_targets > 0)))
 		return;
 	if (cg->aging.len > 0)
 		ret->cmds = strndup(cg->aging.cmds, cg->aging.len);
-	ret->fd = fcntl(mglru_fd(ag->mglru), F_DUPFD_CLOEXEC, 3);
-	if (evict && cg->aging.n_targets > 0 &&
+	ret->path = strdup(mglru_path(ag->mglru));
+	if (ret->path && evict && cg->aging.n_targets > 0 &&
 	    (ret->evict = malloc(cg->aging.n_targets * sizeof(*ret->evict)))) {
 		memcpy(ret->evict, cg->aging.targets, cg->aging.n_targets * sizeof(*ret->evict));
 		ret->n_evict = cg->aging.n_targets;
@@ -176,32 +180,92 @@ bool aging_ctl_active(const struct aging_ctl *ag)
 	return ag->mglru != NULL;
 }
 
+/* Why aging is off, for the log: r from mglru_open()/mglru_check(). */
+static const char *off_reason(int r)
+{
+	switch (r) {
+	case -EOPNOTSUPP:
+		return "MGLRU is switched off in /sys/kernel/mm/lru_gen/enabled";
+	case -ENODEV:
+		return "no MGLRU in this kernel";
+	case -ENOENT:
+		return "debugfs is not mounted at /sys/kernel/debug";
+	default:
+		return "lru_gen cannot be opened (reclaimd must run as root)";
+	}
+}
+
+static void log_on(const struct aging_ctl *ag, bool again)
+{
+	log_event(LOG_INFO, MSGID_KERNEL_FEATURE, NULL,
+		  "MGLRU aging%s: each managed memcg is aged through %s/kernel/debug/lru_gen every "
+		  "half cold age, and reclaim evicts only generations idle for the cold age "
+		  "(cold_age, doubled while refaults exceed refault_target_pct)",
+		  again ? " back on" : "", ag->env.sys_root);
+}
+
+/* Opens lru_gen (r from mglru_open()); on success aging is on. */
+static int try_open(struct aging_ctl *ag)
+{
+	int r = mglru_open(ag->env.sys_root, &ag->mglru);
+
+	if (r < 0)
+		ag->mglru = NULL;
+	ag->off = r;
+	return r;
+}
+
+/* Once per tick while aging is wanted: an administrator may switch MGLRU off or on
+ * (/sys/kernel/mm/lru_gen/enabled) or unmount and mount debugfs at any time. Aging follows, and
+ * each change is logged once. Without lru_gen, jobs carry no aging or eviction commands and
+ * reclaim goes through memory.reclaim alone. A kernel without MGLRU (-ENODEV) is not probed
+ * again. */
+static void recheck(struct aging_ctl *ag)
+{
+	int r, was = ag->off;
+
+	if (!ag->want || (!ag->mglru && ag->off == -ENODEV))
+		return;
+	if (ag->mglru) {
+		r = mglru_check(ag->mglru);
+		if (r == 0)
+			return;
+		mglru_free(ag->mglru);
+		ag->mglru = NULL;
+		ag->off = r;
+		log_event(LOG_NOTICE, MSGID_KERNEL_FEATURE, NULL,
+			  "MGLRU aging stopped (%s): %s; reclaim goes through memory.reclaim until "
+			  "it is back", strerror(-r), off_reason(r));
+		return;
+	}
+	r = try_open(ag);
+	if (r == 0)
+		log_on(ag, true);
+	else if (r != was)
+		log_event(LOG_NOTICE, MSGID_KERNEL_FEATURE, NULL,
+			  "MGLRU aging still off (%s): %s", strerror(-r), off_reason(r));
+}
+
 void aging_ctl_reload(struct aging_ctl *ag, const struct config *c)
 {
 	int r;
 
-	if (!c->mglru_aging || ag->env.dry_run) {
+	ag->want = c->mglru_aging && !ag->env.dry_run;
+	if (!ag->want) {
 		mglru_free(ag->mglru);
 		ag->mglru = NULL;
+		ag->off = 0;
 		return;
 	}
 	if (ag->mglru)
 		return;
-	r = mglru_open(ag->env.sys_root, &ag->mglru);
+	r = try_open(ag);
 	if (r == 0)
-		log_event(LOG_INFO, MSGID_KERNEL_FEATURE, NULL,
-			  "MGLRU aging: each managed memcg is aged through %s/kernel/debug/lru_gen "
-			  "every half cold age, and reclaim evicts only generations idle for the "
-			  "cold age (cold_age, doubled while refaults exceed refault_target_pct)",
-			  ag->env.sys_root);
+		log_on(ag, false);
 	else
 		log_event(LOG_NOTICE, MSGID_KERNEL_FEATURE, NULL,
 			  "MGLRU aging off (%s): %s; memory.reclaim relies on the kernel's own aging",
-			  strerror(-r),
-			  r == -EOPNOTSUPP ? "MGLRU is switched off in /sys/kernel/mm/lru_gen/enabled" :
-			  r == -ENOENT ? "no MGLRU in this kernel, or debugfs is not mounted at "
-					 "/sys/kernel/debug" :
-			  "lru_gen cannot be opened (reclaimd must run as root)");
+			  strerror(-r), off_reason(r));
 }
 
 int aging_ctl_new(const struct ctl_env *env, const struct config *c, const struct aging_hooks *hooks,

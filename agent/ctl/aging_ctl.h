@@ -6,7 +6,10 @@
  * targets of those with cold generations (lru_gen_plan.h, at the cgroup's cold age), kept in the cgroup's
  * `aging` group; the loop takes them into the cgroup's job (aging_ctl_take()), so the page-table
  * walks run on the node's worker, before its reclaim. Off when mglru_aging is false, in a dry
- * run, or when the kernel has no usable MGLRU (said once).
+ * run, or when the kernel has no usable MGLRU (said once). While aging is wanted, each tick
+ * checks lru_gen/enabled and the debugfs file again: MGLRU switched off or debugfs unmounted
+ * stops aging and lru_gen eviction (reclaim falls back to memory.reclaim), and their return
+ * starts them again; each change is logged once. No debugfs file is held open between uses.
  */
 #ifndef RECLAIMD_AGING_CTL_H
 #define RECLAIMD_AGING_CTL_H

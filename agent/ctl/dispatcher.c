@@ -312,9 +312,8 @@ static void payload_free(struct lru_gen_payload *p)
 {
 	free(p->cmds);
 	free(p->evict);
-	if (p->fd >= 0)
-		close(p->fd);
-	*p = (struct lru_gen_payload){ .fd = -1 };
+	free(p->path);
+	*p = (struct lru_gen_payload){ 0 };
 }
 
 int dispatcher_submit(struct dispatcher *ds, struct cgroup_node *cg, const struct cgroup_sample *s,
@@ -348,14 +347,14 @@ int dispatcher_submit(struct dispatcher *ds, struct cgroup_node *cg, const struc
 		return r;
 	}
 	job->lru_gen_cmds = req->mglru.cmds;
-	job->lru_gen_fd = req->mglru.fd;
+	job->lru_gen_path = req->mglru.path;
 	if (request_bytes > 0) {
 		job->evict = req->mglru.evict;
 		job->n_evict = req->mglru.n_evict;
 	} else {
 		free(req->mglru.evict);
 	}
-	req->mglru = (struct lru_gen_payload){ .fd = -1 };
+	req->mglru = (struct lru_gen_payload){ 0 };
 	job->request_bytes = request_bytes;
 	/* At least a page: a chunk rounded down to pages must not be 0 (64 KiB pages). */
 	job->chunk_bytes = MAX(req->chunk_bytes, page_size);

@@ -24,7 +24,6 @@ struct host_reader {
 	int meminfo_fd, vmstat_fd, psi_fd, swaps_fd;
 	int swappiness_fd;      /* <proc>/sys/vm/swappiness, -1 without it (optional) */
 	int sys_fd;             /* <sys> (O_PATH), to look for zswap again later; -1 without it */
-	int zswap_stats_dirfd;  /* <sys>/kernel/debug/zswap, -1 without debugfs or zswap */
 	int zswap_params_dirfd; /* <sys>/module/zswap/parameters, -1 without zswap */
 	struct host_sample next; /* filled in place (too big for the stack), copied out on success */
 	char buf[HOST_BUF_SIZE];
@@ -58,7 +57,6 @@ void host_reader_free(struct host_reader *r)
 	closep(&r->psi_fd);
 	closep(&r->swaps_fd);
 	closep(&r->swappiness_fd);
-	closep(&r->zswap_stats_dirfd);
 	closep(&r->sys_fd);
 	closep(&r->zswap_params_dirfd);
 	free(r);
@@ -85,7 +83,7 @@ int host_reader_open(const char *proc_root, const char *sys_root, struct host_re
 	if (!r)
 		return -ENOMEM;
 	r->meminfo_fd = r->vmstat_fd = r->psi_fd = r->swaps_fd = r->swappiness_fd = -1;
-	r->zswap_stats_dirfd = r->zswap_params_dirfd = r->sys_fd = -1;
+	r->zswap_params_dirfd = r->sys_fd = -1;
 	fds[0] = &r->meminfo_fd;
 	fds[1] = &r->vmstat_fd;
 	fds[2] = &r->psi_fd;
@@ -108,7 +106,6 @@ int host_reader_open(const char *proc_root, const char *sys_root, struct host_re
 	/* Optional: no sysfs root, no debugfs mount (or no permission for it), no zswap. */
 	r->sys_fd = open(sys_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (r->sys_fd >= 0) {
-		r->zswap_stats_dirfd = openat(r->sys_fd, "kernel/debug/zswap", flags | O_DIRECTORY);
 		r->zswap_params_dirfd = openat(r->sys_fd, "module/zswap/parameters", flags | O_DIRECTORY);
 	}
 
@@ -251,17 +248,22 @@ int host_reader_read(struct host_reader *r, struct host_sample *ret)
 	}
 
 	/* zswap is auxiliary: whatever goes wrong there (debugfs unmounted under us, a format we do
-	 * not know) marks it unavailable for this tick instead of failing the whole sample. */
-	/* debugfs creates kernel/debug/zswap when zswap is first enabled (zswap_debugfs_init() runs
-	 * at pool creation), possibly after the agent started: look for it again. */
-	if (r->zswap_stats_dirfd < 0 && r->sys_fd >= 0)
-		r->zswap_stats_dirfd = openat(r->sys_fd, "kernel/debug/zswap",
-					      O_RDONLY | O_CLOEXEC | O_DIRECTORY);
+	 * not know) marks it unavailable for this tick instead of failing the whole sample. The
+	 * debugfs directory is opened for this read only: a descriptor kept open would keep debugfs
+	 * busy and make an administrator's umount of /sys/kernel/debug fail with EBUSY (debugfs
+	 * creates kernel/debug/zswap when zswap is first enabled, zswap_debugfs_init(), possibly
+	 * after the agent started). */
+	s->zswap = (struct zswap_stats){ .available = false };
+	if (r->sys_fd >= 0) {
+		_cleanup_(closep) int dfd = openat(r->sys_fd, "kernel/debug/zswap",
+						   O_RDONLY | O_CLOEXEC | O_DIRECTORY);
+
+		if (dfd < 0 || zswap_stats_read(dfd, &s->zswap) < 0)
+			s->zswap = (struct zswap_stats){ .available = false };
+	}
 	if (r->zswap_params_dirfd < 0 && r->sys_fd >= 0)
 		r->zswap_params_dirfd = openat(r->sys_fd, "module/zswap/parameters",
 					       O_RDONLY | O_CLOEXEC | O_DIRECTORY);
-	if (r->zswap_stats_dirfd < 0 || zswap_stats_read(r->zswap_stats_dirfd, &s->zswap) < 0)
-		s->zswap = (struct zswap_stats){ .available = false };
 	if (r->zswap_params_dirfd < 0 || zswap_params_read(r->zswap_params_dirfd, &s->zswap_params) < 0)
 		s->zswap_params = (struct zswap_params){ .available = false, .shrinker_enabled = -1 };
 

@@ -248,42 +248,46 @@ unsigned lru_gen_run(int fd, const char *cmds, int *ret_error)
 /* ---- the debugfs file -------------------------------------------------------------------- */
 
 struct mglru {
-	int fd;
+	char enabled_path[PATH_MAX]; /* sys_root/kernel/mm/lru_gen/enabled */
+	char path[PATH_MAX];         /* sys_root/kernel/debug/lru_gen */
 	char *buf;
 	size_t size;
 };
 
-int mglru_open(const char *sys_root, struct mglru **ret)
+/* Reads the enabled mask: 0 with bit 0x1 set, -EOPNOTSUPP without it, -ENODEV when the file is
+ * not there (no MGLRU in this kernel), -EBADMSG for an unreadable value, or -errno. */
+static int check_enabled(const char *enabled_path)
 {
-	char path[PATH_MAX], enabled[64];
-	_cleanup_(closep) int dfd = -1;
-	struct mglru *m;
+	char enabled[64];
 	unsigned long mask;
 	size_t len;
 	char *end;
 	int r;
 
-	snprintf(path, sizeof(path), "%s/kernel/mm/lru_gen", sys_root);
-	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return -errno;
-	r = read_at(dfd, "enabled", enabled, sizeof(enabled), &len);
+	r = read_at(AT_FDCWD, enabled_path, enabled, sizeof(enabled), &len);
+	if (r == -ENOENT)
+		return -ENODEV;
 	if (r < 0)
 		return r;
 	errno = 0;
 	mask = strtoul(enabled, &end, 0);
 	if (errno || end == enabled)
 		return -EBADMSG;
-	if (!(mask & 0x1))
-		return -EOPNOTSUPP;
+	return mask & 0x1 ? 0 : -EOPNOTSUPP;
+}
+
+int mglru_open(const char *sys_root, struct mglru **ret)
+{
+	struct mglru *m;
+	int r;
 
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
-	snprintf(path, sizeof(path), "%s/kernel/debug/lru_gen", sys_root);
-	m->fd = open(path, O_RDWR | O_CLOEXEC);
-	if (m->fd < 0) {
-		r = -errno;
+	snprintf(m->enabled_path, sizeof(m->enabled_path), "%s/kernel/mm/lru_gen/enabled", sys_root);
+	snprintf(m->path, sizeof(m->path), "%s/kernel/debug/lru_gen", sys_root);
+	r = mglru_check(m);
+	if (r < 0) {
 		free(m);
 		return r;
 	}
@@ -297,19 +301,45 @@ int mglru_open(const char *sys_root, struct mglru **ret)
 	return 0;
 }
 
+int mglru_check(const struct mglru *m)
+{
+	int fd, r;
+
+	r = check_enabled(m->enabled_path);
+	if (r < 0)
+		return r;
+	/* Opened and closed again: a check that the file is there and that this process may write
+	 * it, without keeping debugfs busy. */
+	fd = mglru_open_fd(m);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
 void mglru_free(struct mglru *m)
 {
 	if (!m)
 		return;
-	if (m->fd >= 0)
-		close(m->fd);
 	free(m->buf);
 	free(m);
 }
 
-int mglru_fd(const struct mglru *m)
+int lru_gen_open(const char *path)
 {
-	return m->fd;
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int mglru_open_fd(const struct mglru *m)
+{
+	return lru_gen_open(m->path);
+}
+
+const char *mglru_path(const struct mglru *m)
+{
+	return m->path;
 }
 
 /* The file holds about 200 bytes per memcg and node; 64 MiB is 300,000 of them. */
@@ -413,9 +443,13 @@ int lru_gen_read(int fd, lru_gen_pread_fn rd, char **buf, size_t *size, size_t *
 int mglru_read(struct mglru *m, lru_gen_fn fn, void *userdata)
 {
 	size_t len;
-	int r;
+	int fd, r;
 
-	r = lru_gen_read(m->fd, pread, &m->buf, &m->size, &len);
+	fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = lru_gen_read(fd, pread, &m->buf, &m->size, &len);
+	close(fd);
 	if (r < 0)
 		return r;
 	return lru_gen_parse(m->buf, len, fn, userdata);

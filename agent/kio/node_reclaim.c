@@ -40,7 +40,6 @@ int node_reclaim_job_new(const char *sys_root, unsigned node, uint64_t bytes,
 		return -ENOMEM;
 	}
 	job->cgroup_dirfd = -1;
-	job->lru_gen_fd = -1;
 	job->swappiness = SWAPPINESS_UNSET;
 	job->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	job->request_bytes = bytes;

@@ -74,7 +74,6 @@ int reclaim_job_new(int cgroup_dirfd, const char *path, uint64_t inode, struct r
 	}
 	job->cgroup_inode = inode;
 	job->reclaim_node = -1;
-	job->lru_gen_fd = -1;
 	job->swappiness = SWAPPINESS_UNSET;
 	job->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	atomic_init(&job->cancel, false);
@@ -92,8 +91,7 @@ void reclaim_job_free(struct reclaim_job *job)
 	free(job->node_reclaim_path);
 	free(job->lru_gen_cmds);
 	free(job->evict);
-	if (job->lru_gen_fd >= 0)
-		close(job->lru_gen_fd);
+	free(job->lru_gen_path);
 	free(job);
 }
 
@@ -196,10 +194,12 @@ static int write_chunk(struct reclaim_job *job, int fd, uint64_t bytes)
 
 /* Evicts one chunk from the generations idle for the cold age, split over the memcg's
  * lruvecs (nodes) by their idle pages. skip[i] is set for a lruvec the kernel refuses (removed,
- * or too few generations). Returns 0; -EINTR when a signal interrupted an eviction; -ENOENT
- * when every lruvec was refused; -errno of a write otherwise. */
+ * or too few generations). lru_gen is open for this chunk only. Returns 0; -EINTR when a signal
+ * interrupted an eviction; -ENOENT when every lruvec was refused or lru_gen is gone (debugfs
+ * unmounted); -errno of the open or a write otherwise. */
 static int evict_chunk(struct reclaim_job *job, uint64_t chunk_bytes, bool *skip, uint64_t *nr)
 {
+	_cleanup_(closep) int fd = -1;
 	char cmd[128];
 	bool any = false;
 
@@ -217,7 +217,9 @@ static int evict_chunk(struct reclaim_job *job, uint64_t chunk_bytes, bool *skip
 
 		if (len < 0)
 			return len;
-		r = lru_gen_write(job->lru_gen_fd, cmd, (size_t)len);
+		if (fd < 0 && (fd = lru_gen_open(job->lru_gen_path)) < 0)
+			return fd;
+		r = lru_gen_write(fd, cmd, (size_t)len);
 		if (r == -EINVAL) {
 			skip[i] = true;
 			continue;
@@ -250,8 +252,15 @@ void reclaim_job_run(struct reclaim_job *job)
 	job->started_us = now_us();
 	job->outcome = JOB_DONE;
 
-	if (job->lru_gen_cmds && job->lru_gen_fd >= 0) {
-		job->lruvecs_aged = lru_gen_run(job->lru_gen_fd, job->lru_gen_cmds, &job->aging_error);
+	if (job->lru_gen_cmds && job->lru_gen_path) {
+		int fd = lru_gen_open(job->lru_gen_path);
+
+		if (fd >= 0) {
+			job->lruvecs_aged = lru_gen_run(fd, job->lru_gen_cmds, &job->aging_error);
+			close(fd);
+		} else {
+			job->aging_error = fd;
+		}
 		job->aging_us = now_us() - job->started_us;
 	}
 	if (job->request_bytes == 0)
@@ -272,13 +281,13 @@ void reclaim_job_run(struct reclaim_job *job)
 	}
 	r = measure(job->cgroup_dirfd, &current_before, &pgsteal_before, &pgdemote_before);
 	measured = r == 0;
-	if (job->evict && (!measured || job->lru_gen_fd < 0 ||
+	if (job->evict && (!measured || !job->lru_gen_path ||
 			   !(evict_skip = calloc(job->n_evict, sizeof(*evict_skip))) ||
 			   !(evict_nr = calloc(job->n_evict, sizeof(*evict_nr))))) {
 		/* Without a measurement the eviction cannot tell when the idle generations run out,
 		 * and memory.reclaim in its place would take pages that are not cold (mglru.h):
 		 * this request reclaims nothing. */
-		job->error = !measured ? r : job->lru_gen_fd < 0 ? -EBADF : -ENOMEM;
+		job->error = !measured ? r : !job->lru_gen_path ? -EBADF : -ENOMEM;
 		job->outcome = (job->error == -ENOENT || job->error == -ENODEV) ? JOB_GONE :
 			       JOB_FAILED;
 		goto out;

@@ -49,15 +49,17 @@ struct reclaim_job {
 	double psi_some_target_pct;  /* stop when stall since start exceeds this, percent */
 	uint64_t page_size;
 	/* MGLRU aging done before the reclaim (see mglru.h): '\n'-terminated "+ id node seq"
-	 * commands written to lru_gen_fd (owned: a dup of the agent's, so a reload that closes
-	 * lru_gen cannot pull it from under a running job). NULL: no aging. A job may only age
-	 * (request_bytes 0). */
+	 * commands written to the file at lru_gen_path (sys_root/kernel/debug/lru_gen), opened for
+	 * the aging and again for each eviction chunk and closed after it, so that a job never
+	 * keeps debugfs busy longer than its writes take (an administrator's umount of
+	 * /sys/kernel/debug fails with EBUSY only while a file on it is open). NULL: no aging. A
+	 * job may only age (request_bytes 0). */
 	char *lru_gen_cmds;          /* owned */
-	int lru_gen_fd;
+	char *lru_gen_path;          /* owned; NULL: no lru_gen */
 	/* MGLRU eviction instead of memory.reclaim (mglru.h "Why evict through lru_gen"): the
 	 * memcg's lruvecs with cold generations this tick (lru_gen_plan.h). Each chunk is split over
-	 * them by their cold pages and written to lru_gen_fd as "- id node evict_seq swappiness nr"
-	 * (generations idle for the cgroup's cold age); when that cannot start (no lru_gen_fd, the
+	 * them by their cold pages and written to lru_gen_path as "- id node evict_seq swappiness nr"
+	 * (generations idle for the cgroup's cold age); when that cannot start (no lru_gen_path, the
 	 * cgroup cannot be measured) the job fails, never falls back to memory.reclaim. NULL:
 	 * memory.reclaim. */
 	struct lru_gen_target *evict; /* owned */

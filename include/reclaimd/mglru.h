@@ -83,13 +83,21 @@ typedef int (*lru_gen_fn)(const struct lru_gen_lruvec *v, void *userdata);
  * the bad line is reported; lruvecs before it already were). */
 int lru_gen_parse(const char *buf, size_t len, lru_gen_fn fn, void *userdata);
 
-/* The lru_gen debugfs file of a host, kept open. */
+/* The lru_gen debugfs file of a host. Nothing stays open between two uses: every read and every
+ * job opens the file anew (mglru_read(), mglru_open_fd()) and closes it when done, so the agent
+ * never keeps debugfs busy and an administrator's `umount /sys/kernel/debug` succeeds except in
+ * the instant of a read (fs/namespace.c: umount is EBUSY while a file on the mount is open). */
 struct mglru;
 
-/* Checks sys_root/kernel/mm/lru_gen/enabled (bit 0x1) and opens sys_root/kernel/debug/lru_gen
- * read-write. Returns 0, -EOPNOTSUPP when MGLRU is built in but switched off, -ENOENT when the
- * kernel has no MGLRU or debugfs is not mounted, or -errno from open (-EACCES: not root). */
+/* Checks sys_root/kernel/mm/lru_gen/enabled (bit 0x1, Documentation/admin-guide/mm/
+ * multigen_lru.rst) and that sys_root/kernel/debug/lru_gen opens read-write. Returns 0,
+ * -ENODEV when the kernel has no MGLRU (no enabled file), -EOPNOTSUPP when MGLRU is built in but
+ * switched off, -ENOENT when debugfs is not mounted, or -errno from open (-EACCES: not root). */
 int mglru_open(const char *sys_root, struct mglru **ret);
+/* The same checks again, for a host whose MGLRU or debugfs may have changed since
+ * mglru_open(): an administrator can switch MGLRU off or unmount debugfs at any time. Returns
+ * what mglru_open() would. */
+int mglru_check(const struct mglru *m);
 void mglru_free(struct mglru *m);
 
 /* Reads the whole file (its size grows with the number of memcgs; the buffer grows with it) and
@@ -112,8 +120,11 @@ int mglru_read(struct mglru *m, lru_gen_fn fn, void *userdata);
 typedef ssize_t (*lru_gen_pread_fn)(int fd, void *buf, size_t n, off_t offset);
 int lru_gen_read(int fd, lru_gen_pread_fn rd, char **buf, size_t *size, size_t *ret_len);
 
-/* The fd for aging writes; safe to share between threads (each write is one command). */
-int mglru_fd(const struct mglru *m);
+/* Opens lru_gen read-write (each write is one command). Returns the fd or -errno (-ENOENT:
+ * debugfs unmounted since). */
+int mglru_open_fd(const struct mglru *m);
+/* sys_root/kernel/debug/lru_gen, for jobs that open it themselves (reclaim_job.lru_gen_path). */
+const char *mglru_path(const struct mglru *m);
 
 /* Appends "+ <memcg_id> <node> <max_seq>\n" to buf[*len..size). Returns 0, or -ENOBUFS when it
  * does not fit (nothing appended). */
@@ -130,12 +141,12 @@ struct lru_gen_target {
 	uint64_t idle_pages;  /* anon + file pages in those generations */
 };
 
-/* What one job takes along for MGLRU (reclaim_job.lru_gen_cmds, lru_gen_fd, evict): built by the
- * aging controller for this tick, handed over to the job on submit. All members owned; an empty
- * payload is { NULL, -1, NULL, 0 }. */
+/* What one job takes along for MGLRU (reclaim_job.lru_gen_cmds, lru_gen_path, evict): built by
+ * the aging controller for this tick, handed over to the job on submit. All members owned; an
+ * empty payload is all zeros. */
 struct lru_gen_payload {
 	char *cmds;                    /* '\n'-terminated "+ id node seq" aging commands, or NULL */
-	int fd;                        /* a dup of the agent's lru_gen fd, or -1 */
+	char *path;                    /* the lru_gen file (mglru_path()), or NULL */
 	struct lru_gen_target *evict;  /* eviction targets (with a request), or NULL */
 	size_t n_evict;
 };
@@ -155,6 +166,9 @@ uint64_t lru_gen_split(const struct lru_gen_target *t, size_t n, const bool *ski
 
 /* One command (with its '\n') to lru_gen in one write(). Returns 0 or -errno. */
 int lru_gen_write(int fd, const char *cmd, size_t len);
+
+/* Opens the lru_gen file at path read-write. Returns the fd or -errno. */
+int lru_gen_open(const char *path);
 
 /* Writes each '\n'-terminated command of cmds to fd with its own write() (one failing command
  * must not keep the others from running). Returns the number of commands the kernel accepted;

@@ -5,11 +5,13 @@
  * 0, then the live ones), on hand-written variants and on malformed input; the aging command
  * formatting and lru_gen_run() against a pipe.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -316,7 +318,7 @@ static void test_job_evicts_through_lru_gen(void)
 	job->chunk_bytes = 16 << 20;
 	job->page_size = 4096;
 	job->psi_some_target_pct = 0.1;
-	job->lru_gen_fd = fd;
+	job->lru_gen_path = strdup(path);
 	job->evict_swappiness = 60;
 	job->evict = calloc(2, sizeof(*job->evict));
 	job->n_evict = 2;
@@ -339,9 +341,10 @@ static void test_job_evicts_through_lru_gen(void)
 
 		CHECK(stat(path, &st) == 0 && st.st_size == 0);
 	}
-	reclaim_job_free(job); /* closes fd: the job owns its lru_gen descriptor */
+	reclaim_job_free(job);
+	close(fd); /* the job opened lru_gen itself, per chunk */
 
-	/* No lru_gen descriptor (the dup failed: out of fds): no eviction, and no memory.reclaim
+	/* No lru_gen path (the strdup failed): no eviction, and no memory.reclaim
 	 * in its place, which would take hot pages too. */
 	job = NULL;
 	CHECK_EQ_INT(reclaim_job_new(dirfd, "evict", 1, &job), 0);
@@ -351,7 +354,7 @@ static void test_job_evicts_through_lru_gen(void)
 		job->request_bytes = 64 << 20;
 		job->chunk_bytes = 16 << 20;
 		job->page_size = 4096;
-		job->lru_gen_fd = -1;
+		job->lru_gen_path = NULL;
 		job->evict_swappiness = 60;
 		job->evict = calloc(1, sizeof(*job->evict));
 		job->n_evict = 1;
@@ -366,7 +369,7 @@ static void test_job_evicts_through_lru_gen(void)
 		snprintf(path, sizeof(path), "%s/memory.stat", dir);
 		put_file(dir, "memory.stat", "garbage\n");
 		job->outcome = JOB_DONE;
-		job->lru_gen_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		job->lru_gen_path = strdup("/dev/null");
 		reclaim_job_run(job);
 		CHECK(job->outcome == JOB_FAILED || job->outcome == JOB_GONE);
 		CHECK_EQ_U64(job->written_bytes, 0);
@@ -447,6 +450,79 @@ static void test_read_across_a_memcg_going_away(void)
 	free(buf);
 }
 
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* mglru_open()/mglru_check() on a sys tree: MGLRU on, switched off, absent, debugfs gone; and no
+ * descriptor held between uses (an administrator's umount of debugfs must not see it busy). */
+static void test_open_check_hold_nothing(void)
+{
+	char dir[] = "/tmp/reclaimd-test-mglru-XXXXXX", path[PATH_MAX];
+	struct mglru *m = NULL;
+	struct seen s = { 0 };
+	int fds0, fd;
+
+	CHECK(mkdtemp(dir) != NULL);
+	/* No kernel/mm/lru_gen: a kernel without MGLRU. */
+	CHECK_EQ_INT(mglru_open(dir, &m), -ENODEV);
+	snprintf(path, sizeof(path), "%s/kernel", dir);
+	CHECK(mkdir(path, 0700) == 0);
+	snprintf(path, sizeof(path), "%s/kernel/mm", dir);
+	CHECK(mkdir(path, 0700) == 0);
+	snprintf(path, sizeof(path), "%s/kernel/mm/lru_gen", dir);
+	CHECK(mkdir(path, 0700) == 0);
+	put_file(path, "enabled", "0x0000\n");
+	CHECK_EQ_INT(mglru_open(dir, &m), -EOPNOTSUPP);
+	put_file(path, "enabled", "0x0007\n");
+	/* Switched on, but no debugfs. */
+	CHECK_EQ_INT(mglru_open(dir, &m), -ENOENT);
+	snprintf(path, sizeof(path), "%s/kernel/debug", dir);
+	CHECK(mkdir(path, 0700) == 0);
+	put_file(path, "lru_gen", "memcg     1 /\n node     0\n         15     112240          1           0 \n");
+
+	fds0 = count_fds();
+	CHECK_EQ_INT(mglru_open(dir, &m), 0);
+	if (!m)
+		return;
+	CHECK_EQ_INT(count_fds(), fds0);
+	CHECK_EQ_INT(mglru_read(m, collect, &s), 0);
+	CHECK_EQ_U64(s.n, 1);
+	CHECK_EQ_INT(count_fds(), fds0);
+	fd = mglru_open_fd(m);
+	CHECK(fd >= 0);
+	CHECK_EQ_INT(count_fds(), fds0 + 1);
+	if (fd >= 0)
+		close(fd);
+	CHECK_EQ_INT(mglru_check(m), 0);
+
+	/* MGLRU switched off by an administrator, then debugfs unmounted. */
+	snprintf(path, sizeof(path), "%s/kernel/mm/lru_gen", dir);
+	put_file(path, "enabled", "0x0000\n");
+	CHECK_EQ_INT(mglru_check(m), -EOPNOTSUPP);
+	put_file(path, "enabled", "0x0001\n");
+	CHECK_EQ_INT(mglru_check(m), 0);
+	snprintf(path, sizeof(path), "%s/kernel/debug/lru_gen", dir);
+	CHECK(unlink(path) == 0);
+	CHECK_EQ_INT(mglru_check(m), -ENOENT);
+	CHECK_EQ_INT(mglru_open_fd(m), -ENOENT);
+	CHECK(mglru_read(m, collect, &s) == -ENOENT);
+	CHECK_EQ_INT(count_fds(), fds0);
+	mglru_free(m);
+
+	snprintf(path, sizeof(path), "rm -r '%s'", dir);
+	CHECK(system(path) == 0);
+}
+
 int main(void)
 {
 	test_real_file();
@@ -457,5 +533,6 @@ int main(void)
 	test_evict_format_and_split();
 	test_job_evicts_through_lru_gen();
 	test_read_across_a_memcg_going_away();
+	test_open_check_hold_nothing();
 	return test_report("test_mglru");
 }
