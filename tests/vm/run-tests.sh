@@ -7,7 +7,7 @@
 # non-zero without a FAIL line counts as one failure;
 # a SKIP line (a check the VM could not run) is counted apart, never as a pass.
 #
-# Usage: tests/vm/run-tests.sh [--kernel SERIES[,SERIES...]] [--matrix] [NAME...]
+# Usage: tests/vm/run-tests.sh [--kernel SERIES[,SERIES...]] [--matrix] [--agent PATH] [NAME...]
 #   NAME      test-numa or numa (scenarios/test-NAME.sh), or another scenario such as smoke
 #             (scenarios/NAME.sh); default: every test-*.sh
 #   --kernel  Debian kernel series to run on, in turn: 6.1, 6.12, 7.3 (repeatable; default:
@@ -15,6 +15,14 @@
 #             to tests/vm/out/kernel-SERIES/NAME (tests/vm/out/NAME without --kernel).
 #   --matrix  the matrix subset: $MATRIX_SCENARIOS on $MATRIX_KERNELS (below), which is
 #             what `make check-matrix` runs; `make check-kernels` runs everything on all three
+#   --agent   the agent binary to put in the VM (default ./reclaimd; reclaimctl comes from the
+#             same directory), e.g. build/gcc-asan-static/reclaimd from
+#             `make reclaimd reclaimctl SAN=asan SAN_STATIC=1`; results then go to
+#             tests/vm/out/agent-DIR/... (DIR: the binary's directory name), labelled [SERIES DIR]
+#
+# After each scenario its results are searched for sanitizer reports (AddressSanitizer,
+# LeakSanitizer, UBSan's "runtime error:", ThreadSanitizer) in the agent's logs, the scenario's
+# output and the console: each file with one counts as a failure, with the report's first line.
 #
 # A scenario asks for a different VM with one header comment line (among its first 30 lines)
 #   # vm-options: --cpus-per-node 2 --node-mem 512M
@@ -42,6 +50,11 @@ MATRIX_SCENARIOS="smoke lifecycle reclaim features"
 
 kernels=()
 names=()
+agent=
+# What a sanitizer report starts with: ASan and LSan ("==PID==ERROR: AddressSanitizer: ...",
+# "ERROR: LeakSanitizer: detected memory leaks"), UBSan ("file.c:12:3: runtime error: ..."),
+# TSan ("WARNING: ThreadSanitizer: ...").
+SANITIZER_ERE='ERROR: (Address|Leak)Sanitizer|^[^ ]+:[0-9]+:[0-9]+: runtime error: |WARNING: ThreadSanitizer'
 add_kernels() { # "6.1,7.3" or "6.1 7.3"
 	local k
 	for k in ${1//,/ }; do kernels+=("$k"); done
@@ -54,6 +67,12 @@ while [ $# -gt 0 ]; do
 		shift
 		;;
 	--kernel=*) add_kernels "${1#*=}" ;;
+	--agent)
+		[ $# -ge 2 ] || { echo "run-tests.sh: --agent needs a value" >&2; exit 2; }
+		[ -x "$2" ] || { echo "run-tests.sh: --agent $2 is not an executable file" >&2; exit 2; }
+		agent=$2
+		shift
+		;;
 	--matrix)
 		add_kernels "$MATRIX_KERNELS"
 		# shellcheck disable=SC2206 # word splitting is the point
@@ -105,6 +124,11 @@ for i in "${!kernels[@]}"; do
 	k=${kernels[$i]}
 	label=${k:-$(sed -n 's/^series=//p' tests/vm/.cache/kernel/current/STAMP 2>/dev/null)}
 	label=${label:-default}
+	agent_tag=
+	if [ -n "$agent" ]; then
+		agent_tag=$(basename "$(dirname "$(realpath "$agent")")")
+		label="$label $agent_tag"
+	fi
 	kp=0 kf=0 ks=0
 	kstart_s=$(date +%s)
 	if [ "${kernel_ok[$i]}" -eq 0 ]; then
@@ -114,7 +138,7 @@ for i in "${!kernels[@]}"; do
 	for scenario in "${scenarios[@]}"; do
 		[ "${kernel_ok[$i]}" -eq 1 ] || break
 		name=$(basename "$scenario" .sh)
-		odir=$out/${k:+kernel-$k/}$name
+		odir=$out/${agent_tag:+agent-$agent_tag/}${k:+kernel-$k/}$name
 		mkdir -p "$(dirname "$odir")"
 		# shellcheck disable=SC2207 # word splitting is the point
 		vm_opts=($(head -n 30 "$scenario" | sed -n 's/^# vm-options:[[:space:]]*//p' | head -n 1))
@@ -126,7 +150,7 @@ for i in "${!kernels[@]}"; do
 			continue
 		fi
 		start_s=$(date +%s)
-		if ! tests/vm/run.sh ${k:+--kernel "$k"} "${files[@]}" --timeout 600 "${vm_opts[@]}" \
+		if ! tests/vm/run.sh ${k:+--kernel "$k"} ${agent:+--agent "$agent"} "${files[@]}" --timeout 600 "${vm_opts[@]}" \
 			"$scenario" "$odir" >"$odir.run.log" 2>&1; then
 			echo "FAIL $name on $label: the VM run did not complete (see $odir.run.log, $odir/console.log)"
 			kf=$((kf + 1))
@@ -144,6 +168,13 @@ for i in "${!kernels[@]}"; do
 		f=$(grep -c '^FAIL ' "$odir/results.txt" || true)
 		s=$(grep -c '^SKIP ' "$odir/results.txt" || true)
 		kp=$((kp + p)); kf=$((kf + f)); ks=$((ks + s))
+		# Sanitizer reports (an agent built with SAN=asan or SAN=tsan writes them to its stderr,
+		# which the scenario keeps in its agent log).
+		while IFS= read -r -d '' rf; do
+			first=$(grep -m1 -E "$SANITIZER_ERE" "$rf")
+			echo "FAIL $name on $label: sanitizer report in ${rf#"$odir"/}: $first"
+			kf=$((kf + 1))
+		done < <(grep -lZ -r -E "$SANITIZER_ERE" "$odir" --include='*.log' --include='*.txt' 2>/dev/null)
 		# Results of a scenario that was killed or stopped by an error are incomplete: the checks it
 		# did not reach must not disappear from the count.
 		if [ -f "$odir/scenario.timeout" ]; then

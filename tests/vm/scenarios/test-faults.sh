@@ -1,0 +1,412 @@
+#!/bin/sh
+# vm-options: --zram-size 0 --swap-size 96M --data-size 128M --timeout 900
+# Faults on the real kernel, each while the agent runs and reclaims (README "Safety"):
+#   churn-1000         1,000 cgroup create/destroy cycles, a process in each, 20 alive at a time
+#                      under a managed parent: the agent stays up, its fds end where they began
+#                      and its RSS is flat over the second half (curve in churn.txt);
+#   sighup-storm       101 SIGHUPs in well under a second, alternating a good and a bad file, three
+#                      times: it ends on the last file, fds unchanged, RSS flat from storm to storm
+#                      (pending SIGHUPs merge: the reloads done are counted and printed);
+#   reload-storm       101 Reload calls through the status socket, alternating good and bad, twice:
+#                      every call one reload, every bad file refused, the last file in force;
+#   mglru-off-mid-run  /sys/kernel/mm/lru_gen/enabled switched off with mglru_aging on: one line
+#                      says so, reclaim goes on through memory.reclaim; switched on: aging again;
+#   debugfs-umount     an administrator's umount of /sys/kernel/debug succeeds while the agent
+#                      runs (it holds no debugfs file between uses), and it carries on without;
+#   zswap-disabled     zswap switched off under the agent: it stays up, does not switch it on
+#                      again, and says at most one line about it;
+#   swapoff-by-other   its configured swap device swapped off by someone else: reported once,
+#                      not swapped on again behind the administrator's back;
+#   oom-mid-reclaim    a managed cgroup OOM-killed while the agent reclaims it: it keeps ticking
+#                      and deciding for that cgroup;
+#   agent-at-high      the agent's own cgroup with memory.high below what it uses: throttled by
+#                      the kernel, it keeps ticking (at least one tick in 3 s);
+#   swap-full          all swap full: no futile EAGAIN loop (requests that reclaim nothing back
+#                      off), log lines for the cgroup per minute bounded (both printed).
+# SIGTERM during a write is test-lifecycle's sigterm-during-reclaim, SIGKILL during zram writeback
+# and zswap management test-restart's, and a kernel booted with psi=0 is test-psi-off.
+set -u
+. "$VMTEST_LIB"
+
+[ -x "$AGENT" ] || { fail faults-setup "no agent in the VM"; exit 0; }
+MiB=1048576
+swapdev=$(awk 'NR > 1 && $1 ~ /^\/dev\/vd/ { print $1; exit }' /proc/swaps)
+[ -n "$swapdev" ] || { fail faults-setup "no disk swap in /proc/swaps"; exit 0; }
+echo "swap device: $swapdev"
+
+# shellcheck disable=SC2012 # fd names are numbers
+fds() { ls "/proc/$AGENT_PID/fd" 2>/dev/null | wc -l; }
+rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$AGENT_PID/status" 2>/dev/null || echo 0; }
+alive() { kill -0 "$AGENT_PID" 2>/dev/null; }
+ticks() { reclaimctl status 2>/dev/null | sed -n 's/^ticks: *\([0-9]*\),.*/\1/p'; }
+# lines LOG PATTERN: lines of LOG matching the ERE.
+lines() { grep -c -E -- "$2" "$1" 2>/dev/null || true; }
+
+# The configuration: interval 1 s, MGLRU aging on, zswap on and managed, the disk swap arranged.
+# Rules: the agent itself never; faults/marker by a rule whose name shows which file is loaded.
+write_config() { # FILE MARKER_RULE
+	cat >"$1" <<EOF
+{
+  "interval": 1,
+  "log_level": "info",
+  "headroom": false,
+  "mglru_aging": true,
+  "defaults": { "min_bytes": "16M", "cold_age": 6, "psi_some_target_pct": 50, "chunk_bytes": "8M" },
+  "swap": { "devices": [ { "path": "$swapdev", "priority": 10, "kind": "ssd" } ],
+            "reprioritize": "empty-only" },
+  "zswap": { "enabled": true, "compressor": "lz4", "max_pool_percent": 10, "manage": true,
+             "restore_on_exit": true },
+  "rules": [
+    { "match": "reclaimd", "policy": "none" },
+    { "match": "faults/marker", "policy": "$2" },
+    { "match": "faults/*" },
+    { "match": "faults/churn/*" }
+  ]
+}
+EOF
+}
+write_config /tmp/faults.json psi
+printf '{ "interval": 1, "rules": [ { "match": "a" } \n' >/tmp/bad.json
+
+cg=$(cg_create faults)
+echo "+memory" >"$cg/cgroup.subtree_control"
+mkdir -p "$cg/work" "$cg/marker" "$cg/churn" "$cg/oom" "$cg/full"
+echo "+memory" >"$cg/churn/cgroup.subtree_control"
+cg_run "$cg/work" memhog --anon 64M --hot-pct 5 --rate 1000 --duration 0 --report-interval 30 \
+	--ready-file /tmp/work.ready >"$RESULTS/memhog-work.log" 2>&1
+work_pid=$!
+wait_for_file /tmp/work.ready 120 || fail faults-setup "memhog did not start"
+cp /tmp/faults.json /tmp/live.json
+agent_start /tmp/live.json "$RESULTS/agent.log"
+log_wait "$RESULTS/agent.log" "CGROUP=faults/work .*REASON=reclaim" 90 >/dev/null ||
+	echo "note: no reclaim of faults/work within 90 s"
+
+# ---- churn-1000 -----------------------------------------------------------------------------------
+sleep 2
+fd0=$(fds)
+rss0=$(rss_kib)
+echo "# cycle fds rss_kib" >"$RESULTS/churn.txt"
+echo "0 $fd0 $rss0" >>"$RESULTS/churn.txt"
+t0=$(uptime_s)
+i=0
+p=
+while [ $i -lt 1000 ]; do
+	d=$cg/churn/c$i
+	mkdir "$d"
+	(echo 0 >"$d/cgroup.procs" && exec sleep 600) &
+	eval "pid_$i=$!"
+	if [ $i -ge 20 ]; then
+		j=$((i - 20))
+		eval "p=\$pid_$j"
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+		n=0
+		until rmdir "$cg/churn/c$j" 2>/dev/null; do
+			n=$((n + 1)); [ $n -gt 100 ] && { echo "cannot rmdir c$j"; break; }; sleep 0.02
+		done
+	fi
+	i=$((i + 1))
+	if [ $((i % 100)) -eq 0 ]; then
+		echo "$i $(fds) $(rss_kib)" >>"$RESULTS/churn.txt"
+		[ $i -eq 500 ] && rss500=$(rss_kib)
+	fi
+done
+j=$((i - 20))
+while [ $j -lt $i ]; do
+	eval "p=\$pid_$j"
+	kill "$p" 2>/dev/null
+	wait "$p" 2>/dev/null
+	rmdir "$cg/churn/c$j" 2>/dev/null || { sleep 0.1; rmdir "$cg/churn/c$j" 2>/dev/null; }
+	j=$((j + 1))
+done
+churn_s=$(fsub "$(uptime_s)" "$t0")
+sleep 4 # a few ticks with the churn over
+fd1=$(fds)
+rss1=$(rss_kib)
+echo "end $fd1 $rss1" >>"$RESULTS/churn.txt"
+cat "$RESULTS/churn.txt"
+seen=$(grep -c 'faults/churn/c[0-9]*: managed by rule' "$RESULTS/agent.log" || true)
+left=$(find "$cg/churn" -mindepth 1 -type d | wc -l)
+# fds: jobs in flight hold a cgroup directory and lru_gen each for their duration, so the count
+# moves by a few from tick to tick; a leak of one per cycle would be hundreds. RSS: a leak of
+# 1 KiB per cgroup would add 500 KiB over the second 500 cycles; allow 256 KiB for the allocator's
+# own movement.
+if alive && [ "$fd1" -le $((fd0 + 4)) ] && [ $((rss1 - rss500)) -le 256 ] && [ "$seen" -ge 100 ] &&
+	[ "$left" -eq 0 ]; then
+	pass churn-1000 "1000 cycles in $churn_s s, $seen cgroups managed; fds $fd0 -> $fd1; RSS $rss0 -> $rss500 (cycle 500) -> $rss1 KiB"
+else
+	fail churn-1000 "alive=$(alive && echo y || echo n) fds $fd0 -> $fd1, RSS $rss0 -> $rss500 (cycle 500) -> $rss1 KiB, $seen managed, $left left"
+fi
+
+# ---- sighup-storm ---------------------------------------------------------------------------------
+# Written with shell builtins (no fork per step), so 100 signals take about a second even here.
+good=$(cat /tmp/faults.json)
+bad=$(cat /tmp/bad.json)
+storm() { # FINAL_MARKER_POLICY
+	write_config /tmp/final.json "$1"
+	final=$(cat /tmp/final.json)
+	_t0=$(uptime_s)
+	_k=0
+	while [ $_k -lt 50 ]; do
+		echo "$good" >/tmp/live.json
+		kill -HUP "$AGENT_PID"
+		echo "$bad" >/tmp/live.json
+		kill -HUP "$AGENT_PID"
+		_k=$((_k + 1))
+	done
+	echo "$final" >/tmp/live.json
+	kill -HUP "$AGENT_PID"
+	storm_s=$(fsub "$(uptime_s)" "$_t0")
+	sleep 4
+}
+# reloads LOG: reloads done or refused so far.
+reloads() { grep -c -E 'configuration reloaded from|configuration not reloaded' "$RESULTS/agent.log" || true; }
+fdh0=$(fds)
+r0=$(reloads)
+storm none
+rssh1=$(rss_kib)
+storm psi
+rssh2=$(rss_kib)
+storm none
+fdh1=$(fds)
+rssh3=$(rss_kib)
+r1=$(reloads)
+explain=$(reclaimctl explain faults/marker 2>&1 | tr '\n' ' ')
+echo "storm: $((r1 - r0)) reloads for 303 SIGHUPs, fds $fdh0 -> $fdh1, RSS $rssh1 -> $rssh2 -> $rssh3 KiB; explain: $explain"
+# SIGHUPs that arrive while one is pending are one signal: the count of reloads is printed, and
+# the end state must be the last file's. fds: as for the churn.
+if alive && [ "$fdh1" -le $((fdh0 + 4)) ] && [ $((rssh3 - rssh1)) -le 128 ] && [ $((r1 - r0)) -ge 3 ] &&
+	echo "$explain" | grep -q 'rules\[1\] "faults/marker".*policy none: excluded'; then
+	pass sighup-storm "3 storms of 101 SIGHUPs (the last in $storm_s s), $((r1 - r0)) reloads: ends on the last file (faults/marker: policy none), fds $fdh0 -> $fdh1, RSS $rssh1 -> $rssh3 KiB"
+else
+	fail sighup-storm "alive=$(alive && echo y || echo n) $((r1 - r0)) reloads, fds $fdh0 -> $fdh1, RSS $rssh1 -> $rssh2 -> $rssh3 KiB; explain: $explain"
+fi
+
+# ---- reload-storm: 100 Reload calls through the status socket, each one a reload ------------------
+rstorm() { # FINAL_MARKER_POLICY: 50 good and 50 bad files, then the final one
+	write_config /tmp/final.json "$1"
+	final=$(cat /tmp/final.json)
+	_t0=$(uptime_s)
+	_k=0 _bad=0
+	while [ $_k -lt 50 ]; do
+		echo "$good" >/tmp/live.json
+		reclaimctl reload >/dev/null 2>&1 || _bad=$((_bad + 1000))
+		echo "$bad" >/tmp/live.json
+		reclaimctl reload >/dev/null 2>&1 || _bad=$((_bad + 1))
+		_k=$((_k + 1))
+	done
+	echo "$final" >/tmp/live.json
+	reclaimctl reload >/dev/null 2>&1 || _bad=$((_bad + 1000))
+	rstorm_s=$(fsub "$(uptime_s)" "$_t0")
+}
+r0=$(reloads)
+fdr0=$(fds)
+rstorm psi
+rssr1=$(rss_kib)
+rstorm none
+fdr1=$(fds)
+rssr2=$(rss_kib)
+r1=$(reloads)
+explain=$(reclaimctl explain faults/marker 2>&1 | tr '\n' ' ')
+echo "reload storm: $((r1 - r0)) reloads in 2 x $rstorm_s s, refused as expected: $_bad (50 wanted), fds $fdr0 -> $fdr1, RSS $rssr1 -> $rssr2 KiB"
+# Each call is answered after its reload: 202 of them, the bad half refused (reclaimctl exit 7).
+if alive && [ $((r1 - r0)) -eq 202 ] && [ "$_bad" -eq 50 ] && [ "$fdr1" -le $((fdr0 + 4)) ] &&
+	[ $((rssr2 - rssr1)) -le 128 ] && echo "$explain" | grep -q 'rules\[1\] "faults/marker".*policy none: excluded'; then
+	pass reload-storm "2 x 101 Reload calls ($rstorm_s s for the last 101), every bad file refused, ends on the last file; fds $fdr0 -> $fdr1, RSS $rssr1 -> $rssr2 KiB"
+else
+	fail reload-storm "alive=$(alive && echo y || echo n) $((r1 - r0)) reloads (202 wanted), bad-call count $_bad (50 wanted), fds $fdr0 -> $fdr1, RSS $rssr1 -> $rssr2 KiB; explain: $explain"
+fi
+echo "$good" >/tmp/live.json
+kill -HUP "$AGENT_PID"
+sleep 2
+
+# ---- mglru-off-mid-run ----------------------------------------------------------------------------
+mglru_run() {
+	need_feature mglru-off-mid-run lru-gen lru-gen-debugfs || return 0
+	log_wait "$RESULTS/agent.log" "MGLRU aging: each managed memcg" 10 >/dev/null ||
+		{ fail mglru-off-mid-run "the agent did not start MGLRU aging"; return 0; }
+	was=$(cat /sys/kernel/mm/lru_gen/enabled)
+	echo n >/sys/kernel/mm/lru_gen/enabled
+	_ok=1
+	log_wait "$RESULTS/agent.log" "MGLRU aging stopped .*switched off" 10 >/dev/null || _ok=0
+	_mark=$(wc -l <"$RESULTS/agent.log")
+	sleep 8
+	_said=$(lines "$RESULTS/agent.log" "MGLRU aging stopped")
+	# Reclaim after the switch: through memory.reclaim (no "evicted through lru_gen").
+	_after=$(tail -n +"$_mark" "$RESULTS/agent.log" | grep -c 'faults/[a-z]*: reclaim [a-z-]* on node' || true)
+	_lrugen=$(tail -n +"$_mark" "$RESULTS/agent.log" | grep -c 'evicted through lru_gen' || true)
+	echo "$was" >/sys/kernel/mm/lru_gen/enabled
+	log_wait "$RESULTS/agent.log" "MGLRU aging back on" 10 >/dev/null || _ok=0
+	if alive && [ "$_ok" -eq 1 ] && [ "$_said" -eq 1 ] && [ "$_lrugen" -eq 0 ]; then
+		pass mglru-off-mid-run "said once: $(grep -m1 'MGLRU aging stopped' "$RESULTS/agent.log" | sed 's/.*: MGLRU/MGLRU/; s/ |.*//'); $_after reclaims after it, none through lru_gen; back on when switched on"
+	else
+		fail mglru-off-mid-run "alive=$(alive && echo y || echo n) stopped/back lines ok=$_ok, said $_said times, $_lrugen lru_gen evictions after the switch"
+	fi
+}
+mglru_run
+
+# ---- debugfs-umount -------------------------------------------------------------------------------
+debugfs_run() {
+	need_feature debugfs-umount lru-gen lru-gen-debugfs || return 0
+	_n=0 _um=0
+	while [ $_n -lt 10 ]; do
+		echo "$(uptime_s): umount" >>"$RESULTS/umount.err"
+		umount /sys/kernel/debug 2>>"$RESULTS/umount.err" && { _um=1; break; }
+		_n=$((_n + 1))
+		sleep 0.3
+	done
+	_att=$((_n + 1))
+	if [ "$_um" -eq 0 ]; then
+		fail debugfs-umount "umount /sys/kernel/debug failed 10 times: $(cat "$RESULTS/umount.err"); agent fds: $(for f in "/proc/$AGENT_PID"/fd/*; do readlink "$f"; done | grep -c /sys/kernel/debug) on debugfs"
+		return 0
+	fi
+	_ok=1
+	log_wait "$RESULTS/agent.log" "MGLRU aging stopped .*debugfs is not mounted" 10 >/dev/null || _ok=0
+	sleep 3
+	_t=$(ticks)
+	mount -t debugfs debugfs /sys/kernel/debug
+	# The second "back on" (the first followed mglru-off-mid-run's switch).
+	_n=0
+	until [ "$(lines "$RESULTS/agent.log" "MGLRU aging back on")" -ge 2 ]; do
+		_n=$((_n + 1)); [ $_n -gt 100 ] && break; sleep 0.1
+	done
+	_back=$(lines "$RESULTS/agent.log" "MGLRU aging back on")
+	if alive && [ "$_ok" -eq 1 ] && [ "$_back" -eq 2 ]; then
+		pass debugfs-umount "umount succeeded at attempt $_att of at most 10, 0.3 s apart (EBUSY only while a tick reads lru_gen or a job writes it); the agent went on without (tick $_t) and took up aging again after the mount"
+	else
+		fail debugfs-umount "alive=$(alive && echo y || echo n) lines ok=$_ok, back-on lines $_back"
+	fi
+}
+debugfs_run
+
+# ---- zswap-disabled -------------------------------------------------------------------------------
+zp=/sys/module/zswap/parameters
+if [ "$(cat $zp/enabled)" = Y ]; then
+	_mark=$(wc -l <"$RESULTS/agent.log")
+	echo N >$zp/enabled
+	sleep 8
+	_now=$(cat $zp/enabled)
+	_said=$(tail -n +"$_mark" "$RESULTS/agent.log" | grep -c -i 'zswap' || true)
+	if alive && [ "$_now" = N ] && [ "$_said" -le 1 ]; then
+		pass zswap-disabled "zswap off under the agent: left off, $_said log lines about zswap in 8 s"
+	else
+		fail zswap-disabled "alive=$(alive && echo y || echo n), enabled now $_now, $_said zswap lines in 8 s"
+	fi
+else
+	fail zswap-disabled "the agent did not enable zswap at start (enabled=$(cat $zp/enabled))"
+fi
+
+# ---- swapoff-by-other -----------------------------------------------------------------------------
+swapoff "$swapdev"
+_ok=1
+log_wait "$RESULTS/agent.log" "swap device removed: $swapdev" 10 >/dev/null || _ok=0
+sleep 5
+_on=$(grep -c "^$swapdev " /proc/swaps || true)
+_said=$(lines "$RESULTS/agent.log" "swap device removed: $swapdev")
+if alive && [ "$_ok" -eq 1 ] && [ "$_on" -eq 0 ] && [ "$_said" -eq 1 ]; then
+	pass swapoff-by-other "reported once, left off: $(grep -m1 "swap device removed" "$RESULTS/agent.log" | sed 's/.*: swap/swap/; s/ |.*//')"
+else
+	fail swapoff-by-other "alive=$(alive && echo y || echo n), reported=$_ok ($_said times), on again=$_on"
+fi
+swapon-prio "$swapdev" 10
+
+# ---- oom-mid-reclaim ------------------------------------------------------------------------------
+# Page cache for the agent to reclaim (no swap for this cgroup), then an allocation past memory.max.
+echo 0 >"$cg/oom/memory.swap.max"
+echo $((96 * MiB)) >"$cg/oom/memory.max"
+cg_run "$cg/oom" memhog --anon 8M --file 64M --file-path /data/oom.dat --hot-pct 100 --rate 100 \
+	--duration 0 --report-interval 30 --ready-file /tmp/oom.ready >"$RESULTS/memhog-oom.log" 2>&1
+oom_pid=$!
+wait_for_file /tmp/oom.ready 60 || true
+log_wait "$RESULTS/agent.log" "CGROUP=faults/oom .*REASON=reclaim" 30 >/dev/null || echo "note: no reclaim of faults/oom yet"
+cg_run "$cg/oom" memhog --anon 160M --hot-pct 100 --rate 0 --duration 30 >"$RESULTS/memhog-oom2.log" 2>&1
+oom2_pid=$!
+n=0
+until [ "$(awk '$1 == "oom_kill" { print $2 }' "$cg/oom/memory.events")" -ge 1 ]; do
+	n=$((n + 1)); [ $n -gt 300 ] && break; sleep 0.1
+done
+kills=$(awk '$1 == "oom_kill" { print $2 }' "$cg/oom/memory.events")
+_mark=$(wc -l <"$RESULTS/agent.log")
+sleep 5
+_t0=$(ticks)
+sleep 3
+_t1=$(ticks)
+_decided=$(tail -n +"$_mark" "$RESULTS/agent.log" | grep -c 'CGROUP=faults/oom ' || true)
+if alive && [ "$kills" -ge 1 ] && [ "${_t1:-0}" -gt "${_t0:-0}" ] && [ "$_decided" -ge 1 ]; then
+	pass oom-mid-reclaim "oom_kill $kills in faults/oom; the agent ticks on ($_t0 -> $_t1) and logged $_decided lines for the cgroup after the kill"
+else
+	fail oom-mid-reclaim "alive=$(alive && echo y || echo n), oom_kill=$kills, ticks $_t0 -> $_t1, $_decided lines after"
+fi
+kill "$oom_pid" "$oom2_pid" 2>/dev/null
+wait "$oom_pid" "$oom2_pid" 2>/dev/null
+rm -f /data/oom.dat
+
+# ---- agent-at-high --------------------------------------------------------------------------------
+acg=$CGROOT/reclaimd
+# First at half of what it has charged: the write reclaims it down to what it keeps using (heap,
+# stacks, the pages of its binary it runs), which it then stays under. Then at three quarters of
+# that: each page it faults back in is charged past the limit, reclaimed from it, and throttled
+# (mm/memcontrol.c mem_cgroup_handle_over_high(): memory.events "high").
+cur=$(cat "$acg/memory.current")
+echo $((cur / 2)) >"$acg/memory.high"
+sleep 3
+used=$(cat "$acg/memory.current")
+high=$((used * 3 / 4))
+high0=$(awk '$1 == "high" { print $2 }' "$acg/memory.events")
+echo $high >"$acg/memory.high"
+_t0=$(reclaimctl --timeout 30 status 2>/dev/null | sed -n 's/^ticks: *\([0-9]*\),.*/\1/p')
+sleep 30
+_st=$(reclaimctl --timeout 30 status 2>/dev/null)
+_t1=$(echo "$_st" | sed -n 's/^ticks: *\([0-9]*\),.*/\1/p')
+high1=$(awk '$1 == "high" { print $2 }' "$acg/memory.events")
+cur1=$(cat "$acg/memory.current")
+echo max >"$acg/memory.high"
+echo "agent at memory.high $high (3/4 of the $used it kept): memory.current $cur1 at the end, high events $high0 -> $high1, ticks $_t0 -> $_t1; $(echo "$_st" | grep '^ticks:')"
+if alive && [ -n "$_t0" ] && [ -n "$_t1" ] && [ $((_t1 - _t0)) -ge 10 ] && [ "$high1" -gt "$high0" ]; then
+	pass agent-at-high "memory.high $((high / 1024)) KiB, 3/4 of the $((used / 1024)) KiB it kept: throttled $((high1 - high0)) times, $((_t1 - _t0)) ticks in 30 s at interval 1 s; $(echo "$_st" | grep '^ticks:' | sed 's/^ticks: *[0-9]*, //')"
+else
+	fail agent-at-high "alive=$(alive && echo y || echo n), ticks $_t0 -> $_t1 in 30 s, high events $high0 -> $high1"
+fi
+
+# ---- swap-full ------------------------------------------------------------------------------------
+# zswap is off (above): the disk swap is the only swap. Fill it with faults/full's anonymous memory
+# through memory.reclaim until the kernel says EAGAIN, then watch the agent for a minute.
+kill "$work_pid" 2>/dev/null
+wait "$work_pid" 2>/dev/null
+cg_run "$cg/full" memhog --anon 160M --hot-pct 1 --rate 100 --duration 0 --report-interval 30 \
+	--ready-file /tmp/full.ready >"$RESULTS/memhog-full.log" 2>&1
+full_pid=$!
+wait_for_file /tmp/full.ready 120 || true
+n=0
+while [ $n -lt 40 ]; do
+	free=$(awk '$1 == "SwapFree:" { print $2 }' /proc/meminfo)
+	[ "$free" -lt 1024 ] && break
+	cg_reclaim "$cg/full" 16M || true
+	n=$((n + 1))
+done
+free=$(awk '$1 == "SwapFree:" { print $2 }' /proc/meminfo)
+echo "swap: SwapFree $free KiB after $n writes"
+_mark=$(wc -l <"$RESULTS/agent.log")
+sleep 60
+reqs=$(tail -n +"$_mark" "$RESULTS/agent.log" | grep -c 'CGROUP=faults/full .*REASON=reclaim' || true)
+futile=$(tail -n +"$_mark" "$RESULTS/agent.log" | grep -c 'faults/full: reclaim [a-z]* on node .*reclaimed 0 KiB' || true)
+loglines=$(tail -n +"$_mark" "$RESULTS/agent.log" | grep -c 'faults/full' || true)
+all=$(tail -n +"$_mark" "$RESULTS/agent.log" | wc -l)
+echo "swap full: in 60 s, $reqs reclaim requests for faults/full ($futile reclaimed nothing), $loglines log lines naming it, $all lines in all" |
+	tee -a "$RESULTS/results.txt"
+# A request every tick, as before the backoff, would be 60 requests and 120 lines a minute here.
+# Requests that reclaim nothing back the cgroup off 1, 2, 4, 8, then 16 intervals: at most 6
+# such in 60 ticks. What the floor still allows (pages whose swap slots were freed) may be asked
+# for at each tick, two lines a request; 30 lines is a quarter of the old rate.
+if alive && [ "$free" -lt 1024 ] && [ "$futile" -le 6 ] && [ "$loglines" -le 30 ]; then
+	pass swap-full "SwapFree $free KiB: $reqs requests ($futile reclaimed nothing) and $loglines log lines for the cgroup in 60 s ($all lines in all)"
+elif [ "$free" -ge 1024 ]; then
+	fail swap-full "could not fill swap: SwapFree $free KiB"
+else
+	fail swap-full "alive=$(alive && echo y || echo n), $reqs requests ($futile reclaimed nothing) and $loglines lines in 60 s"
+fi
+kill "$full_pid" 2>/dev/null
+wait "$full_pid" 2>/dev/null
+
+stop_s=$(agent_stop)
+echo "agent stopped in $stop_s s"
