@@ -15,7 +15,9 @@ struct aging_ctl {
 	struct aging_hooks hooks;
 	struct mglru *mglru;        /* NULL: no aging */
 	bool want;                  /* the config asks for aging (and this is not a dry run) */
-	int off;                    /* why mglru is NULL while wanted: -errno of the last check */
+	bool ever_on;               /* aging was on since it was last wanted ("back on") */
+	int off;                    /* why mglru is NULL while wanted: -errno of the last check,
+				     * or NEVER_PROBED */
 	usec_t warning_us;
 	uint64_t lruvecs_aged, aging_jobs;
 	/* This tick's lookup, by path. */
@@ -25,6 +27,8 @@ struct aging_ctl {
 };
 
 static void recheck(struct aging_ctl *ag);
+static bool lru_gen_unusable(int r);
+static void stop(struct aging_ctl *ag, int r);
 
 static int cmp_node_path(const void *a, const void *b)
 {
@@ -138,7 +142,9 @@ void aging_ctl_tick(struct aging_ctl *ag, const struct tick_ctx *ctx)
 	ag->n = n;
 	r = mglru_read(ag->mglru, on_lruvec, ag);
 	ag->n = 0; /* the nodes may be freed before the next tick */
-	if (r < 0 && log_ratelimit(&ag->warning_us, now_us(), LOG_REPEAT_US))
+	if (r < 0 && lru_gen_unusable(r)) /* unmounted since recheck(), say */
+		stop(ag, r);
+	else if (r < 0 && log_ratelimit(&ag->warning_us, now_us(), LOG_REPEAT_US))
 		log_event(LOG_WARNING, MSGID_READ_FAILED, NULL,
 			  "cannot read %s/kernel/debug/lru_gen: %s; MGLRU aging skipped this tick",
 			  ag->env.sys_root, strerror(-r));
@@ -180,7 +186,19 @@ bool aging_ctl_active(const struct aging_ctl *ag)
 	return ag->mglru != NULL;
 }
 
-/* Why aging is off, for the log: r from mglru_open()/mglru_check(). */
+/* ag->off before the first probe. */
+#define NEVER_PROBED 1
+
+/* Whether r (from mglru_open(), mglru_check() or the open of mglru_read()) means lru_gen is not
+ * there for this agent: MGLRU switched off or absent, debugfs unmounted, no permission. Any other
+ * error (EMFILE, ENOMEM, EIO, a value it cannot parse) is taken as passing: aging stays on and
+ * only this tick's is skipped, with a rate-limited warning. */
+static bool lru_gen_unusable(int r)
+{
+	return r == -EOPNOTSUPP || r == -ENODEV || r == -ENOENT || r == -EACCES || r == -EPERM;
+}
+
+/* Why aging is off, for the log. */
 static const char *off_reason(int r)
 {
 	switch (r) {
@@ -190,82 +208,82 @@ static const char *off_reason(int r)
 		return "no MGLRU in this kernel";
 	case -ENOENT:
 		return "debugfs is not mounted at /sys/kernel/debug";
-	default:
+	case -EACCES:
+	case -EPERM:
 		return "lru_gen cannot be opened (reclaimd must run as root)";
+	default:
+		return "lru_gen cannot be used for now";
 	}
 }
 
-static void log_on(const struct aging_ctl *ag, bool again)
+static void stop(struct aging_ctl *ag, int r)
 {
-	log_event(LOG_INFO, MSGID_KERNEL_FEATURE, NULL,
-		  "MGLRU aging%s: each managed memcg is aged through %s/kernel/debug/lru_gen every "
-		  "half cold age, and reclaim evicts only generations idle for the cold age "
-		  "(cold_age, doubled while refaults exceed refault_target_pct)",
-		  again ? " back on" : "", ag->env.sys_root);
+	mglru_free(ag->mglru);
+	ag->mglru = NULL;
+	ag->off = r;
+	log_event(LOG_NOTICE, MSGID_KERNEL_FEATURE, NULL,
+		  "MGLRU aging stopped (%s): %s; reclaim goes through memory.reclaim until it is back",
+		  strerror(-r), off_reason(r));
 }
 
-/* Opens lru_gen (r from mglru_open()); on success aging is on. */
-static int try_open(struct aging_ctl *ag)
+/* Turns aging on when lru_gen can be used. A change of state, or of the reason it is off, is
+ * logged once; a kernel without MGLRU (-ENODEV) is not probed again. */
+static void try_start(struct aging_ctl *ag)
 {
-	int r = mglru_open(ag->env.sys_root, &ag->mglru);
+	int prev = ag->off, r;
 
-	if (r < 0)
-		ag->mglru = NULL;
+	if (prev == -ENODEV)
+		return;
+	r = mglru_open(ag->env.sys_root, &ag->mglru);
+	if (r == 0) {
+		ag->off = 0;
+		log_event(LOG_NOTICE, MSGID_KERNEL_FEATURE, NULL,
+			  "MGLRU aging %s: each managed memcg is aged through %s/kernel/debug/lru_gen "
+			  "every half cold age, and reclaim evicts only generations idle for the cold "
+			  "age (cold_age, doubled while refaults exceed refault_target_pct)",
+			  ag->ever_on ? "back on" : "on", ag->env.sys_root);
+		ag->ever_on = true;
+		return;
+	}
+	ag->mglru = NULL;
 	ag->off = r;
-	return r;
+	if (r != prev)
+		log_event(LOG_NOTICE, MSGID_KERNEL_FEATURE, NULL,
+			  "MGLRU aging off (%s): %s; memory.reclaim relies on the kernel's own aging",
+			  strerror(-r), off_reason(r));
 }
 
 /* Once per tick while aging is wanted: an administrator may switch MGLRU off or on
  * (/sys/kernel/mm/lru_gen/enabled) or unmount and mount debugfs at any time. Aging follows, and
  * each change is logged once. Without lru_gen, jobs carry no aging or eviction commands and
- * reclaim goes through memory.reclaim alone. A kernel without MGLRU (-ENODEV) is not probed
- * again. */
+ * reclaim goes through memory.reclaim alone. */
 static void recheck(struct aging_ctl *ag)
 {
-	int r, was = ag->off;
+	int r;
 
-	if (!ag->want || (!ag->mglru && ag->off == -ENODEV))
+	if (!ag->want)
 		return;
-	if (ag->mglru) {
-		r = mglru_check(ag->mglru);
-		if (r == 0)
-			return;
-		mglru_free(ag->mglru);
-		ag->mglru = NULL;
-		ag->off = r;
-		log_event(LOG_NOTICE, MSGID_KERNEL_FEATURE, NULL,
-			  "MGLRU aging stopped (%s): %s; reclaim goes through memory.reclaim until "
-			  "it is back", strerror(-r), off_reason(r));
+	if (!ag->mglru) {
+		try_start(ag);
 		return;
 	}
-	r = try_open(ag);
-	if (r == 0)
-		log_on(ag, true);
-	else if (r != was)
-		log_event(LOG_NOTICE, MSGID_KERNEL_FEATURE, NULL,
-			  "MGLRU aging still off (%s): %s", strerror(-r), off_reason(r));
+	r = mglru_check(ag->mglru);
+	if (r < 0 && lru_gen_unusable(r))
+		stop(ag, r);
 }
 
 void aging_ctl_reload(struct aging_ctl *ag, const struct config *c)
 {
-	int r;
-
 	ag->want = c->mglru_aging && !ag->env.dry_run;
 	if (!ag->want) {
 		mglru_free(ag->mglru);
 		ag->mglru = NULL;
-		ag->off = 0;
+		ag->off = NEVER_PROBED;
+		ag->ever_on = false;
 		return;
 	}
-	if (ag->mglru)
-		return;
-	r = try_open(ag);
-	if (r == 0)
-		log_on(ag, false);
-	else
-		log_event(LOG_NOTICE, MSGID_KERNEL_FEATURE, NULL,
-			  "MGLRU aging off (%s): %s; memory.reclaim relies on the kernel's own aging",
-			  strerror(-r), off_reason(r));
+	if (!ag->mglru)
+		try_start(ag);
 }
 
 int aging_ctl_new(const struct ctl_env *env, const struct config *c, const struct aging_hooks *hooks,
@@ -277,6 +295,7 @@ int aging_ctl_new(const struct ctl_env *env, const struct config *c, const struc
 		return -ENOMEM;
 	ag->env = *env;
 	ag->hooks = *hooks;
+	ag->off = NEVER_PROBED;
 	aging_ctl_reload(ag, c);
 	*ret = ag;
 	return 0;

@@ -32,14 +32,16 @@ struct aging_report {
 
 struct aging_ctl;
 
-/* Opens lru_gen when c asks for aging (not in a dry run). Returns 0 (also when MGLRU is not
+/* Checks lru_gen when c asks for aging (not in a dry run). Returns 0 (also when MGLRU is not
  * usable: logged, aging off) or -ENOMEM. */
 int aging_ctl_new(const struct ctl_env *env, const struct config *c, const struct aging_hooks *hooks,
 		  struct aging_ctl **ret);
 void aging_ctl_free(struct aging_ctl *ag);
-/* Builds this tick's commands and targets for the managed cgroups of ctx. */
+/* Checks lru_gen again (MGLRU switched, debugfs unmounted or mounted), then builds this tick's
+ * commands and targets for the managed cgroups of ctx. */
 void aging_ctl_tick(struct aging_ctl *ag, const struct tick_ctx *ctx);
-/* Opens or closes lru_gen per the new configuration. */
+/* Turns aging on or off per the new configuration; an unchanged state or reason is not logged
+ * again, and a kernel without MGLRU is not probed again. */
 void aging_ctl_reload(struct aging_ctl *ag, const struct config *c);
 /* Bytes in cg's generations idle for its cold age, as planned this tick (0 when not planned this
  * tick, or already taken by a job): the cap of limits.h. */
@@ -52,7 +54,7 @@ static inline uint64_t aging_ctl_cold_bytes(const struct cgroup_node *cg, unsign
 /* Whether memcgs are aged (the MGLRU cold cap applies: limits.h). */
 bool aging_ctl_active(const struct aging_ctl *ag);
 /* What cg's job takes along this tick (once: a second job in the same tick gets nothing):
- * its aging commands and a dup of the lru_gen fd, and with `evict` (a reclaim request) its
+ * its aging commands and the lru_gen path (the job opens it), and with `evict` (a reclaim request) its
  * eviction targets. *ret is an empty payload when there is nothing. Never fails; on ENOMEM
  * the job goes without. */
 void aging_ctl_take(struct aging_ctl *ag, struct cgroup_node *cg, unsigned tick, bool evict,

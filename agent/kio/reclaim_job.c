@@ -195,8 +195,8 @@ static int write_chunk(struct reclaim_job *job, int fd, uint64_t bytes)
 /* Evicts one chunk from the generations idle for the cold age, split over the memcg's
  * lruvecs (nodes) by their idle pages. skip[i] is set for a lruvec the kernel refuses (removed,
  * or too few generations). lru_gen is open for this chunk only. Returns 0; -EINTR when a signal
- * interrupted an eviction; -ENOENT when every lruvec was refused or lru_gen is gone (debugfs
- * unmounted); -errno of the open or a write otherwise. */
+ * interrupted an eviction; -ENOENT when every lruvec was refused; -ENXIO when lru_gen is gone
+ * (debugfs unmounted); -errno of the open or a write otherwise. */
 static int evict_chunk(struct reclaim_job *job, uint64_t chunk_bytes, bool *skip, uint64_t *nr)
 {
 	_cleanup_(closep) int fd = -1;
@@ -218,7 +218,7 @@ static int evict_chunk(struct reclaim_job *job, uint64_t chunk_bytes, bool *skip
 		if (len < 0)
 			return len;
 		if (fd < 0 && (fd = lru_gen_open(job->lru_gen_path)) < 0)
-			return fd;
+			return fd == -ENOENT ? -ENXIO : fd;
 		r = lru_gen_write(fd, cmd, (size_t)len);
 		if (r == -EINVAL) {
 			skip[i] = true;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * features.h - the kernel features reclaimd uses, probed once at start (and again on reload) by
- * agent/kio/features.c, and what the agent does on a kernel that lacks one. The table and the
+ * agent/kio/features_probe.c, and what the agent does on a kernel that lacks one. The table and the
  * decisions taken from it are pure (policies/features.c): no I/O, no clocks, no logging.
  *
  * A feature known to be absent is never tried again: its users consult the table instead of

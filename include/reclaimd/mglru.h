@@ -83,16 +83,18 @@ typedef int (*lru_gen_fn)(const struct lru_gen_lruvec *v, void *userdata);
  * the bad line is reported; lruvecs before it already were). */
 int lru_gen_parse(const char *buf, size_t len, lru_gen_fn fn, void *userdata);
 
-/* The lru_gen debugfs file of a host. Nothing stays open between two uses: every read and every
- * job opens the file anew (mglru_read(), mglru_open_fd()) and closes it when done, so the agent
- * never keeps debugfs busy and an administrator's `umount /sys/kernel/debug` succeeds except in
- * the instant of a read (fs/namespace.c: umount is EBUSY while a file on the mount is open). */
+/* The lru_gen debugfs file of a host. Nothing stays open between two uses: a tick's read opens
+ * the file and closes it (mglru_read()), and a job opens it for its aging commands and again for
+ * each eviction chunk (lru_gen_open() on mglru_path()), so the agent never keeps debugfs busy
+ * beyond its reads and writes: an administrator's `umount /sys/kernel/debug`, EBUSY while a file
+ * on the mount is open (fs/namespace.c), succeeds between them. */
 struct mglru;
 
 /* Checks sys_root/kernel/mm/lru_gen/enabled (bit 0x1, Documentation/admin-guide/mm/
  * multigen_lru.rst) and that sys_root/kernel/debug/lru_gen opens read-write. Returns 0,
  * -ENODEV when the kernel has no MGLRU (no enabled file), -EOPNOTSUPP when MGLRU is built in but
- * switched off, -ENOENT when debugfs is not mounted, or -errno from open (-EACCES: not root). */
+ * switched off, -EBADMSG when enabled holds no number, -ENOENT when debugfs is not mounted,
+ * -ENOMEM, or -errno from reading enabled or opening lru_gen (-EACCES: not root). */
 int mglru_open(const char *sys_root, struct mglru **ret);
 /* The same checks again, for a host whose MGLRU or debugfs may have changed since
  * mglru_open(): an administrator can switch MGLRU off or unmount debugfs at any time. Returns
