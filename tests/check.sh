@@ -72,7 +72,9 @@ fi
 if [ "${RECLAIMD_CHECK_VM_SAN:-1}" = 1 ]; then
 	p0=$vp f0=$vf s0=$vs
 	san_dir=build/gcc-asan-static
-	if make -s CC=gcc SAN=asan SAN_STATIC=1 "$san_dir/reclaimd" "$san_dir/reclaimctl" >"$vm_log" 2>&1; then
+	# Not the caller's make settings (a SANITIZER= or CFLAGS= given to make check): this build's.
+	if env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s CC=gcc SAN=asan SAN_STATIC=1 \
+		"$san_dir/reclaimd" "$san_dir/reclaimctl" >"$vm_log" 2>&1; then
 		vm_part "$vm_log" --agent "$san_dir/reclaimd" lifecycle reclaim zswap
 	else
 		cat "$vm_log"

@@ -22,7 +22,7 @@
 #
 # After each scenario its results are searched for sanitizer reports (AddressSanitizer,
 # LeakSanitizer, UBSan's "runtime error:", ThreadSanitizer) in the agent's logs, the scenario's
-# output and the console: each file with one counts as a failure, with the report's first line.
+# output and the console: a scenario with one counts one failure, with the report's first line.
 #
 # A scenario asks for a different VM with one header comment line (among its first 30 lines)
 #   # vm-options: --cpus-per-node 2 --node-mem 512M
@@ -33,6 +33,7 @@
 # is a command run (from the repository root) before the scenario boots; if it fails, the
 # scenario counts as one failure.
 set -u
+start_dir=$PWD
 cd "$(dirname "$0")/../.."
 out=tests/vm/out
 mkdir -p "$out"
@@ -54,7 +55,7 @@ agent=
 # What a sanitizer report starts with: ASan and LSan ("==PID==ERROR: AddressSanitizer: ...",
 # "ERROR: LeakSanitizer: detected memory leaks"), UBSan ("file.c:12:3: runtime error: ..."),
 # TSan ("WARNING: ThreadSanitizer: ...").
-SANITIZER_ERE='ERROR: (Address|Leak)Sanitizer|^[^ ]+:[0-9]+:[0-9]+: runtime error: |WARNING: ThreadSanitizer'
+SANITIZER_ERE='ERROR: (Address|Leak)Sanitizer|^[^ ]+:[0-9]+:[0-9]+: runtime error: |WARNING: ThreadSanitizer|SUMMARY: (Address|Leak|Thread|UndefinedBehavior)Sanitizer'
 add_kernels() { # "6.1,7.3" or "6.1 7.3"
 	local k
 	for k in ${1//,/ }; do kernels+=("$k"); done
@@ -69,8 +70,8 @@ while [ $# -gt 0 ]; do
 	--kernel=*) add_kernels "${1#*=}" ;;
 	--agent)
 		[ $# -ge 2 ] || { echo "run-tests.sh: --agent needs a value" >&2; exit 2; }
-		[ -x "$2" ] || { echo "run-tests.sh: --agent $2 is not an executable file" >&2; exit 2; }
-		agent=$2
+		case $2 in /*) agent=$2 ;; *) agent=$start_dir/$2 ;; esac
+		[ -x "$agent" ] || { echo "run-tests.sh: --agent $2 is not an executable file" >&2; exit 2; }
 		shift
 		;;
 	--matrix)
@@ -150,8 +151,18 @@ for i in "${!kernels[@]}"; do
 			continue
 		fi
 		start_s=$(date +%s)
-		if ! tests/vm/run.sh ${k:+--kernel "$k"} ${agent:+--agent "$agent"} "${files[@]}" --timeout 600 "${vm_opts[@]}" \
-			"$scenario" "$odir" >"$odir.run.log" 2>&1; then
+		run_ok=1
+		tests/vm/run.sh ${k:+--kernel "$k"} ${agent:+--agent "$agent"} "${files[@]}" --timeout 600 "${vm_opts[@]}" \
+			"$scenario" "$odir" >"$odir.run.log" 2>&1 || run_ok=0
+		# Sanitizer reports (an agent built with SAN=asan or SAN=tsan writes them to its stderr,
+		# which the scenario keeps in its agent log; the same report may also be in the scenario's
+		# log and the console): one failure per scenario, naming the first file and line.
+		san_file=$(grep -l -r -E "$SANITIZER_ERE" "$odir" --include='*.log' --include='*.txt' 2>/dev/null | head -n 1)
+		if [ -n "$san_file" ]; then
+			echo "FAIL $name on $label: sanitizer report in ${san_file#"$odir"/}: $(grep -m1 -E "$SANITIZER_ERE" "$san_file")"
+			kf=$((kf + 1))
+		fi
+		if [ "$run_ok" -eq 0 ]; then
 			echo "FAIL $name on $label: the VM run did not complete (see $odir.run.log, $odir/console.log)"
 			kf=$((kf + 1))
 			continue
@@ -168,13 +179,6 @@ for i in "${!kernels[@]}"; do
 		f=$(grep -c '^FAIL ' "$odir/results.txt" || true)
 		s=$(grep -c '^SKIP ' "$odir/results.txt" || true)
 		kp=$((kp + p)); kf=$((kf + f)); ks=$((ks + s))
-		# Sanitizer reports (an agent built with SAN=asan or SAN=tsan writes them to its stderr,
-		# which the scenario keeps in its agent log).
-		while IFS= read -r -d '' rf; do
-			first=$(grep -m1 -E "$SANITIZER_ERE" "$rf")
-			echo "FAIL $name on $label: sanitizer report in ${rf#"$odir"/}: $first"
-			kf=$((kf + 1))
-		done < <(grep -lZ -r -E "$SANITIZER_ERE" "$odir" --include='*.log' --include='*.txt' 2>/dev/null)
 		# Results of a scenario that was killed or stopped by an error are incomplete: the checks it
 		# did not reach must not disappear from the count.
 		if [ -f "$odir/scenario.timeout" ]; then

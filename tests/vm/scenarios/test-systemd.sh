@@ -175,7 +175,7 @@ else
 fi
 if need_feature hardened-lru-gen lru-gen lru-gen-debugfs; then
 	evict=$(jwait 120 "$CG: reclaim done on node [0-9]+: .* reclaimed [1-9][0-9]* KiB.*evicted through lru_gen")
-	if jlog | grep -q 'MGLRU aging: each managed memcg is aged through' && [ -n "$evict" ]; then
+	if jlog | grep -qE 'MGLRU aging (on|back on): each managed memcg is aged through' && [ -n "$evict" ]; then
 		pass hardened-lru-gen "$evict"
 	else
 		fail hardened-lru-gen "$(jlog | grep -E 'MGLRU|lru_gen' | tail -n 2 | tr '\n' ' ')"
