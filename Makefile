@@ -5,9 +5,10 @@
 #                             (SAN_STATIC=1: gcc links the sanitizer runtime statically)
 #   make CC=clang             build with clang
 #   make deps                 install the Debian packages everything below needs (root)
-#   make check                unit tests, check-san, then the real-kernel VM tests; ends "N passed, N failed, N skipped"
+#   make check                purity check and unit tests, check-san, the VM tests on 6.12, the matrix on 6.1 and 7.3,
+#                             then lifecycle, reclaim and zswap with an ASan+UBSan agent; ends "N passed, N failed, N skipped"
 #   make check-kernels        the whole VM suite on Debian's 6.1, 6.12 and 7.3 kernels, in turn (3x check-vm)
-#   make check-matrix         the VM matrix subset (smoke, lifecycle, reclaim) on 6.1 and 7.3
+#   make check-matrix         the VM matrix subset (smoke, lifecycle, reclaim, features) on 6.1 and 7.3
 #   make check-unit           purity check of policies/, unit tests, make deb + lintian, doc keys, imports, metrics, status socket and safety refusals end to end (no VM)
 #   make check-san            the unit and host tests again under ASan+UBSan (gcc, clang) and TSan (tests/run-san.sh)
 #   make install              binaries, systemd unit, man pages, example config (PREFIX=/usr/local)
@@ -141,11 +142,11 @@ check: deps reclaimd $(TESTS) $(HOST_DEPS)
 check-san:
 	@tests/run-san.sh
 
-check-vm: reclaimd
+check-vm: deps reclaimd reclaimctl
 	@tests/vm/run-tests.sh
 
 # Each kernel is downloaded the first time it is asked for (tests/vm/fetch-kernel.sh --kernel);
-# `make deps` and the default suite fetch only 6.12.
+# `make -C tests/vm deps` and the first run of the default suite fetch only 6.12.
 VM_KERNELS := 6.1,6.12,7.3
 
 check-kernels: deps reclaimd reclaimctl

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # check-deb.sh - make deb builds build/reclaimd_<version>_<arch>.deb with what the README says
 # it holds, the configuration and its directories have modes reclaimd accepts, and lintian
-# finds no error in it (its warnings are printed; README "The Debian package" lists those not
+# finds no error in it (its warnings are printed; README "Installing" lists those not
 # fixed and why). Run from the repository root (make check-unit).
 # Ends with "check-deb: N passed, N failed, N skipped" (tests/run-unit.sh counts it).
 set -u
