@@ -54,12 +54,12 @@ vm_part() {
 	return 0
 }
 
-# The VM suite on the default kernel (about 35 minutes in all).
+# The VM suite on the default kernel (about 25 minutes in a clean-clone run).
 vm_log=$(mktemp "${TMPDIR:-/tmp}/reclaimd-check.XXXXXX")
 trap 'rm -f "$vm_log"' EXIT
 vm_part "$vm_log"
 # The matrix subset on the other kernels (tests/vm/run-tests.sh --matrix: smoke, lifecycle,
-# reclaim and features on 6.1 and 7.3, about 10 minutes). RECLAIMD_CHECK_MATRIX=0 leaves it out.
+# reclaim and features on 6.1 and 7.3, about 5 minutes). RECLAIMD_CHECK_MATRIX=0 leaves it out.
 if [ "${RECLAIMD_CHECK_MATRIX:-1}" = 1 ]; then
 	p0=$vp f0=$vf s0=$vs
 	vm_part "$vm_log" --matrix
@@ -68,7 +68,7 @@ fi
 
 # One pass of the lifecycle, reclaim and zswap scenarios with the agent built with ASan+UBSan
 # (the runtime linked in: the guest has no libasan); a sanitizer report in the results is a
-# failure (tests/vm/run-tests.sh). About 10 minutes. RECLAIMD_CHECK_VM_SAN=0 leaves it out.
+# failure (tests/vm/run-tests.sh). About 8 minutes. RECLAIMD_CHECK_VM_SAN=0 leaves it out.
 if [ "${RECLAIMD_CHECK_VM_SAN:-1}" = 1 ]; then
 	p0=$vp f0=$vf s0=$vs
 	san_dir=build/gcc-asan-static
