@@ -19,8 +19,6 @@
 #                      not swapped on again behind the administrator's back;
 #   oom-mid-reclaim    a managed cgroup OOM-killed while the agent manages and reclaims it: it goes
 #                      on deciding for that cgroup (explain's decision tick moves);
-#   agent-at-high      the agent's own cgroup with memory.high below what it uses: throttled by
-#                      the kernel, it keeps ticking (at least one tick in 3 s);
 #   swap-full          all swap full: no futile EAGAIN loop (requests that reclaim nothing back
 #                      off), log lines for the cgroup per minute bounded (both printed).
 # SIGTERM during a write is test-lifecycle's sigterm-during-reclaim, SIGKILL during zram writeback
@@ -352,33 +350,6 @@ fi
 kill "$oom_pid" "$oom2_pid" 2>/dev/null
 wait "$oom_pid" "$oom2_pid" 2>/dev/null
 rm -f /data/oom.dat
-
-# ---- agent-at-high --------------------------------------------------------------------------------
-acg=$CGROOT/reclaimd
-# First at half of what it has charged: the write reclaims it down to what it keeps using (heap,
-# stacks, the pages of its binary it runs), which it then stays under. Then at three quarters of
-# that: each page it faults back in is charged past the limit, reclaimed from it, and throttled
-# (mm/memcontrol.c mem_cgroup_handle_over_high(): memory.events "high").
-cur=$(cat "$acg/memory.current")
-echo $((cur / 2)) >"$acg/memory.high"
-sleep 3
-used=$(cat "$acg/memory.current")
-high=$((used * 3 / 4))
-high0=$(awk '$1 == "high" { print $2 }' "$acg/memory.events")
-echo $high >"$acg/memory.high"
-_t0=$(reclaimctl --timeout 30 status 2>/dev/null | sed -n 's/^ticks: *\([0-9]*\),.*/\1/p')
-sleep 30
-_st=$(reclaimctl --timeout 30 status 2>/dev/null)
-_t1=$(echo "$_st" | sed -n 's/^ticks: *\([0-9]*\),.*/\1/p')
-high1=$(awk '$1 == "high" { print $2 }' "$acg/memory.events")
-cur1=$(cat "$acg/memory.current")
-echo max >"$acg/memory.high"
-echo "agent at memory.high $high (3/4 of the $used it kept): memory.current $cur1 at the end, high events $high0 -> $high1, ticks $_t0 -> $_t1; $(echo "$_st" | grep '^ticks:')"
-if alive && [ -n "$_t0" ] && [ -n "$_t1" ] && [ $((_t1 - _t0)) -ge 10 ] && [ "$high1" -gt "$high0" ]; then
-	pass agent-at-high "memory.high $((high / 1024)) KiB, 3/4 of the $((used / 1024)) KiB it kept: throttled $((high1 - high0)) times, $((_t1 - _t0)) ticks in 30 s at interval 1 s; $(echo "$_st" | grep '^ticks:' | sed 's/^ticks: *[0-9]*, //')"
-else
-	fail agent-at-high "alive=$(alive && echo y || echo n), ticks $_t0 -> $_t1 in 30 s, high events $high0 -> $high1"
-fi
 
 # ---- swap-full ------------------------------------------------------------------------------------
 # zswap is off (above): the disk swap is the only swap. Fill it with faults/full's anonymous memory
