@@ -8,6 +8,7 @@
 #ifndef RECLAIMD_TEST_H
 #define RECLAIMD_TEST_H
 
+#include <dirent.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -19,6 +20,21 @@
 #include "reclaimd/reader.h"
 
 static unsigned test_passed, test_failed, test_skipped;
+
+/* Open descriptors of this process (entries of /proc/self/fd, "." and ".." included, and the
+ * directory's own while it is read: compare counts, not absolute numbers), or -1. */
+static inline int test_count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
 
 #define CHECK(cond)                                                                       \
 	do {                                                                              \

@@ -5,7 +5,6 @@
  * without MGLRU, reloads; each change logged once, nothing logged for an unchanged state, a
  * kernel without MGLRU never probed again, and no descriptor held between ticks.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -77,19 +76,6 @@ static int new_lines_with(const char *needle, char *buf, size_t size)
 	return count;
 }
 
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 static void tick(struct aging_ctl *ag, const struct config *c, unsigned t)
 {
 	struct snapshot snap = { 0 };
@@ -137,10 +123,10 @@ int main(void)
 		return test_report("test_aging_ctl");
 	CHECK(aging_ctl_active(ag));
 	CHECK_EQ_INT(new_lines_with("MGLRU aging on:", buf, sizeof(buf)), 1);
-	fds0 = count_fds();
+	fds0 = test_count_fds();
 	for (unsigned t = 1; t <= 3; t++)
 		tick(ag, on, t);
-	CHECK_EQ_INT(count_fds(), fds0);
+	CHECK_EQ_INT(test_count_fds(), fds0);
 	CHECK_EQ_INT(new_lines_with("MGLRU", buf, sizeof(buf)), 0);
 
 	/* MGLRU switched off: one line, off; more ticks: nothing more. Back on: one line. */
@@ -169,7 +155,7 @@ int main(void)
 	tick(ag, on, 10);
 	CHECK(aging_ctl_active(ag));
 	CHECK_EQ_INT(new_lines_with("MGLRU aging back on:", buf, sizeof(buf)), 1);
-	CHECK_EQ_INT(count_fds(), fds0);
+	CHECK_EQ_INT(test_count_fds(), fds0);
 
 	/* Reloads with aging on, then off, then on: nothing said while nothing changes; on again is
 	 * "on" (not "back on") after it was not wanted. */

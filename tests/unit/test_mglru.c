@@ -5,7 +5,6 @@
  * 0, then the live ones), on hand-written variants and on malformed input; the aging command
  * formatting and lru_gen_run() against a pipe.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -450,19 +449,6 @@ static void test_read_across_a_memcg_going_away(void)
 	free(buf);
 }
 
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 /* mglru_open()/mglru_check() on a sys tree: MGLRU on, switched off, absent, debugfs gone; and no
  * descriptor held between uses (an administrator's umount of debugfs must not see it busy). */
 static void test_open_check_hold_nothing(void)
@@ -490,17 +476,17 @@ static void test_open_check_hold_nothing(void)
 	CHECK(mkdir(path, 0700) == 0);
 	put_file(path, "lru_gen", "memcg     1 /\n node     0\n         15     112240          1           0 \n");
 
-	fds0 = count_fds();
+	fds0 = test_count_fds();
 	CHECK_EQ_INT(mglru_open(dir, &m), 0);
 	if (!m)
 		return;
-	CHECK_EQ_INT(count_fds(), fds0);
+	CHECK_EQ_INT(test_count_fds(), fds0);
 	CHECK_EQ_INT(mglru_read(m, collect, &s), 0);
 	CHECK_EQ_U64(s.n, 1);
-	CHECK_EQ_INT(count_fds(), fds0);
+	CHECK_EQ_INT(test_count_fds(), fds0);
 	fd = mglru_open_fd(m);
 	CHECK(fd >= 0);
-	CHECK_EQ_INT(count_fds(), fds0 + 1);
+	CHECK_EQ_INT(test_count_fds(), fds0 + 1);
 	if (fd >= 0)
 		close(fd);
 	CHECK_EQ_INT(mglru_check(m), 0);
@@ -516,7 +502,7 @@ static void test_open_check_hold_nothing(void)
 	CHECK_EQ_INT(mglru_check(m), -ENOENT);
 	CHECK_EQ_INT(mglru_open_fd(m), -ENOENT);
 	CHECK(mglru_read(m, collect, &s) == -ENOENT);
-	CHECK_EQ_INT(count_fds(), fds0);
+	CHECK_EQ_INT(test_count_fds(), fds0);
 	mglru_free(m);
 
 	snprintf(path, sizeof(path), "rm -r '%s'", dir);
