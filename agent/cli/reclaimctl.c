@@ -547,14 +547,14 @@ static void print_status(json_t *p)
 	       json_is_true(get(p, "zram.round_running")) ? ", a writeback round is running" : "");
 	if (integer(p, "tiers.tiers") >= 2) {
 		printf("tiers:   %lld memory tiers, demotion %s; reclaimd demoted %s, freed %s; "
-		       "%lld evictions cut to the tier plan, %s of demotion held back, %lld cgroups "
+		       "%lld requests cut to the tier plan, %s of demotion held back, %lld cgroups "
 		       "backing off\n", integer(p, "tiers.tiers"),
 		       json_is_true(get(p, "tiers.demotion")) ? "on" : "off",
 		       B(get(p, "tiers.reclaimd_demoted_bytes")), B(get(p, "tiers.reclaimd_freed_bytes")),
 		       integer(p, "tiers.shaped_requests"), B(get(p, "tiers.held_back_bytes")),
 		       integer(p, "tiers.cgroups_backing_off"));
 		if (integer(p, "tiers.lower_full_requests") > 0 || json_is_true(get(p, "tiers.lower_full")))
-			printf("         %s: %s of demotion withheld in %lld evictions for want of room "
+			printf("         %s: %s of demotion withheld in %lld requests for want of room "
 			       "above the lower tier's high watermark\n",
 			       json_is_true(get(p, "tiers.lower_full")) ? "lower tier full now" :
 			       "lower tier has room now", B(get(p, "tiers.room_held_bytes")),

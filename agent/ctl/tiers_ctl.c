@@ -283,15 +283,22 @@ void tiers_ctl_shape(struct tiers_ctl *tc, struct cgroup_node *cg, const struct 
 	struct tier_plan plan;
 	uint64_t asked = req->request_bytes, total;
 
-	if (!tc || !tc->roles.demotion || !req->mglru.evict || req->request_bytes == 0 ||
+	/* Headroom frees a node, and demotion does that too: its requests are left as they are. */
+	if (!tc || !tc->roles.demotion || req->request_bytes == 0 ||
+	    (req->flags & DISPATCH_HEADROOM) ||
 	    !tiers_plan(&tc->roles, s->numa, st ? &st->backoff : NULL, &tc->room,
 			req->request_bytes, page_size, &plan))
 		return;
-	total = tiers_shape_targets(&plan, req->mglru.evict, &req->mglru.n_evict, page_size);
-	req->request_bytes = MIN(req->request_bytes, total);
-	if (req->mglru.n_evict == 0) {
-		free(req->mglru.evict);
-		req->mglru.evict = NULL;
+	if (req->mglru.evict) {
+		total = tiers_shape_targets(&plan, req->mglru.evict, &req->mglru.n_evict, page_size);
+		req->request_bytes = MIN(req->request_bytes, total);
+		if (req->mglru.n_evict == 0) {
+			free(req->mglru.evict);
+			req->mglru.evict = NULL;
+			req->request_bytes = 0;
+		}
+	} else {
+		req->request_bytes = tiers_cap_request(&plan, req->request_bytes);
 	}
 	tc->shaped_requests++;
 	tc->held_back_bytes += plan.held_back_bytes;

@@ -42,12 +42,12 @@ struct tiers_report {
 	unsigned n_nodes;
 	struct tiers_node_report node[RECLAIMD_MAX_NODES]; /* nodes in a tier, by id */
 	uint64_t changes;                 /* role changes seen since start (hotplug) */
-	uint64_t shaped_requests;         /* evictions cut to the tier plan */
+	uint64_t shaped_requests;         /* requests cut to the tier plan (lru_gen, memory.reclaim) */
 	uint64_t held_back_bytes;         /* demotion the back-off withheld from them */
 	unsigned cgroups_backing_off;     /* managed cgroups with a back-off step on some node */
 	bool lower_full;                  /* at the last tick no room below a top node (tier_room) */
 	uint64_t room_held_bytes;         /* demotion withheld for want of room below, since start */
-	uint64_t lower_full_requests;     /* evictions whose demotion room cut, since start */
+	uint64_t lower_full_requests;     /* requests whose demotion room cut, since start */
 };
 
 struct tiers_ctl;
@@ -61,13 +61,19 @@ void tiers_ctl_free(struct tiers_ctl *tc);
 void tiers_ctl_tick(struct tiers_ctl *tc, const struct tick_ctx *ctx);
 /* The topology changed (idle_ctl's re-read): recompute the roles now. */
 void tiers_ctl_topology_changed(struct tiers_ctl *tc);
-/* On a host with demotion between tiers, cuts an eviction through lru_gen (req->mglru.evict) to
- * tiers_plan() for this cgroup (s: its sample, for memory.numa_stat): demotion from the upper
- * tiers as its back-off and the room left on the tiers below this tick allow (the tick's plans
- * share that room), eviction from the lowest tier only; req->request_bytes is capped at the
- * plan's total, and req->mglru.evict freed (NULL) when no target is left (a full lower tier and
- * nothing on the lowest: no reclaim request). The plan is kept in cg's tiers group for Explain.
- * Anything else (one tier, demotion off, memory.reclaim, no numa_stat yet) is left as it is. */
+/* On a host with demotion between tiers, cuts a request to tiers_plan() for this cgroup (s: its
+ * sample, for memory.numa_stat): demotion from the upper tiers as its back-off and the room left
+ * on the tiers below this tick allow (the tick's plans share that room), eviction from the
+ * lowest tier only.
+ *   - An eviction through lru_gen (req->mglru.evict): each node's targets are cut to its plan
+ *     steps and req->request_bytes is capped at the plan's total; with no target left (a full
+ *     lower tier and nothing on the lowest) req->mglru.evict is freed (NULL) and
+ *     req->request_bytes set to 0: no reclaim request.
+ *   - A memory.reclaim request, which cannot be aimed at a node: req->request_bytes is capped at
+ *     the plan's total (tiers_cap_request()), 0 when the plan has nothing.
+ * The plan is kept in cg's tiers group for Explain. Headroom's requests (DISPATCH_HEADROOM:
+ * freeing a node, which demotion does too) and anything else (one tier, demotion off, no
+ * numa_stat yet) are left as they are. */
 struct dispatch_request;
 void tiers_ctl_shape(struct tiers_ctl *tc, struct cgroup_node *cg, const struct cgroup_sample *s,
 		     uint64_t page_size, struct dispatch_request *req);

@@ -60,12 +60,12 @@ static void dispatch(struct daemon *d, struct cgroup_node *cg, const struct cgro
 	 * what is not yet cold, as kswapd would; the psi policy's requests evict cold generations. */
 	aging_ctl_take(d->aging, cg, d->tick, request_bytes > 0 && !(flags & DISPATCH_HEADROOM),
 		       &req.mglru);
-	/* With memory tiers: demote from the upper tiers, evict from the lowest (tiers.h). */
-	tiers_ctl_shape(d->tiers, cg, s, d->snap.snap.page_size, &req);
 	/* With aging on, the psi policy's requests only evict cold generations: without targets
 	 * (none cold, or no memory for them) the job only ages, never writes memory.reclaim. */
 	if (aging_ctl_active(d->aging) && !(flags & DISPATCH_HEADROOM) && !req.mglru.evict)
 		req.request_bytes = 0;
+	/* With memory tiers: demote from the upper tiers, evict from the lowest (tiers.h). */
+	tiers_ctl_shape(d->tiers, cg, s, d->snap.snap.page_size, &req);
 	job_swappiness_decide(pp->swappiness, swappiness_cap, d->snap.snap.host.vm_swappiness,
 			      s->swap_room_bytes, flags & DISPATCH_FILE_ONLY, &req.swappiness);
 	/* What this kernel takes: no swappiness= on 6.1, 200 for "max" before 6.16. */

@@ -231,6 +231,15 @@ void tiers_cgroup_observe(struct tiers_cgroup *c, const struct tier_roles *roles
 			  bool has_memcg_counters,
 			  const uint64_t node_promoted_delta[RECLAIMD_MAX_NODES]);
 
+/* The most a memory.reclaim request may ask under the plan: request_bytes capped at the plan's
+ * total (demote + evict bytes). memory.reclaim cannot be steered to a node (the kernel reclaims
+ * from every node the memcg has pages on: try_to_free_mem_cgroup_pages() in mm/vmscan.c), and a
+ * folio whose demotion fails is reclaimed again without it (shrink_folio_list()'s second pass,
+ * do_demote_pass), which swaps from the top tier. Capping the request's size at what the lower
+ * tiers have room for, plus the lowest tier's share, keeps that swap-out from the top tier to
+ * the share the plan gives the lowest tier. Returns bytes. */
+uint64_t tiers_cap_request(const struct tier_plan *plan, uint64_t request_bytes);
+
 struct lru_gen_target; /* mglru.h */
 
 /* Caps an eviction through lru_gen (one target per lruvec, mglru.h) at the plan: each target's

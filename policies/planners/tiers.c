@@ -341,6 +341,11 @@ void tiers_cgroup_observe(struct tiers_cgroup *c, const struct tier_roles *roles
 	tiers_backoff_update(&c->backoff, roles, &tick);
 }
 
+uint64_t tiers_cap_request(const struct tier_plan *plan, uint64_t request_bytes)
+{
+	return MIN(request_bytes, plan->demote_bytes + plan->evict_bytes);
+}
+
 uint64_t tiers_shape_targets(const struct tier_plan *plan, struct lru_gen_target *targets,
 			     size_t *n, uint64_t page_size)
 {

@@ -261,6 +261,44 @@ static void test_room_set(void)
 	CHECK_EQ_U64(room.known, 0);
 }
 
+/* A memory.reclaim request cannot be aimed at a node: its size is capped at the plan's total,
+ * so a full lower tier leaves only the lowest tier's share (what the kernel swaps from the top
+ * tier when demotion fails stays within it), and room to spare leaves the request whole. */
+static void test_cap_request(void)
+{
+	struct mem_tiers t = host3(true);
+	struct tier_roles r;
+	struct tier_room room = { 0 };
+	struct tiers_backoff b = { 0 };
+	struct tier_plan p;
+
+	tier_roles_compute(&t, BIT(0) | BIT(1), &r);
+	tier_room_set(&room, 2, 50 * MiB, 60 * MiB);
+	CHECK(tiers_plan(&r, usage3(300 * MiB, 100 * MiB, 100 * MiB), NULL, &room, 100 * MiB, PAGE,
+			 &p));
+	CHECK_EQ_U64(tiers_cap_request(&p, 100 * MiB), 20 * MiB);
+	/* Nothing on the lowest tier and no room: nothing to ask. */
+	CHECK(tiers_plan(&r, usage3(50 * MiB, 50 * MiB, 0), NULL, &room, 40 * MiB, PAGE, &p));
+	CHECK_EQ_U64(tiers_cap_request(&p, 40 * MiB), 0);
+	/* Room for 30 MiB of the 80 MiB demotion: 30 + 20. */
+	tier_room_set(&room, 2, 90 * MiB, 60 * MiB);
+	CHECK(tiers_plan(&r, usage3(300 * MiB, 100 * MiB, 100 * MiB), NULL, &room, 100 * MiB, PAGE,
+			 &p));
+	CHECK_EQ_U64(tiers_cap_request(&p, 100 * MiB), 50 * MiB);
+	/* Room to spare: the whole request. */
+	tier_room_set(&room, 2, 1024 * MiB, 0);
+	CHECK(tiers_plan(&r, usage3(300 * MiB, 100 * MiB, 100 * MiB), NULL, &room, 100 * MiB, PAGE,
+			 &p));
+	CHECK_EQ_U64(tiers_cap_request(&p, 100 * MiB), 100 * MiB);
+	/* The back-off on node 0 (half of its 60 MiB) is withheld too. */
+	b.step[0] = 1;
+	CHECK(tiers_plan(&r, usage3(300 * MiB, 100 * MiB, 100 * MiB), &b, &room, 100 * MiB, PAGE,
+			 &p));
+	CHECK_EQ_U64(tiers_cap_request(&p, 100 * MiB), 70 * MiB);
+	/* Never more than asked. */
+	CHECK_EQ_U64(tiers_cap_request(&p, 10 * MiB), 10 * MiB);
+}
+
 /* Demotion into a lower tier with no room above its high watermark would only make the kernel
  * reclaim there: the plan asks no demotion, says why, and keeps the eviction on the lowest
  * tier (which makes room). Partial room caps the demotion, fastest tier first, and is used up
@@ -772,6 +810,7 @@ int main(void)
 	test_plan_not_applicable();
 	test_room_set();
 	test_plan_room();
+	test_cap_request();
 	test_plan_room_three_tiers();
 	test_backoff_on_promotion();
 	test_backoff_noise_and_fallback();
