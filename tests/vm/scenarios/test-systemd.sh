@@ -27,6 +27,11 @@
 #   watchdog-restart     a SIGSTOPped agent is killed by the watchdog and restarted
 #   swap-device-after-restart  the restarted agent finds zram0 as configured
 #   swap-file-after-restart    ... and the swap file
+#   hardened-node-reclaim  (Linux 6.17+, SKIP before) with a headroom goal above the node's free
+#                        memory and no managed cgroup, the agent writes nodeN/reclaim under the
+#                        unit (ReadWritePaths=-/sys/devices/system/node): its headroom line says
+#                        "asked of node<N>/reclaim", status counts writes done, and no
+#                        EROFS/EACCES/EPERM line follows
 set -u
 . "$VMTEST_LIB"
 
@@ -315,6 +320,36 @@ for d in /dev/zram0:swap-device-after-restart /data/swapfile:swap-file-after-res
 		fail "${d#*:}" "the restarted agent says: $(echo "$after" | tr '\n' ' ')/proc/swaps: $(awk 'NR > 1 { printf "%s ", $1 }' /proc/swaps)"
 	fi
 done
+
+# --- 9. nodeN/reclaim under the hardened unit --------------------------------------------
+# ProtectKernelTunables=yes makes /sys read-only; the unit's ReadWritePaths= opens the node
+# directory again. Page cache in a cgroup no rule manages is what only the kernel's per-node
+# reclaim can take back, so a headroom goal above the node's free memory is all uncovered.
+if need_feature hardened-node-reclaim node-reclaim; then
+	dd if=/dev/zero of=/data/fill bs=1M count=120 status=none && sync
+	echo 3 >/proc/sys/vm/drop_caches
+	systemd-run --quiet --wait --slice=other -p MemoryAccounting=yes cat /data/fill >/dev/null
+	free_mib=$(awk '$3 == "MemFree:" { print int($4 / 1024) }' /sys/devices/system/node/node0/meminfo)
+	config '{ "match": "nothing.slice/*.service" }' |
+		sed "s/\"headroom\": false/\"headroom\": \"$((free_mib + 64))M\"/" >"$CONF"
+	mark=$(jlog | grep -c .)
+	systemctl reload "$UNIT"
+	line=$(jwait 60 'asked of node[0-9]+/reclaim')
+	sleep 3
+	reclaimctl --json status >"$RESULTS/status-node-reclaim.json" 2>&1
+	done_n=$(sed -n '/"headroom_node_reclaim"/,/}/s/.*"done": \([0-9]*\).*/\1/p' "$RESULTS/status-node-reclaim.json")
+	failed_n=$(sed -n '/"headroom_node_reclaim"/,/}/s/.*"failed": \([0-9]*\).*/\1/p' "$RESULTS/status-node-reclaim.json")
+	denied=$(jlog | tail -n +"$((mark + 1))" | grep -iE 'permission denied|operation not permitted|read-only file system')
+	echo "node0 free ${free_mib} MiB before; nodeN/reclaim writes done: ${done_n:-?}, failed: ${failed_n:-?}"
+	if [ -n "$line" ] && [ "${done_n:-0}" -gt 0 ] && [ "${failed_n:-1}" = 0 ] && [ -z "$denied" ]; then
+		pass hardened-node-reclaim "${done_n} writes done, 0 failed; $line"
+	else
+		fail hardened-node-reclaim "line '${line:-none}', writes done ${done_n:-none}, failed ${failed_n:-none}; ${denied:-no permission error}"
+	fi
+	cp /tmp/good.json "$CONF"
+	systemctl reload "$UNIT"
+	rm -f /data/fill
+fi
 
 systemctl show -p NRestarts --value "$UNIT"
 jlog >"$RESULTS/reclaimd-journal.txt"
