@@ -77,6 +77,13 @@ struct policy_desc {
  * memcg_low_reclaim and takes from below their memory.low. 1 MiB is four such 256 KiB rounds. */
 #define CGROUP_PROTECTED_MARGIN_BYTES (1ULL << 20)
 
+/* The least room above the floor worth a request, in pages: one SWAP_CLUSTER_MAX batch
+ * (include/linux/swap.h). The kernel reclaims at least that per LRU list it scans, whatever
+ * was asked (a one-page request took 256 KiB on 6.12, 12 to 32 KiB on 6.1 with bounded writes),
+ * so a request with less room than that above the floor would take the cgroup below it; the
+ * psi policy decides at-floor instead. */
+#define CGROUP_FLOOR_MIN_ROOM_PAGES 32u
+
 /* The floor every policy respects: memory.current is never reclaimed below
  *   max(params->min_bytes, memory.min, memory.low, memory.current - evictable)
  *   evictable = file + min(anon, swap room) - children_protected   (saturating)

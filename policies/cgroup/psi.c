@@ -8,6 +8,8 @@
  *   unreclaimable = memory.current - (file + min(anon, swap room))
  *   request  = 0 at memory.high (cgroup_at_high: the kernel reclaims it), the step untouched
  *   request  = (memory.current - floor) * step * max(0, 1 - p / target), rounded down to pages
+ *   request  = 0 (at-floor) while memory.current - floor < CGROUP_FLOOR_MIN_ROOM_PAGES pages: the
+ *              kernel's smallest batch would go below the floor
  *   request  = 0 while io PSI "some" over the interval exceeds io_psi_some_target_pct
  *   step     : starts at probe_min; reset to probe_min when p >= target/2 (before this request);
  *              multiplied by probe_growth, up to probe_max, after an interval with p < target/4.
@@ -94,7 +96,8 @@ static void psi_decide(const struct policy_params *params, const struct cgroup_s
 		d.reason = DECISION_IO_PRESSURE;
 	} else if (d.psi_some_pct >= params->psi_some_target_pct) {
 		d.reason = DECISION_MEMORY_PRESSURE;
-	} else if (d.reclaimable_bytes == 0) {
+	} else if (d.reclaimable_bytes < (uint64_t)CGROUP_FLOOR_MIN_ROOM_PAGES * page_size) {
+		/* Within one kernel batch of the floor: any request could go below it. */
 		d.reason = DECISION_AT_FLOOR;
 	} else {
 		factor = 1.0 - d.psi_some_pct / params->psi_some_target_pct;

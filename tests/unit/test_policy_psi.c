@@ -448,6 +448,30 @@ static void test_below_one_page(void)
 	CHECK_EQ_U64(d.request_bytes, 0);
 }
 
+/* Less than one kernel batch (CGROUP_FLOOR_MIN_ROOM_PAGES) above the floor: at-floor, even with a
+ * step that would ask for all of it; at the batch, a request. */
+static void test_within_a_batch_of_the_floor(void)
+{
+	struct policy_params p = defaults();
+	struct policy_state st = { 0 };
+	struct reclaim_decision d;
+	struct cgroup_sample s;
+
+	p.probe_min = 1.0;
+	p.probe_max = 1.0;
+	s = sample(100 * MiB + (CGROUP_FLOOR_MIN_ROOM_PAGES - 1) * PAGE, 100 * MiB,
+		   (CGROUP_FLOOR_MIN_ROOM_PAGES - 1) * PAGE, 4096 * MiB, 0);
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_U64(d.reclaimable_bytes, (CGROUP_FLOOR_MIN_ROOM_PAGES - 1) * PAGE);
+	CHECK_EQ_INT(d.reason, DECISION_AT_FLOOR);
+	CHECK_EQ_U64(d.request_bytes, 0);
+	s = sample(100 * MiB + CGROUP_FLOOR_MIN_ROOM_PAGES * PAGE, 100 * MiB,
+		   CGROUP_FLOOR_MIN_ROOM_PAGES * PAGE, 4096 * MiB, 0);
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_INT(d.reason, DECISION_RECLAIM);
+	CHECK_EQ_U64(d.request_bytes, CGROUP_FLOOR_MIN_ROOM_PAGES * PAGE);
+}
+
 static void test_request_never_crosses_floor(void)
 {
 	struct policy_params p = defaults();
@@ -676,6 +700,7 @@ int main(void)
 	test_backs_off_after_eagain();
 	test_swap_room_from_descendants();
 	test_below_one_page();
+	test_within_a_batch_of_the_floor();
 	test_request_never_crosses_floor();
 	test_cold_age_from_refaults();
 	test_cold_age_reload_is_a_change();
