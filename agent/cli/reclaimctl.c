@@ -499,6 +499,13 @@ static void print_status(json_t *p)
 	       num(p, "tick.late_last_us") / 1000, num(p, "tick.late_max_us") / 1000,
 	       num(p, "tick.late_recent_max_us") / 1000, num(p, "tick.run_last_us") / 1000,
 	       num(p, "tick.run_max_us") / 1000);
+	if (json_is_object(get(p, "self")))
+		printf("agent:   cgroup %s, memory.current %s, memory.high %s, %lld high events "
+		       "since start%s\n", str(p, "self.cgroup"), B(get(p, "self.memory_current_bytes")),
+		       json_is_null(get(p, "self.memory_high_bytes")) ? "max" :
+		       B(get(p, "self.memory_high_bytes")), integer(p, "self.high_events"),
+		       json_is_true(get(p, "self.throttled")) ?
+		       ": THROTTLED at its memory.high (raise MemoryHigh=)" : "");
 
 	printf("\n%-5s %7s %7s %4s %6s %10s %10s  %-10s %-10s %-10s\n", "NODE", "WORKERS", "ALLOWED",
 	       "BUSY", "QUEUED", "IDLE-CORES", "RECLAIMED", "FREE", "GOAL", "DEFICIT");

@@ -311,6 +311,7 @@ static void run_tick(struct daemon *d)
 	decide_all(d, &d->snap.limits);
 	report_direct_reclaim(d);
 	report_pods(d);
+	self_watch_tick(d->self_watch, now_us(), d->cgroups.n);
 	headroom_ctl_tick(d->headroom, &ctx);
 	dispatcher_tick(d->dispatcher, &ctx);
 	report_notify_status(d);
@@ -814,8 +815,10 @@ static int daemon_setup(struct daemon *d)
 	sd_event_set_watchdog(d->env.event, true);
 	d->obs.started_us = now_us();
 	d->obs.config_loaded_realtime_us = realtime_us();
-	/* The status socket only observes: without it the agent runs as before. */
+	/* The status socket and the watch on the agent's own memcg only observe: without them
+	 * the agent runs as before. */
 	(void)status_server_start(d);
+	(void)self_watch_new(d->roots.proc, &d->self_watch);
 	{
 		struct dispatcher_report dr;
 
@@ -835,6 +838,8 @@ static void daemon_teardown(struct daemon *d)
 {
 	metrics_free(d->metrics);
 	d->metrics = NULL;
+	self_watch_free(d->self_watch);
+	d->self_watch = NULL;
 	status_server_stop(d);
 	dispatcher_stop(d->dispatcher);
 	report_summary(d);

@@ -23,6 +23,7 @@
 #include "ctl/zram_ctl.h"
 #include "ctl/zswap_ctl.h"
 #include "obs/metrics.h"
+#include "obs/self_watch.h"
 #include "reclaimd/features.h"
 #include "reclaimd/daemon.h"
 #include "reclaimd/reader.h"
@@ -131,6 +132,7 @@ struct daemon {
 	struct loop_roots roots;
 	struct loop_report report;
 	struct metrics *metrics;        /* obs/metrics.h; only observes */
+	struct self_watch *self_watch;  /* obs/self_watch.h: the agent's own memcg; only observes */
 	struct loop_obs obs;
 	int exit_status;
 };

@@ -549,6 +549,16 @@ int metrics_render(const struct metrics_input *in, char **ret_text, size_t *ret_
 	render_rules(f, in);
 	render_qos(f, in);
 	render_pods(f, in);
+	if (in->self_watched) {
+		gauge(f, "reclaimd_self_memory_bytes",
+		      "memory.current of reclaimd's own cgroup.", in->self_memory_bytes);
+		counter(f, "reclaimd_self_memory_high_events_total",
+			"memory.events high rises of reclaimd's own cgroup since start (each a charge "
+			"over its memory.high).", in->self_high_events);
+		gauge(f, "reclaimd_self_throttled",
+		      "1 while reclaimd's own cgroup is held at its memory.high (a high event within "
+		      "the last 30 s), else 0.", in->self_throttled);
+	}
 	family(f, "reclaimd_last_tick_duration_seconds", "gauge",
 	       "Wall time of the last tick (discovery to dispatch).");
 	put_double(f, "reclaimd_last_tick_duration_seconds", in->last_tick_seconds);

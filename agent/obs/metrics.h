@@ -146,6 +146,11 @@ struct metrics_input {
 		uint64_t room_bytes;              /* gauge: free above the high watermark */
 	} tier_node[RECLAIMD_MAX_NODES];
 	uint64_t room_held_bytes;             /* counter: demotion withheld for want of room below */
+	/* reclaimd's own memcg (self_watch.h), when it is watched */
+	bool self_watched;
+	uint64_t self_memory_bytes;           /* gauge: its memory.current */
+	uint64_t self_high_events;            /* counter: memory.events "high" rises since start */
+	bool self_throttled;                  /* gauge 0/1: held at its memory.high now */
 	/* ticks */
 	uint64_t ticks;
 	double last_tick_seconds, tick_seconds_sum;

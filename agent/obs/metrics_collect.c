@@ -283,6 +283,15 @@ void metrics_tick(struct daemon *d)
 	in.lruvecs_aged = ar.lruvecs_aged;
 	in.aging_jobs = ar.aging_jobs;
 	in.ticks = d->obs.ticks_timed;
+	{
+		struct self_watch_report sr;
+
+		self_watch_report(d->self_watch, &sr);
+		in.self_watched = sr.watched;
+		in.self_memory_bytes = sr.current_bytes;
+		in.self_high_events = sr.high_events;
+		in.self_throttled = sr.throttled;
+	}
 	in.last_tick_seconds = (double)d->obs.run_last_us / (double)USEC_PER_SEC;
 	in.tick_seconds_sum = (double)d->obs.run_sum_us / (double)USEC_PER_SEC;
 

@@ -313,6 +313,21 @@ static json_t *status_tick(const struct daemon *d)
 		"run_last_us", ju64(o->run_last_us), "run_max_us", ju64(o->run_max_us));
 }
 
+/* reclaimd's own memcg (self_watch.h), or null when it is not watched. */
+static json_t *status_self(const struct self_watch *sw)
+{
+	struct self_watch_report r;
+
+	self_watch_report(sw, &r);
+	if (!r.watched)
+		return json_null();
+	return json_pack("{s:s,s:o,s:o,s:o,s:b,s:o}", "cgroup", r.path,
+		"memory_current_bytes", ju64(r.current_bytes),
+		"memory_high_bytes", r.high_bytes == LIMIT_MAX ? json_null() : ju64(r.high_bytes),
+		"high_events", ju64(r.high_events), "throttled", r.throttled,
+		"episodes", ju64(r.episodes));
+}
+
 /* The kernel feature table (features.h): one member per feature, by name. */
 static json_t *status_features(const struct feature_table *t)
 {
@@ -426,6 +441,7 @@ static void m_status(void *userdata, const struct varlink_call *call _unused_,
 		"timeouts", ju64(vs.timeouts));
 	if (o) {
 		json_object_set_new(o, "features", status_features(&d->features));
+		json_object_set_new(o, "self", status_self(d->self_watch));
 		json_object_set_new(o, "memory_reclaim", status_memory_reclaim(&dr, d->snap.snap.page_size));
 		json_object_set_new(json_object_get(o, "totals"), "headroom_node_reclaim",
 			json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",

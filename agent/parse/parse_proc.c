@@ -306,3 +306,28 @@ int swaps_parse(const char *buf, size_t len, struct swaps *ret)
 		return r;
 	return swaps_walk(buf, len, ret) < 0 ? -EBADMSG : 0;
 }
+
+int proc_cgroup_v2_path_parse(const char *buf, size_t len, char *path, size_t size)
+{
+	static const char deleted[] = " (deleted)";
+	const char *line;
+	size_t pos = 0, n;
+	int r;
+
+	if (len == 0)
+		return -ENODATA;
+	while ((r = next_line(buf, len, &pos, &line, &n)) > 0) {
+		if (!starts_with(line, n, "0::"))
+			continue;
+		line += 3;
+		n -= 3;
+		if (n == 0 || line[0] != '/' || n >= size || memchr(line, '\0', n) ||
+		    (n >= sizeof(deleted) - 1 &&
+		     memcmp(line + n - (sizeof(deleted) - 1), deleted, sizeof(deleted) - 1) == 0))
+			return -EBADMSG;
+		memcpy(path, line, n);
+		path[n] = '\0';
+		return 0;
+	}
+	return -EBADMSG;
+}

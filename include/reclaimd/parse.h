@@ -157,6 +157,15 @@ static inline void swaps_copy(struct swaps *dst, const struct swaps *src)
 /* The header line is required; zero devices is a valid result. */
 int swaps_parse(const char *buf, size_t len, struct swaps *ret);
 
+/* ---- /proc/<pid>/cgroup ------------------------------------------------------------------ */
+/* The cgroup-v2 path of a process: the "0::<path>" line (Documentation/admin-guide/cgroup-v2.rst,
+ * "Processes"; a hybrid host adds cgroup-v1 lines, which are skipped). <path> starts with '/'
+ * and is relative to the process's cgroup namespace root; a path the kernel marks " (deleted)"
+ * (the cgroup was removed) is refused. Writes the NUL-terminated path to path[size] only on
+ * success. Returns 0, -ENODATA for an empty buffer, or -EBADMSG (no v2 line, a path that does not
+ * start with '/', or one that does not fit). */
+int proc_cgroup_v2_path_parse(const char *buf, size_t len, char *path, size_t size);
+
 /* ---- zswap: /sys/kernel/debug/zswap/<name> and /sys/module/zswap/parameters/<name> --------- */
 /* Both directories hold one value per file; the reader fills these structs file by file. */
 struct zswap_stats {

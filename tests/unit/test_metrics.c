@@ -312,6 +312,23 @@ static void test_render(void)
 	}
 	free(a);
 
+	/* The agent's own memcg: its three series only while it is watched. */
+	fill_input(&in, 1, rules, cgs, swaps, qos, pods);
+	a = render(&in);
+	CHECK(!contains(a, "reclaimd_self_"));
+	free(a);
+	in.self_watched = true;
+	in.self_memory_bytes = 9437184;
+	in.self_high_events = 652;
+	in.self_throttled = true;
+	a = render(&in);
+	CHECK(contains(a, "# TYPE reclaimd_self_memory_bytes gauge\nreclaimd_self_memory_bytes 9437184\n"));
+	CHECK(contains(a, "# TYPE reclaimd_self_memory_high_events_total counter\n"
+			  "reclaimd_self_memory_high_events_total 652\n"));
+	CHECK(contains(a, "\nreclaimd_self_throttled 1\n"));
+	check_structure(a, 60);
+	free(a);
+
 	/* Nothing at all: still a valid exposition, no empty label sets. */
 	in = (struct metrics_input){ .version = "0" };
 	a = render(&in);

@@ -963,6 +963,39 @@ static void test_swaps_parse(void)
 	CHECK_HOSTILE(swaps_parse, struct swaps);
 }
 
+/* /proc/<pid>/cgroup: the v2 line wherever it is, the namespace root, and every refusal leaves
+ * the output alone. */
+static void test_proc_cgroup_v2_path_parse(void)
+{
+	char path[64];
+	const char *hybrid = "12:memory:/system.slice/x.service\n1:name=systemd:/x\n"
+			     "0::/system.slice/reclaimd.service\n";
+	const char *bad[] = { "12:memory:/a\n", "0::\n", "0::relative\n", "0::/gone (deleted)\n",
+			      "0::/no-newline", "1::/not-v2\n" };
+
+	const char *v2 = "0::/system.slice/reclaimd.service\n";
+
+	CHECK_EQ_INT(proc_cgroup_v2_path_parse(v2, strlen(v2), path, sizeof(path)), 0);
+	CHECK_STREQ(path, "/system.slice/reclaimd.service");
+	CHECK_EQ_INT(proc_cgroup_v2_path_parse(hybrid, strlen(hybrid), path, sizeof(path)), 0);
+	CHECK_STREQ(path, "/system.slice/reclaimd.service");
+	CHECK_EQ_INT(proc_cgroup_v2_path_parse("0::/\n", 5, path, sizeof(path)), 0);
+	CHECK_STREQ(path, "/");
+	CHECK_EQ_INT(proc_cgroup_v2_path_parse("", 0, path, sizeof(path)), -ENODATA);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		strcpy(path, "untouched");
+		CHECK_EQ_INT(proc_cgroup_v2_path_parse(bad[i], strlen(bad[i]), path, sizeof(path)),
+			     -EBADMSG);
+		CHECK_STREQ(path, "untouched");
+	}
+	/* A path that does not fit the buffer (with its NUL) is refused. */
+	strcpy(path, "untouched");
+	CHECK_EQ_INT(proc_cgroup_v2_path_parse("0::/abcdefgh\n", 13, path, 9), -EBADMSG);
+	CHECK_STREQ(path, "untouched");
+	CHECK_EQ_INT(proc_cgroup_v2_path_parse("0::/abcdefg\n", 12, path, 9), 0);
+	CHECK_STREQ(path, "/abcdefg");
+}
+
 int main(void)
 {
 	test_u64_parse();
@@ -975,5 +1008,6 @@ int main(void)
 	test_meminfo_parse();
 	test_vmstat_parse();
 	test_swaps_parse();
+	test_proc_cgroup_v2_path_parse();
 	return test_report("test_parse");
 }

@@ -19,6 +19,14 @@
 #                      not swapped on again behind the administrator's back;
 #   oom-mid-reclaim    a managed cgroup OOM-killed while the agent manages and reclaims it: it goes
 #                      on deciding for that cgroup (explain's decision tick moves);
+#   agent-at-high      the agent's own cgroup held at its memory.high: memory.high set to its
+#                      memory.current, then 300 new cgroups to manage (the agent's memory grows
+#                      with each: hot files kept open, their seq_file buffers, a PSI trigger,
+#                      all charged to it), so it is throttled in every run (memory.events high
+#                      rises: checked, printed). It says so in one WARNING however many events
+#                      come, keeps managing new cgroups while throttled, and once memory.high is
+#                      back to max says it is no longer throttled (one NOTICE), manages all 300,
+#                      and status shows the events;
 #   swap-full          all swap full: no futile EAGAIN loop (requests that reclaim nothing back
 #                      off), log lines for the cgroup per minute bounded (both printed).
 # SIGTERM during a write is test-lifecycle's sigterm-during-reclaim, SIGKILL during zram writeback
@@ -350,6 +358,46 @@ fi
 kill "$oom_pid" "$oom2_pid" 2>/dev/null
 wait "$oom_pid" "$oom2_pid" 2>/dev/null
 rm -f /data/oom.dat
+
+# ---- agent-at-high --------------------------------------------------------------------------------
+acg=$CGROOT/reclaimd
+AT_HIGH='own cgroup /reclaimd is at its memory.high'
+RECOVERED='own cgroup /reclaimd: no memory.high event for [0-9]+ s, no longer throttled'
+managed() { lines "$RESULTS/agent.log" 'faults/churn/high[0-9]+: managed by rule'; }
+high_events() { awk '$1 == "high" { print $2 }' "$acg/memory.events"; }
+mkdir -p "$cg/churn"
+h0=$(high_events)
+echo "$(cat "$acg/memory.current")" >"$acg/memory.high"
+limit=$(cat "$acg/memory.high")
+t0=$(cut -d' ' -f1 /proc/uptime)
+i=1
+while [ $i -le 300 ]; do mkdir "$cg/churn/high$i"; i=$((i + 1)); done
+sleep 20
+h1=$(high_events)
+warned=$(lines "$RESULTS/agent.log" "$AT_HIGH")
+m_throttled=$(managed)
+cur1=$(cat "$acg/memory.current")
+echo max >"$acg/memory.high"
+rec=$(log_wait "$RESULTS/agent.log" "$RECOVERED" 90)
+n=0
+until [ "$(managed)" -ge 300 ] || [ $n -ge 600 ]; do n=$((n + 1)); sleep 0.1; done
+m_after=$(managed)
+reclaimctl --json status >"$RESULTS/status-at-high.json" 2>&1
+ev=$(sed -n '/"self"/,/}/s/.*"high_events": \([0-9]*\).*/\1/p' "$RESULTS/status-at-high.json")
+thr=$(sed -n '/"self"/,/}/s/.*"throttled": \([a-z]*\).*/\1/p' "$RESULTS/status-at-high.json")
+grep -E "own cgroup /reclaimd" "$RESULTS/agent.log"
+echo "agent at memory.high $((limit / 1024)) KiB: memory.current $((cur1 / 1024)) KiB after 20 s, high events $h0 -> $h1; managed $m_throttled of 300 while throttled, $m_after after; $warned warning lines; status high_events ${ev:-?} throttled ${thr:-?}"
+if ! [ "$h1" -gt "$h0" ]; then
+	fail agent-at-high "precondition: no memory.high event ($h0 -> $h1) with memory.high $((limit / 1024)) KiB and 300 new cgroups (memory.current $((cur1 / 1024)) KiB)"
+elif alive && [ "$warned" = 1 ] && [ "$m_throttled" -ge 1 ] && [ -n "$rec" ] &&
+	[ "$m_after" -ge 300 ] && [ "${ev:-0}" -ge 1 ] && [ "$thr" = false ]; then
+	pass agent-at-high "$((h1 - h0)) high events at memory.high $((limit / 1024)) KiB, one warning; $m_throttled of 300 new cgroups managed while throttled, all 300 after; $(echo "$rec" | sed 's/^.*own cgroup/own cgroup/')"
+else
+	fail agent-at-high "alive=$(alive && echo y || echo n), warnings $warned (want 1), managed while throttled $m_throttled, after $m_after, recovery line '${rec:-none}', status high_events ${ev:-none} throttled ${thr:-none}"
+fi
+i=1
+while [ $i -le 300 ]; do rmdir "$cg/churn/high$i"; i=$((i + 1)); done
+echo "agent-at-high took $(awk -v a="$t0" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { printf "%.0f", b - a }') s"
 
 # ---- swap-full ------------------------------------------------------------------------------------
 # zswap is off (above): the disk swap is the only swap. Fill it with faults/full's anonymous memory
