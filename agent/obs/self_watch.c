@@ -152,8 +152,8 @@ void self_watch_tick(struct self_watch *sw, uint64_t now_us, size_t known_cgroup
 			  " KiB, memory.high %s, %" PRIu64 " high events since the last tick. The "
 			  "kernel throttles the agent (its ticks run late, new cgroups wait to be "
 			  "managed, the status socket answers late). Its memory grows with the cgroups "
-			  "it knows (%zu now, about 10 KiB each): raise MemoryHigh= (README, "
-			  "\"Deploying\")", sw->path, s.current_bytes >> 10, high,
+			  "it knows (%zu now, about 25 KiB each): raise MemoryHigh= (README, "
+			  "\"Running it\")", sw->path, s.current_bytes >> 10, high,
 			  sw->st.episode_events, known_cgroups);
 		break;
 	case SELF_MEMCG_RECOVERED:
