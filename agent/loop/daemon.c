@@ -311,7 +311,7 @@ static void run_tick(struct daemon *d)
 	decide_all(d, &d->snap.limits);
 	report_direct_reclaim(d);
 	report_pods(d);
-	self_watch_tick(d->self_watch, now_us(), d->cgroups.n);
+	self_watch_tick(d->self_watch, now_us(), d->cgroups.n, d->snap.n_managed);
 	headroom_ctl_tick(d->headroom, &ctx);
 	dispatcher_tick(d->dispatcher, &ctx);
 	report_notify_status(d);

@@ -118,7 +118,8 @@ static void kib_or_max(uint64_t bytes, char *buf, size_t size)
 		snprintf(buf, size, "%" PRIu64 " KiB", bytes >> 10);
 }
 
-void self_watch_tick(struct self_watch *sw, uint64_t now_us, size_t known_cgroups)
+void self_watch_tick(struct self_watch *sw, uint64_t now_us, size_t known_cgroups,
+		     size_t managed_cgroups)
 {
 	struct self_memcg_sample s;
 	char high[32];
@@ -148,13 +149,13 @@ void self_watch_tick(struct self_watch *sw, uint64_t now_us, size_t known_cgroup
 	switch (self_memcg_observe(&sw->st, &s, now_us)) {
 	case SELF_MEMCG_THROTTLED:
 		log_event(LOG_WARNING, MSGID_SELF_MEMORY, &(struct log_fields){ .reason = "at-high" },
-			  "reclaimd's own cgroup %s is at its memory.high: memory.current %" PRIu64
-			  " KiB, memory.high %s, %" PRIu64 " high events since the last tick. The "
-			  "kernel throttles the agent (its ticks run late, new cgroups wait to be "
-			  "managed, the status socket answers late). Its memory grows with the cgroups "
-			  "it knows (%zu now, about 25 KiB each): raise MemoryHigh= (README, "
-			  "\"Running it\")", sw->path, s.current_bytes >> 10, high,
-			  sw->st.episode_events, known_cgroups);
+			  "reclaimd's own cgroup %s was held at its memory.high: %" PRIu64 " high events "
+			  "since the last tick; memory.current %" PRIu64 " KiB, memory.high %s as read "
+			  "now. The kernel throttles the agent (its ticks run late, new cgroups wait to "
+			  "be managed, the status socket answers late). Its memory grows with the "
+			  "cgroups it manages (%zu known, %zu managed; 18-25 KiB per managed one): raise "
+			  "MemoryHigh= (README, \"Running it\")", sw->path, sw->st.episode_events,
+			  s.current_bytes >> 10, high, known_cgroups, managed_cgroups);
 		break;
 	case SELF_MEMCG_RECOVERED:
 		log_event(LOG_NOTICE, MSGID_SELF_MEMORY, &(struct log_fields){ .reason = "below-high" },

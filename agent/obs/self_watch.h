@@ -34,10 +34,11 @@ struct self_watch;
 /* proc_root: where /proc is (the agent's own, <proc_root>/self/cgroup). Finds and opens the
  * memcg; never fails for want of one (then nothing is watched). Returns 0 or -ENOMEM. */
 int self_watch_new(const char *proc_root, struct self_watch **ret);
-/* One read at now_us (µs, monotonic); known_cgroups goes into the episode's line. A read that
- * fails with ENOENT/ENODEV (the memcg is gone) ends the watch with one line; others are
- * skipped, rate-limited. */
-void self_watch_tick(struct self_watch *sw, uint64_t now_us, size_t known_cgroups);
+/* One read at now_us (µs, monotonic); known_cgroups and managed_cgroups go into the episode's
+ * line. A read that fails with ENOENT/ENODEV (the memcg is gone) ends the watch with one line;
+ * others are skipped, rate-limited. */
+void self_watch_tick(struct self_watch *sw, uint64_t now_us, size_t known_cgroups,
+		     size_t managed_cgroups);
 void self_watch_report(const struct self_watch *sw, struct self_watch_report *ret);
 void self_watch_free(struct self_watch *sw);
 

@@ -21,7 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* No new "high" event for this long ends an episode (µs): 30 ticks at the default interval,
+/* No new "high" event for this long ends an episode (µs): 30 ticks at 1 s, 5 at the default 6 s;
  * long enough that an agent still at its limit, which charges something every tick, is not
  * declared well between two of its charges. */
 #define SELF_MEMCG_QUIET_US (30ULL * 1000000ULL)

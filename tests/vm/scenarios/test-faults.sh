@@ -369,7 +369,7 @@ rm -f /data/oom.dat
 
 # ---- agent-at-high --------------------------------------------------------------------------------
 acg=$CGROOT/reclaimd
-AT_HIGH='own cgroup /reclaimd is at its memory.high'
+AT_HIGH='own cgroup /reclaimd was held at its memory.high'
 RECOVERED='own cgroup /reclaimd: no memory.high event for [0-9]+ s, no longer throttled'
 managed() { lines "$RESULTS/agent.log" 'faults/churn/high[0-9]+: managed by rule'; }
 high_events() { awk '$1 == "high" { print $2 }' "$acg/memory.events"; }
