@@ -194,9 +194,14 @@ phase agent 1
 cat "$TABLE"
 sed 's/^/# /' "$TABLE" >>"$RESULTS/results.txt"
 
+# The setup filled the pool: pool_limit_hit rose, and with it stores went to the disk. 6.1 counts
+# pool_limit_hit only for a store that finds the pool over its limit, not for those it refuses
+# afterwards until the pool drains below accept_threshold_percent (mm/zswap.c
+# zswap_frontswap_store(), zswap_pool_reached_full); its pool did not drain here, so the count
+# stays at 1 or 2 while every later store goes to the disk, which "direct" counts.
 # shellcheck disable=SC2154 # set by eval in phase
-if [ "$none_hit" -lt 5 ]; then
-	fail zswap-inversion "without the agent pool_limit_hit moved only $none_hit: the setup does not fill the pool"
+if [ "$none_hit" -lt 1 ] || { [ "$none_hit" -lt 5 ] && [ "$none_direct" -lt 1024 ]; }; then
+	fail zswap-inversion "without the agent pool_limit_hit moved only $none_hit and $none_direct pages went to the disk past zswap: the setup does not fill the pool"
 elif [ $((agent_hit * 5)) -le "$none_hit" ] && [ $((agent_direct * 5)) -le "$none_direct" ] &&
 	{ [ $((agent_rej * 5)) -le "$none_rej" ] || [ "$agent_rej" -le 2 ]; }; then
 	# Rejects: on 6.12 a store refused at the pool limit counts only in pool_limit_hit, so both
