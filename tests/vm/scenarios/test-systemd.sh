@@ -248,6 +248,12 @@ if command -v reclaimctl >/dev/null; then
 		fail reclaimctl-status "root: exit $rc ($(echo "$out" | head -n 1)); nobody: exit $urc ($(echo "$uout" | head -n 1))"
 	fi
 	# The other commands as an operator runs them, under the hardened unit; kept for the record.
+	# A reload re-matches the rules at the next tick, and until then Cgroups lists none (README
+	# "Status socket and reclaimctl"): the reloads above were less than an interval ago.
+	n=0
+	until reclaimctl cgroups 2>/dev/null | grep -qF "$CG" || [ $n -ge 20 ]; do
+		n=$((n + 1)); sleep 0.5
+	done
 	bad=
 	for c in "cgroups" "explain $CG" "top -n 1 -d 1" "reload" "--json status"; do
 		# shellcheck disable=SC2086
