@@ -67,9 +67,10 @@ void report_decision(struct cgroup_node *cg, const struct reclaim_decision *dec,
 		break;
 	case DECISION_AT_FLOOR:
 		log_event(LOG_INFO, MSGID_RECLAIM_SKIPPED, &f,
-			  "%s: not reclaiming: at its floor of %" PRIu64 " KiB (min_bytes, memory.min, "
-			  "memory.low or memory that cannot be reclaimed with the swap available)",
-			  cg->path, dec->floor_bytes >> 10);
+			  "%s: not reclaiming: at or within %" PRIu64 " KiB of its floor of %" PRIu64
+			  " KiB (min_bytes, memory.min, memory.low or memory that cannot be reclaimed "
+			  "with the swap available)", cg->path, dec->reclaimable_bytes >> 10,
+			  dec->floor_bytes >> 10);
 		break;
 	case DECISION_AT_HIGH:
 		log_event(LOG_INFO, MSGID_RECLAIM_SKIPPED, &f,

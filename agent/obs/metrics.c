@@ -553,7 +553,7 @@ int metrics_render(const struct metrics_input *in, char **ret_text, size_t *ret_
 		gauge(f, "reclaimd_self_memory_bytes",
 		      "memory.current of reclaimd's own cgroup.", in->self_memory_bytes);
 		counter(f, "reclaimd_self_memory_high_events_total",
-			"memory.events high rises of reclaimd's own cgroup since start (each a charge "
+			"memory.events high rises of reclaimd's own cgroup since start (each a reclaim pass "
 			"over its memory.high).", in->self_high_events);
 		gauge(f, "reclaimd_self_throttled",
 		      "1 while reclaimd's own cgroup is held at its memory.high (a high event within "

@@ -323,7 +323,7 @@ static json_t *status_self(const struct self_watch *sw)
 	self_watch_report(sw, &r);
 	if (!r.watched)
 		return json_null();
-	return json_pack("{s:s,s:o,s:o,s:o,s:b,s:o}", "cgroup", r.path,
+	return json_pack("{s:o,s:o,s:o,s:o,s:b,s:o}", "cgroup", jstr(r.path),
 		"memory_current_bytes", ju64(r.current_bytes),
 		"memory_high_bytes", r.high_bytes == LIMIT_MAX ? json_null() : ju64(r.high_bytes),
 		"high_events", ju64(r.high_events), "throttled", r.throttled,

@@ -20,7 +20,7 @@ enum decision_reason {
 	DECISION_NO_HISTORY,       /* first sample of this cgroup: no PSI delta yet */
 	DECISION_MEMORY_PRESSURE,  /* memory PSI some at or above target */
 	DECISION_IO_PRESSURE,      /* io PSI some above io target (file refaults) */
-	DECISION_AT_FLOOR,         /* nothing above the floor */
+	DECISION_AT_FLOOR,         /* less than CGROUP_FLOOR_MIN_ROOM_PAGES above the floor */
 	DECISION_BELOW_PAGE,       /* computed request smaller than one page */
 	DECISION_EXCLUDED,         /* policy "none" */
 	DECISION_ZSWAP_FULL,       /* the zswap pool has no room below its target (zswap.h) */
@@ -77,12 +77,14 @@ struct policy_desc {
  * memcg_low_reclaim and takes from below their memory.low. 1 MiB is four such 256 KiB rounds. */
 #define CGROUP_PROTECTED_MARGIN_BYTES (1ULL << 20)
 
-/* The least room above the floor worth a request, in pages: one SWAP_CLUSTER_MAX batch
- * (include/linux/swap.h). The kernel reclaims at least that per LRU list it scans, whatever
- * was asked (a one-page request took 256 KiB on 6.12, 12 to 32 KiB on 6.1 with bounded writes),
- * so a request with less room than that above the floor would take the cgroup below it; the
- * psi policy decides at-floor instead. */
-#define CGROUP_FLOOR_MIN_ROOM_PAGES 32u
+/* The least room above the floor worth a request, in pages: 256 KiB with 4 KiB pages. A
+ * memory.reclaim write asks the kernel for at least SWAP_CLUSTER_MAX (32) pages per call
+ * (include/linux/swap.h, user_proactive_reclaim()), and its reclaim goes in batches per LRU list
+ * of each lruvec it visits (mm/vmscan.c shrink_lruvec()), so it takes more than a small request:
+ * a one-page request took 256 KiB on 6.12, a 4 KiB one 12 to 32 KiB on 6.1. A request with less
+ * room than that above the floor would take the cgroup below it; the psi policy decides at-floor
+ * instead. */
+#define CGROUP_FLOOR_MIN_ROOM_PAGES 64u
 
 /* The floor every policy respects: memory.current is never reclaimed below
  *   max(params->min_bytes, memory.min, memory.low, memory.current - evictable)

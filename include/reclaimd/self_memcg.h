@@ -5,10 +5,12 @@
  * agent/obs/self_watch.c).
  *
  * The kernel behaviour behind it (mm/memcontrol.c, Documentation/admin-guide/cgroup-v2.rst):
- *   - each charge that leaves a memcg's usage above its memory.high counts a "high" event in
- *     that memcg's memory.events (memcg_memory_event(MEMCG_HIGH) in try_charge_memcg());
- *   - the task then reclaims from the memcg on its way back to user space and, while usage stays
- *     above memory.high, sleeps there for up to 2 s per return
+ *   - a charge that leaves a memcg's usage above its memory.high marks the task
+ *     (try_charge_memcg()); on its way back to user space it reclaims from the memcg, and each
+ *     reclaim pass counts a "high" event in that memcg's memory.events (reclaim_high():
+ *     memcg_memory_event(MEMCG_HIGH); high_work_func() for charges outside a task). An ancestor
+ *     over its own memory.high counts in its own memory.events, not the agent's;
+ *   - while usage stays above memory.high the task sleeps there for up to 2 s per return
  *     (mem_cgroup_handle_over_high(), MEMCG_MAX_HIGH_DELAY_JIFFIES): nothing is killed, the task
  *     only crawls. For the agent that means late ticks, new cgroups left unmanaged for a while
  *     and a status socket that answers late.

@@ -233,11 +233,13 @@ void tiers_cgroup_observe(struct tiers_cgroup *c, const struct tier_roles *roles
 
 /* The most a memory.reclaim request may ask under the plan: request_bytes capped at the plan's
  * total (demote + evict bytes). memory.reclaim cannot be steered to a node (the kernel reclaims
- * from every node the memcg has pages on: try_to_free_mem_cgroup_pages() in mm/vmscan.c), and a
- * folio whose demotion fails is reclaimed again without it (shrink_folio_list()'s second pass,
- * do_demote_pass), which swaps from the top tier. Capping the request's size at what the lower
- * tiers have room for, plus the lowest tier's share, keeps that swap-out from the top tier to
- * the share the plan gives the lowest tier. Returns bytes. */
+ * from every node the memcg has pages on: try_to_free_mem_cgroup_pages() in mm/vmscan.c). With
+ * the lower tier full, a folio whose demotion fails is reclaimed again without it before 6.2
+ * (shrink_folio_list()'s second pass, do_demote_pass: swapped from the top tier); from 6.2 a
+ * proactive reclaim puts it back instead ("mm: disable top-tier fallback to reclaim on
+ * proactive reclaim", 6b426d071419), so the write takes the rest from the lowest tier, beyond
+ * its share, or ends with EAGAIN. The cap keeps either to the lowest tier's share of the
+ * request plus what the lower tiers have room for. Returns bytes. */
 uint64_t tiers_cap_request(const struct tier_plan *plan, uint64_t request_bytes);
 
 struct lru_gen_target; /* mglru.h */

@@ -8,8 +8,8 @@
  *   unreclaimable = memory.current - (file + min(anon, swap room))
  *   request  = 0 at memory.high (cgroup_at_high: the kernel reclaims it), the step untouched
  *   request  = (memory.current - floor) * step * max(0, 1 - p / target), rounded down to pages
- *   request  = 0 (at-floor) while memory.current - floor < CGROUP_FLOOR_MIN_ROOM_PAGES pages: the
- *              kernel's smallest batch would go below the floor
+ *   request  = 0 (at-floor) while memory.current - floor < CGROUP_FLOOR_MIN_ROOM_PAGES pages: what
+ *              the kernel takes for the smallest request would go below the floor
  *   request  = 0 while io PSI "some" over the interval exceeds io_psi_some_target_pct
  *   step     : starts at probe_min; reset to probe_min when p >= target/2 (before this request);
  *              multiplied by probe_growth, up to probe_max, after an interval with p < target/4.

@@ -437,13 +437,13 @@ static void test_swap_room_from_descendants(void)
 static void test_below_one_page(void)
 {
 	struct policy_params p = defaults();
-	/* 100 pages above the floor * 0.01 = 1 page... use 50 pages -> half a page. */
-	struct cgroup_sample s = sample(100 * MiB + 50 * PAGE, 100 * MiB, 50 * PAGE, 4096 * MiB, 0);
+	/* 90 pages above the floor (more than CGROUP_FLOOR_MIN_ROOM_PAGES) * 0.01 = 0.9 page. */
+	struct cgroup_sample s = sample(100 * MiB + 90 * PAGE, 100 * MiB, 90 * PAGE, 4096 * MiB, 0);
 	struct policy_state st = { 0 };
 	struct reclaim_decision d;
 
 	decide(&p, &s, &st, &d);
-	CHECK_EQ_U64(d.reclaimable_bytes, 50 * PAGE);
+	CHECK_EQ_U64(d.reclaimable_bytes, 90 * PAGE);
 	CHECK_EQ_INT(d.reason, DECISION_BELOW_PAGE);
 	CHECK_EQ_U64(d.request_bytes, 0);
 }
