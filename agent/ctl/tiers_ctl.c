@@ -281,7 +281,8 @@ void tiers_ctl_shape(struct tiers_ctl *tc, struct cgroup_node *cg, const struct 
 {
 	struct tiers_cgroup *st = cg->tiers.state;
 	struct tier_plan plan;
-	uint64_t asked = req->request_bytes, total;
+	uint64_t asked = req->request_bytes;
+	bool evict = req->mglru.evict != NULL;
 
 	/* Headroom frees a node, and demotion does that too: its requests are left as they are. */
 	if (!tc || !tc->roles.demotion || req->request_bytes == 0 ||
@@ -289,17 +290,17 @@ void tiers_ctl_shape(struct tiers_ctl *tc, struct cgroup_node *cg, const struct 
 	    !tiers_plan(&tc->roles, s->numa, st ? &st->backoff : NULL, &tc->room,
 			req->request_bytes, page_size, &plan))
 		return;
-	if (req->mglru.evict) {
-		total = tiers_shape_targets(&plan, req->mglru.evict, &req->mglru.n_evict, page_size);
-		req->request_bytes = MIN(req->request_bytes, total);
+	if (evict) {
+		(void)tiers_shape_targets(&plan, req->mglru.evict, &req->mglru.n_evict, page_size);
 		if (req->mglru.n_evict == 0) {
 			free(req->mglru.evict);
 			req->mglru.evict = NULL;
-			req->request_bytes = 0;
 		}
-	} else {
-		req->request_bytes = tiers_cap_request(&plan, req->request_bytes);
 	}
+	/* lru_gen or memory.reclaim alike, never more than the plan; an eviction left with no
+	 * target asks nothing. */
+	req->request_bytes = evict && !req->mglru.evict ? 0 :
+			     tiers_cap_request(&plan, req->request_bytes);
 	tc->shaped_requests++;
 	tc->held_back_bytes += plan.held_back_bytes;
 	tc->room_held_bytes += plan.room_held_bytes;

@@ -96,18 +96,6 @@ static int read_hot(struct cgroup_node *cg, int *fd, const char *name, char *buf
 	}
 }
 
-static int read_u64_at(struct cgroup_node *cg, const char *name, uint64_t *ret)
-{
-	char buf[SMALL_BUF];
-	size_t len;
-	int r;
-
-	r = read_single_at(cg->dirfd, name, buf, sizeof(buf), &len);
-	if (r < 0)
-		return r;
-	return u64_or_max_parse(buf, len, ret);
-}
-
 /* An optional file: absent once means absent for good on this cgroup (kernel feature). */
 static int read_optional_u64(struct cgroup_node *cg, enum cgroup_optional_file which, const char *name,
 			     uint64_t absent_value, uint64_t *ret)
@@ -118,7 +106,7 @@ static int read_optional_u64(struct cgroup_node *cg, enum cgroup_optional_file w
 		*ret = absent_value;
 		return 0;
 	}
-	r = read_u64_at(cg, name, ret);
+	r = read_u64_or_max_at(cg->dirfd, name, ret);
 	if (r == -ENOENT && faccessat(cg->dirfd, "memory.current", F_OK, 0) == 0) {
 		cg->files.absent_mask |= 1u << which;
 		*ret = absent_value;
@@ -185,7 +173,8 @@ static int swap_room_down_of(struct cgroup_node *cg, unsigned generation, uint64
 		if (!c->has_memory)
 			continue;
 		r = swap_room_down_of(c, generation, &child_room);
-		if (r == 0 && child_room > 0 && (r = read_u64_at(c, "memory.current", &current)) == 0)
+		if (r == 0 && child_room > 0 &&
+		    (r = read_u64_or_max_at(c->dirfd, "memory.current", &current)) == 0)
 			child_room = MIN(child_room, current);
 		if (r == -ENOENT || r == -ENODEV)
 			continue;
@@ -222,13 +211,13 @@ static int children_protected_of(struct cgroup_node *cg, unsigned generation, ui
 
 		if (!c->has_memory)
 			continue;
-		if ((r = read_u64_at(c, "memory.min", &cs.min_bytes)) < 0 ||
-		    (r = read_u64_at(c, "memory.low", &cs.low_bytes)) < 0 ||
-		    (r = read_u64_at(c, "memory.high", &cs.high_bytes)) < 0)
+		if ((r = read_u64_or_max_at(c->dirfd, "memory.min", &cs.min_bytes)) < 0 ||
+		    (r = read_u64_or_max_at(c->dirfd, "memory.low", &cs.low_bytes)) < 0 ||
+		    (r = read_u64_or_max_at(c->dirfd, "memory.high", &cs.high_bytes)) < 0)
 			goto child_failed;
 		if (MAX(cs.min_bytes, cs.low_bytes) == 0 && cs.high_bytes == LIMIT_MAX)
 			continue;
-		if ((r = read_u64_at(c, "memory.current", &cs.current_bytes)) < 0)
+		if ((r = read_u64_or_max_at(c->dirfd, "memory.current", &cs.current_bytes)) < 0)
 			goto child_failed;
 		if (cs.current_bytes > 0 && cgroup_at_high(&cs)) /* an empty child has nothing */
 			at_high = true;
@@ -290,7 +279,7 @@ static int read_slow_files(struct cgroup_node *cg, struct cgroup_slow_files *sf)
 	size_t len;
 	int r;
 
-	if ((r = read_u64_at(cg, "memory.max", &sf->max_bytes)) < 0 ||
+	if ((r = read_u64_or_max_at(cg->dirfd, "memory.max", &sf->max_bytes)) < 0 ||
 	    (r = read_optional_u64(cg, OPT_SWAP_CURRENT, "memory.swap.current", 0,
 				   &sf->swap_current_bytes)) < 0 ||
 	    (r = read_optional_u64(cg, OPT_ZSWAP_CURRENT, "memory.zswap.current", 0,
@@ -375,9 +364,9 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 			s.io_some_total_us = psi.some.total_us;
 	}
 
-	if ((r = read_u64_at(cg, "memory.min", &s.min_bytes)) < 0 ||
-	    (r = read_u64_at(cg, "memory.low", &s.low_bytes)) < 0 ||
-	    (r = read_u64_at(cg, "memory.high", &s.high_bytes)) < 0)
+	if ((r = read_u64_or_max_at(cg->dirfd, "memory.min", &s.min_bytes)) < 0 ||
+	    (r = read_u64_or_max_at(cg->dirfd, "memory.low", &s.low_bytes)) < 0 ||
+	    (r = read_u64_or_max_at(cg->dirfd, "memory.high", &s.high_bytes)) < 0)
 		return r;
 
 	/* Swap room: every ancestor's swap.max - swap.current, the host's free swap, and what the

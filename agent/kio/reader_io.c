@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <fcntl.h>
 
+#include "reclaimd/parse.h"
 #include "reclaimd/reader.h"
 #include "reclaimd/zoneinfo.h"
 
@@ -78,6 +79,18 @@ int read_at(int dirfd, const char *name, char *buf, size_t size, size_t *ret_len
 int read_single_at(int dirfd, const char *name, char *buf, size_t size, size_t *ret_len)
 {
 	return read_file_at(dirfd, name, buf, size, ret_len, true);
+}
+
+int read_u64_or_max_at(int dirfd, const char *name, uint64_t *ret)
+{
+	char buf[64];
+	size_t len;
+	int r;
+
+	r = read_single_at(dirfd, name, buf, sizeof(buf), &len);
+	if (r < 0)
+		return r;
+	return u64_or_max_parse(buf, len, ret);
 }
 
 int zoneinfo_read(int fd, char **buf, size_t *buf_size, struct zoneinfo *ret)

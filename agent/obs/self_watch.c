@@ -85,15 +85,6 @@ int self_watch_new(const char *proc_root, struct self_watch **ret)
 	return 0;
 }
 
-static int read_u64(int dirfd, const char *name, uint64_t *ret)
-{
-	char buf[64];
-	size_t len;
-	int r = read_single_at(dirfd, name, buf, sizeof(buf), &len);
-
-	return r < 0 ? r : u64_or_max_parse(buf, len, ret);
-}
-
 static int read_sample(int dirfd, struct self_memcg_sample *ret)
 {
 	struct memory_events ev;
@@ -103,8 +94,8 @@ static int read_sample(int dirfd, struct self_memcg_sample *ret)
 
 	if ((r = read_single_at(dirfd, "memory.events", buf, sizeof(buf), &len)) < 0 ||
 	    (r = memory_events_parse(buf, len, &ev)) < 0 ||
-	    (r = read_u64(dirfd, "memory.current", &ret->current_bytes)) < 0 ||
-	    (r = read_u64(dirfd, "memory.high", &ret->high_bytes)) < 0)
+	    (r = read_u64_or_max_at(dirfd, "memory.current", &ret->current_bytes)) < 0 ||
+	    (r = read_u64_or_max_at(dirfd, "memory.high", &ret->high_bytes)) < 0)
 		return r;
 	ret->high_events = ev.high;
 	return 0;

@@ -31,6 +31,11 @@ int pread_single(int fd, char *buf, size_t size, size_t *ret_len);
 /* openat + pread_single + close, for cgroup interface files. */
 int read_single_at(int dirfd, const char *name, char *buf, size_t size, size_t *ret_len);
 
+/* read_single_at + u64_or_max_parse (parse.h), for one-value cgroup files ("<bytes>" or "max":
+ * memory.current, memory.min, memory.high, ...). Returns 0 and *ret (bytes; LIMIT_MAX for
+ * "max"), or -errno from the read (ENOENT/ENODEV: gone) or the parser (-EBADMSG, -ENODATA). */
+int read_u64_or_max_at(int dirfd, const char *name, uint64_t *ret);
+
 struct zoneinfo; /* zoneinfo.h */
 
 /* /proc/zoneinfo from fd (pread_whole) into *buf (malloc'ed, *buf_size bytes; doubled while the

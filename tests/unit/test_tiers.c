@@ -261,48 +261,11 @@ static void test_room_set(void)
 	CHECK_EQ_U64(room.known, 0);
 }
 
-/* A memory.reclaim request cannot be aimed at a node: its size is capped at the plan's total,
- * so a full lower tier leaves only the lowest tier's share (what the kernel swaps from the top
- * tier when demotion fails stays within it), and room to spare leaves the request whole. */
-static void test_cap_request(void)
-{
-	struct mem_tiers t = host3(true);
-	struct tier_roles r;
-	struct tier_room room = { 0 };
-	struct tiers_backoff b = { 0 };
-	struct tier_plan p;
-
-	tier_roles_compute(&t, BIT(0) | BIT(1), &r);
-	tier_room_set(&room, 2, 50 * MiB, 60 * MiB);
-	CHECK(tiers_plan(&r, usage3(300 * MiB, 100 * MiB, 100 * MiB), NULL, &room, 100 * MiB, PAGE,
-			 &p));
-	CHECK_EQ_U64(tiers_cap_request(&p, 100 * MiB), 20 * MiB);
-	/* Nothing on the lowest tier and no room: nothing to ask. */
-	CHECK(tiers_plan(&r, usage3(50 * MiB, 50 * MiB, 0), NULL, &room, 40 * MiB, PAGE, &p));
-	CHECK_EQ_U64(tiers_cap_request(&p, 40 * MiB), 0);
-	/* Room for 30 MiB of the 80 MiB demotion: 30 + 20. */
-	tier_room_set(&room, 2, 90 * MiB, 60 * MiB);
-	CHECK(tiers_plan(&r, usage3(300 * MiB, 100 * MiB, 100 * MiB), NULL, &room, 100 * MiB, PAGE,
-			 &p));
-	CHECK_EQ_U64(tiers_cap_request(&p, 100 * MiB), 50 * MiB);
-	/* Room to spare: the whole request. */
-	tier_room_set(&room, 2, 1024 * MiB, 0);
-	CHECK(tiers_plan(&r, usage3(300 * MiB, 100 * MiB, 100 * MiB), NULL, &room, 100 * MiB, PAGE,
-			 &p));
-	CHECK_EQ_U64(tiers_cap_request(&p, 100 * MiB), 100 * MiB);
-	/* The back-off on node 0 (half of its 60 MiB) is withheld too. */
-	b.step[0] = 1;
-	CHECK(tiers_plan(&r, usage3(300 * MiB, 100 * MiB, 100 * MiB), &b, &room, 100 * MiB, PAGE,
-			 &p));
-	CHECK_EQ_U64(tiers_cap_request(&p, 100 * MiB), 70 * MiB);
-	/* Never more than asked. */
-	CHECK_EQ_U64(tiers_cap_request(&p, 10 * MiB), 10 * MiB);
-}
-
 /* Demotion into a lower tier with no room above its high watermark would only make the kernel
  * reclaim there: the plan asks no demotion, says why, and keeps the eviction on the lowest
  * tier (which makes room). Partial room caps the demotion, fastest tier first, and is used up
- * across the plans of one tick. */
+ * across the plans of one tick. A memory.reclaim request, which cannot be aimed at a node, is
+ * capped at each plan's total (tiers_cap_request()), never above what it asked. */
 static void test_plan_room(void)
 {
 	struct mem_tiers t = host3(true);
@@ -325,8 +288,10 @@ static void test_plan_room(void)
 	CHECK_EQ_INT(p.step[0].action, TIER_ACTION_EVICT);
 	CHECK_EQ_U64(p.evict_bytes, 20 * MiB);
 	CHECK_EQ_U64(p.held_back_bytes, 0);
+	CHECK_EQ_U64(tiers_cap_request(&p, 100 * MiB), 20 * MiB);
 	/* Nothing of the cgroup on the lowest tier: no request at all. */
 	CHECK(tiers_plan(&r, usage3(50 * MiB, 50 * MiB, 0), NULL, &room, 40 * MiB, PAGE, &p));
+	CHECK_EQ_U64(tiers_cap_request(&p, 40 * MiB), 0);
 	CHECK_EQ_U64(p.n_steps, 0);
 	CHECK_EQ_U64(p.demote_bytes + p.evict_bytes, 0);
 	CHECK_EQ_U64(p.room_held_bytes, 40 * MiB);
@@ -345,10 +310,12 @@ static void test_plan_room(void)
 	CHECK_EQ_U64(p.room_held_bytes, 30 * MiB);
 	CHECK(p.lower_full);
 	CHECK_EQ_U64(room.bytes[2], 0);
+	CHECK_EQ_U64(tiers_cap_request(&p, 100 * MiB), 70 * MiB);
 	CHECK(tiers_plan(&r, usage3(300 * MiB, 100 * MiB, 100 * MiB), NULL, &room, 100 * MiB, PAGE,
 			 &p));
 	CHECK_EQ_U64(p.demote_bytes, 0);
 	CHECK_EQ_U64(p.room_held_bytes, 80 * MiB);
+	CHECK_EQ_U64(tiers_cap_request(&p, 100 * MiB), 20 * MiB);
 
 	/* Room to spare: as without the check, and the room shrinks by what was demoted. */
 	tier_room_set(&room, 2, 1024 * MiB, 0);
@@ -359,6 +326,7 @@ static void test_plan_room(void)
 	CHECK(!p.lower_full);
 	CHECK(tier_plan_reason(&p) == NULL);
 	CHECK_EQ_U64(room.bytes[2], 944 * MiB);
+	CHECK_EQ_U64(tiers_cap_request(&p, 100 * MiB), 100 * MiB);
 
 	/* Room not a whole number of pages: whole pages only. */
 	tier_room_set(&room, 2, 10 * MiB + 100, 0);
@@ -383,6 +351,8 @@ static void test_plan_room(void)
 	CHECK_EQ_U64(p.demote_bytes, 50 * MiB);
 	CHECK(!p.lower_full);
 	CHECK_STREQ(tier_plan_reason(&p), "backing off");
+	CHECK_EQ_U64(tiers_cap_request(&p, 100 * MiB), 70 * MiB);
+	CHECK_EQ_U64(tiers_cap_request(&p, 10 * MiB), 10 * MiB);
 	tier_room_set(&room, 2, 10 * MiB, 0);
 	CHECK(tiers_plan(&r, usage3(300 * MiB, 100 * MiB, 100 * MiB), &b, &room, 100 * MiB, PAGE,
 			 &p));
@@ -390,6 +360,7 @@ static void test_plan_room(void)
 	CHECK_EQ_U64(p.demote_bytes, 10 * MiB);
 	CHECK_EQ_U64(p.room_held_bytes, 40 * MiB);
 	CHECK_STREQ(tier_plan_reason(&p), "lower tier full");
+	CHECK_EQ_U64(tiers_cap_request(&p, 100 * MiB), 30 * MiB);
 }
 
 /* Three tiers (DRAM 0 with CPUs, a middle CPU-less node 1, the lowest node 2): the top takes
@@ -810,7 +781,6 @@ int main(void)
 	test_plan_not_applicable();
 	test_room_set();
 	test_plan_room();
-	test_cap_request();
 	test_plan_room_three_tiers();
 	test_backoff_on_promotion();
 	test_backoff_noise_and_fallback();
