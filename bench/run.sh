@@ -9,6 +9,9 @@
 #   bench/peers.sh      reclaimd next to Senpai (oomd), DAMON_RECLAIM and no reclaimer, one VM boot
 #                       per arm and run; BENCH_PEERS_ARGS (e.g. "--runs 1 --seconds 120") is passed
 #                       to it (default: 3 runs x 300 s x 5 arms, about 95 minutes)
+#   bench/soak.sh       30 minutes of load around an ASan+UBSan agent in the VM: crashes, fd and
+#                       RSS growth, log lines a minute, tick lateness, bytes reclaimed
+#                       (BENCH_SOAK_MINUTES: how long, default 30)
 #
 # Arguments are passed to overhead.sh (e.g. --no-vm, --sizes "1000"); see its header.
 # Runs every benchmark even when one fails; exits non-zero if any failed.
@@ -37,4 +40,7 @@ if [ -f "$HERE/peers.sh" ]; then
 	# shellcheck disable=SC2086 # BENCH_PEERS_ARGS is a list of options
 	bash "$HERE/peers.sh" ${BENCH_PEERS_ARGS:-} || rc=1
 fi
+echo
+echo "== bench/soak.sh"
+"$HERE/soak.sh" --minutes "${BENCH_SOAK_MINUTES:-30}" || rc=1
 exit "$rc"

@@ -1,0 +1,222 @@
+#!/bin/sh
+# soak-vm.sh - the guest side of bench/soak.sh: SOAK_SECONDS (default 1800) of workloads, cgroup
+# churn, reloads and swap changes around one agent (a sanitizer build, from soak.sh), sampled
+# every second. Run by tests/vm/run.sh; not a test of make check.
+#
+# What runs (the agent's config: interval 2 s, psi on soak/work/* and soak/churn/*, zram0 at 100
+# and the disk at 10, MGLRU aging where the kernel has it):
+#   workloads  four memhogs in soak/work/w1..w4 (128/96/64/64 MiB, 5/20/50/90 % hot, 200
+#              accesses a second); every 300 s one of them, in turn, is restarted, so there is
+#              new cold memory all along;
+#   churn      one cgroup a second created under soak/churn with a 4 MiB memhog in it, ten
+#              alive at a time, the oldest killed and removed;
+#   reloads    a SIGHUP every 15 s: the file alternates between two good configs, and every
+#              fourth reload is a bad file (refused, the last good one kept);
+#   swap       every 180 s someone else swaps the disk off and, 30 s later, on again.
+# A sample a second, in $RESULTS/soak-samples.tsv:
+#   t_s alive fds rss_kib ticks late_last_us late_max_us log_lines reclaimed_bytes crashes
+# (ticks .. reclaimed_bytes from `reclaimctl --json status`; an agent that died is counted in
+# crashes, its exit status logged to soak-crashes.txt, and started again). At the end the agent
+# gets SIGTERM; its exit status goes to soak-exit.txt and its log (stderr, with any sanitizer
+# report) is agent.log.
+set -u
+. "$VMTEST_LIB"
+
+DUR=${SOAK_SECONDS:-1800}
+[ -x "$AGENT" ] || { fail soak-setup "no agent in the VM"; exit 0; }
+# ASan's quarantine (256 MiB by default) holds freed memory back and would show as RSS growth;
+# 8 MiB keeps use-after-free detection and lets the RSS curve show the agent's own memory.
+export ASAN_OPTIONS="quarantine_size_mb=8:detect_leaks=1:abort_on_error=0"
+export UBSAN_OPTIONS="print_stacktrace=1"
+swapdev=$(awk 'NR > 1 && $1 ~ /^\/dev\/vd/ { print $1; exit }' /proc/swaps)
+[ -n "$swapdev" ] || { fail soak-setup "no disk swap in /proc/swaps"; exit 0; }
+mglru=false
+[ -r /sys/kernel/mm/lru_gen/enabled ] && mglru=true
+LOG=$RESULTS/agent.log
+
+# write_config FILE MIN_BYTES COLD_AGE
+write_config() {
+	cat >"$1" <<EOF
+{
+  "interval": 2,
+  "log_level": "info",
+  "mglru_aging": $mglru,
+  "defaults": { "min_bytes": "$2", "cold_age": $3, "psi_some_target_pct": 50, "chunk_bytes": "8M" },
+  "swap": { "devices": [ { "path": "/dev/zram0", "priority": 100, "kind": "zram" },
+                         { "path": "$swapdev", "priority": 10, "kind": "ssd" } ],
+            "reprioritize": "empty-only" },
+  "rules": [
+    { "match": "reclaimd", "policy": "none" },
+    { "match": "soak/work/*" },
+    { "match": "soak/churn/*" }
+  ]
+}
+EOF
+}
+write_config /tmp/soak-a.json 16M 6
+write_config /tmp/soak-b.json 32M 8
+printf '{ "interval": 2, "rules": [ { "match": "soak/../x" } ] }\n' >/tmp/soak-bad.json
+cp /tmp/soak-a.json /tmp/soak.json
+
+cg=$(cg_create soak)
+echo "+memory" >"$cg/cgroup.subtree_control"
+mkdir -p "$cg/work" "$cg/churn"
+echo "+memory" >"$cg/work/cgroup.subtree_control"
+echo "+memory" >"$cg/churn/cgroup.subtree_control"
+
+start_agent() {
+	agent_start /tmp/soak.json "$LOG"
+	echo "$AGENT_PID" >/tmp/soak-agent.pid
+}
+
+# ---- workloads: slot N restarted every 300 s in turn --------------------------------------------
+hog() { # SLOT MIB HOT_PCT
+	mkdir -p "$cg/work/w$1"
+	cg_run "$cg/work/w$1" memhog --anon "$2M" --hot-pct "$3" --rate 200 --report-interval 60 \
+		>>"$RESULTS/memhog-w$1.log" 2>&1
+	echo "$!" >"/tmp/soak-w$1.pid"
+}
+workloads() {
+	hog 1 128 5
+	hog 2 96 20
+	hog 3 64 50
+	hog 4 64 90
+	_n=0
+	while :; do
+		sleep 300
+		_s=$((_n % 4 + 1))
+		kill "$(cat /tmp/soak-w$_s.pid)" 2>/dev/null
+		sleep 1
+		case $_s in 1) hog 1 128 5 ;; 2) hog 2 96 20 ;; 3) hog 3 64 50 ;; 4) hog 4 64 90 ;; esac
+		_n=$((_n + 1))
+	done
+}
+
+# ---- churn: a cgroup a second, ten alive ----------------------------------------------------------
+churn() {
+	_i=0
+	while :; do
+		mkdir "$cg/churn/c$_i"
+		(echo 0 >"$cg/churn/c$_i/cgroup.procs" &&
+			exec memhog --anon 4M --hot-pct 50 --rate 20 >/dev/null 2>&1) &
+		echo "$!" >"/tmp/soak-c$_i.pid"
+		if [ "$_i" -ge 10 ]; then
+			_j=$((_i - 10))
+			kill "$(cat /tmp/soak-c$_j.pid)" 2>/dev/null
+			_k=0
+			until rmdir "$cg/churn/c$_j" 2>/dev/null; do
+				_k=$((_k + 1))
+				[ "$_k" -gt 100 ] && break
+				sleep 0.02
+			done
+			rm -f "/tmp/soak-c$_j.pid"
+		fi
+		echo "$_i" >/tmp/soak-churn.count
+		_i=$((_i + 1))
+		sleep 1
+	done
+}
+
+# ---- reloads: every 15 s, good A, good B, good A, bad, ... -----------------------------------------
+reloads() {
+	_n=0
+	while :; do
+		sleep 15
+		_n=$((_n + 1))
+		case $((_n % 4)) in
+		0) cp /tmp/soak-bad.json /tmp/soak.json ;;
+		1 | 3) cp /tmp/soak-b.json /tmp/soak.json ;;
+		2) cp /tmp/soak-a.json /tmp/soak.json ;;
+		esac
+		kill -HUP "$(cat /tmp/soak-agent.pid)" 2>/dev/null
+		echo "$_n" >/tmp/soak-reloads.count
+	done
+}
+
+# ---- swap: the disk off and on again by someone else every 180 s ---------------------------------
+swapchanges() {
+	_n=0
+	while :; do
+		sleep 150
+		if swapoff "$swapdev" 2>>"$RESULTS/soak-swap.txt"; then
+			echo "$(uptime_s) swapoff $swapdev" >>"$RESULTS/soak-swap.txt"
+		fi
+		sleep 30
+		swapon-prio "$swapdev" 10 2>>"$RESULTS/soak-swap.txt" &&
+			echo "$(uptime_s) swapon $swapdev" >>"$RESULTS/soak-swap.txt"
+		_n=$((_n + 1))
+	done
+}
+
+# json_num OBJECT KEY: the number of the first "KEY": after "OBJECT": in the status on stdin (one
+# line); KEY must come before any nested object of OBJECT that has a KEY too.
+json_num() {
+	awk -v o="\"$1\":" -v k="\"$2\":" '{
+		i = index($0, o); if (!i) exit
+		s = substr($0, i + length(o)); j = index(s, k); if (!j) exit
+		s = substr(s, j + length(k)); sub(/^ */, "", s)
+		if (match(s, /^[0-9]+/)) print substr(s, 1, RLENGTH)
+	}'
+}
+
+start_agent
+log_wait "$LOG" "tick|managed by rule" 30 >/dev/null || true
+workloads &
+wl_pid=$!
+churn &
+ch_pid=$!
+reloads &
+rl_pid=$!
+swapchanges &
+sw_pid=$!
+
+crashes=0
+t0=$(uptime_s)
+echo "# t_s alive fds rss_kib ticks late_last_us late_max_us log_lines reclaimed_bytes crashes" \
+	>"$RESULTS/soak-samples.tsv"
+while :; do
+	t=$(fsub "$(uptime_s)" "$t0")
+	[ "${t%.*}" -ge "$DUR" ] && break
+	if kill -0 "$AGENT_PID" 2>/dev/null; then
+		alive=1
+	else
+		wait "$AGENT_PID"
+		echo "$t agent exited with status $?; started again" >>"$RESULTS/soak-crashes.txt"
+		crashes=$((crashes + 1))
+		alive=0
+		start_agent
+	fi
+	# shellcheck disable=SC2012 # fd names are numbers
+	fds=$(ls "/proc/$AGENT_PID/fd" 2>/dev/null | wc -l)
+	rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$AGENT_PID/status" 2>/dev/null)
+	st=$(reclaimctl --json status 2>/dev/null | tr -d '\n')
+	ticks=$(echo "$st" | json_num tick count)
+	late=$(echo "$st" | json_num tick late_last_us)
+	latemax=$(echo "$st" | json_num tick late_max_us)
+	recl=$(echo "$st" | json_num totals reclaimed_bytes)
+	loglines=$(wc -l <"$LOG")
+	echo "$t $alive ${fds:-0} ${rss:-0} ${ticks:--} ${late:--} ${latemax:--} $loglines ${recl:--} $crashes" \
+		>>"$RESULTS/soak-samples.tsv"
+	sleep 1
+done
+
+kill "$wl_pid" "$ch_pid" "$rl_pid" "$sw_pid" 2>/dev/null
+wait "$wl_pid" "$ch_pid" "$rl_pid" "$sw_pid" 2>/dev/null
+stop_s=$(agent_stop)
+wait "$AGENT_PID"
+rc=$?
+echo "exit status $rc after SIGTERM, in $stop_s s" >"$RESULTS/soak-exit.txt"
+for f in /tmp/soak-w*.pid /tmp/soak-c*.pid; do
+	[ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null
+done
+swapon-prio "$swapdev" 10 2>/dev/null || true
+echo "churn cycles $(cat /tmp/soak-churn.count 2>/dev/null || echo 0)" >>"$RESULTS/soak-exit.txt"
+echo "reloads sent $(cat /tmp/soak-reloads.count 2>/dev/null || echo 0)" >>"$RESULTS/soak-exit.txt"
+echo "swap off/on $(grep -c swapon "$RESULTS/soak-swap.txt" 2>/dev/null || echo 0)" >>"$RESULTS/soak-exit.txt"
+cat "$RESULTS/soak-exit.txt"
+# The host (soak.sh) reads the samples and the log and judges; here only that the run happened.
+if [ "$crashes" -eq 0 ]; then
+	pass soak-ran "$DUR s, no crash"
+else
+	fail soak-ran "$DUR s, $crashes crash(es): $(head -1 "$RESULTS/soak-crashes.txt")"
+fi
