@@ -219,21 +219,29 @@ else
 	d1=$(($(swap_used_kib "$Z1") - ${z1:-0}))
 	tot=$((d0 + d1))
 	# How one writer's swap-outs spread over equal priorities depends on the kernel (the probe
-	# scenario swap-stripe.sh): before 7.0 page by page, round robin, so each device gets at
-	# least a quarter; 7.x allocates from a per-CPU cluster and rotates rarely, and the device
-	# swapped on last (zram1 here) takes nearly all of it, the other one cluster per CPU. There
-	# each must still get pages (at least 1 MiB): with zram1 left at 50 it gets none.
+	# scenario swap-stripe.sh). 6.1 and 6.12 rotate the devices after each batch of slots, so
+	# each gets at least a quarter. 7.3 allocates from per-CPU clusters and rotates rarely: the
+	# device swapped on last (zram1 here) takes nearly all of it. Kernels after 6.12 get the 7.3
+	# check, since the allocator rewrite came between the two and no kernel in between is
+	# measured. There both must stay at 100 and each must still get pages (at least 1 MiB);
+	# with zram1 left at 50 it gets none until zram0 is full.
 	split="zram0 +$((d0 / 1024)) MiB, $Z1 +$((d1 / 1024)) MiB"
-	if [ "$(uname -r | cut -d. -f1)" -ge 7 ]; then
+	p0=$(swap_prio $ZRAM)
+	p1=$(swap_prio "$Z1")
+	if [ "$p0" != 100 ] || [ "$p1" != 100 ]; then
+		fail swap-equal-priority-striped "$split, but priorities $ZRAM '$p0' and $Z1 '$p1' after the push (want 100 and 100)"
+	elif [ "$tot" -lt $((64 * 1024)) ]; then
+		fail swap-equal-priority-striped "$split: less than 64 MiB of the 96 MiB push reached swap"
+	elif ! kver_le 6 12; then
 		if [ "$d0" -ge 1024 ] && [ "$d1" -ge 1024 ]; then
-			pass swap-equal-priority-striped "$split (7.x: per-CPU clusters, not page by page)"
+			pass swap-equal-priority-striped "$split (after 6.12: per-CPU clusters, each >= 1 MiB)"
 		else
-			fail swap-equal-priority-striped "$split (want each >= 1 MiB on 7.x)"
+			fail swap-equal-priority-striped "$split (want each >= 1 MiB after 6.12)"
 		fi
-	elif [ "$tot" -gt 0 ] && [ $((d0 * 4)) -ge "$tot" ] && [ $((d1 * 4)) -ge "$tot" ]; then
+	elif [ $((d0 * 4)) -ge "$tot" ] && [ $((d1 * 4)) -ge "$tot" ]; then
 		pass swap-equal-priority-striped "$split"
 	else
-		fail swap-equal-priority-striped "$split (want each >= 25 %)"
+		fail swap-equal-priority-striped "$split (want each >= 25 % up to 6.12)"
 	fi
 fi
 
