@@ -11,7 +11,8 @@
 #                       to it (default: 3 runs x 300 s x 5 arms, about 95 minutes)
 #   bench/soak.sh       30 minutes of load around an ASan+UBSan agent in the VM: crashes, fd and
 #                       RSS growth, log lines a minute, tick lateness, bytes reclaimed
-#                       (BENCH_SOAK_MINUTES: how long, default 30)
+#                       (BENCH_SOAK_MINUTES, else SOAK_MINUTES: how long, default 30; not
+#                       run with --no-vm)
 #
 # Arguments are passed to overhead.sh (e.g. --no-vm, --sizes "1000"); see its header.
 # Runs every benchmark even when one fails; exits non-zero if any failed.
@@ -42,5 +43,8 @@ if [ -f "$HERE/peers.sh" ]; then
 fi
 echo
 echo "== bench/soak.sh"
-"$HERE/soak.sh" --minutes "${BENCH_SOAK_MINUTES:-30}" || rc=1
+case " $* " in
+*" --no-vm "*) echo "soak.sh: not run (--no-vm: it runs in the VM only)" ;;
+*) "$HERE/soak.sh" --minutes "${BENCH_SOAK_MINUTES:-${SOAK_MINUTES:-30}}" || rc=1 ;;
+esac
 exit "$rc"

@@ -12,14 +12,23 @@
 #              alive at a time, the oldest killed and removed;
 #   reloads    a SIGHUP every 15 s: the file alternates between two good configs, and every
 #              fourth reload is a bad file (refused, the last good one kept);
-#   swap       every 180 s someone else swaps the disk off, and 30 s later on again unless the
-#              agent's next reload has done so already (the device is in its config).
-# A sample a second, in $RESULTS/soak-samples.tsv:
+#   swap       every 180 s someone else swaps the disk off; the agent's next reload swaps it on
+#              again (the device is in its config), and if it is still off 30 s later the
+#              script swaps it on (soak-swap.txt says which happened).
+# Two quiet points, one after the warm-up (at 6 minutes, or a third of a shorter run) and one at
+# the end: churn, reloads and swap changes stop, the churned cgroups are removed, the disk is on,
+# config A is loaded, and once the agent manages only the four workloads with no job in flight for
+# two ticks its fds are counted (the fewest of five samples with no job in flight). A leak in any
+# of those paths raises the second count over the first. Written to soak-quiet.txt:
+#   label t_s fds rss_kib managed known
+# A sample about every 2 s (each takes a status call), in $RESULTS/soak-samples.tsv:
 #   t_s alive fds rss_kib ticks late_last_us late_max_us log_lines reclaimed_bytes crashes managed
-# (ticks .. reclaimed_bytes and managed, the cgroups managed at the last tick, from `reclaimctl --json status`; an agent that died is counted in
-# crashes, its exit status logged to soak-crashes.txt, and started again). At the end the agent
-# gets SIGTERM; its exit status goes to soak-exit.txt and its log (stderr, with any sanitizer
-# report) is agent.log.
+#   known in_flight
+# (ticks .. reclaimed_bytes, managed, known and in_flight, from `reclaimctl --json status`; an
+# agent that died is counted in crashes, its exit status logged to soak-crashes.txt, and started
+# again on config A). At the end the agent gets SIGTERM; its exit status goes to soak-exit.txt
+# and its log (stderr, with any sanitizer report) is agent.log; reclaimctl's stderr (a sanitizer
+# build too) is reclaimctl.err.
 set -u
 . "$VMTEST_LIB"
 
@@ -66,8 +75,19 @@ mkdir -p "$cg/work" "$cg/churn"
 echo "+memory" >"$cg/work/cgroup.subtree_control"
 echo "+memory" >"$cg/churn/cgroup.subtree_control"
 
+# start_agent: starts the agent and publishes its pid for the reload loop only once its status
+# socket answers; the socket is set up after SIGHUP is taken through sd-event, so an early SIGHUP
+# cannot kill it.
 start_agent() {
 	agent_start /tmp/soak.json "$LOG"
+	_n=0
+	until reclaimctl status >/dev/null 2>>"$RESULTS/reclaimctl.err"; do
+		_n=$((_n + 1))
+		if [ "$_n" -gt 120 ] || ! kill -0 "$AGENT_PID" 2>/dev/null; then
+			break
+		fi
+		sleep 0.5
+	done
 	echo "$AGENT_PID" >/tmp/soak-agent.pid
 }
 
@@ -95,14 +115,14 @@ workloads() {
 }
 
 # ---- churn: a cgroup a second, ten alive ----------------------------------------------------------
-churn() {
-	_i=0
+churn() { # FIRST_INDEX
+	_i=$1
 	while :; do
 		mkdir "$cg/churn/c$_i"
 		(echo 0 >"$cg/churn/c$_i/cgroup.procs" &&
 			exec memhog --anon 4M --hot-pct 50 --rate 20 >/dev/null 2>&1) &
 		echo "$!" >"/tmp/soak-c$_i.pid"
-		if [ "$_i" -ge 10 ]; then
+		if [ "$_i" -ge $(($1 + 10)) ]; then
 			_j=$((_i - 10))
 			kill "$(cat /tmp/soak-c$_j.pid)" 2>/dev/null
 			_k=0
@@ -147,7 +167,7 @@ swapchanges() {
 		if [ -n "$(swap_prio "$swapdev")" ]; then
 			echo "$(uptime_s) on again already (the agent's reload)" >>"$RESULTS/soak-swap.txt"
 		elif swapon-prio "$swapdev" 10 2>>"$RESULTS/soak-swap.txt"; then
-			echo "$(uptime_s) swapon $swapdev" >>"$RESULTS/soak-swap.txt"
+			echo "$(uptime_s) swapon $swapdev (by the script: the agent had not)" >>"$RESULTS/soak-swap.txt"
 		fi
 		_n=$((_n + 1))
 	done
@@ -164,20 +184,97 @@ json_num() {
 	}'
 }
 
+status() {
+	reclaimctl --json status 2>>"$RESULTS/reclaimctl.err" | tr -d '\n'
+}
+
+# load_start: churn (numbering on from the last cgroup), reloads and swap changes.
+load_start() {
+	_c=$(cat /tmp/soak-churn.count 2>/dev/null || echo -1)
+	churn $((_c + 1)) &
+	ch_pid=$!
+	reloads &
+	rl_pid=$!
+	swapchanges &
+	sw_pid=$!
+}
+
+# quiet LABEL: stops the load (the workloads keep running), brings the agent to a quiet state
+# (module header) and appends "LABEL t_s fds rss_kib managed known" to soak-quiet.txt.
+quiet() {
+	kill "$ch_pid" "$rl_pid" "$sw_pid" 2>/dev/null
+	wait "$ch_pid" "$rl_pid" "$sw_pid" 2>/dev/null
+	for _f in /tmp/soak-c*.pid; do
+		[ -f "$_f" ] && kill "$(cat "$_f")" 2>/dev/null
+		rm -f "$_f"
+	done
+	# A swapoff the killed loop started goes on; wait for it, then make sure the disk is on.
+	_n=0
+	while [ -z "$(swap_prio "$swapdev")" ] && [ "$_n" -lt 120 ]; do
+		swapon-prio "$swapdev" 10 2>/dev/null && echo "$(uptime_s) swapon $swapdev (quiet $1)" >>"$RESULTS/soak-swap.txt"
+		_n=$((_n + 1))
+		sleep 1
+	done
+	_n=0
+	for _d in "$cg"/churn/c*; do
+		[ -d "$_d" ] || continue
+		until rmdir "$_d" 2>/dev/null || [ "$_n" -gt 250 ]; do
+			_n=$((_n + 1))
+			sleep 0.02
+		done
+	done
+	cp /tmp/soak-a.json /tmp/soak.json
+	kill -HUP "$AGENT_PID" 2>/dev/null
+	# Quiet: the four workloads managed, nothing in flight, at two ticks in a row.
+	_calm=0
+	_last=
+	_n=0
+	while [ "$_calm" -lt 2 ] && [ "$_n" -lt 240 ]; do
+		_st=$(status)
+		_tk=$(echo "$_st" | json_num tick count)
+		if [ -n "$_tk" ] && [ "$_tk" != "$_last" ]; then
+			_last=$_tk
+			if [ "$(echo "$_st" | json_num totals managed_cgroups)" = 4 ] &&
+				[ "$(echo "$_st" | json_num totals jobs_in_flight)" = 0 ]; then
+				_calm=$((_calm + 1))
+			else
+				_calm=0
+			fi
+		fi
+		_n=$((_n + 1))
+		sleep 0.5
+	done
+	_best=
+	_k=0
+	while [ "$_k" -lt 5 ]; do
+		_st=$(status)
+		sleep 0.3 # the agent closes the status connection on its next loop iteration
+		# shellcheck disable=SC2012 # fd names are numbers
+		_fd=$(ls "/proc/$AGENT_PID/fd" 2>/dev/null | wc -l)
+		if [ "$(echo "$_st" | json_num totals jobs_in_flight)" = 0 ] &&
+			{ [ -z "$_best" ] || [ "$_fd" -lt "$_best" ]; }; then
+			_best=$_fd
+		fi
+		_k=$((_k + 1))
+		sleep 1
+	done
+	_st=$(status)
+	echo "$1 $(fsub "$(uptime_s)" "$t0") ${_best:--} $(awk '/^VmRSS:/ { print $2 }' "/proc/$AGENT_PID/status" 2>/dev/null) $(echo "$_st" | json_num totals managed_cgroups) $(echo "$_st" | json_num totals known_cgroups)" \
+		>>"$RESULTS/soak-quiet.txt"
+}
+
 start_agent
 log_wait "$LOG" "tick|managed by rule" 30 >/dev/null || true
+t0=$(uptime_s)
 workloads &
 wl_pid=$!
-churn &
-ch_pid=$!
-reloads &
-rl_pid=$!
-swapchanges &
-sw_pid=$!
+load_start
+q1=360
+[ "$DUR" -lt 1080 ] && q1=$((DUR / 3))
+q1_done=0
 
 crashes=0
-t0=$(uptime_s)
-echo "# t_s alive fds rss_kib ticks late_last_us late_max_us log_lines reclaimed_bytes crashes managed" \
+echo "# t_s alive fds rss_kib ticks late_last_us late_max_us log_lines reclaimed_bytes crashes managed known in_flight" \
 	>"$RESULTS/soak-samples.tsv"
 while :; do
 	t=$(fsub "$(uptime_s)" "$t0")
@@ -189,25 +286,35 @@ while :; do
 		echo "$t agent exited with status $?; started again" >>"$RESULTS/soak-crashes.txt"
 		crashes=$((crashes + 1))
 		alive=0
+		cp /tmp/soak-a.json /tmp/soak.json
 		start_agent
+	fi
+	if [ "$q1_done" = 0 ] && [ "${t%.*}" -ge "$q1" ]; then
+		quiet after-warm-up
+		load_start
+		q1_done=1
+		continue
 	fi
 	# shellcheck disable=SC2012 # fd names are numbers
 	fds=$(ls "/proc/$AGENT_PID/fd" 2>/dev/null | wc -l)
 	rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$AGENT_PID/status" 2>/dev/null)
-	st=$(reclaimctl --json status 2>/dev/null | tr -d '\n')
+	st=$(status)
 	ticks=$(echo "$st" | json_num tick count)
 	late=$(echo "$st" | json_num tick late_last_us)
 	latemax=$(echo "$st" | json_num tick late_max_us)
 	recl=$(echo "$st" | json_num totals reclaimed_bytes)
 	managed=$(echo "$st" | json_num totals managed_cgroups)
+	known=$(echo "$st" | json_num totals known_cgroups)
+	inflight=$(echo "$st" | json_num totals jobs_in_flight)
 	loglines=$(wc -l <"$LOG")
-	echo "$t $alive ${fds:-0} ${rss:-0} ${ticks:--} ${late:--} ${latemax:--} $loglines ${recl:--} $crashes ${managed:--}" \
+	echo "$t $alive ${fds:-0} ${rss:-0} ${ticks:--} ${late:--} ${latemax:--} $loglines ${recl:--} $crashes ${managed:--} ${known:--} ${inflight:--}" \
 		>>"$RESULTS/soak-samples.tsv"
 	sleep 1
 done
 
-kill "$wl_pid" "$ch_pid" "$rl_pid" "$sw_pid" 2>/dev/null
-wait "$wl_pid" "$ch_pid" "$rl_pid" "$sw_pid" 2>/dev/null
+quiet at-end
+kill "$wl_pid" 2>/dev/null
+wait "$wl_pid" 2>/dev/null
 stop_s=$(agent_stop)
 wait "$AGENT_PID"
 rc=$?
@@ -218,8 +325,12 @@ done
 swapon-prio "$swapdev" 10 2>/dev/null || true
 echo "churn cycles $(cat /tmp/soak-churn.count 2>/dev/null || echo 0)" >>"$RESULTS/soak-exit.txt"
 echo "reloads sent $(cat /tmp/soak-reloads.count 2>/dev/null || echo 0)" >>"$RESULTS/soak-exit.txt"
-echo "swapoffs $(grep -c ' swapoff ' "$RESULTS/soak-swap.txt" 2>/dev/null || echo 0)" >>"$RESULTS/soak-exit.txt"
-echo "swapons $(grep -c ' swapon ' "$RESULTS/soak-swap.txt" 2>/dev/null || echo 0)" >>"$RESULTS/soak-exit.txt"
+n=$(grep -c ' swapoff ' "$RESULTS/soak-swap.txt" 2>/dev/null)
+echo "swapoffs ${n:-0}" >>"$RESULTS/soak-exit.txt"
+n=$(grep -c 'on again already' "$RESULTS/soak-swap.txt" 2>/dev/null)
+echo "swapped on by the agent ${n:-0}" >>"$RESULTS/soak-exit.txt"
+n=$(grep -c 'the agent had not' "$RESULTS/soak-swap.txt" 2>/dev/null)
+echo "swapped on by the script ${n:-0}" >>"$RESULTS/soak-exit.txt"
 cat "$RESULTS/soak-exit.txt"
 # The host (soak.sh) reads the samples and the log and judges; here only that the run happened.
 if [ "$crashes" -eq 0 ]; then
