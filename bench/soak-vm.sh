@@ -1,7 +1,7 @@
 #!/bin/sh
 # soak-vm.sh - the guest side of bench/soak.sh: SOAK_SECONDS (default 1800) of workloads, cgroup
 # churn, reloads and swap changes around one agent (a sanitizer build, from soak.sh), sampled
-# every second. Run by tests/vm/run.sh; not a test of make check.
+# about every 2 s. Run by tests/vm/run.sh; not a test of make check.
 #
 # What runs (the agent's config: interval 2 s, psi on soak/work/* and soak/churn/*, zram0 at 100
 # and the disk at 10, MGLRU aging where the kernel has it):
@@ -16,11 +16,13 @@
 #              again (the device is in its config), and if it is still off 30 s later the
 #              script swaps it on (soak-swap.txt says which happened).
 # Two quiet points, one after the warm-up (at 6 minutes, or a third of a shorter run) and one at
-# the end: churn, reloads and swap changes stop, the churned cgroups are removed, the disk is on,
-# config A is loaded, and once the agent manages only the four workloads with no job in flight for
-# two ticks its fds are counted (the fewest of five samples with no job in flight). A leak in any
-# of those paths raises the second count over the first. Written to soak-quiet.txt:
-#   label t_s fds rss_kib managed known
+# the end: workload restarts, churn, reloads and swap changes stop (a swapoff under way is waited
+# for), the churned cgroups are killed and removed, the four workloads run, the disk is on, config
+# A is loaded, and once the agent manages only the four workloads with no job in flight for two
+# ticks its fds are counted (the fewest of five samples with no job in flight). A leak in any of
+# those paths raises the second count over the first. Written to soak-quiet.txt:
+#   label t_s fds rss_kib managed known calm
+# (calm 1: the quiet state was reached; 0: not within 2 minutes, and the count is not comparable).
 # A sample about every 2 s (each takes a status call), in $RESULTS/soak-samples.tsv:
 #   t_s alive fds rss_kib ticks late_last_us late_max_us log_lines reclaimed_bytes crashes managed
 #   known in_flight
@@ -98,19 +100,25 @@ hog() { # SLOT MIB HOT_PCT
 		>>"$RESULTS/memhog-w$1.log" 2>&1
 	echo "$!" >"/tmp/soak-w$1.pid"
 }
-workloads() {
-	hog 1 128 5
-	hog 2 96 20
-	hog 3 64 50
-	hog 4 64 90
-	_n=0
+hog_slot() { # SLOT
+	case $1 in 1) hog 1 128 5 ;; 2) hog 2 96 20 ;; 3) hog 3 64 50 ;; 4) hog 4 64 90 ;; esac
+}
+# hogs_alive: starts the workload of any slot whose memhog is not running.
+hogs_alive() {
+	for _s in 1 2 3 4; do
+		kill -0 "$(cat "/tmp/soak-w$_s.pid" 2>/dev/null)" 2>/dev/null || hog_slot "$_s"
+	done
+}
+restarts() {
+	_n=$(cat /tmp/soak-restarts.count 2>/dev/null || echo 0)
 	while :; do
 		sleep 300
 		_s=$((_n % 4 + 1))
 		kill "$(cat /tmp/soak-w$_s.pid)" 2>/dev/null
 		sleep 1
-		case $_s in 1) hog 1 128 5 ;; 2) hog 2 96 20 ;; 3) hog 3 64 50 ;; 4) hog 4 64 90 ;; esac
+		hog_slot "$_s"
 		_n=$((_n + 1))
+		echo "$_n" >/tmp/soak-restarts.count
 	done
 }
 
@@ -160,7 +168,11 @@ swapchanges() {
 	_n=0
 	while :; do
 		sleep 150
-		if swapoff "$swapdev" 2>>"$RESULTS/soak-swap.txt"; then
+		# In the background with its pid published: quiet() waits for a swapoff under way (the
+		# area stays in /proc/swaps until swapoff has read every page back).
+		swapoff "$swapdev" 2>>"$RESULTS/soak-swap.txt" &
+		echo "$!" >/tmp/soak-swapoff.pid
+		if wait "$!"; then
 			echo "$(uptime_s) swapoff $swapdev" >>"$RESULTS/soak-swap.txt"
 		fi
 		sleep 30
@@ -188,8 +200,11 @@ status() {
 	reclaimctl --json status 2>>"$RESULTS/reclaimctl.err" | tr -d '\n'
 }
 
-# load_start: churn (numbering on from the last cgroup), reloads and swap changes.
+# load_start: workload restarts, churn (numbering on from the last cgroup), reloads and swap
+# changes.
 load_start() {
+	restarts &
+	rs_pid=$!
 	_c=$(cat /tmp/soak-churn.count 2>/dev/null || echo -1)
 	churn $((_c + 1)) &
 	ch_pid=$!
@@ -202,23 +217,34 @@ load_start() {
 # quiet LABEL: stops the load (the workloads keep running), brings the agent to a quiet state
 # (module header) and appends "LABEL t_s fds rss_kib managed known" to soak-quiet.txt.
 quiet() {
-	kill "$ch_pid" "$rl_pid" "$sw_pid" 2>/dev/null
-	wait "$ch_pid" "$rl_pid" "$sw_pid" 2>/dev/null
+	kill "$rs_pid" "$ch_pid" "$rl_pid" "$sw_pid" 2>/dev/null
+	wait "$rs_pid" "$ch_pid" "$rl_pid" "$sw_pid" 2>/dev/null
+	hogs_alive
 	for _f in /tmp/soak-c*.pid; do
 		[ -f "$_f" ] && kill "$(cat "$_f")" 2>/dev/null
 		rm -f "$_f"
 	done
-	# A swapoff the killed loop started goes on; wait for it, then make sure the disk is on.
+	# A swapoff the killed loop started goes on (its area stays listed until it is done): wait
+	# for it, then make sure the disk is on.
+	_n=0
+	while kill -0 "$(cat /tmp/soak-swapoff.pid 2>/dev/null)" 2>/dev/null && [ "$_n" -lt 240 ]; do
+		_n=$((_n + 1))
+		sleep 0.5
+	done
 	_n=0
 	while [ -z "$(swap_prio "$swapdev")" ] && [ "$_n" -lt 120 ]; do
 		swapon-prio "$swapdev" 10 2>/dev/null && echo "$(uptime_s) swapon $swapdev (quiet $1)" >>"$RESULTS/soak-swap.txt"
 		_n=$((_n + 1))
 		sleep 1
 	done
-	_n=0
+	# Every churned cgroup goes, with whatever runs in it (a memhog started after the last pid
+	# file was written included).
 	for _d in "$cg"/churn/c*; do
 		[ -d "$_d" ] || continue
+		[ -w "$_d/cgroup.kill" ] && echo 1 >"$_d/cgroup.kill" 2>/dev/null
+		_n=0
 		until rmdir "$_d" 2>/dev/null || [ "$_n" -gt 250 ]; do
+			[ -w "$_d/cgroup.kill" ] && echo 1 >"$_d/cgroup.kill" 2>/dev/null
 			_n=$((_n + 1))
 			sleep 0.02
 		done
@@ -259,15 +285,19 @@ quiet() {
 		sleep 1
 	done
 	_st=$(status)
-	echo "$1 $(fsub "$(uptime_s)" "$t0") ${_best:--} $(awk '/^VmRSS:/ { print $2 }' "/proc/$AGENT_PID/status" 2>/dev/null) $(echo "$_st" | json_num totals managed_cgroups) $(echo "$_st" | json_num totals known_cgroups)" \
+	_calm1=0
+	[ "$_calm" -ge 2 ] && _calm1=1
+	_rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$AGENT_PID/status" 2>/dev/null)
+	_mg=$(echo "$_st" | json_num totals managed_cgroups)
+	_kn=$(echo "$_st" | json_num totals known_cgroups)
+	echo "$1 $(fsub "$(uptime_s)" "$t0") ${_best:--} ${_rss:--} ${_mg:--} ${_kn:--} $_calm1" \
 		>>"$RESULTS/soak-quiet.txt"
 }
 
 start_agent
 log_wait "$LOG" "tick|managed by rule" 30 >/dev/null || true
 t0=$(uptime_s)
-workloads &
-wl_pid=$!
+for s in 1 2 3 4; do hog_slot "$s"; done
 load_start
 q1=360
 [ "$DUR" -lt 1080 ] && q1=$((DUR / 3))
@@ -313,12 +343,11 @@ while :; do
 done
 
 quiet at-end
-kill "$wl_pid" 2>/dev/null
-wait "$wl_pid" 2>/dev/null
 stop_s=$(agent_stop)
 wait "$AGENT_PID"
 rc=$?
 echo "exit status $rc after SIGTERM, in $stop_s s" >"$RESULTS/soak-exit.txt"
+echo "load seconds $DUR" >>"$RESULTS/soak-exit.txt"
 for f in /tmp/soak-w*.pid /tmp/soak-c*.pid; do
 	[ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null
 done

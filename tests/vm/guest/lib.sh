@@ -252,10 +252,20 @@ swap_size_kib() { swap_col "$1" 3; }
 swap_prio() { swap_col "$1" 5; }
 
 # kver_le MAJOR MINOR: true when the running kernel's version is at most MAJOR.MINOR. A release
-# string it cannot read as digits.digits (none of Debian's) counts as newer.
+# string that does not start with digits.digits (none of Debian's) counts as newer.
 kver_le() {
 	_kv=$(uname -r)
+	case $_kv in
+	[0-9]*.[0-9]*) ;;
+	*) return 1 ;;
+	esac
 	_kmaj=${_kv%%.*}
+	_krest=${_kv#*.}
+	_kmin=${_krest%%[!0-9]*}
+	case $_kmaj in '' | *[!0-9]*) return 1 ;; esac
+	case $_kmin in '' | *[!0-9]*) return 1 ;; esac
+	[ "$_kmaj" -lt "$1" ] || { [ "$_kmaj" -eq "$1" ] && [ "$_kmin" -le "$2" ]; }
+}
 	_krest=${_kv#*.}
 	_kmin=${_krest%%[!0-9]*}
 	case "$_kmaj$_kmin" in

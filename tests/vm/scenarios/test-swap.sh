@@ -223,9 +223,10 @@ else
 	# each gets at least a quarter. 7.3 allocates from per-CPU clusters and rotates rarely: the
 	# device swapped on last (zram1 here) takes nearly all of it. Kernels after 6.12 get the 7.3
 	# check, since the allocator rewrite came between the two and no kernel in between is
-	# measured. There both must stay at 100 and each must still get pages (at least 1 MiB);
-	# with zram1 left at 50 it gets none until zram0 is full.
-	split="zram0 +$((d0 / 1024)) MiB, $Z1 +$((d1 / 1024)) MiB"
+	# measured. There both must stay at 100 and each must still get pages (at least 64 pages,
+	# 256 KiB; the fewest measured was 1 MiB); with zram1 left at 50 it gets none until zram0 is
+	# full.
+	split="zram0 +$d0 KiB, $Z1 +$d1 KiB"
 	p0=$(swap_prio $ZRAM)
 	p1=$(swap_prio "$Z1")
 	if [ "$p0" != 100 ] || [ "$p1" != 100 ]; then
@@ -233,10 +234,10 @@ else
 	elif [ "$tot" -lt $((64 * 1024)) ]; then
 		fail swap-equal-priority-striped "$split: less than 64 MiB of the 96 MiB push reached swap"
 	elif ! kver_le 6 12; then
-		if [ "$d0" -ge 1024 ] && [ "$d1" -ge 1024 ]; then
-			pass swap-equal-priority-striped "$split (after 6.12: per-CPU clusters, each >= 1 MiB)"
+		if [ "$d0" -ge 256 ] && [ "$d1" -ge 256 ]; then
+			pass swap-equal-priority-striped "$split (after 6.12: per-CPU clusters, each >= 256 KiB)"
 		else
-			fail swap-equal-priority-striped "$split (want each >= 1 MiB after 6.12)"
+			fail swap-equal-priority-striped "$split (want each >= 256 KiB after 6.12)"
 		fi
 	elif [ $((d0 * 4)) -ge "$tot" ] && [ $((d1 * 4)) -ge "$tot" ]; then
 		pass swap-equal-priority-striped "$split"
