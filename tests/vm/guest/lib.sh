@@ -266,13 +266,6 @@ kver_le() {
 	case $_kmin in '' | *[!0-9]*) return 1 ;; esac
 	[ "$_kmaj" -lt "$1" ] || { [ "$_kmaj" -eq "$1" ] && [ "$_kmin" -le "$2" ]; }
 }
-	_krest=${_kv#*.}
-	_kmin=${_krest%%[!0-9]*}
-	case "$_kmaj$_kmin" in
-	'' | *[!0-9]*) return 1 ;;
-	esac
-	[ "$_kmaj" -lt "$1" ] || { [ "$_kmaj" -eq "$1" ] && [ "$_kmin" -le "$2" ]; }
-}
 
 # zswap_stat NAME: a debugfs zswap counter (0 when missing).
 zswap_stat() {
