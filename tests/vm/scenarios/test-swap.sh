@@ -13,8 +13,9 @@
 #    priority than zram0 (swap-stripe-warn.json): the "both zram" warning, and it is activated at
 #    its priority; a configured file without a swap signature (/data/noswap) is "skipped". At the
 #    same priority (swap-stripe.json): the agent moves the (empty) device to 100 and pushed-out
-#    memory lands on both (before 7.0 round robin, each at least a quarter; on 7.x at least
-#    1 MiB each, see the check).
+#    memory lands on both, with both still at 100 and at least 64 MiB in swap (up to 6.12,
+#    rotated in batches of slots: each at least a quarter; after 6.12 at least 256 KiB each, see
+#    the check).
 # 5. A swap file on /data swapped on (and off) while the agent runs: "swap device added" /
 #    "swap device removed" within one tick (interval 2 s: 3 s allowed).
 # 6. A kubelet node: with a kubepods.slice cgroup in the tree, a configured swap file that is off
