@@ -15,12 +15,13 @@
 #   swap       every 180 s someone else swaps the disk off; the agent's next reload swaps it on
 #              again (the device is in its config), and if it is still off 30 s later the
 #              script swaps it on (soak-swap.txt says which happened).
-# Two quiet points, one after the warm-up (at 6 minutes, or a third of a shorter run) and one at
-# the end: workload restarts, churn, reloads and swap changes stop (a swapoff under way is waited
-# for), the churned cgroups are killed and removed, the four workloads run, the disk is on, config
-# A is loaded, and once the agent manages only the four workloads with no job in flight for two
-# ticks its fds are counted (the fewest of five samples with no job in flight). A leak in any of
-# those paths raises the second count over the first. Written to soak-quiet.txt:
+# Two quiet points, one after the warm-up (at 6 minutes, or a third of a run shorter than 18
+# minutes) and one at the end: workload restarts, churn, reloads and swap changes stop (a swapoff
+# under way is waited for), the churned cgroups are killed and removed, the four workloads run,
+# the disk is on, config A is loaded, and once the agent manages only the four workloads with no
+# job in flight for two ticks its fds are counted (the fewest of five samples with no job in
+# flight). A leak in any of those paths raises the second count over the first. Written to
+# soak-quiet.txt:
 #   label t_s fds rss_kib managed known calm
 # (calm 1: the quiet state was reached; 0: not within 2 minutes, and the count is not comparable).
 # A sample about every 2 s (each takes a status call), in $RESULTS/soak-samples.tsv:

@@ -6,7 +6,7 @@
 #        bench/soak.sh --report
 #   --minutes N   how long the guest runs the load (default 30; SOAK_MINUTES too)
 #   --report      no build and no run: the table and plot again from what the last run left
-#   other options go to tests/vm/run.sh (e.g. --kernel 7.3)
+#   other options go to tests/vm/run.sh (e.g. --kernel 7.3), in any order with these
 # Builds `make reclaimd reclaimctl SAN=asan SAN_STATIC=1` (build/gcc-asan-static/, the sanitizer
 # runtime linked in so the busybox guest needs nothing), boots tests/vm/run.sh with
 # bench/soak-vm.sh (what runs there is described at its top) and reads what it leaves in
@@ -38,15 +38,23 @@ REPO=$(cd "$HERE/.." && pwd)
 out=$REPO/bench/out/soak
 minutes=${SOAK_MINUTES:-30}
 report_only=0
-case ${1:-} in
---minutes)
-	minutes=${2:-}
-	shift 2 || shift
-	;;
---report)
-	report_only=1
-	;;
-esac
+# --minutes and --report anywhere; every other argument goes to run.sh, in its order.
+n=$#
+while [ "$n" -gt 0 ]; do
+	a=$1
+	shift
+	n=$((n - 1))
+	case $a in
+	--minutes)
+		[ "$n" -gt 0 ] || { echo "soak.sh: --minutes wants a number of minutes" >&2; exit 2; }
+		minutes=$1
+		shift
+		n=$((n - 1))
+		;;
+	--report) report_only=1 ;;
+	*) set -- "$@" "$a" ;;
+	esac
+done
 case $minutes in '' | *[!0-9]*) echo "soak.sh: --minutes wants a whole number, not '$minutes'" >&2; exit 2 ;; esac
 seconds=$((minutes * 60))
 vm_rc=0
