@@ -2,7 +2,8 @@
 # make check: unit tests, the sanitizer builds (tests/run-san.sh), then the VM tests on a real
 # kernel; ends with
 # "N passed, N failed, N skipped". A part whose total line is missing (it crashed or was killed)
-# counts as one failure, as does a part that exits non-zero with no failure counted.
+# counts as one failure, as does a part that exits non-zero with no failure counted. Before the
+# total line it repeats every FAIL line of every part, so the end of the output names what failed.
 set -u
 cd "$(dirname "$0")/.."
 total='\([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$'
@@ -12,10 +13,22 @@ field() {
 	sed -n "s/^$1: $total/\\$2/p" | tail -n 1
 }
 
+# fails: every FAIL line seen so far, in the order the parts ran.
+fails=''
+note_fails() {
+	local f
+	# A scenario's or a check's FAIL line, or a program's or part's line with failures, but not
+	# a part's total line (printed again below).
+	f=$(grep -E '(^|[] ])FAIL| [1-9][0-9]* failed,' | grep -vE '^[a-z]+: [0-9]+ passed' || true)
+	[ -n "$f" ] && fails="$fails$f"$'\n'
+	return 0
+}
+
 start_s=$(date +%s)
 unit_out=$(tests/run-unit.sh "$@")
 unit_rc=$?
 printf '%s\n' "$unit_out"
+note_fails <<<"$unit_out"
 up=$(printf '%s\n' "$unit_out" | field unit 1)
 uf=$(printf '%s\n' "$unit_out" | field unit 2)
 us=$(printf '%s\n' "$unit_out" | field unit 3)
@@ -30,6 +43,7 @@ if [ "${RECLAIMD_CHECK_SAN:-1}" = 1 ]; then
 	tests/run-san.sh 2>&1 | tee "$san_log"
 	san_rc=${PIPESTATUS[0]}
 	san_out=$(cat "$san_log")
+	note_fails <<<"$san_out"
 	rm -f "$san_log"
 	sp=$(printf '%s\n' "$san_out" | field san 1)
 	sf=$(printf '%s\n' "$san_out" | field san 2)
@@ -46,6 +60,7 @@ vm_part() {
 	tests/vm/run-tests.sh "$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 	out=$(cat "$log")
+	note_fails <<<"$out"
 	vp=$(printf '%s\n' "$out" | field vm 1)
 	vf=$(printf '%s\n' "$out" | field vm 2)
 	vs=$(printf '%s\n' "$out" | field vm 3)
@@ -79,6 +94,7 @@ if [ "${RECLAIMD_CHECK_VM_SAN:-1}" = 1 ]; then
 	else
 		cat "$vm_log"
 		echo "FAIL the ASan+UBSan agent did not build"
+		fails="${fails}FAIL the ASan+UBSan agent did not build"$'\n'
 		vp=0 vf=1 vs=0
 	fi
 	vp=$((p0 + vp)) vf=$((f0 + vf)) vs=$((s0 + vs))
@@ -86,5 +102,9 @@ fi
 
 took=$(($(date +%s) - start_s))
 echo "make check: $((took / 60)) min $((took % 60)) s"
+if [ -n "$fails" ]; then
+	echo "what failed:"
+	printf '%s' "$fails" | sed 's/^ */  /'
+fi
 echo "$((up + sp + vp)) passed, $((uf + sf + vf)) failed, $((us + ss + vs)) skipped"
 [ $((uf + sf + vf)) -eq 0 ]
