@@ -23,7 +23,7 @@ MiB=1048576
 BURST=${HEADROOM_BURST:-64M}
 ALLOCATORS=${HEADROOM_ALLOCATORS:-4}
 SETTLE=${HEADROOM_SETTLE:-20}
-RUN=${HEADROOM_RUN:-40}
+RUN=${HEADROOM_RUN:-60}
 STREAM_MIB=400
 
 # A file larger than what page cache can keep next to the batch's anonymous memory.
