@@ -93,8 +93,9 @@ if [ "${RECLAIMD_CHECK_VM_SAN:-1}" = 1 ]; then
 		vm_part "$vm_log" --agent "$san_dir/reclaimd" lifecycle reclaim zswap
 	else
 		cat "$vm_log"
-		echo "FAIL the ASan+UBSan agent did not build"
-		fails="${fails}FAIL the ASan+UBSan agent did not build"$'\n'
+		msg="FAIL the ASan+UBSan agent did not build"
+		echo "$msg"
+		note_fails <<<"$msg"
 		vp=0 vf=1 vs=0
 	fi
 	vp=$((p0 + vp)) vf=$((f0 + vf)) vs=$((s0 + vs))

@@ -300,18 +300,16 @@ cur=$(cgfile "$CG_B_HIGH" memory.current)
 high=$((cur - 8 * MiB))
 echo "$high" >"$CGROOT/$CG_B_HIGH/memory.high"
 sleep 2
-_n=0
-while [ "$(cgfile "$CG_B_HIGH" memory.current)" -lt $((high - high / 32)) ] && [ "$_n" -lt 120 ]; do
+high_back=no _n=0
+while [ "$_n" -le 120 ]; do
+	if [ "$(cgfile "$CG_B_HIGH" memory.current)" -ge $((high - high / 32)) ]; then
+		high_back=yes
+		break
+	fi
 	_n=$((_n + 1))
 	sleep 0.5
 done
-if [ "$(cgfile "$CG_B_HIGH" memory.current)" -ge $((high - high / 32)) ]; then
-	high_back=yes
-	echo "b-high back at its memory.high after $((_n / 2)) s more"
-else
-	high_back=no
-	echo "b-high not back at its memory.high after 60 s"
-fi
+echo "b-high back at its memory.high: $high_back, after $((_n / 2)) s more (at most 60)"
 echo "memory QoS: $CG_A_APP min $(cgfile "$CG_A_APP" memory.min) low $(cgfile "$CG_A_APP" memory.low) high $(cgfile "$CG_A_APP" memory.high)"
 echo "NoSwap: $CG_D_APP swap.max $(cgfile "$CG_D_APP" memory.swap.max)"
 echo "at high: $CG_B_HIGH current $(cgfile "$CG_B_HIGH" memory.current) high $(cgfile "$CG_B_HIGH" memory.high)"

@@ -8,9 +8,8 @@
 #  - min_bytes and memory.min are never crossed (memory.current sampled every 0.5 s);
 #  - the Prometheus textfile (metrics.textfile) is written and shows the bytes reclaimed.
 # The workloads (about 1.1 GiB) fit in either node with room above its watermarks (1.5 GiB a node),
-# so no allocation wakes kswapd and nothing but the agent's own requests reclaims (the default
-# 768 MiB nodes put one node below its low watermark at the start: kswapd then took pages from
-# the excluded cgroup too).
+# so no allocation wakes kswapd and nothing but the agent's own requests reclaims (on the default
+# 768 MiB nodes one node starts below its low watermark).
 set -eu
 . "$VMTEST_LIB"
 
