@@ -412,7 +412,15 @@ echo "agent-at-high took $(awk -v a="$t0" -v b="$(cut -d' ' -f1 /proc/uptime)" '
 
 # ---- swap-full ------------------------------------------------------------------------------------
 # zswap is off (above): the disk swap is the only swap. Fill it with faults/full's anonymous memory
-# through memory.reclaim until the kernel says EAGAIN, then watch the agent for a minute.
+# through memory.reclaim until SwapFree is below 1 MiB, then watch the agent for a minute.
+# The fill's writes take the memhog's hot set along with its cold pages. Once swap is more than
+# half full, a page faulted back in gives its swap slot up (vm_swap_full() in include/linux/swap.h,
+# should_try_to_free_swap() in mm/memory.c), so for the next ~30 s the hot set's refaults free
+# slots that the agent may then fill: the workload recovering from the test's own writes, not the
+# steady state with swap full. The minute is therefore watched only once the hot set is back (the
+# cgroup's workingset_refault_anon moves by at most 10 pages in 5 s, after at least 10 s, at most
+# 90 s) and swap has been topped up again in 1 MiB writes, which now meet the cold pages in the
+# oldest generations.
 kill "$work_pid" 2>/dev/null
 wait "$work_pid" 2>/dev/null
 cg_run "$cg/full" memhog --anon 160M --hot-pct 1 --rate 100 --duration 0 --report-interval 30 \
@@ -428,6 +436,27 @@ while [ $n -lt 40 ]; do
 done
 free=$(awk '$1 == "SwapFree:" { print $2 }' /proc/meminfo)
 echo "swap: SwapFree $free KiB after $n writes"
+rf0=$(memstat "$cg/full" workingset_refault_anon)
+rf_hist="$rf0 $rf0 $rf0 $rf0 $rf0"
+t=0
+while [ $t -lt 90 ]; do
+	sleep 1
+	t=$((t + 1))
+	rf=$(memstat "$cg/full" workingset_refault_anon)
+	rf_5s_ago=${rf_hist%% *}
+	rf_hist="${rf_hist#* } $rf"
+	[ $t -ge 10 ] && [ $((rf - rf_5s_ago)) -le 10 ] && break
+done
+echo "swap: hot set back after $t s: $((rf - rf0)) anon refaults since the fill, $((rf - rf_5s_ago)) in the last 5 s"
+n=0
+while [ $n -lt 40 ]; do
+	free=$(awk '$1 == "SwapFree:" { print $2 }' /proc/meminfo)
+	[ "$free" -lt 1024 ] && break
+	cg_reclaim "$cg/full" 1M || true
+	n=$((n + 1))
+done
+free=$(awk '$1 == "SwapFree:" { print $2 }' /proc/meminfo)
+echo "swap: SwapFree $free KiB after $n top-up writes"
 _mark=$(wc -l <"$RESULTS/agent.log")
 sleep 60
 reqs=$(tail -n +"$_mark" "$RESULTS/agent.log" | grep -c 'CGROUP=faults/full .*REASON=reclaim' || true)
