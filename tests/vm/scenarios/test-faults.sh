@@ -261,8 +261,8 @@ mglru_run() {
 	sleep 10
 	_said=$(($(lines "$RESULTS/agent.log" "MGLRU aging stopped") - _stop0))
 	# Reclaim after the switch: through memory.reclaim (no "evicted through lru_gen").
-	_after=$(tail -n +"$_mark" "$RESULTS/agent.log" | grep -c 'faults/[a-z]*: reclaim [a-z-]* on node' || true)
-	_lrugen=$(tail -n +"$_mark" "$RESULTS/agent.log" | grep -c 'evicted through lru_gen' || true)
+	_after=$(tail -n +$((_mark + 1)) "$RESULTS/agent.log" | grep -c 'faults/[a-z]*: reclaim [a-z-]* on node' || true)
+	_lrugen=$(tail -n +$((_mark + 1)) "$RESULTS/agent.log" | grep -c 'evicted through lru_gen' || true)
 	echo "$was" >/sys/kernel/mm/lru_gen/enabled
 	wait_count "MGLRU aging back on" $((_back0 + 1)) || _ok=0
 	if alive && [ "$_ok" -eq 1 ] && [ "$_said" -eq 1 ] && [ "$_after" -ge 1 ] && [ "$_lrugen" -eq 0 ]; then
@@ -312,7 +312,7 @@ if [ "$(cat $zp/enabled)" = Y ]; then
 	echo N >$zp/enabled
 	sleep 8
 	_now=$(cat $zp/enabled)
-	_said=$(tail -n +"$_mark" "$RESULTS/agent.log" | grep -c -i 'zswap' || true)
+	_said=$(tail -n +$((_mark + 1)) "$RESULTS/agent.log" | grep -c -i 'zswap' || true)
 	if alive && [ "$_now" = N ] && [ "$_said" -le 1 ]; then
 		pass zswap-disabled "zswap off under the agent: left off, $_said log lines about zswap in 8 s"
 	else
@@ -413,14 +413,15 @@ echo "agent-at-high took $(awk -v a="$t0" -v b="$(cut -d' ' -f1 /proc/uptime)" '
 # ---- swap-full ------------------------------------------------------------------------------------
 # zswap is off (above): the disk swap is the only swap. Fill it with faults/full's anonymous memory
 # through memory.reclaim until SwapFree is below 1 MiB, then watch the agent for a minute.
-# The fill's writes take the memhog's hot set along with its cold pages. Once swap is more than
-# half full, a page faulted back in gives its swap slot up (vm_swap_full() in include/linux/swap.h,
-# should_try_to_free_swap() in mm/memory.c), so for the next ~30 s the hot set's refaults free
-# slots that the agent may then fill: the workload recovering from the test's own writes, not the
-# steady state with swap full. The minute is therefore watched only once the hot set is back (the
-# cgroup's workingset_refault_anon moves by at most 10 pages in 5 s, after at least 10 s, at most
-# 90 s) and swap has been topped up again in 1 MiB writes, which now meet the cold pages in the
-# oldest generations.
+# The fill starts within a second of the memhog writing its 160 MiB, before aging can tell its hot
+# pages from its cold ones, so the fill's writes take most of the hot set too. Once swap is more
+# than half used, a swapped-in page gives its slot up (mem_cgroup_swap_full() and vm_swap_full(),
+# include/linux/swap.h, from should_try_to_free_swap() in mm/memory.c), so for the next ~30 s the
+# hot set's refaults free slots that the agent may then fill: the workload recovering from the
+# test's own writes, not the steady state with swap full. The minute is therefore watched only once
+# the hot set is back (the cgroup's workingset_refault_anon moves by at most 10 pages in 5 s, after
+# at least 10 s, at most 90 s; what the agent did meanwhile is printed, not judged) and swap has
+# been topped up in 1 MiB writes, which now meet the cold pages in the oldest generations.
 kill "$work_pid" 2>/dev/null
 wait "$work_pid" 2>/dev/null
 cg_run "$cg/full" memhog --anon 160M --hot-pct 1 --rate 100 --duration 0 --report-interval 30 \
@@ -436,18 +437,33 @@ while [ $n -lt 40 ]; do
 done
 free=$(awk '$1 == "SwapFree:" { print $2 }' /proc/meminfo)
 echo "swap: SwapFree $free KiB after $n writes"
+_settle_mark=$(wc -l <"$RESULTS/agent.log")
 rf0=$(memstat "$cg/full" workingset_refault_anon)
-rf_hist="$rf0 $rf0 $rf0 $rf0 $rf0"
-t=0
-while [ $t -lt 90 ]; do
-	sleep 1
-	t=$((t + 1))
-	rf=$(memstat "$cg/full" workingset_refault_anon)
-	rf_5s_ago=${rf_hist%% *}
-	rf_hist="${rf_hist#* } $rf"
-	[ $t -ge 10 ] && [ $((rf - rf_5s_ago)) -le 10 ] && break
-done
-echo "swap: hot set back after $t s: $((rf - rf0)) anon refaults since the fill, $((rf - rf_5s_ago)) in the last 5 s"
+if [ -z "$rf0" ]; then
+	echo "swap: no workingset_refault_anon in $cg/full/memory.stat; waiting 30 s for the hot set instead"
+	sleep 30
+else
+	rf_hist="$rf0 $rf0 $rf0 $rf0 $rf0"
+	t=0
+	settled=n
+	while [ $t -lt 90 ]; do
+		sleep 1
+		t=$((t + 1))
+		rf=$(memstat "$cg/full" workingset_refault_anon)
+		rf_5s_ago=${rf_hist%% *}
+		rf_hist="${rf_hist#* } $rf"
+		if [ $t -ge 10 ] && [ $((rf - rf_5s_ago)) -le 10 ]; then
+			settled=y
+			break
+		fi
+	done
+	if [ $settled = y ]; then
+		echo "swap: hot set back after $t s: $((rf - rf0)) anon refaults since the fill, $((rf - rf_5s_ago)) in the last 5 s"
+	else
+		echo "swap: anon refaults did not settle in 90 s ($((rf - rf0)) since the fill, $((rf - rf_5s_ago)) in the last 5 s); watching the minute anyway"
+	fi
+fi
+echo "swap: while the hot set came back: $(tail -n +$((_settle_mark + 1)) "$RESULTS/agent.log" | grep -c 'CGROUP=faults/full .*REASON=reclaim' || true) requests for faults/full, $(tail -n +$((_settle_mark + 1)) "$RESULTS/agent.log" | grep -c 'faults/full' || true) lines naming it (not judged)"
 n=0
 while [ $n -lt 40 ]; do
 	free=$(awk '$1 == "SwapFree:" { print $2 }' /proc/meminfo)
@@ -459,10 +475,10 @@ free=$(awk '$1 == "SwapFree:" { print $2 }' /proc/meminfo)
 echo "swap: SwapFree $free KiB after $n top-up writes"
 _mark=$(wc -l <"$RESULTS/agent.log")
 sleep 60
-reqs=$(tail -n +"$_mark" "$RESULTS/agent.log" | grep -c 'CGROUP=faults/full .*REASON=reclaim' || true)
-futile=$(tail -n +"$_mark" "$RESULTS/agent.log" | grep -c 'faults/full: reclaim [a-z]* on node .*reclaimed 0 KiB' || true)
-loglines=$(tail -n +"$_mark" "$RESULTS/agent.log" | grep -c 'faults/full' || true)
-all=$(tail -n +"$_mark" "$RESULTS/agent.log" | wc -l)
+reqs=$(tail -n +$((_mark + 1)) "$RESULTS/agent.log" | grep -c 'CGROUP=faults/full .*REASON=reclaim' || true)
+futile=$(tail -n +$((_mark + 1)) "$RESULTS/agent.log" | grep -c 'faults/full: reclaim [a-z]* on node .*reclaimed 0 KiB' || true)
+loglines=$(tail -n +$((_mark + 1)) "$RESULTS/agent.log" | grep -c 'faults/full' || true)
+all=$(tail -n +$((_mark + 1)) "$RESULTS/agent.log" | wc -l)
 echo "swap full: in 60 s, $reqs reclaim requests for faults/full ($futile reclaimed nothing), $loglines log lines naming it, $all lines in all" |
 	tee -a "$RESULTS/results.txt"
 # A request every tick, as before the backoff, would be 60 requests and 120 lines a minute here.
