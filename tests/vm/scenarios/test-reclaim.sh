@@ -48,10 +48,17 @@ for c in cold floor-min floor-bytes; do
 	eval "sampler_$(echo $c | tr - _)=\$!"
 done
 
-# The test configuration plus a metrics textfile.
+# The test configuration plus a metrics textfile, on the default reclaim path: the agent ages the
+# memcgs through lru_gen and evicts only generations idle for the cold age (10 s here, so that a
+# 60 s window sees eviction). test.json, which test-psi-off also uses, pins it off; plain
+# memory.reclaim on a young memcg makes the kernel age it twice at once and takes hot pages with
+# the cold (README "MGLRU: aging and eviction"). 6.1 has no lru_gen and uses memory.reclaim.
 mkdir -p /tmp/metrics
-sed '1s|^{|{ "metrics": { "textfile": "/tmp/metrics/reclaimd.prom" },|' /etc/reclaimd/test.json \
+sed -e '1s|^{|{ "metrics": { "textfile": "/tmp/metrics/reclaimd.prom" },|' \
+	-e 's|"mglru_aging": false|"mglru_aging": true|' -e 's|"min_bytes": "32M" }|"min_bytes": "32M", "cold_age": 10 }|' /etc/reclaimd/test.json \
 	>/tmp/test-metrics.json
+grep -q '"mglru_aging": true' /tmp/test-metrics.json && grep -q '"cold_age": 10' /tmp/test-metrics.json ||
+	fail reclaim-setup "the config edit did not apply: $(tr -d '\n' </tmp/test-metrics.json | cut -c1-200)"
 agent_start /tmp/test-metrics.json "$RESULTS/agent.log"
 sleep 60
 cold_end=$(cat "$cg/cold/memory.current")
