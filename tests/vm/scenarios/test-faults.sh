@@ -428,15 +428,20 @@ cg_run "$cg/full" memhog --anon 160M --hot-pct 1 --rate 100 --duration 0 --repor
 	--ready-file /tmp/full.ready >"$RESULTS/memhog-full.log" 2>&1
 full_pid=$!
 wait_for_file /tmp/full.ready 120 || true
-n=0
-while [ $n -lt 40 ]; do
+# fill_swap BYTES WHAT: memory.reclaim writes of BYTES on faults/full until SwapFree is below
+# 1 MiB (at most 40); sets free (KiB) and prints it with the count of WHAT.
+fill_swap() {
+	n=0
+	while [ $n -lt 40 ]; do
+		free=$(awk '$1 == "SwapFree:" { print $2 }' /proc/meminfo)
+		[ "$free" -lt 1024 ] && break
+		cg_reclaim "$cg/full" "$1" || true
+		n=$((n + 1))
+	done
 	free=$(awk '$1 == "SwapFree:" { print $2 }' /proc/meminfo)
-	[ "$free" -lt 1024 ] && break
-	cg_reclaim "$cg/full" 16M || true
-	n=$((n + 1))
-done
-free=$(awk '$1 == "SwapFree:" { print $2 }' /proc/meminfo)
-echo "swap: SwapFree $free KiB after $n writes"
+	echo "swap: SwapFree $free KiB after $n $2"
+}
+fill_swap 16M writes
 _settle_mark=$(wc -l <"$RESULTS/agent.log")
 rf0=$(memstat "$cg/full" workingset_refault_anon)
 if [ -z "$rf0" ]; then
@@ -463,16 +468,9 @@ else
 		echo "swap: anon refaults did not settle in 90 s ($((rf - rf0)) since the fill, $((rf - rf_5s_ago)) in the last 5 s); watching the minute anyway"
 	fi
 fi
-echo "swap: while the hot set came back: $(tail -n +$((_settle_mark + 1)) "$RESULTS/agent.log" | grep -c 'CGROUP=faults/full .*REASON=reclaim' || true) requests for faults/full, $(tail -n +$((_settle_mark + 1)) "$RESULTS/agent.log" | grep -c 'faults/full' || true) lines naming it (not judged)"
-n=0
-while [ $n -lt 40 ]; do
-	free=$(awk '$1 == "SwapFree:" { print $2 }' /proc/meminfo)
-	[ "$free" -lt 1024 ] && break
-	cg_reclaim "$cg/full" 1M || true
-	n=$((n + 1))
-done
-free=$(awk '$1 == "SwapFree:" { print $2 }' /proc/meminfo)
-echo "swap: SwapFree $free KiB after $n top-up writes"
+settle_log=$(tail -n +$((_settle_mark + 1)) "$RESULTS/agent.log" | grep 'faults/full' || true)
+echo "swap: while the hot set came back: $(printf '%s\n' "$settle_log" | grep -c 'CGROUP=faults/full .*REASON=reclaim' || true) requests for faults/full, $(printf '%s' "$settle_log" | grep -c . || true) lines naming it (not judged)"
+fill_swap 1M "top-up writes"
 _mark=$(wc -l <"$RESULTS/agent.log")
 sleep 60
 reqs=$(tail -n +$((_mark + 1)) "$RESULTS/agent.log" | grep -c 'CGROUP=faults/full .*REASON=reclaim' || true)
