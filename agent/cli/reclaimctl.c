@@ -731,7 +731,7 @@ static void print_explain(json_t *p)
 			printf(", MGLRU cold cap %s", B(get(lim, "cold_cap_bytes")));
 		printf(", %s zswap%s -> %s: %s\n",
 		       json_is_true(get(lim, "reaches_zswap")) ? "reaches" : "does not reach",
-		       json_is_true(get(lim, "file_only")) ? ", page cache only (no room in the pool)" : "",
+		       json_is_true(get(lim, "file_only")) ? ", page cache only (more than the pool's room)" : "",
 		       B(get(lim, "request_bytes")), str(lim, "reason"));
 		if (json_is_object(cold))
 			printf("cold age:  %g s (was %g s, at most %g s); %.1f pages refaulted a minute "

@@ -34,7 +34,7 @@ void report_decision(struct cgroup_node *cg, const struct reclaim_decision *dec,
 			  "%s: %s %" PRIu64 " KiB%s (step %.3f of %" PRIu64 " KiB above floor %"
 			  PRIu64 " KiB; memory PSI some %.3f%%)", cg->path,
 			  dry_run ? "would reclaim (dry run)" : "reclaiming", dec->request_bytes >> 10,
-			  file_only ? " of page cache only (no room left in the zswap pool)" : "",
+			  file_only ? " of page cache only (more than the zswap pool's room left)" : "",
 			  dec->step, dec->reclaimable_bytes >> 10, dec->floor_bytes >> 10,
 			  dec->psi_some_pct);
 		return;

@@ -47,8 +47,9 @@ struct limits_cgroup {
  *      (mglru.h, lru_gen_plan.h). 0 -> DECISION_NOT_COLD (the job, if any, only ages).
  *   3. zswap room, for a cgroup that reaches zswap: zswap_room_take() on *room_bytes (taken out
  *      of it); 0 -> DECISION_ZSWAP_FULL
- * Returns true when the request is for page cache only (no room left in the pool, zswap.h): the
- * job is then written with swappiness=0. page_size must be a power of two.
+ * Returns true when the request is for page cache only (less room in the pool than that,
+ * zswap_room_take()): the job is then written with swappiness=0. page_size must be a power of
+ * two.
  */
 bool reclaim_limits_apply(const struct reclaim_limits *lim, const struct limits_cgroup *cg,
 			  uint64_t page_size, uint64_t *room_bytes, struct reclaim_decision *dec);

@@ -274,7 +274,7 @@ void zswap_pacing_compute(const struct zswap_policy_params *p, double pool_fill,
  * stored_pages (debugfs), written_back_pages (this tick's delta). Returns bytes, a multiple of
  * page_size, at most 2^62; LIMIT_MAX when the target is unknown (0) or page_size is 0: no cap.
  * Counts the whole request as anon, so it errs toward reclaiming less from a cgroup with page
- * cache (zswap_room_take() lets page cache go when the room is used up).
+ * cache (zswap_room_take() asks for page cache only when the room is smaller).
  */
 uint64_t zswap_reclaim_room_bytes(uint64_t pool_bytes, uint64_t target_bytes,
 				  uint64_t accept_bytes, uint64_t stored_pages,
@@ -283,12 +283,17 @@ uint64_t zswap_reclaim_room_bytes(uint64_t pool_bytes, uint64_t target_bytes,
 /*
  * One cgroup's request (bytes) against this tick's room (*room_bytes, from
  * zswap_reclaim_room_bytes(), shared by the cgroups whose reclaim can reach the pool). Returns
- * the bytes to ask for: the request, when *room_bytes is LIMIT_MAX (no cap); else at most the
- * room left (rounded down to a page), taken out of *room_bytes; with no room left, page cache
- * only: at most half of inactive_file_bytes, page multiple, with *file_only set (to be asked with
- * swappiness=0, so the request is met without the kernel scanning at ever lower priorities),
- * or 0 when the kernel does not take swappiness= in memory.reclaim (swappiness_supported
- * false) or there is no inactive page cache. *file_only is false in every other case.
+ * the bytes to ask for:
+ *   - the request, when *room_bytes is LIMIT_MAX (no cap) or the request fits in the room left
+ *     (rounded down to a page; taken out of *room_bytes);
+ *   - else page cache only, with *file_only set, when the page cache it may take is more than
+ *     the room: min(request, half of inactive_file_bytes), page multiple, asked with
+ *     swappiness=0 so the kernel neither stores anon in the pool nor scans at ever lower
+ *     priorities for it; *room_bytes is left to the other cgroups. Only when the kernel takes
+ *     swappiness= in memory.reclaim (swappiness_supported);
+ *   - else the room left, taken out of *room_bytes (0 when there is none).
+ * *file_only is false in every case but the second. A nearly full pool thus never holds cold
+ * page cache back behind a room of a few pages.
  */
 uint64_t zswap_room_take(uint64_t *room_bytes, uint64_t request_bytes,
 			 uint64_t inactive_file_bytes, bool swappiness_supported, uint64_t page_size,

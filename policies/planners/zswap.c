@@ -322,22 +322,26 @@ uint64_t zswap_room_take(uint64_t *room_bytes, uint64_t request_bytes,
 			 uint64_t inactive_file_bytes, bool swappiness_supported, uint64_t page_size,
 			 bool *file_only)
 {
-	uint64_t room, take;
+	uint64_t room, file;
 
 	*file_only = false;
 	if (*room_bytes == LIMIT_MAX || request_bytes == 0 || page_size == 0)
 		return request_bytes;
 	room = *room_bytes / page_size * page_size;
-	if (room > 0) {
-		take = MIN(request_bytes, room);
-		*room_bytes -= take;
-		return take;
+	if (request_bytes <= room) {
+		*room_bytes -= request_bytes;
+		return request_bytes;
 	}
-	if (!swappiness_supported)
-		return 0;
-	take = MIN(request_bytes, inactive_file_bytes / 2 / page_size * page_size);
-	*file_only = take > 0;
-	return take;
+	/* More is asked than the pool can take. Page cache costs the pool nothing: when it alone
+	 * gives more than the room, ask for it and leave the room to the next cgroup. */
+	file = swappiness_supported ?
+	       MIN(request_bytes, inactive_file_bytes / 2 / page_size * page_size) : 0;
+	if (file > room) {
+		*file_only = true;
+		return file;
+	}
+	*room_bytes -= room;
+	return room;
 }
 
 int zswap_swappiness_combine(int configured, int cap)
