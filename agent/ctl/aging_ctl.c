@@ -74,6 +74,7 @@ static void add_target(struct cgroup_node *cg, const struct lru_gen_lruvec *v,
 	*t = (struct lru_gen_target){ .memcg_id = v->memcg_id, .node = v->node, .max_seq = v->max_seq,
 				      .evict_seq = p->evict_seq, .idle_pages = p->cold_pages };
 	cg->aging.cold_pages += p->cold_pages;
+	cg->aging.cold_file_pages += p->cold_file_pages;
 }
 
 /* The cold age the cgroup's policy settled on (cold_age.c), or its rule's starting one. */
@@ -98,6 +99,7 @@ static int on_lruvec(const struct lru_gen_lruvec *v, void *userdata)
 		cg->aging.len = 0;
 		cg->aging.n_targets = 0;
 		cg->aging.cold_pages = 0;
+		cg->aging.cold_file_pages = 0;
 	}
 	lru_gen_plan_lruvec(v, cold_age_ms(cg), &plan);
 	if (plan.evict)
@@ -168,6 +170,7 @@ void aging_ctl_take(struct aging_ctl *ag, struct cgroup_node *cg, unsigned tick,
 	cg->aging.len = 0; /* once per tick, even if headroom dispatches again */
 	cg->aging.n_targets = 0;
 	cg->aging.cold_pages = 0;
+	cg->aging.cold_file_pages = 0;
 }
 
 void aging_ctl_job_done(struct aging_ctl *ag, const struct reclaim_job *job)

@@ -50,6 +50,12 @@ static inline uint64_t aging_ctl_cold_bytes(const struct cgroup_node *cg, unsign
 {
 	return cg->aging.tick == tick ? cg->aging.cold_pages * page_size : 0;
 }
+/* The page cache of those bytes: what an eviction with swappiness 0 can take this tick. */
+static inline uint64_t aging_ctl_cold_file_bytes(const struct cgroup_node *cg, unsigned tick,
+						 uint64_t page_size)
+{
+	return cg->aging.tick == tick ? cg->aging.cold_file_pages * page_size : 0;
+}
 
 /* Whether memcgs are aged (the MGLRU cold cap applies: limits.h). */
 bool aging_ctl_active(const struct aging_ctl *ag);

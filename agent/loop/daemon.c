@@ -265,6 +265,7 @@ static void decide_all(struct daemon *d, const struct reclaim_limits *lim)
 		struct limits_cgroup lc = {
 			.mglru_aging = aging_ctl_active(d->aging),
 			.cold_bytes = aging_ctl_cold_bytes(cg, d->tick, snap->page_size),
+			.cold_file_bytes = aging_ctl_cold_file_bytes(cg, d->tick, snap->page_size),
 			.reaches_zswap = zswap_ctl_reaches_pool(cg, s),
 			.inactive_file_bytes = s->stat.inactive_file,
 			.swappiness_supported = !features_absent(&d->features, FEATURE_RECLAIM_SWAPPINESS),

@@ -154,7 +154,7 @@ struct cgroup_node {
 		 * lru_gen (mglru.h, lru_gen_plan.h), and their cold pages in all. */
 		struct lru_gen_target *targets;
 		size_t n_targets, targets_cap;
-		uint64_t cold_pages;
+		uint64_t cold_pages, cold_file_pages;
 	} aging;
 
 	struct {

@@ -31,9 +31,10 @@ struct limits_cgroup {
 	bool mglru_aging;            /* the agent ages memcgs through lru_gen this run */
 	uint64_t cold_bytes;         /* bytes in its generations idle for its cold age, this
 				      * tick (lru_gen_plan.h) */
+	uint64_t cold_file_bytes;    /* the page cache of cold_bytes */
 	bool reaches_zswap;          /* its reclaim can store pages in zswap (swap room, and
 				      * memory.zswap.max in force > 0) */
-	uint64_t inactive_file_bytes;
+	uint64_t inactive_file_bytes; /* memory.stat inactive_file */
 	bool swappiness_supported;   /* the kernel takes swappiness= in memory.reclaim */
 };
 
@@ -45,11 +46,12 @@ struct limits_cgroup {
  *   2. MGLRU cold cap: with aging on the request is at most cold_bytes, rounded down to pages:
  *      eviction takes only generations idle for the cold age, and never makes the kernel age
  *      (mglru.h, lru_gen_plan.h). 0 -> DECISION_NOT_COLD (the job, if any, only ages).
- *   3. zswap room, for a cgroup that reaches zswap: zswap_room_take() on *room_bytes (taken out
- *      of it); 0 -> DECISION_ZSWAP_FULL
- * Returns true when the request is for page cache only (less room in the pool than that,
- * zswap_room_take()): the job is then written with swappiness=0. page_size must be a power of
- * two.
+ *   3. zswap room, for a cgroup that reaches zswap: zswap_room_take() on *room_bytes, with as
+ *      the page cache a page-cache-only request may take half of inactive_file_bytes, and with
+ *      aging on at most cold_file_bytes (an lru_gen eviction with swappiness 0 takes only the
+ *      cold generations' file pages); 0 -> DECISION_ZSWAP_FULL
+ * Returns true when the request is for page cache only (zswap_room_take()): the job is then
+ * written with swappiness=0. page_size must be a power of two.
  */
 bool reclaim_limits_apply(const struct reclaim_limits *lim, const struct limits_cgroup *cg,
 			  uint64_t page_size, uint64_t *room_bytes, struct reclaim_decision *dec);

@@ -35,6 +35,7 @@ struct lru_gen_plan {
 	bool evict;           /* some generations hold only cold pages */
 	uint64_t evict_seq;   /* the youngest of them (evict up to it) */
 	uint64_t cold_pages;  /* anon + file pages in generations up to evict_seq */
+	uint64_t cold_file_pages; /* the file pages of those */
 	uint64_t idle_ms;     /* the least time those pages have been idle, ms */
 };
 

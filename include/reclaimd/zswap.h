@@ -286,18 +286,22 @@ uint64_t zswap_reclaim_room_bytes(uint64_t pool_bytes, uint64_t target_bytes,
  * the bytes to ask for:
  *   - the request, when *room_bytes is LIMIT_MAX (no cap) or the request fits in the room left
  *     (rounded down to a page; taken out of *room_bytes);
- *   - else page cache only, with *file_only set, when the page cache it may take is more than
- *     the room: min(request, half of inactive_file_bytes), page multiple, asked with
- *     swappiness=0 so the kernel neither stores anon in the pool nor scans at ever lower
- *     priorities for it; *room_bytes is left to the other cgroups. Only when the kernel takes
- *     swappiness= in memory.reclaim (swappiness_supported);
+ *   - else page cache only, with *file_only set, when the room is less than
+ *     1/ZSWAP_ROOM_FILE_ONLY_DIV of the request and less than the page cache it may take
+ *     (file_bytes: the caller's estimate of what a page-cache-only request can find, limits.h):
+ *     min(request, file_bytes), page multiple, asked with swappiness=0 so the kernel neither
+ *     stores anon in the pool nor scans at ever lower priorities for it; *room_bytes is left to
+ *     the other cgroups. Only when the kernel takes swappiness= in memory.reclaim
+ *     (swappiness_supported);
  *   - else the room left, taken out of *room_bytes (0 when there is none).
- * *file_only is false in every case but the second. A nearly full pool thus never holds cold
- * page cache back behind a room of a few pages.
+ * *file_only is false in every case but the second. A pool a few pages below its target thus
+ * does not hold cold page cache back behind a room of a few pages (requests of a few hundred
+ * KiB, each taking the kernel's batch); a room that meets a good part of the request is used
+ * as it is, and the kernel balances anon and page cache within it.
  */
-uint64_t zswap_room_take(uint64_t *room_bytes, uint64_t request_bytes,
-			 uint64_t inactive_file_bytes, bool swappiness_supported, uint64_t page_size,
-			 bool *file_only);
+#define ZSWAP_ROOM_FILE_ONLY_DIV 4
+uint64_t zswap_room_take(uint64_t *room_bytes, uint64_t request_bytes, uint64_t file_bytes,
+			 bool swappiness_supported, uint64_t page_size, bool *file_only);
 
 /* The lower of a configured swappiness and a cap: SWAPPINESS_UNSET on either side means "no
  * constraint" (the kernel's own vm.swappiness stays in force when both are unset);

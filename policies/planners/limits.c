@@ -39,9 +39,12 @@ bool reclaim_limits_apply(const struct reclaim_limits *lim, const struct limits_
 			dec->reason = DECISION_NOT_COLD;
 	}
 	if (dec->request_bytes > 0 && cg->reaches_zswap) {
-		dec->request_bytes = zswap_room_take(room_bytes, dec->request_bytes,
-						     cg->inactive_file_bytes, cg->swappiness_supported,
-						     page_size, &file_only);
+		uint64_t file = cg->inactive_file_bytes / 2;
+
+		if (cg->mglru_aging)
+			file = MIN(file, cg->cold_file_bytes);
+		dec->request_bytes = zswap_room_take(room_bytes, dec->request_bytes, file,
+						     cg->swappiness_supported, page_size, &file_only);
 		if (dec->request_bytes == 0)
 			dec->reason = DECISION_ZSWAP_FULL;
 	}

@@ -43,6 +43,7 @@ void lru_gen_plan_lruvec(const struct lru_gen_lruvec *v, uint64_t cold_age_ms,
 		p.evict = true;
 		p.evict_seq = v->seq[i];
 		p.cold_pages += v->anon_pages[i] + v->file_pages[i];
+		p.cold_file_pages += v->file_pages[i];
 		p.idle_ms = idle;
 	}
 	/* After a merge, evicting up to the old min_seq alone would evict nothing. */

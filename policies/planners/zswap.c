@@ -318,9 +318,8 @@ uint64_t zswap_reclaim_room_bytes(uint64_t pool_bytes, uint64_t target_bytes,
 	return (uint64_t)room / page_size * page_size;
 }
 
-uint64_t zswap_room_take(uint64_t *room_bytes, uint64_t request_bytes,
-			 uint64_t inactive_file_bytes, bool swappiness_supported, uint64_t page_size,
-			 bool *file_only)
+uint64_t zswap_room_take(uint64_t *room_bytes, uint64_t request_bytes, uint64_t file_bytes,
+			 bool swappiness_supported, uint64_t page_size, bool *file_only)
 {
 	uint64_t room, file;
 
@@ -332,11 +331,11 @@ uint64_t zswap_room_take(uint64_t *room_bytes, uint64_t request_bytes,
 		*room_bytes -= request_bytes;
 		return request_bytes;
 	}
-	/* More is asked than the pool can take. Page cache costs the pool nothing: when it alone
-	 * gives more than the room, ask for it and leave the room to the next cgroup. */
-	file = swappiness_supported ?
-	       MIN(request_bytes, inactive_file_bytes / 2 / page_size * page_size) : 0;
-	if (file > room) {
+	/* More is asked than the pool can take. Page cache costs the pool nothing: when the room
+	 * meets less than a quarter of the request and page cache alone gives more, ask for page
+	 * cache and leave the room to the next cgroup. */
+	file = swappiness_supported ? MIN(request_bytes, file_bytes / page_size * page_size) : 0;
+	if (room < request_bytes / ZSWAP_ROOM_FILE_ONLY_DIV && file > room) {
 		*file_only = true;
 		return file;
 	}

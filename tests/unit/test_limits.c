@@ -189,6 +189,50 @@ static void test_apply_room(void)
 	CHECK_EQ_U64(room, 6 * MiB);
 }
 
+/* With aging on, page cache only is asked for no more than the cold generations' file pages:
+ * an eviction with swappiness 0 takes nothing else. */
+static void test_apply_room_aging(void)
+{
+	struct reclaim_limits lim;
+	struct limits_cgroup cg = { .mglru_aging = true, .cold_bytes = 256 * MiB,
+				    .cold_file_bytes = 0, .reaches_zswap = true,
+				    .swappiness_supported = true, .inactive_file_bytes = 400 * MiB };
+	struct reclaim_decision dec;
+	uint64_t room;
+
+	reclaim_limits_none(&lim);
+	/* Cold generations all anon: the room, never page cache only, so cold anon keeps going
+	 * into the pool as fast as it has room. */
+	room = 64 * 1024;
+	dec = reclaim(512 * MiB);
+	CHECK(!reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec));
+	CHECK_EQ_U64(dec.request_bytes, 64 * 1024);
+	CHECK_EQ_U64(room, 0);
+	/* No room and nothing cold in the page cache: nothing (zswap-full). */
+	dec = reclaim(512 * MiB);
+	CHECK(!reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec));
+	CHECK_EQ_U64(dec.request_bytes, 0);
+	CHECK_EQ_INT(dec.reason, DECISION_ZSWAP_FULL);
+	/* 100 MiB of cold page cache: that much, not half the inactive file (200 MiB). */
+	cg.cold_file_bytes = 100 * MiB;
+	room = 64 * 1024;
+	dec = reclaim(512 * MiB);
+	CHECK(reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec));
+	CHECK_EQ_U64(dec.request_bytes, 100 * MiB);
+	CHECK_EQ_U64(room, 64 * 1024);
+	/* Half the inactive file when that is less. */
+	cg.inactive_file_bytes = 80 * MiB;
+	dec = reclaim(512 * MiB);
+	CHECK(reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec));
+	CHECK_EQ_U64(dec.request_bytes, 40 * MiB);
+	/* Without aging the cold generations do not count: half the inactive file. */
+	cg.mglru_aging = false;
+	cg.cold_file_bytes = 0;
+	dec = reclaim(512 * MiB);
+	CHECK(reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec));
+	CHECK_EQ_U64(dec.request_bytes, 40 * MiB);
+}
+
 static void test_job_swappiness(void)
 {
 	struct job_swappiness j;
@@ -260,6 +304,7 @@ int main(void)
 	test_apply_pacing();
 	test_apply_cold_cap();
 	test_apply_room();
+	test_apply_room_aging();
 	test_job_swappiness();
 	test_zswap_params_from_config();
 	return test_report("test_limits");

@@ -42,6 +42,7 @@ static void test_fresh_memcg_is_aged_not_evicted(void)
 	CHECK(!p.age);
 	CHECK(!p.evict);
 	CHECK_EQ_U64(p.cold_pages, 0);
+	CHECK_EQ_U64(p.cold_file_pages, 0);
 	/* The youngest at half the cold age: aged; still nothing cold (idle bound 15 s). */
 	p = PLAN(10, 1000, 30, 15, 15);
 	CHECK(p.age);
@@ -61,6 +62,7 @@ static void test_cold_generations_by_age(void)
 	CHECK(p.evict);
 	CHECK_EQ_U64(p.evict_seq, 10);
 	CHECK_EQ_U64(p.cold_pages, 1000);
+	CHECK_EQ_U64(p.cold_file_pages, 0);
 	CHECK_EQ_U64(p.idle_ms, 30000);
 	/* A longer cold age (60 s): nothing is cold yet. */
 	p = PLAN(10, 1000, 60, 45, 30, 15);
@@ -72,6 +74,7 @@ static void test_cold_generations_by_age(void)
 	CHECK(p.evict);
 	CHECK_EQ_U64(p.evict_seq, 11);
 	CHECK_EQ_U64(p.cold_pages, 2001);
+	CHECK_EQ_U64(p.cold_file_pages, 1); /* generation 11's one file page */
 	CHECK_EQ_U64(p.idle_ms, 15000);
 }
 

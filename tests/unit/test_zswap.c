@@ -699,48 +699,59 @@ static void test_room_take(void)
 	CHECK(!file_only);
 	CHECK_EQ_U64(room, LIMIT_MAX);
 
-	/* 10 MiB of room shared: 6, then 4 of 8 (the page cache it may take, 3, is less), then
-	 * page cache only (half the inactive file), then nothing when there is no page cache. */
+	/* 10 MiB of room shared: 6, then 4 of 8 (the page cache to take, 3, is less), then page
+	 * cache only, then nothing when there is no page cache. */
 	room = 10 * MiB;
-	CHECK_EQ_U64(zswap_room_take(&room, 6 * MiB, 100 * MiB, true, PAGE, &file_only), 6 * MiB);
+	CHECK_EQ_U64(zswap_room_take(&room, 6 * MiB, 50 * MiB, true, PAGE, &file_only), 6 * MiB);
 	CHECK(!file_only);
-	CHECK_EQ_U64(zswap_room_take(&room, 8 * MiB, 6 * MiB, true, PAGE, &file_only), 4 * MiB);
+	CHECK_EQ_U64(zswap_room_take(&room, 8 * MiB, 3 * MiB, true, PAGE, &file_only), 4 * MiB);
 	CHECK(!file_only);
 	CHECK_EQ_U64(room, 0);
-	CHECK_EQ_U64(zswap_room_take(&room, 8 * MiB, 10 * MiB + PAGE, true, PAGE, &file_only),
+	/* The page cache to take, rounded down to a page. */
+	CHECK_EQ_U64(zswap_room_take(&room, 8 * MiB, 5 * MiB + PAGE / 2, true, PAGE, &file_only),
 		     5 * MiB);
 	CHECK(file_only);
-	CHECK_EQ_U64(zswap_room_take(&room, 8 * MiB, 100 * MiB, true, PAGE, &file_only), 8 * MiB);
+	CHECK_EQ_U64(zswap_room_take(&room, 8 * MiB, 50 * MiB, true, PAGE, &file_only), 8 * MiB);
 	CHECK(file_only);
-	CHECK_EQ_U64(zswap_room_take(&room, 8 * MiB, PAGE, true, PAGE, &file_only), 0);
+	CHECK_EQ_U64(zswap_room_take(&room, 8 * MiB, PAGE / 2, true, PAGE, &file_only), 0);
 	CHECK(!file_only);
 	/* A kernel without swappiness= in memory.reclaim cannot be asked for page cache only. */
-	CHECK_EQ_U64(zswap_room_take(&room, 8 * MiB, 100 * MiB, false, PAGE, &file_only), 0);
+	CHECK_EQ_U64(zswap_room_take(&room, 8 * MiB, 50 * MiB, false, PAGE, &file_only), 0);
 	CHECK(!file_only);
 	CHECK_EQ_U64(room, 0);
 
-	/* A little room and much page cache: the page cache goes, the room stays for the next
-	 * cgroup (which fits in it). */
-	room = 4 * MiB;
-	CHECK_EQ_U64(zswap_room_take(&room, 8 * MiB, 100 * MiB, true, PAGE, &file_only), 8 * MiB);
+	/* A room of a few pages and much page cache: the page cache goes, the room stays for the
+	 * next cgroup (which fits in it). */
+	room = 64 * 1024;
+	CHECK_EQ_U64(zswap_room_take(&room, 8 * MiB, 50 * MiB, true, PAGE, &file_only), 8 * MiB);
 	CHECK(file_only);
-	CHECK_EQ_U64(room, 4 * MiB);
-	CHECK_EQ_U64(zswap_room_take(&room, 3 * MiB, 100 * MiB, true, PAGE, &file_only), 3 * MiB);
+	CHECK_EQ_U64(room, 64 * 1024);
+	CHECK_EQ_U64(zswap_room_take(&room, 16 * PAGE, 50 * MiB, true, PAGE, &file_only), 16 * PAGE);
 	CHECK(!file_only);
-	CHECK_EQ_U64(room, 1 * MiB);
+	CHECK_EQ_U64(room, 0);
+	/* The room just under a quarter of the request: page cache only; at a quarter: the room
+	 * (the kernel balances anon and page cache within it). */
+	room = 2 * MiB - PAGE;
+	CHECK_EQ_U64(zswap_room_take(&room, 8 * MiB, 50 * MiB, true, PAGE, &file_only), 8 * MiB);
+	CHECK(file_only);
+	CHECK_EQ_U64(room, 2 * MiB - PAGE);
+	room = 2 * MiB;
+	CHECK_EQ_U64(zswap_room_take(&room, 8 * MiB, 50 * MiB, true, PAGE, &file_only), 2 * MiB);
+	CHECK(!file_only);
+	CHECK_EQ_U64(room, 0);
 	/* As much page cache as room: the room (anon may go too). */
-	room = 4 * MiB;
-	CHECK_EQ_U64(zswap_room_take(&room, 8 * MiB, 8 * MiB, true, PAGE, &file_only), 4 * MiB);
+	room = 1 * MiB;
+	CHECK_EQ_U64(zswap_room_take(&room, 8 * MiB, 1 * MiB, true, PAGE, &file_only), 1 * MiB);
 	CHECK(!file_only);
 	CHECK_EQ_U64(room, 0);
 	/* Without swappiness= the room, whatever the page cache. */
-	room = 4 * MiB;
-	CHECK_EQ_U64(zswap_room_take(&room, 8 * MiB, 100 * MiB, false, PAGE, &file_only), 4 * MiB);
+	room = 1 * MiB;
+	CHECK_EQ_U64(zswap_room_take(&room, 8 * MiB, 50 * MiB, false, PAGE, &file_only), 1 * MiB);
 	CHECK(!file_only);
 	CHECK_EQ_U64(room, 0);
 	/* A request that fits the room exactly takes it all, whatever the page cache. */
 	room = 4 * MiB;
-	CHECK_EQ_U64(zswap_room_take(&room, 4 * MiB, 100 * MiB, true, PAGE, &file_only), 4 * MiB);
+	CHECK_EQ_U64(zswap_room_take(&room, 4 * MiB, 50 * MiB, true, PAGE, &file_only), 4 * MiB);
 	CHECK(!file_only);
 	CHECK_EQ_U64(room, 0);
 
@@ -750,7 +761,7 @@ static void test_room_take(void)
 	CHECK_EQ_U64(room, PAGE - 1);
 	/* Nothing asked, nothing taken. */
 	room = 10 * MiB;
-	CHECK_EQ_U64(zswap_room_take(&room, 0, 100 * MiB, true, PAGE, &file_only), 0);
+	CHECK_EQ_U64(zswap_room_take(&room, 0, 50 * MiB, true, PAGE, &file_only), 0);
 	CHECK(!file_only);
 	CHECK_EQ_U64(room, 10 * MiB);
 }
