@@ -72,7 +72,8 @@ static void add_target(struct cgroup_node *cg, const struct lru_gen_lruvec *v,
 	}
 	t = &cg->aging.targets[cg->aging.n_targets++];
 	*t = (struct lru_gen_target){ .memcg_id = v->memcg_id, .node = v->node, .max_seq = v->max_seq,
-				      .evict_seq = p->evict_seq, .idle_pages = p->cold_pages };
+				      .evict_seq = p->evict_seq, .idle_pages = p->cold_pages,
+				      .idle_file_pages = p->cold_file_pages };
 	cg->aging.cold_pages += p->cold_pages;
 	cg->aging.cold_file_pages += p->cold_file_pages;
 }

@@ -25,8 +25,8 @@
 
 /* Request flags (struct dispatch_request.flags). */
 enum {
-	DISPATCH_FILE_ONLY = 1 << 0,   /* page cache only, swappiness=0 (less room in the zswap
-					* pool than that, zswap_room_take()) */
+	DISPATCH_FILE_ONLY = 1 << 0,   /* page cache only, swappiness=0 (the zswap pool's room
+					* short of the request, zswap_room_take()) */
 	DISPATCH_HEADROOM = 1 << 1,    /* policy headroom's request (headroom_ctl.h) */
 	DISPATCH_LAST_RESORT = 1 << 2, /* with DISPATCH_HEADROOM: a stalling cgroup's (headroom.h);
 					* only the log tells it apart */

@@ -64,10 +64,13 @@ static void dispatch(struct daemon *d, struct cgroup_node *cg, const struct cgro
 	 * (none cold, or no memory for them) the job only ages, never writes memory.reclaim. */
 	if (aging_ctl_active(d->aging) && !(flags & DISPATCH_HEADROOM) && !req.mglru.evict)
 		req.request_bytes = 0;
-	/* With memory tiers: demote from the upper tiers, evict from the lowest (tiers.h). */
-	tiers_ctl_shape(d->tiers, cg, s, d->snap.snap.page_size, &req);
 	job_swappiness_decide(pp->swappiness, swappiness_cap, d->snap.snap.host.vm_swappiness,
 			      s->swap_room_bytes, flags & DISPATCH_FILE_ONLY, &req.swappiness);
+	/* An eviction at swappiness 0 takes file pages only: shared by the lruvecs' cold file. */
+	if (req.swappiness.evict_swappiness == 0)
+		lru_gen_targets_file_only(req.mglru.evict, req.mglru.n_evict);
+	/* With memory tiers: demote from the upper tiers, evict from the lowest (tiers.h). */
+	tiers_ctl_shape(d->tiers, cg, s, d->snap.snap.page_size, &req);
 	/* What this kernel takes: no swappiness= on 6.1, 200 for "max" before 6.16. */
 	req.swappiness.swappiness = features_request_swappiness(&d->features,
 								 req.swappiness.swappiness);
@@ -266,6 +269,7 @@ static void decide_all(struct daemon *d, const struct reclaim_limits *lim)
 			.mglru_aging = aging_ctl_active(d->aging),
 			.cold_bytes = aging_ctl_cold_bytes(cg, d->tick, snap->page_size),
 			.cold_file_bytes = aging_ctl_cold_file_bytes(cg, d->tick, snap->page_size),
+			.no_swap_room = s->swap_room_bytes == 0,
 			.reaches_zswap = zswap_ctl_reaches_pool(cg, s),
 			.inactive_file_bytes = s->stat.inactive_file,
 			.swappiness_supported = !features_absent(&d->features, FEATURE_RECLAIM_SWAPPINESS),

@@ -32,6 +32,9 @@ struct limits_cgroup {
 	uint64_t cold_bytes;         /* bytes in its generations idle for its cold age, this
 				      * tick (lru_gen_plan.h) */
 	uint64_t cold_file_bytes;    /* the page cache of cold_bytes */
+	bool no_swap_room;           /* no swap room (no swap, or swap.max 0 on the way up): its
+				      * eviction goes at swappiness 0, page cache only (limits.h
+				      * job_swappiness_decide()) */
 	bool reaches_zswap;          /* its reclaim can store pages in zswap (swap room, and
 				      * memory.zswap.max in force > 0) */
 	uint64_t inactive_file_bytes; /* memory.stat inactive_file */
@@ -43,13 +46,15 @@ struct limits_cgroup {
  * still > 0):
  *   1. pacing: request = request * step_factor, rounded down to pages; 0 -> DECISION_BELOW_PAGE
  *      (a step_factor <= 0 counts as 0; NaN or >= 1 as no pacing)
- *   2. MGLRU cold cap: with aging on the request is at most cold_bytes, rounded down to pages:
+ *   2. MGLRU cold cap: with aging on the request is at most cold_bytes (cold_file_bytes when
+ *      no_swap_room: an eviction at swappiness 0 takes file pages only), rounded down to pages:
  *      eviction takes only generations idle for the cold age, and never makes the kernel age
  *      (mglru.h, lru_gen_plan.h). 0 -> DECISION_NOT_COLD (the job, if any, only ages).
  *   3. zswap room, for a cgroup that reaches zswap: zswap_room_take() on *room_bytes, with as
  *      the page cache a page-cache-only request may take half of inactive_file_bytes, and with
  *      aging on at most cold_file_bytes (an lru_gen eviction with swappiness 0 takes only the
- *      cold generations' file pages); 0 -> DECISION_ZSWAP_FULL
+ *      cold generations' file pages; it needs no swappiness= in memory.reclaim, so page cache
+ *      only is open to aging on every MGLRU kernel); 0 -> DECISION_ZSWAP_FULL
  * Returns true when the request is for page cache only (zswap_room_take()): the job is then
  * written with swappiness=0. page_size must be a power of two.
  */

@@ -141,7 +141,14 @@ struct lru_gen_target {
 	uint64_t evict_seq;   /* evict generations up to this seq: all hold only pages not
 			       * accessed for at least the cgroup's cold age */
 	uint64_t idle_pages;  /* anon + file pages in those generations */
+	uint64_t idle_file_pages; /* the file pages of those */
 };
+
+/* For an eviction with swappiness 0, which takes file pages only (mm/vmscan.c
+ * isolate_folios(): no anon type scanned at swappiness 0): each target's idle_pages becomes its
+ * idle_file_pages, so lru_gen_split() shares the pages asked for among the lruvecs that have
+ * cold page cache, not by their anon. Never fails. */
+void lru_gen_targets_file_only(struct lru_gen_target *t, size_t n);
 
 /* What one job takes along for MGLRU (reclaim_job.lru_gen_cmds, lru_gen_path, evict): built by
  * the aging controller for this tick, handed over to the job on submit. All members owned; an

@@ -274,7 +274,7 @@ void zswap_pacing_compute(const struct zswap_policy_params *p, double pool_fill,
  * stored_pages (debugfs), written_back_pages (this tick's delta). Returns bytes, a multiple of
  * page_size, at most 2^62; LIMIT_MAX when the target is unknown (0) or page_size is 0: no cap.
  * Counts the whole request as anon, so it errs toward reclaiming less from a cgroup with page
- * cache (zswap_room_take() asks for page cache only when the room is smaller).
+ * cache (zswap_room_take() may ask for page cache only when the room is short of the request).
  */
 uint64_t zswap_reclaim_room_bytes(uint64_t pool_bytes, uint64_t target_bytes,
 				  uint64_t accept_bytes, uint64_t stored_pages,

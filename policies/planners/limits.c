@@ -23,6 +23,7 @@ bool reclaim_limits_apply(const struct reclaim_limits *lim, const struct limits_
 			  uint64_t page_size, uint64_t *room_bytes, struct reclaim_decision *dec)
 {
 	bool file_only = false;
+	uint64_t cold;
 
 	if (dec->request_bytes > 0 && lim->step_factor < 1) {
 		/* Out of (0, 1]: at most nothing (a negative double has no uint64_t value). */
@@ -33,8 +34,9 @@ bool reclaim_limits_apply(const struct reclaim_limits *lim, const struct limits_
 		if (dec->request_bytes == 0)
 			dec->reason = DECISION_BELOW_PAGE;
 	}
-	if (dec->request_bytes > 0 && cg->mglru_aging && dec->request_bytes > cg->cold_bytes) {
-		dec->request_bytes = cg->cold_bytes / page_size * page_size;
+	cold = cg->no_swap_room ? cg->cold_file_bytes : cg->cold_bytes;
+	if (dec->request_bytes > 0 && cg->mglru_aging && dec->request_bytes > cold) {
+		dec->request_bytes = cold / page_size * page_size;
 		if (dec->request_bytes == 0)
 			dec->reason = DECISION_NOT_COLD;
 	}
@@ -43,8 +45,11 @@ bool reclaim_limits_apply(const struct reclaim_limits *lim, const struct limits_
 
 		if (cg->mglru_aging)
 			file = MIN(file, cg->cold_file_bytes);
+		/* With aging every request is an lru_gen eviction, which has always taken a
+		 * swappiness: page cache only does not need swappiness= in memory.reclaim. */
 		dec->request_bytes = zswap_room_take(room_bytes, dec->request_bytes, file,
-						     cg->swappiness_supported, page_size, &file_only);
+						     cg->swappiness_supported || cg->mglru_aging,
+						     page_size, &file_only);
 		if (dec->request_bytes == 0)
 			dec->reason = DECISION_ZSWAP_FULL;
 	}

@@ -189,6 +189,38 @@ static void test_apply_room(void)
 	CHECK_EQ_U64(room, 6 * MiB);
 }
 
+/* Without swap room an eviction goes at swappiness 0: the cold cap is the cold page cache. */
+static void test_cold_cap_no_swap_room(void)
+{
+	struct reclaim_limits lim;
+	struct limits_cgroup cg = { .mglru_aging = true, .cold_bytes = 64 * MiB,
+				    .cold_file_bytes = 16 * MiB, .no_swap_room = true };
+	struct reclaim_decision dec;
+	uint64_t room = LIMIT_MAX;
+
+	reclaim_limits_none(&lim);
+	dec = reclaim(32 * MiB);
+	CHECK(!reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec));
+	CHECK_EQ_U64(dec.request_bytes, 16 * MiB);
+	/* No cold page cache: nothing to evict, the job only ages. */
+	cg.cold_file_bytes = 0;
+	dec = reclaim(32 * MiB);
+	reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec);
+	CHECK_EQ_U64(dec.request_bytes, 0);
+	CHECK_EQ_INT(dec.reason, DECISION_NOT_COLD);
+	/* With swap room: all of what is cold. */
+	cg.no_swap_room = false;
+	dec = reclaim(32 * MiB);
+	reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec);
+	CHECK_EQ_U64(dec.request_bytes, 32 * MiB);
+	/* Without aging there is no cold cap. */
+	cg.mglru_aging = false;
+	cg.no_swap_room = true;
+	dec = reclaim(32 * MiB);
+	reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec);
+	CHECK_EQ_U64(dec.request_bytes, 32 * MiB);
+}
+
 /* With aging on, page cache only is asked for no more than the cold generations' file pages:
  * an eviction with swappiness 0 takes nothing else. */
 static void test_apply_room_aging(void)
@@ -225,12 +257,24 @@ static void test_apply_room_aging(void)
 	dec = reclaim(512 * MiB);
 	CHECK(reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec));
 	CHECK_EQ_U64(dec.request_bytes, 40 * MiB);
+	/* An eviction takes a swappiness on every MGLRU kernel: page cache only without
+	 * swappiness= in memory.reclaim too (6.1 to 6.8). */
+	cg.swappiness_supported = false;
+	dec = reclaim(512 * MiB);
+	CHECK(reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec));
+	CHECK_EQ_U64(dec.request_bytes, 40 * MiB);
+	cg.swappiness_supported = true;
 	/* Without aging the cold generations do not count: half the inactive file. */
 	cg.mglru_aging = false;
 	cg.cold_file_bytes = 0;
 	dec = reclaim(512 * MiB);
 	CHECK(reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec));
 	CHECK_EQ_U64(dec.request_bytes, 40 * MiB);
+	/* ... and then page cache only needs swappiness= in memory.reclaim: the room. */
+	cg.swappiness_supported = false;
+	dec = reclaim(512 * MiB);
+	CHECK(!reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec));
+	CHECK_EQ_U64(dec.request_bytes, 64 * 1024);
 }
 
 static void test_job_swappiness(void)
@@ -305,6 +349,7 @@ int main(void)
 	test_apply_cold_cap();
 	test_apply_room();
 	test_apply_room_aging();
+	test_cold_cap_no_swap_room();
 	test_job_swappiness();
 	test_zswap_params_from_config();
 	return test_report("test_limits");

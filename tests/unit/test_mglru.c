@@ -273,6 +273,32 @@ static void test_evict_format_and_split(void)
 	CHECK_EQ_U64(lru_gen_split(t, 2, NULL, 0, nr), 0);
 }
 
+/* An eviction at swappiness 0 takes file pages only: split by the cold file pages, so a lruvec
+ * whose cold generations hold only anon is not given pages it cannot evict. */
+static void test_split_file_only(void)
+{
+	struct lru_gen_target t[2] = {
+		{ .memcg_id = 6, .node = 0, .idle_pages = 1000000, .idle_file_pages = 0 },
+		{ .memcg_id = 6, .node = 1, .idle_pages = 1000, .idle_file_pages = 1000 },
+	};
+	uint64_t nr[2];
+
+	/* By all idle pages, node 0 would get (nearly) everything. */
+	CHECK_EQ_U64(lru_gen_split(t, 2, NULL, 1000, nr), 1000);
+	CHECK_EQ_U64(nr[0], 1000);
+	lru_gen_targets_file_only(t, 2);
+	CHECK_EQ_U64(t[0].idle_pages, 0);
+	CHECK_EQ_U64(t[1].idle_pages, 1000);
+	CHECK_EQ_U64(lru_gen_split(t, 2, NULL, 1000, nr), 1000);
+	CHECK_EQ_U64(nr[0], 0);
+	CHECK_EQ_U64(nr[1], 1000);
+	/* No cold file anywhere: nothing to give. */
+	t[1].idle_file_pages = 0;
+	lru_gen_targets_file_only(t, 2);
+	CHECK_EQ_U64(lru_gen_split(t, 2, NULL, 1000, nr), 0);
+	lru_gen_targets_file_only(NULL, 0);
+}
+
 static void put_file(const char *dir, const char *name, const char *text)
 {
 	char path[PATH_MAX];
@@ -517,6 +543,7 @@ int main(void)
 	test_malformed();
 	test_commands();
 	test_evict_format_and_split();
+	test_split_file_only();
 	test_job_evicts_through_lru_gen();
 	test_read_across_a_memcg_going_away();
 	test_open_check_hold_nothing();

@@ -150,8 +150,8 @@ phase() {
 			fail zswap-restored-on-exit "parameters restored: $restored, 'restored to' lines: $lines"
 		fi
 		file_only=$(grep -c 'of page cache only' "$RESULTS/agent-$p.log")
-		# With less room left in the pool than the page cache to take, cold page cache still
-		# goes (file only: swappiness=0, which needs swappiness= in memory.reclaim).
+		# With the pool's room short of the request, cold page cache still goes (file only:
+		# swappiness=0, which needs swappiness= in memory.reclaim when aging is off, as here).
 		if ! need_feature zswap-file-only reclaim-swappiness; then
 			:
 		elif [ "$file_only" -ge 1 ] && [ "$agent_file" -le 24 ]; then
