@@ -252,6 +252,19 @@ static void keep_decision(const struct daemon *d, struct cgroup_node *cg,
 	l->child_at_high = s->child_at_high;
 }
 
+/* Whether cg's eviction, if page cache only is not asked for, would go at swappiness 0 (file
+ * pages only: the rule's swappiness, the swap-out cap or vm.swappiness is 0, or no swap room):
+ * what dispatch() will decide for the job (job_swappiness_decide(), limits.h). */
+static bool evict_file_only(const struct cgroup_node *cg, const struct cgroup_sample *s,
+			    const struct reclaim_limits *lim, int vm_swappiness)
+{
+	struct job_swappiness js;
+
+	job_swappiness_decide(cg->rule->params.swappiness, lim->swappiness_cap, vm_swappiness,
+			      s->swap_room_bytes, false, &js);
+	return js.evict_swappiness == 0;
+}
+
 /* The per-cgroup policies on this tick's snapshot, limited, dispatched. */
 static void decide_all(struct daemon *d, const struct reclaim_limits *lim)
 {
@@ -269,7 +282,7 @@ static void decide_all(struct daemon *d, const struct reclaim_limits *lim)
 			.mglru_aging = aging_ctl_active(d->aging),
 			.cold_bytes = aging_ctl_cold_bytes(cg, d->tick, snap->page_size),
 			.cold_file_bytes = aging_ctl_cold_file_bytes(cg, d->tick, snap->page_size),
-			.no_swap_room = s->swap_room_bytes == 0,
+			.evict_file_only = evict_file_only(cg, s, lim, snap->host.vm_swappiness),
 			.reaches_zswap = zswap_ctl_reaches_pool(cg, s),
 			.inactive_file_bytes = s->stat.inactive_file,
 			.swappiness_supported = !features_absent(&d->features, FEATURE_RECLAIM_SWAPPINESS),

@@ -32,9 +32,10 @@ struct limits_cgroup {
 	uint64_t cold_bytes;         /* bytes in its generations idle for its cold age, this
 				      * tick (lru_gen_plan.h) */
 	uint64_t cold_file_bytes;    /* the page cache of cold_bytes */
-	bool no_swap_room;           /* no swap room (no swap, or swap.max 0 on the way up): its
-				      * eviction goes at swappiness 0, page cache only (limits.h
-				      * job_swappiness_decide()) */
+	bool evict_file_only;        /* its eviction goes at swappiness 0, page cache only, even
+				      * when the limits ask for anon too: the rule's swappiness, the
+				      * swap-out cap or vm.swappiness is 0, or it has no swap room
+				      * (job_swappiness_decide() with file_only false) */
 	bool reaches_zswap;          /* its reclaim can store pages in zswap (swap room, and
 				      * memory.zswap.max in force > 0) */
 	uint64_t inactive_file_bytes; /* memory.stat inactive_file */
@@ -47,7 +48,7 @@ struct limits_cgroup {
  *   1. pacing: request = request * step_factor, rounded down to pages; 0 -> DECISION_BELOW_PAGE
  *      (a step_factor <= 0 counts as 0; NaN or >= 1 as no pacing)
  *   2. MGLRU cold cap: with aging on the request is at most cold_bytes (cold_file_bytes when
- *      no_swap_room: an eviction at swappiness 0 takes file pages only), rounded down to pages:
+ *      evict_file_only: an eviction at swappiness 0 takes file pages only), rounded down to pages:
  *      eviction takes only generations idle for the cold age, and never makes the kernel age
  *      (mglru.h, lru_gen_plan.h). 0 -> DECISION_NOT_COLD (the job, if any, only ages).
  *   3. zswap room, for a cgroup that reaches zswap: zswap_room_take() on *room_bytes, with as

@@ -34,7 +34,7 @@ bool reclaim_limits_apply(const struct reclaim_limits *lim, const struct limits_
 		if (dec->request_bytes == 0)
 			dec->reason = DECISION_BELOW_PAGE;
 	}
-	cold = cg->no_swap_room ? cg->cold_file_bytes : cg->cold_bytes;
+	cold = cg->evict_file_only ? cg->cold_file_bytes : cg->cold_bytes;
 	if (dec->request_bytes > 0 && cg->mglru_aging && dec->request_bytes > cold) {
 		dec->request_bytes = cold / page_size * page_size;
 		if (dec->request_bytes == 0)

@@ -189,12 +189,13 @@ static void test_apply_room(void)
 	CHECK_EQ_U64(room, 6 * MiB);
 }
 
-/* Without swap room an eviction goes at swappiness 0: the cold cap is the cold page cache. */
-static void test_cold_cap_no_swap_room(void)
+/* An eviction at swappiness 0 (no swap room, a swappiness of 0): the cold cap is the cold page
+ * cache. */
+static void test_cold_cap_evict_file_only(void)
 {
 	struct reclaim_limits lim;
 	struct limits_cgroup cg = { .mglru_aging = true, .cold_bytes = 64 * MiB,
-				    .cold_file_bytes = 16 * MiB, .no_swap_room = true };
+				    .cold_file_bytes = 16 * MiB, .evict_file_only = true };
 	struct reclaim_decision dec;
 	uint64_t room = LIMIT_MAX;
 
@@ -208,14 +209,14 @@ static void test_cold_cap_no_swap_room(void)
 	reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec);
 	CHECK_EQ_U64(dec.request_bytes, 0);
 	CHECK_EQ_INT(dec.reason, DECISION_NOT_COLD);
-	/* With swap room: all of what is cold. */
-	cg.no_swap_room = false;
+	/* Anon allowed too: all of what is cold. */
+	cg.evict_file_only = false;
 	dec = reclaim(32 * MiB);
 	reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec);
 	CHECK_EQ_U64(dec.request_bytes, 32 * MiB);
 	/* Without aging there is no cold cap. */
 	cg.mglru_aging = false;
-	cg.no_swap_room = true;
+	cg.evict_file_only = true;
 	dec = reclaim(32 * MiB);
 	reclaim_limits_apply(&lim, &cg, PAGE, &room, &dec);
 	CHECK_EQ_U64(dec.request_bytes, 32 * MiB);
@@ -349,7 +350,7 @@ int main(void)
 	test_apply_cold_cap();
 	test_apply_room();
 	test_apply_room_aging();
-	test_cold_cap_no_swap_room();
+	test_cold_cap_evict_file_only();
 	test_job_swappiness();
 	test_zswap_params_from_config();
 	return test_report("test_limits");
