@@ -688,6 +688,20 @@ static void test_reclaim_room(void)
 					      PAGE), UINT64_C(1) << 62);
 }
 
+/* One request against a room of room0 bytes: the bytes asked for, whether page cache only, and
+ * the room left. */
+static void take_one(uint64_t room0, uint64_t request, uint64_t file, bool swappiness_supported,
+		     uint64_t want, bool want_file_only, uint64_t want_room)
+{
+	uint64_t room = room0;
+	bool file_only = !want_file_only;
+
+	CHECK_EQ_U64(zswap_room_take(&room, request, file, swappiness_supported, PAGE, &file_only),
+		     want);
+	CHECK_EQ_INT(file_only, want_file_only);
+	CHECK_EQ_U64(room, want_room);
+}
+
 static void test_room_take(void)
 {
 	uint64_t room;
@@ -731,29 +745,14 @@ static void test_room_take(void)
 	CHECK_EQ_U64(room, 0);
 	/* The room just under a quarter of the request: page cache only; at a quarter: the room
 	 * (the kernel balances anon and page cache within it). */
-	room = 2 * MiB - PAGE;
-	CHECK_EQ_U64(zswap_room_take(&room, 8 * MiB, 50 * MiB, true, PAGE, &file_only), 8 * MiB);
-	CHECK(file_only);
-	CHECK_EQ_U64(room, 2 * MiB - PAGE);
-	room = 2 * MiB;
-	CHECK_EQ_U64(zswap_room_take(&room, 8 * MiB, 50 * MiB, true, PAGE, &file_only), 2 * MiB);
-	CHECK(!file_only);
-	CHECK_EQ_U64(room, 0);
+	take_one(2 * MiB - PAGE, 8 * MiB, 50 * MiB, true, 8 * MiB, true, 2 * MiB - PAGE);
+	take_one(2 * MiB, 8 * MiB, 50 * MiB, true, 2 * MiB, false, 0);
 	/* As much page cache as room: the room (anon may go too). */
-	room = 1 * MiB;
-	CHECK_EQ_U64(zswap_room_take(&room, 8 * MiB, 1 * MiB, true, PAGE, &file_only), 1 * MiB);
-	CHECK(!file_only);
-	CHECK_EQ_U64(room, 0);
+	take_one(1 * MiB, 8 * MiB, 1 * MiB, true, 1 * MiB, false, 0);
 	/* Without swappiness= the room, whatever the page cache. */
-	room = 1 * MiB;
-	CHECK_EQ_U64(zswap_room_take(&room, 8 * MiB, 50 * MiB, false, PAGE, &file_only), 1 * MiB);
-	CHECK(!file_only);
-	CHECK_EQ_U64(room, 0);
+	take_one(1 * MiB, 8 * MiB, 50 * MiB, false, 1 * MiB, false, 0);
 	/* A request that fits the room exactly takes it all, whatever the page cache. */
-	room = 4 * MiB;
-	CHECK_EQ_U64(zswap_room_take(&room, 4 * MiB, 50 * MiB, true, PAGE, &file_only), 4 * MiB);
-	CHECK(!file_only);
-	CHECK_EQ_U64(room, 0);
+	take_one(4 * MiB, 4 * MiB, 50 * MiB, true, 4 * MiB, false, 0);
 
 	/* Less than a page of room is no room. */
 	room = PAGE - 1;
