@@ -18,12 +18,13 @@ struct aging_ctl {
 	bool ever_on;               /* aging was on since it was last wanted ("back on") */
 	int off;                    /* why mglru is NULL while wanted: -errno of the last check,
 				     * or NEVER_PROBED */
-	usec_t warning_us;
+	usec_t warning_us, check_warning_us;
 	uint64_t lruvecs_aged, aging_jobs;
 	/* This tick's lookup, by path. */
 	struct cgroup_node **by_path;
 	size_t n, cap;
 	unsigned tick;
+	uint64_t page_size;         /* bytes, this tick's snapshot's */
 };
 
 static void recheck(struct aging_ctl *ag);
@@ -57,7 +58,7 @@ static struct cgroup_node *find_path(const struct aging_ctl *ag, const char *p, 
 }
 
 static void add_target(struct cgroup_node *cg, const struct lru_gen_lruvec *v,
-		       const struct lru_gen_plan *p)
+		       const struct lru_gen_plan *p, uint64_t cgroup_id)
 {
 	struct lru_gen_target *t;
 
@@ -73,7 +74,7 @@ static void add_target(struct cgroup_node *cg, const struct lru_gen_lruvec *v,
 	t = &cg->aging.targets[cg->aging.n_targets++];
 	*t = (struct lru_gen_target){ .memcg_id = v->memcg_id, .node = v->node, .max_seq = v->max_seq,
 				      .evict_seq = p->evict_seq, .idle_pages = p->cold_pages,
-				      .idle_file_pages = p->cold_file_pages };
+				      .idle_file_pages = p->cold_file_pages, .cgroup_id = cgroup_id };
 	cg->aging.cold_pages += p->cold_pages;
 	cg->aging.cold_file_pages += p->cold_file_pages;
 }
@@ -86,13 +87,99 @@ static uint64_t cold_age_ms(const struct cgroup_node *cg)
 	return cg->rule ? cg->rule->params.cold_age_s * 1000 : 0;
 }
 
+/* The child of `parent` named by p[0..pn) (one path component), or NULL. */
+static struct cgroup_node *child_named(const struct cgroup_node *parent, const char *p, size_t pn)
+{
+	size_t plen = strlen(parent->path) + (parent->path[0] != '\0'); /* "parent/" */
+
+	for (struct cgroup_node *c = parent->first_child; c; c = c->next_sibling)
+		if (strncmp(c->path + plen, p, pn) == 0 && c->path[plen + pn] == '\0')
+			return c;
+	return NULL;
+}
+
+/*
+ * The managed cgroup whose lruvecs include the memcg at relative path p (pn bytes) although it
+ * is not managed itself: its nearest managed ancestor (managed cgroups do not nest: only the
+ * deepest matching cgroups are managed). A pod managed at "level": "pod" has no pages of its
+ * own; they are charged to its containers' memcgs (mm/memcontrol.c charges the task's memcg),
+ * which lru_gen lists one by one and memory.reclaim on the pod reaches through its subtree
+ * (mm/vmscan.c shrink_node_memcgs()). *ret_desc is the memcg's own node (discovery's), and
+ * *ret_guard the owner's child on the way down when that child has memory.min or memory.low set
+ * (else NULL). NULL when no ancestor is managed or discovery has not seen the memcg's cgroup.
+ */
+static struct cgroup_node *find_owner(const struct aging_ctl *ag, const char *p, size_t pn,
+				      struct cgroup_node **ret_desc, struct cgroup_node **ret_guard)
+{
+	size_t an = pn;
+	struct cgroup_node *owner = NULL, *c;
+
+	while (an > 0 && !owner) {
+		while (an > 0 && p[an - 1] != '/')
+			an--;
+		if (an > 0)
+			an--; /* the '/' */
+		owner = find_path(ag, p, an);
+	}
+	if (!owner || !owner->rule)
+		return NULL;
+	/* Down from the owner, one component at a time. */
+	c = owner;
+	*ret_guard = NULL;
+	for (size_t i = an + (an > 0); i < pn && c;) {
+		size_t j = i;
+
+		while (j < pn && p[j] != '/')
+			j++;
+		c = child_named(c, p + i, j - i);
+		if (c && c->parent == owner && c->files.protection_set)
+			*ret_guard = c;
+		i = j + 1;
+	}
+	if (!c)
+		return NULL;
+	*ret_desc = c;
+	return owner;
+}
+
+/*
+ * An lru_gen eviction applies neither memory.min nor memory.low (mm/vmscan.c run_eviction()
+ * never calls mem_cgroup_calculate_protection(); only shrink_node_memcgs() does). So under an
+ * owner's child with either set (`guard`), the plan of a lruvec of the child's own memcg keeps
+ * no more cold pages than the child's memory.current above max(min, low) as read this tick,
+ * shared among its lruvecs in lru_gen's order, and a lruvec deeper down keeps none: the child's
+ * bound says nothing of how its protection is shared below it (mm/memcontrol.c
+ * effective_protection()).
+ */
+static void bound_by_protection(struct aging_ctl *ag, struct cgroup_node *guard,
+				const struct cgroup_node *desc, struct lru_gen_plan *plan)
+{
+	uint64_t room = 0;
+
+	if (desc == guard) {
+		if (guard->aging.room_tick != ag->tick) {
+			guard->aging.room_tick = ag->tick;
+			guard->aging.room_pages = guard->files.protection_room_bytes / ag->page_size;
+		}
+		room = guard->aging.room_pages;
+	}
+	plan->cold_pages = MIN(plan->cold_pages, room);
+	plan->cold_file_pages = MIN(plan->cold_file_pages, plan->cold_pages);
+	if (desc == guard)
+		guard->aging.room_pages -= plan->cold_pages;
+	plan->evict = plan->cold_pages > 0;
+}
+
 static int on_lruvec(const struct lru_gen_lruvec *v, void *userdata)
 {
 	struct aging_ctl *ag = userdata;
 	/* lru_gen prints "/" + our relative path ("/" alone for the root, whose path is ""). */
-	struct cgroup_node *cg = find_path(ag, v->path + 1, v->path_len - 1);
+	struct cgroup_node *cg = find_path(ag, v->path + 1, v->path_len - 1), *desc = NULL;
+	struct cgroup_node *guard = NULL;
 	struct lru_gen_plan plan;
 
+	if (!cg)
+		cg = find_owner(ag, v->path + 1, v->path_len - 1, &desc, &guard);
 	if (!cg || !cg->rule || (ag->hooks.busy && ag->hooks.busy(ag->hooks.userdata, cg)))
 		return 0;
 	if (cg->aging.tick != ag->tick) {
@@ -103,8 +190,10 @@ static int on_lruvec(const struct lru_gen_lruvec *v, void *userdata)
 		cg->aging.cold_file_pages = 0;
 	}
 	lru_gen_plan_lruvec(v, cold_age_ms(cg), &plan);
+	if (plan.evict && guard)
+		bound_by_protection(ag, guard, desc, &plan);
 	if (plan.evict)
-		add_target(cg, v, &plan);
+		add_target(cg, v, &plan, desc ? desc->inode : 0);
 	if (!plan.age)
 		return 0;
 	for (;;) {
@@ -128,6 +217,7 @@ void aging_ctl_tick(struct aging_ctl *ag, const struct tick_ctx *ctx)
 	int r;
 
 	ag->tick = ctx->tick;
+	ag->page_size = ctx->snap->page_size ? ctx->snap->page_size : 4096;
 	ag->n = 0;
 	recheck(ag);
 	if (!ag->mglru || n == 0)
@@ -183,6 +273,13 @@ void aging_ctl_job_done(struct aging_ctl *ag, const struct reclaim_job *job)
 			  &(struct log_fields){ .cgroup = job->cgroup_path },
 			  "%s: MGLRU aging through lru_gen failed: %s", job->cgroup_path,
 			  strerror(-job->aging_error));
+	if (job->evict_check_error && log_ratelimit(&ag->check_warning_us, now_us(), LOG_REPEAT_US))
+		log_event(LOG_WARNING, MSGID_KERNEL_FEATURE,
+			  &(struct log_fields){ .cgroup = job->cgroup_path },
+			  "%s: cannot check that a descendant cgroup still exists "
+			  "(open_by_handle_at: %s): its cold generations are not evicted; reclaimd "
+			  "needs CAP_DAC_READ_SEARCH and the system call (the shipped unit allows it)",
+			  job->cgroup_path, strerror(-job->evict_check_error));
 }
 
 bool aging_ctl_active(const struct aging_ctl *ag)

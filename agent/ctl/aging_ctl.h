@@ -2,8 +2,11 @@
 /*
  * aging_ctl.h - the MGLRU aging controller (why: include/reclaimd/mglru.h). Once per tick it
  * reads /sys/kernel/debug/lru_gen and gives every managed cgroup without a job in flight the
- * "+ memcg node max_seq" commands of its lruvecs that are due for aging and the eviction
- * targets of those with cold generations (lru_gen_plan.h, at the cgroup's cold age), kept in the cgroup's
+ * "+ memcg node max_seq" commands of its lruvecs, and of its unmanaged descendants' (a pod's
+ * containers), that are due for aging and the eviction targets of those with cold generations
+ * (lru_gen_plan.h, at the cgroup's cold age; under a child with memory.min or memory.low set,
+ * which an lru_gen eviction does not respect, only what is above them: aging_ctl.c
+ * bound_by_protection()), kept in the cgroup's
  * `aging` group; the loop takes them into the cgroup's job (aging_ctl_take()), so the page-table
  * walks run on the node's worker, before its reclaim. Off when mglru_aging is false, in a dry
  * run, or when the kernel has no usable MGLRU (said once). While aging is wanted, each tick

@@ -196,7 +196,9 @@ static int swap_room_down_of(struct cgroup_node *cg, unsigned generation, uint64
  * and swap room (min of `room_above`, the bound of the target's ancestors and the host, the
  * target's own swap.max - swap.current, and the child's room_down). Only children: a grandchild is protected only within its
  * parent's effective protection (mm/memcontrol.c effective_protection()), which the child's
- * own values already bound. A child gone mid-read is left out. */
+ * own values already bound. A child gone mid-read is left out. Each child's
+ * files.protection_set says whether its min or low is set (true when they cannot be read), and
+ * files.protection_room_bytes how far its memory.current is above them. */
 static int children_protected_of(struct cgroup_node *cg, unsigned generation, uint64_t room_above,
 				 uint64_t *ret, bool *ret_at_high)
 {
@@ -209,18 +211,23 @@ static int children_protected_of(struct cgroup_node *cg, unsigned generation, ui
 	for (struct cgroup_node *c = cg->first_child; c; c = c->next_sibling) {
 		struct cgroup_sample cs = { 0 };
 
+		c->files.protection_set = false;
+		c->files.protection_room_bytes = 0;
 		if (!c->has_memory)
 			continue;
 		if ((r = read_u64_or_max_at(c->dirfd, "memory.min", &cs.min_bytes)) < 0 ||
 		    (r = read_u64_or_max_at(c->dirfd, "memory.low", &cs.low_bytes)) < 0 ||
 		    (r = read_u64_or_max_at(c->dirfd, "memory.high", &cs.high_bytes)) < 0)
 			goto child_failed;
+		c->files.protection_set = MAX(cs.min_bytes, cs.low_bytes) > 0;
 		if (MAX(cs.min_bytes, cs.low_bytes) == 0 && cs.high_bytes == LIMIT_MAX)
 			continue;
 		if ((r = read_u64_or_max_at(c->dirfd, "memory.current", &cs.current_bytes)) < 0)
 			goto child_failed;
 		if (cs.current_bytes > 0 && cgroup_at_high(&cs)) /* an empty child has nothing */
 			at_high = true;
+		c->files.protection_room_bytes = sub_sat(cs.current_bytes,
+							 MAX(cs.min_bytes, cs.low_bytes));
 		if (MAX(cs.min_bytes, cs.low_bytes) == 0)
 			continue;
 		if ((r = read_single_at(c->dirfd, "memory.stat", big_buf, STAT_BUF, &len)) < 0 ||
@@ -243,6 +250,8 @@ static int children_protected_of(struct cgroup_node *cg, unsigned generation, ui
 		sum = p > UINT64_MAX - sum ? UINT64_MAX : sum + p;
 		continue;
 child_failed:
+		c->files.protection_set = true;
+		c->files.protection_room_bytes = 0;
 		if (r != -ENOENT && r != -ENODEV)
 			return r;
 	}

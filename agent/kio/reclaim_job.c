@@ -33,6 +33,9 @@ atomic_bool reclaim_swappiness_supported = true;
 #define STALL_MIN_WINDOW_US (1 * USEC_PER_SEC)
 /* A signal that is not a cancel (none is expected) may interrupt a write; retry that often. */
 #define MAX_FOREIGN_EINTR 3
+
+/* The file handle type of a kernfs (cgroup2) node: include/linux/exportfs.h, kernel-internal. */
+#define FILEID_KERNFS 0xfe
 /* After EAGAIN, how long to look for the cgroup's removal, and how often (reclaim_chunk.h: on 7.x
  * the write of a dying memcg returns before rmdir has removed its files, which then takes
  * milliseconds). Spent only on EAGAIN, where the kernel found nothing more to reclaim anyway. */
@@ -192,6 +195,34 @@ static int write_chunk(struct reclaim_job *job, int fd, uint64_t bytes)
 	return 0;
 }
 
+/* Whether the cgroup with this id (its cgroup2 inode, the kernfs node id) still exists: opened
+ * through open_by_handle_at(2) with a FILEID_KERNFS handle on the cgroup2 mount of mount_fd, as
+ * systemd's cg_cgroupid_open() does. A removed cgroup's kernfs node is no longer active, and
+ * fs/kernfs/mount.c kernfs_fh_to_dentry() answers ESTALE. Any failure (no
+ * CAP_DAC_READ_SEARCH, a seccomp filter without the call, not a cgroup2 mount) counts as gone:
+ * a target that cannot be checked is not evicted from, and *ret_error keeps the first -errno
+ * other than ESTALE. */
+static bool cgroup_id_alive(int mount_fd, uint64_t id, int *ret_error)
+{
+	union {
+		struct file_handle fh;
+		char buf[sizeof(struct file_handle) + sizeof(uint64_t)];
+	} h;
+	int fd;
+
+	h.fh.handle_bytes = sizeof(uint64_t);
+	h.fh.handle_type = FILEID_KERNFS;
+	memcpy(h.fh.f_handle, &id, sizeof(id));
+	fd = open_by_handle_at(mount_fd, &h.fh, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno != ESTALE && *ret_error == 0)
+			*ret_error = -errno;
+		return false;
+	}
+	close(fd);
+	return true;
+}
+
 /* Evicts one chunk from the generations idle for the cold age, split over the memcg's
  * lruvecs (nodes) by their idle pages. skip[i] is set for a lruvec the kernel refuses (removed,
  * or too few generations). lru_gen is open for this chunk only. Returns 0; -EINTR when a signal
@@ -203,6 +234,12 @@ static int evict_chunk(struct reclaim_job *job, uint64_t chunk_bytes, bool *skip
 	char cmd[128];
 	bool any = false;
 
+	/* A descendant's memcg id names another memcg once the descendant is removed. */
+	for (size_t i = 0; i < job->n_evict; i++)
+		if (!skip[i] && job->evict[i].cgroup_id &&
+		    !cgroup_id_alive(job->cgroup_dirfd, job->evict[i].cgroup_id,
+				     &job->evict_check_error))
+			skip[i] = true;
 	lru_gen_split(job->evict, job->n_evict, skip, chunk_bytes / job->page_size, nr);
 	for (size_t i = 0; i < job->n_evict; i++) {
 		const struct lru_gen_target *t = &job->evict[i];

@@ -100,6 +100,8 @@ struct reclaim_job {
 	bool idle_exhausted;         /* eviction stopped: a chunk found less than half its size in
 				      * generations idle for two intervals (outcome JOB_PARTIAL) */
 	int aging_error;             /* first unexpected -errno of an aging write, or 0 */
+	int evict_check_error;       /* -errno of open_by_handle_at(2) when a descendant's target
+				      * could not be checked (not ESTALE: a removed cgroup), or 0 */
 	usec_t aging_us;             /* time spent aging (page table walks), microseconds */
 	usec_t queued_us, started_us, finished_us;
 

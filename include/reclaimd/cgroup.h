@@ -76,6 +76,12 @@ struct cgroup_node {
 		unsigned swap_read_generation, swap_down_generation;
 		bool swap_read_ok, swap_down_ok;
 		uint64_t swap_max_bytes, swap_room_bytes, swap_down_bytes;
+		/* A child of a managed cgroup with memory.min or memory.low set (or unreadable), as
+		 * read with its parent's sample this tick, and its memory.current above
+		 * max(min, low) then (0 when unreadable): the MGLRU aging controller plans no more
+		 * than that from it for the parent, and nothing from its descendants (aging_ctl.c). */
+		bool protection_set;
+		uint64_t protection_room_bytes;
 		/* Files that inform reports and placement but no decision (memory.max,
 		 * swap.current, zswap.current/max, events, numa_stat): re-read every
 		 * CGROUP_SLOW_FILES_TICKS ticks, carried in between. */
@@ -155,6 +161,10 @@ struct cgroup_node {
 		struct lru_gen_target *targets;
 		size_t n_targets, targets_cap;
 		uint64_t cold_pages, cold_file_pages;
+		/* As a protected child of a managed cgroup (files.protection_set): pages still
+		 * plannable above its protection in tick room_tick. */
+		unsigned room_tick;
+		uint64_t room_pages;
 	} aging;
 
 	struct {

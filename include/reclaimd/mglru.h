@@ -142,6 +142,12 @@ struct lru_gen_target {
 			       * accessed for at least the cgroup's cold age */
 	uint64_t idle_pages;  /* anon + file pages in those generations */
 	uint64_t idle_file_pages; /* the file pages of those */
+	/* 0: the job's own cgroup's memcg. Else the descendant cgroup (an unmanaged container of a
+	 * managed pod, say) whose memcg this is, by cgroup id (its cgroup2 inode): the job evicts
+	 * from it only while that cgroup still exists, checked before each chunk, because a removed
+	 * cgroup's memcg id is released and given to the next new memcg (mm/memcontrol.c
+	 * mem_cgroup_id_remove()). */
+	uint64_t cgroup_id;
 };
 
 /* For an eviction with swappiness 0, which takes file pages only (mm/vmscan.c

@@ -3,7 +3,8 @@
  * test_aging_ctl.c - the MGLRU aging controller's on/off state (agent/ctl/aging_ctl.c) on a
  * fixture sys tree: MGLRU switched off and on, debugfs unmounted and mounted again, a kernel
  * without MGLRU, reloads; each change logged once, nothing logged for an unchanged state, a
- * kernel without MGLRU never probed again, and no descriptor held between ticks.
+ * kernel without MGLRU never probed again, and no descriptor held between ticks; and which
+ * lruvecs a managed pod's plan takes from its containers' memcgs.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -84,6 +85,129 @@ static void tick(struct aging_ctl *ag, const struct config *c, unsigned t)
 	aging_ctl_tick(ag, &ctx);
 }
 
+static struct cgroup_node *mk_node(const char *path, uint64_t inode, struct cgroup_node *parent)
+{
+	struct cgroup_node *n = calloc(1, sizeof(*n) + strlen(path) + 1);
+
+	if (!n)
+		abort();
+	memcpy(n->path, path, strlen(path) + 1);
+	n->inode = inode;
+	n->has_memory = true;
+	n->parent = parent;
+	if (parent) {
+		n->next_sibling = parent->first_child;
+		parent->first_child = n;
+	}
+	return n;
+}
+
+/*
+ * A pod managed at pod level has no pages of its own: its containers' memcgs, unmanaged, are
+ * aged for it, and their cold generations become its eviction targets, each naming the
+ * container's cgroup id (checked alive by the job). A child with memory.min or memory.low set
+ * (an lru_gen eviction ignores both) is aged, but planned for no more than its memory.current
+ * above them, over all its nodes, and nothing below it is planned. A memcg discovery has not
+ * seen, and one under a sibling pod with a longer name, are left alone.
+ */
+static void test_descendants_planned_for_owner(struct aging_ctl *ag, const struct config *on)
+{
+	static const char lru[] =
+		"memcg     1 /\n node     0\n         15     112240          1           0 \n"
+		"memcg     2 /pod\n node     0\n         12          9          0           0 \n"
+		"memcg     3 /pod/ctr\n node     0\n"
+		"         10     100000        100          50 \n"
+		"         11      80000         10           5 \n"
+		"         12      60000          1           1 \n"
+		"memcg     6 /pod/ctr/inner\n node     0\n"
+		"         10     100000       1000           0 \n"
+		"         11      80000          0           0 \n"
+		"         12      60000          1           1 \n"
+		"memcg     5 /pod/safe\n node     0\n"
+		"         10     100000       5000        5000 \n"
+		"         11      80000         10           5 \n"
+		"         12      60000          1           1 \n"
+		" node     1\n"
+		"         10     100000        200         200 \n"
+		"         11      80000          0           0 \n"
+		"         12      60000          1           1 \n"
+		"memcg     8 /pod/safe/deep\n node     0\n"
+		"         10     100000       2000        2000 \n"
+		"         11      80000          0           0 \n"
+		"         12      60000          1           1 \n"
+		"memcg     7 /pod/new\n node     0\n"
+		"         10     100000       3000        3000 \n"
+		"         11      80000         10           5 \n"
+		"         12      60000          1           1 \n"
+		"memcg     4 /pod2/ctr\n node     0\n"
+		"         10     100000        700         300 \n"
+		"         11      80000         10           5 \n"
+		"         12      60000          1           1 \n";
+	struct rule rule = on->rules[0];
+	struct cgroup_node *pod = mk_node("pod", 10, NULL);
+	struct cgroup_node *ctr = mk_node("pod/ctr", 11, pod);
+	struct cgroup_node *safe = mk_node("pod/safe", 12, pod);
+	struct cgroup_node *inner = mk_node("pod/ctr/inner", 13, ctr);
+	struct cgroup_node *deep = mk_node("pod/safe/deep", 14, safe);
+	struct cgroup_node *pod2 = mk_node("pod2", 20, NULL);
+	struct cgroup_node *pod2ctr = mk_node("pod2/ctr", 21, pod2);
+	struct cgroup_node *nodes[1] = { pod };
+	struct cgroup_sample samples[1] = { { 0 } };
+	struct snapshot snap = { .page_size = 4096, .cgroups = samples, .n_cgroups = 1 };
+	struct tick_ctx ctx = { .snap = &snap, .cgroups = nodes, .config = on, .tick = 100 };
+	struct lru_gen_payload p;
+
+	pod->rule = &rule;
+	safe->files.protection_set = true;
+	safe->files.protection_room_bytes = 600 * 4096 + 100; /* 600 pages */
+	rule.params.cold_age_s = 10;
+	put("kernel/debug/lru_gen", lru);
+	aging_ctl_tick(ag, &ctx);
+	/* Generations 10 and 11 are cold at 10 s: memcg 3's 165 pages (55 file), memcg 6's 1,000,
+	 * and of memcg 5's 10,015 + 400 the 600 above its protection, all on node 0 (which lru_gen
+	 * lists first); none of memcg 8's (under the protected child), 7's (not discovered) or
+	 * 4's (another pod). */
+	CHECK_EQ_U64(aging_ctl_cold_bytes(pod, 100, 4096), 1765 * 4096);
+	CHECK_EQ_U64(aging_ctl_cold_file_bytes(pod, 100, 4096), 655 * 4096);
+	aging_ctl_take(ag, pod, 100, true, &p);
+	CHECK(p.cmds != NULL && strstr(p.cmds, "+ 3 0 12\n") != NULL);
+	CHECK(p.cmds != NULL && strstr(p.cmds, "+ 6 0 12\n") != NULL);
+	CHECK(p.cmds != NULL && strstr(p.cmds, "+ 5 0 12\n") != NULL);
+	CHECK(p.cmds != NULL && strstr(p.cmds, "+ 5 1 12\n") != NULL);
+	CHECK(p.cmds != NULL && strstr(p.cmds, "+ 8 0 12\n") != NULL);
+	CHECK(p.cmds != NULL && strstr(p.cmds, "+ 4 ") == NULL);
+	CHECK(p.cmds != NULL && strstr(p.cmds, "+ 7 ") == NULL);
+	CHECK_EQ_U64(p.n_evict, 3);
+	for (size_t i = 0; i < p.n_evict; i++) {
+		const struct lru_gen_target *t = &p.evict[i];
+
+		CHECK(t->memcg_id == 3 || t->memcg_id == 6 || (t->memcg_id == 5 && t->node == 0));
+		CHECK_EQ_U64(t->evict_seq, 11);
+		CHECK_EQ_U64(t->cgroup_id, t->memcg_id == 3 ? 11 : t->memcg_id == 6 ? 13 : 12);
+		CHECK_EQ_U64(t->idle_pages, t->memcg_id == 3 ? 165 : t->memcg_id == 6 ? 1000 : 600);
+		CHECK_EQ_U64(t->idle_file_pages, t->memcg_id == 3 ? 55 : t->memcg_id == 6 ? 0 : 600);
+	}
+	free(p.cmds);
+	free(p.path);
+	free(p.evict);
+
+	/* The protection lifted: all of memcg 5 and 8 is planned too. */
+	safe->files.protection_set = false;
+	ctx.tick = 101;
+	aging_ctl_tick(ag, &ctx);
+	CHECK_EQ_U64(aging_ctl_cold_bytes(pod, 101, 4096), (1165 + 10415 + 4000) * 4096);
+	free(pod->aging.cmds);
+	free(pod->aging.targets);
+	free(deep);
+	free(inner);
+	free(safe);
+	free(ctr);
+	free(pod);
+	free(pod2ctr);
+	free(pod2);
+	put("kernel/debug/lru_gen", "memcg     1 /\n node     0\n         15     112240          1           0 \n");
+}
+
 int main(void)
 {
 	static char buf[1 << 16];
@@ -110,7 +234,8 @@ int main(void)
 	mkdir_rel("kernel/debug");
 	put("kernel/mm/lru_gen/enabled", "0x0007\n");
 	put("kernel/debug/lru_gen", "memcg     1 /\n node     0\n         15     112240          1           0 \n");
-	CHECK_EQ_INT(config_load_string("{\"mglru_aging\": true}", &on, &err), 0);
+	CHECK_EQ_INT(config_load_string("{\"mglru_aging\": true, \"rules\": [{\"match\": \"pod\"}]}",
+					&on, &err), 0);
 	CHECK_EQ_INT(config_load_string("{\"mglru_aging\": false}", &off, &err), 0);
 	if (!on || !off)
 		return test_report("test_aging_ctl");
@@ -127,6 +252,8 @@ int main(void)
 	for (unsigned t = 1; t <= 3; t++)
 		tick(ag, on, t);
 	CHECK_EQ_INT(test_count_fds(), fds0);
+	CHECK_EQ_INT(new_lines_with("MGLRU", buf, sizeof(buf)), 0);
+	test_descendants_planned_for_owner(ag, on);
 	CHECK_EQ_INT(new_lines_with("MGLRU", buf, sizeof(buf)), 0);
 
 	/* MGLRU switched off: one line, off; more ticks: nothing more. Back on: one line. */

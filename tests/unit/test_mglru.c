@@ -402,6 +402,40 @@ static void test_job_evicts_through_lru_gen(void)
 		CHECK(stat(path, &st) == 0 && st.st_size == 0);
 		reclaim_job_free(job);
 	}
+
+	/* A descendant's target (a pod's container) whose cgroup cannot be found alive, as after
+	 * its removal (here: no cgroup2 mount to ask), is not evicted from, since its memcg id may
+	 * name another memcg by now; the job's own memcg still is, and gets the whole chunk. */
+	put_file(dir, "memory.stat", "anon 104857600\nfile 0\npgsteal 10\n");
+	snprintf(path, sizeof(path), "%s/lru_gen", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	job = NULL;
+	CHECK_EQ_INT(reclaim_job_new(dirfd, "evict", 1, &job), 0);
+	CHECK(fd >= 0);
+	if (job && fd >= 0) {
+		job->request_bytes = 64 << 20;
+		job->chunk_bytes = 16 << 20;
+		job->page_size = 4096;
+		job->psi_some_target_pct = 0.1;
+		job->lru_gen_path = strdup(path);
+		job->evict_swappiness = 60;
+		job->evict = calloc(2, sizeof(*job->evict));
+		job->n_evict = 2;
+		job->evict[0] = (struct lru_gen_target){ .memcg_id = 9, .node = 0, .max_seq = 12,
+							 .evict_seq = 10, .idle_pages = 3072,
+							 .cgroup_id = 4242 };
+		job->evict[1] = (struct lru_gen_target){ .memcg_id = 6, .node = 0, .max_seq = 12,
+							 .evict_seq = 11, .idle_pages = 1024 };
+		reclaim_job_run(job);
+		CHECK_EQ_INT(job->outcome, JOB_PARTIAL);
+		CHECK(job->idle_exhausted);
+		n = pread(fd, got, sizeof(got) - 1, 0);
+		got[n > 0 ? n : 0] = '\0';
+		CHECK_STREQ(got, "- 6 0 11 60 1024\n");
+		reclaim_job_free(job);
+	}
+	if (fd >= 0)
+		close(fd);
 	close(dirfd);
 	for (const char *const *f = (const char *const[]){ "memory.reclaim", "memory.current",
 		"memory.stat", "memory.pressure", "lru_gen", NULL }; *f; f++) {

@@ -331,13 +331,18 @@ snapshot_kubelet_files() {
 snapshot_kubelet_files >"$RESULTS/kubelet-files-before.tsv"
 
 # ---- the agent ---------------------------------------------------------------------------
+# The default reclaim path: the agent ages every managed memcg, and a pod's containers' memcgs for
+# the pod, through lru_gen, and evicts only generations idle for the cold age (10 s, so that the
+# 60-180 s windows see eviction), never under a container with memory.min or memory.low. Plain
+# memory.reclaim on a young memcg makes the kernel age it twice at once and takes hot pages with
+# the cold (README "MGLRU: aging and eviction").
 cat >"$CONF" <<'EOF'
 {
   "interval": 2,
   "log_level": "info",
   "headroom": false,
-  "mglru_aging": false,
-  "defaults": { "min_bytes": "16M" },
+  "mglru_aging": true,
+  "defaults": { "min_bytes": "16M", "cold_age": 10 },
   "rules": [
     { "match": "**", "qos": ["besteffort"], "level": "container", "min_bytes": "8M" },
     { "match": "**", "qos": ["burstable"], "level": "pod" },
