@@ -58,7 +58,7 @@ static struct cgroup_node *find_path(const struct aging_ctl *ag, const char *p, 
 }
 
 static void add_target(struct cgroup_node *cg, const struct lru_gen_lruvec *v,
-		       const struct lru_gen_plan *p, uint64_t cgroup_id)
+		       const struct lru_gen_plan *p, uint64_t cgroup_id, bool file_only)
 {
 	struct lru_gen_target *t;
 
@@ -74,7 +74,8 @@ static void add_target(struct cgroup_node *cg, const struct lru_gen_lruvec *v,
 	t = &cg->aging.targets[cg->aging.n_targets++];
 	*t = (struct lru_gen_target){ .memcg_id = v->memcg_id, .node = v->node, .max_seq = v->max_seq,
 				      .evict_seq = p->evict_seq, .idle_pages = p->cold_pages,
-				      .idle_file_pages = p->cold_file_pages, .cgroup_id = cgroup_id };
+				      .idle_file_pages = p->cold_file_pages, .cgroup_id = cgroup_id,
+				      .file_only = file_only };
 	cg->aging.cold_pages += p->cold_pages;
 	cg->aging.cold_file_pages += p->cold_file_pages;
 }
@@ -104,12 +105,19 @@ static struct cgroup_node *child_named(const struct cgroup_node *parent, const c
  * deepest matching cgroups are managed). A pod managed at "level": "pod" has no pages of its
  * own; they are charged to its containers' memcgs (mm/memcontrol.c charges the task's memcg),
  * which lru_gen lists one by one and memory.reclaim on the pod reaches through its subtree
- * (mm/vmscan.c shrink_node_memcgs()). *ret_desc is the memcg's own node (discovery's), and
- * *ret_guard the owner's child on the way down when that child has memory.min or memory.low set
- * (else NULL). NULL when no ancestor is managed or discovery has not seen the memcg's cgroup.
+ * (mm/vmscan.c shrink_node_memcgs()). NULL when no ancestor is managed or discovery has not seen
+ * the memcg's cgroup; else *ret says what lies between the owner and the memcg.
  */
+struct descent {
+	struct cgroup_node *desc;   /* the memcg's own cgroup (discovery's node) */
+	struct cgroup_node *guard;  /* the owner's child on the way down, when it has memory.min
+				     * or memory.low set; else NULL */
+	bool no_swap;               /* a cgroup on the way down has no swap room (its room_down,
+				     * as the reader found it this tick: a NoSwap container) */
+};
+
 static struct cgroup_node *find_owner(const struct aging_ctl *ag, const char *p, size_t pn,
-				      struct cgroup_node **ret_desc, struct cgroup_node **ret_guard)
+				      struct descent *ret)
 {
 	size_t an = pn;
 	struct cgroup_node *owner = NULL, *c;
@@ -125,7 +133,7 @@ static struct cgroup_node *find_owner(const struct aging_ctl *ag, const char *p,
 		return NULL;
 	/* Down from the owner, one component at a time. */
 	c = owner;
-	*ret_guard = NULL;
+	*ret = (struct descent){ 0 };
 	for (size_t i = an + (an > 0); i < pn && c;) {
 		size_t j = i;
 
@@ -133,12 +141,14 @@ static struct cgroup_node *find_owner(const struct aging_ctl *ag, const char *p,
 			j++;
 		c = child_named(c, p + i, j - i);
 		if (c && c->parent == owner && c->files.protection_set)
-			*ret_guard = c;
+			ret->guard = c;
+		if (c && c->files.swap_down_ok && c->files.swap_down_bytes == 0)
+			ret->no_swap = true;
 		i = j + 1;
 	}
 	if (!c)
 		return NULL;
-	*ret_desc = c;
+	ret->desc = c;
 	return owner;
 }
 
@@ -170,16 +180,57 @@ static void bound_by_protection(struct aging_ctl *ag, struct cgroup_node *guard,
 	plan->evict = plan->cold_pages > 0;
 }
 
+/* Takes back every target of cg in the descendant cgroup with this id, and its cold pages. */
+static void drop_targets(struct cgroup_node *cg, uint64_t cgroup_id)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < cg->aging.n_targets; i++) {
+		struct lru_gen_target *t = &cg->aging.targets[i];
+
+		if (t->cgroup_id != cgroup_id) {
+			cg->aging.targets[kept++] = *t;
+			continue;
+		}
+		cg->aging.cold_pages -= t->idle_pages;
+		cg->aging.cold_file_pages -= t->idle_file_pages;
+	}
+	cg->aging.n_targets = kept;
+}
+
+/*
+ * Whether lru_gen lists desc's path for a second memcg this tick: a removed cgroup whose memcg
+ * still holds swap entries keeps its id (mm/memcontrol.c mem_cgroup_id_get_many() in the swap
+ * charge) and its path, and a new cgroup of the same name then exists beside it. The cgroup id
+ * check (reclaim_job.c) would pass for both, so neither is evicted from this tick.
+ */
+static bool listed_twice(struct aging_ctl *ag, struct cgroup_node *owner, struct cgroup_node *desc,
+			 uint64_t memcg_id)
+{
+	if (desc->aging.seen_tick != ag->tick) {
+		desc->aging.seen_tick = ag->tick;
+		desc->aging.seen_memcg_id = memcg_id;
+		return false;
+	}
+	if (desc->aging.seen_memcg_id == memcg_id)
+		return desc->aging.seen_twice;
+	if (!desc->aging.seen_twice) {
+		desc->aging.seen_twice = true;
+		drop_targets(owner, desc->inode);
+	}
+	return true;
+}
+
 static int on_lruvec(const struct lru_gen_lruvec *v, void *userdata)
 {
 	struct aging_ctl *ag = userdata;
 	/* lru_gen prints "/" + our relative path ("/" alone for the root, whose path is ""). */
-	struct cgroup_node *cg = find_path(ag, v->path + 1, v->path_len - 1), *desc = NULL;
-	struct cgroup_node *guard = NULL;
+	struct cgroup_node *cg = find_path(ag, v->path + 1, v->path_len - 1);
+	struct descent d = { 0 };
 	struct lru_gen_plan plan;
 
 	if (!cg)
-		cg = find_owner(ag, v->path + 1, v->path_len - 1, &desc, &guard);
+		cg = find_owner(ag, v->path + 1, v->path_len - 1, &d);
 	if (!cg || !cg->rule || (ag->hooks.busy && ag->hooks.busy(ag->hooks.userdata, cg)))
 		return 0;
 	if (cg->aging.tick != ag->tick) {
@@ -190,10 +241,18 @@ static int on_lruvec(const struct lru_gen_lruvec *v, void *userdata)
 		cg->aging.cold_file_pages = 0;
 	}
 	lru_gen_plan_lruvec(v, cold_age_ms(cg), &plan);
-	if (plan.evict && guard)
-		bound_by_protection(ag, guard, desc, &plan);
+	if (d.desc && d.desc->aging.seen_tick != ag->tick)
+		d.desc->aging.seen_twice = false;
+	if (d.desc && listed_twice(ag, cg, d.desc, v->memcg_id))
+		plan.evict = false;
+	if (plan.evict && d.no_swap) {
+		plan.cold_pages = plan.cold_file_pages;
+		plan.evict = plan.cold_pages > 0;
+	}
+	if (plan.evict && d.guard)
+		bound_by_protection(ag, d.guard, d.desc, &plan);
 	if (plan.evict)
-		add_target(cg, v, &plan, desc ? desc->inode : 0);
+		add_target(cg, v, &plan, d.desc ? d.desc->inode : 0, d.no_swap);
 	if (!plan.age)
 		return 0;
 	for (;;) {

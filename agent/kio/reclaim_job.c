@@ -23,6 +23,8 @@
 #include "reclaimd/tiers.h"
 
 atomic_bool reclaim_swappiness_supported = true;
+int (*reclaim_open_by_handle)(int mount_fd, struct file_handle *handle, int flags) =
+	open_by_handle_at;
 
 /* memory.stat is ~60 lines of < 40 bytes on 6.12; 16 KiB leaves room for future fields. */
 #define MEMORY_STAT_BUF 16384
@@ -195,14 +197,13 @@ static int write_chunk(struct reclaim_job *job, int fd, uint64_t bytes)
 	return 0;
 }
 
-/* Whether the cgroup with this id (its cgroup2 inode, the kernfs node id) still exists: opened
- * through open_by_handle_at(2) with a FILEID_KERNFS handle on the cgroup2 mount of mount_fd, as
+/* Opens the cgroup with this id (its cgroup2 inode, the kernfs node id) through
+ * open_by_handle_at(2) with a FILEID_KERNFS handle on the cgroup2 mount of mount_fd, as
  * systemd's cg_cgroupid_open() does. A removed cgroup's kernfs node is no longer active, and
- * fs/kernfs/mount.c kernfs_fh_to_dentry() answers ESTALE. Any failure (no
- * CAP_DAC_READ_SEARCH, a seccomp filter without the call, not a cgroup2 mount) counts as gone:
- * a target that cannot be checked is not evicted from, and *ret_error keeps the first -errno
- * other than ESTALE. */
-static bool cgroup_id_alive(int mount_fd, uint64_t id, int *ret_error)
+ * fs/kernfs/mount.c kernfs_fh_to_dentry() answers ESTALE. Returns the directory fd, or -1: any
+ * failure (no CAP_DAC_READ_SEARCH, a seccomp filter without the call, not a cgroup2 mount)
+ * counts as gone, and *ret_error keeps the first -errno other than ESTALE. */
+static int cgroup_id_open(int mount_fd, uint64_t id, int *ret_error)
 {
 	union {
 		struct file_handle fh;
@@ -213,58 +214,139 @@ static bool cgroup_id_alive(int mount_fd, uint64_t id, int *ret_error)
 	h.fh.handle_bytes = sizeof(uint64_t);
 	h.fh.handle_type = FILEID_KERNFS;
 	memcpy(h.fh.f_handle, &id, sizeof(id));
-	fd = open_by_handle_at(mount_fd, &h.fh, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno != ESTALE && *ret_error == 0)
-			*ret_error = -errno;
-		return false;
+	fd = reclaim_open_by_handle(mount_fd, &h.fh, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 && errno != ESTALE && *ret_error == 0)
+		*ret_error = -errno;
+	return fd < 0 ? -1 : fd;
+}
+
+/* Pages of a descendant cgroup (dirfd) above its own memory.min and memory.low now:
+ * UINT64_MAX when neither is set, 0 when they cannot be read. An lru_gen eviction applies
+ * neither (mm/vmscan.c run_eviction() never calls mem_cgroup_calculate_protection()). */
+static uint64_t unprotected_pages(int dirfd, uint64_t page_size)
+{
+	uint64_t min, low, current;
+
+	if (read_u64_or_max_at(dirfd, "memory.min", &min) < 0 ||
+	    read_u64_or_max_at(dirfd, "memory.low", &low) < 0)
+		return 0;
+	if (MAX(min, low) == 0)
+		return UINT64_MAX;
+	if (read_u64_or_max_at(dirfd, "memory.current", &current) < 0)
+		return 0;
+	return sub_sat(current, MAX(min, low)) / page_size;
+}
+
+/*
+ * Before a chunk, the targets in a descendant cgroup of the job's (a pod's container, whose memcg
+ * id names another memcg once it is removed): each one's cgroup is opened by id into cfd[i] (a
+ * target whose cgroup is gone or cannot be checked is skipped), and its idle_pages is cut to
+ * what its cgroup holds above its own memory.min and memory.low now, shared among the cgroup's
+ * targets (nodes) in order. The plan bounded it when it was made (aging_ctl.c); this holds it
+ * for the whole job, whatever happened since.
+ */
+static void check_descendants(struct reclaim_job *job, bool *skip, int *cfd, uint64_t *left)
+{
+	for (size_t i = 0; i < job->n_evict; i++) {
+		struct lru_gen_target *t = &job->evict[i];
+		size_t j;
+
+		if (skip[i] || !t->cgroup_id)
+			continue;
+		/* An earlier target of the same cgroup holds its fd and the room it left. */
+		for (j = 0; j < i; j++)
+			if (job->evict[j].cgroup_id == t->cgroup_id && cfd[j] >= 0)
+				break;
+		if (j == i) {
+			cfd[i] = cgroup_id_open(job->cgroup_dirfd, t->cgroup_id,
+						&job->evict_check_error);
+			if (cfd[i] < 0) {
+				skip[i] = true;
+				continue;
+			}
+			left[i] = unprotected_pages(cfd[i], job->page_size);
+		}
+		t->idle_pages = MIN(t->idle_pages, left[j]);
+		t->idle_file_pages = MIN(t->idle_file_pages, t->idle_pages);
+		left[j] -= t->idle_pages;
 	}
-	close(fd);
-	return true;
+}
+
+/* The fd check_descendants() opened for target i's cgroup (that of its first target), or -1. */
+static int descendant_fd(const struct reclaim_job *job, const int *cfd, size_t i)
+{
+	if (!job->evict[i].cgroup_id)
+		return -1;
+	for (size_t j = 0; j <= i; j++)
+		if (job->evict[j].cgroup_id == job->evict[i].cgroup_id && cfd[j] >= 0)
+			return cfd[j];
+	return -1;
 }
 
 /* Evicts one chunk from the generations idle for the cold age, split over the memcg's
- * lruvecs (nodes) by their idle pages. skip[i] is set for a lruvec the kernel refuses (removed,
- * or too few generations). lru_gen is open for this chunk only. Returns 0; -EINTR when a signal
- * interrupted an eviction; -ENOENT when every lruvec was refused; -ENXIO when lru_gen is gone
- * (debugfs unmounted); -errno of the open or a write otherwise. */
+ * lruvecs (nodes), and over its descendants' (check_descendants()), by their idle pages; what
+ * each command asked for is taken off its target's idle_pages, so the job as a whole never asks
+ * a lruvec for more than the plan found cold. skip[i] is set for a lruvec the kernel refuses
+ * (removed, or too few generations) and for a descendant's that is gone. lru_gen is open for
+ * this chunk only. Returns 0; -EINTR when a signal interrupted an eviction; -ENOENT when no
+ * lruvec took a command; -ENXIO when lru_gen is gone (debugfs unmounted); -ENOMEM; -errno of
+ * the open or a write otherwise. */
 static int evict_chunk(struct reclaim_job *job, uint64_t chunk_bytes, bool *skip, uint64_t *nr)
 {
 	_cleanup_(closep) int fd = -1;
+	_cleanup_(freep) int *cfd = malloc(job->n_evict * sizeof(*cfd));
+	_cleanup_(freep) uint64_t *left = malloc(job->n_evict * sizeof(*left));
 	char cmd[128];
 	bool any = false;
+	int r = 0;
 
-	/* A descendant's memcg id names another memcg once the descendant is removed. */
+	if (!cfd || !left)
+		return -ENOMEM;
 	for (size_t i = 0; i < job->n_evict; i++)
-		if (!skip[i] && job->evict[i].cgroup_id &&
-		    !cgroup_id_alive(job->cgroup_dirfd, job->evict[i].cgroup_id,
-				     &job->evict_check_error))
-			skip[i] = true;
+		cfd[i] = -1;
+	check_descendants(job, skip, cfd, left);
 	lru_gen_split(job->evict, job->n_evict, skip, chunk_bytes / job->page_size, nr);
 	for (size_t i = 0; i < job->n_evict; i++) {
-		const struct lru_gen_target *t = &job->evict[i];
-		int r;
+		struct lru_gen_target *t = &job->evict[i];
+		int dfd = descendant_fd(job, cfd, i), len;
 
 		if (nr[i] == 0)
 			continue;
-		/* Up to the last cold generation (lru_gen_plan.h). EINVAL: the memcg or node went
-		 * away, or this job's aging did not add the generation the plan counted on. */
-		int len = lru_gen_format_evict(cmd, sizeof(cmd), t->memcg_id, t->node, t->evict_seq,
-					       job->evict_swappiness, nr[i]);
-
-		if (len < 0)
-			return len;
-		if (fd < 0 && (fd = lru_gen_open(job->lru_gen_path)) < 0)
-			return fd == -ENOENT ? -ENXIO : fd;
-		r = lru_gen_write(fd, cmd, (size_t)len);
-		if (r == -EINVAL) {
+		/* Right before the command: a descendant removed since the check above. A removed
+		 * cgroup's directory holds no files (kernfs), so its lookups fail. */
+		if (t->cgroup_id && (dfd < 0 || faccessat(dfd, "memory.current", F_OK, 0) < 0)) {
 			skip[i] = true;
 			continue;
 		}
+		/* Up to the last cold generation (lru_gen_plan.h). EINVAL: the memcg or node went
+		 * away, or this job's aging did not add the generation the plan counted on. */
+		len = lru_gen_format_evict(cmd, sizeof(cmd), t->memcg_id, t->node, t->evict_seq,
+					   t->file_only ? 0 : job->evict_swappiness, nr[i]);
+		if (len < 0) {
+			r = len;
+			break;
+		}
+		if (fd < 0 && (fd = lru_gen_open(job->lru_gen_path)) < 0) {
+			r = fd == -ENOENT ? -ENXIO : fd;
+			break;
+		}
+		r = lru_gen_write(fd, cmd, (size_t)len);
+		if (r == -EINVAL) {
+			skip[i] = true;
+			r = 0;
+			continue;
+		}
 		if (r < 0)
-			return r;
+			break;
+		t->idle_pages = sub_sat(t->idle_pages, nr[i]);
+		t->idle_file_pages = MIN(t->idle_file_pages, t->idle_pages);
 		any = true;
 	}
+	for (size_t i = 0; i < job->n_evict; i++)
+		if (cfd[i] >= 0)
+			close(cfd[i]);
+	if (r < 0)
+		return r;
 	return any ? 0 : -ENOENT;
 }
 

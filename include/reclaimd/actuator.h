@@ -130,6 +130,11 @@ void reclaim_job_run(struct reclaim_job *job);
  * which the loop folds into the table as learned. */
 extern atomic_bool reclaim_swappiness_supported;
 
+struct file_handle;
+/* open_by_handle_at(2), through which a job opens a descendant cgroup by id before evicting from
+ * it (reclaim_job.c); unit tests point it at fixture directories. */
+extern int (*reclaim_open_by_handle)(int mount_fd, struct file_handle *handle, int flags);
+
 struct worker_pool;
 
 /* Starts n_workers threads with a FIFO of at most queue_len jobs. `node` is only for logs (-1:

@@ -165,6 +165,11 @@ struct cgroup_node {
 		 * plannable above its protection in tick room_tick. */
 		unsigned room_tick;
 		uint64_t room_pages;
+		/* As a descendant of a managed cgroup: the memcg lru_gen listed for its path in
+		 * tick seen_tick, and whether it listed a second one then (no eviction). */
+		unsigned seen_tick;
+		uint64_t seen_memcg_id;
+		bool seen_twice;
 	} aging;
 
 	struct {

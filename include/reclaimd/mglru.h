@@ -144,10 +144,16 @@ struct lru_gen_target {
 	uint64_t idle_file_pages; /* the file pages of those */
 	/* 0: the job's own cgroup's memcg. Else the descendant cgroup (an unmanaged container of a
 	 * managed pod, say) whose memcg this is, by cgroup id (its cgroup2 inode): the job evicts
-	 * from it only while that cgroup still exists, checked before each chunk, because a removed
-	 * cgroup's memcg id is released and given to the next new memcg (mm/memcontrol.c
-	 * mem_cgroup_id_remove()). */
+	 * from it only while that cgroup still exists, checked before each command, because a
+	 * removed cgroup's memcg id is released and given to the next new memcg (mm/memcontrol.c
+	 * mem_cgroup_id_remove()), and only what it holds above its own memory.min and memory.low,
+	 * read before each chunk. The check proves that the cgroup exists, not that the memcg id is
+	 * still its: switching the memory controller off and on in its parent's
+	 * cgroup.subtree_control gives the same cgroup a new memcg. */
 	uint64_t cgroup_id;
+	/* Evict at swappiness 0 (page cache only; idle_pages is then its page cache): no swap room
+	 * in the descendant cgroup or in one between it and the job's (a NoSwap container). */
+	bool file_only;
 };
 
 /* For an eviction with swappiness 0, which takes file pages only (mm/vmscan.c
