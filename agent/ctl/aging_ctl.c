@@ -57,8 +57,17 @@ static struct cgroup_node *find_path(const struct aging_ctl *ag, const char *p, 
 	return NULL;
 }
 
+/* What lies between a managed cgroup and a memcg below it that no rule manages (find_owner()). */
+struct descent {
+	struct cgroup_node *desc;   /* the memcg's own cgroup (discovery's node) */
+	struct cgroup_node *child;  /* the owner's child on the way down (desc itself or above) */
+	struct cgroup_node *guard;  /* `child` when it has memory.min or memory.low set; else NULL */
+	bool no_swap;               /* `child` has no swap room this tick (a NoSwap container), as
+				     * the reader found it with the owner's sample */
+};
+
 static void add_target(struct cgroup_node *cg, const struct lru_gen_lruvec *v,
-		       const struct lru_gen_plan *p, uint64_t cgroup_id, bool file_only)
+		       const struct lru_gen_plan *p, const struct descent *d)
 {
 	struct lru_gen_target *t;
 
@@ -74,8 +83,10 @@ static void add_target(struct cgroup_node *cg, const struct lru_gen_lruvec *v,
 	t = &cg->aging.targets[cg->aging.n_targets++];
 	*t = (struct lru_gen_target){ .memcg_id = v->memcg_id, .node = v->node, .max_seq = v->max_seq,
 				      .evict_seq = p->evict_seq, .idle_pages = p->cold_pages,
-				      .idle_file_pages = p->cold_file_pages, .cgroup_id = cgroup_id,
-				      .file_only = file_only };
+				      .idle_file_pages = p->cold_file_pages,
+				      .cgroup_id = d->desc ? d->desc->inode : 0,
+				      .child_cgroup_id = d->child && d->child != d->desc ? d->child->inode : 0,
+				      .file_only = d->no_swap };
 	cg->aging.cold_pages += p->cold_pages;
 	cg->aging.cold_file_pages += p->cold_file_pages;
 }
@@ -108,13 +119,6 @@ static struct cgroup_node *child_named(const struct cgroup_node *parent, const c
  * (mm/vmscan.c shrink_node_memcgs()). NULL when no ancestor is managed or discovery has not seen
  * the memcg's cgroup; else *ret says what lies between the owner and the memcg.
  */
-struct descent {
-	struct cgroup_node *desc;   /* the memcg's own cgroup (discovery's node) */
-	struct cgroup_node *guard;  /* the owner's child on the way down, when it has memory.min
-				     * or memory.low set; else NULL */
-	bool no_swap;               /* a cgroup on the way down has no swap room (its room_down,
-				     * as the reader found it this tick: a NoSwap container) */
-};
 
 static struct cgroup_node *find_owner(const struct aging_ctl *ag, const char *p, size_t pn,
 				      struct descent *ret)
@@ -140,10 +144,11 @@ static struct cgroup_node *find_owner(const struct aging_ctl *ag, const char *p,
 		while (j < pn && p[j] != '/')
 			j++;
 		c = child_named(c, p + i, j - i);
-		if (c && c->parent == owner && c->files.protection_set)
-			ret->guard = c;
-		if (c && c->files.swap_down_ok && c->files.swap_down_bytes == 0)
-			ret->no_swap = true;
+		if (c && c->parent == owner) {
+			ret->child = c;
+			ret->guard = c->files.protection_set ? c : NULL;
+			ret->no_swap = c->files.no_swap_room;
+		}
 		i = j + 1;
 	}
 	if (!c)
@@ -252,7 +257,7 @@ static int on_lruvec(const struct lru_gen_lruvec *v, void *userdata)
 	if (plan.evict && d.guard)
 		bound_by_protection(ag, d.guard, d.desc, &plan);
 	if (plan.evict)
-		add_target(cg, v, &plan, d.desc ? d.desc->inode : 0, d.no_swap);
+		add_target(cg, v, &plan, &d);
 	if (!plan.age)
 		return 0;
 	for (;;) {
@@ -335,10 +340,13 @@ void aging_ctl_job_done(struct aging_ctl *ag, const struct reclaim_job *job)
 	if (job->evict_check_error && log_ratelimit(&ag->check_warning_us, now_us(), LOG_REPEAT_US))
 		log_event(LOG_WARNING, MSGID_KERNEL_FEATURE,
 			  &(struct log_fields){ .cgroup = job->cgroup_path },
-			  "%s: cannot check that a descendant cgroup still exists "
-			  "(open_by_handle_at: %s): its cold generations are not evicted; reclaimd "
-			  "needs CAP_DAC_READ_SEARCH and the system call (the shipped unit allows it)",
-			  job->cgroup_path, strerror(-job->evict_check_error));
+			  "%s: cannot open a descendant cgroup by id (open_by_handle_at: %s): its "
+			  "cold generations are not evicted%s", job->cgroup_path,
+			  strerror(-job->evict_check_error),
+			  job->evict_check_error == -EPERM || job->evict_check_error == -EACCES ||
+					  job->evict_check_error == -ENOSYS ?
+				  "; reclaimd needs CAP_DAC_READ_SEARCH and the system call (the shipped "
+				  "unit allows it)" : "");
 }
 
 bool aging_ctl_active(const struct aging_ctl *ag)

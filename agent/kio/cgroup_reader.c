@@ -197,8 +197,9 @@ static int swap_room_down_of(struct cgroup_node *cg, unsigned generation, uint64
  * target's own swap.max - swap.current, and the child's room_down). Only children: a grandchild is protected only within its
  * parent's effective protection (mm/memcontrol.c effective_protection()), which the child's
  * own values already bound. A child gone mid-read is left out. Each child's
- * files.protection_set says whether its min or low is set (true when they cannot be read), and
- * files.protection_room_bytes how far its memory.current is above them. */
+ * files.protection_set says whether its min or low is set (true when they cannot be read),
+ * files.protection_room_bytes how far its memory.current is above them, and files.no_swap_room
+ * whether none of its pages can go to swap (room_above 0, or its swap_room_down_of() 0). */
 static int children_protected_of(struct cgroup_node *cg, unsigned generation, uint64_t room_above,
 				 uint64_t *ret, bool *ret_at_high)
 {
@@ -213,8 +214,17 @@ static int children_protected_of(struct cgroup_node *cg, unsigned generation, ui
 
 		c->files.protection_set = false;
 		c->files.protection_room_bytes = 0;
+		c->files.no_swap_room = true;
 		if (!c->has_memory)
 			continue;
+		if (room_above > 0) {
+			r = swap_room_down_of(c, generation, &room);
+			if (r == -ENOENT || r == -ENODEV)
+				continue;
+			if (r < 0)
+				return r;
+			c->files.no_swap_room = room == 0;
+		}
 		if ((r = read_u64_or_max_at(c->dirfd, "memory.min", &cs.min_bytes)) < 0 ||
 		    (r = read_u64_or_max_at(c->dirfd, "memory.low", &cs.low_bytes)) < 0 ||
 		    (r = read_u64_or_max_at(c->dirfd, "memory.high", &cs.high_bytes)) < 0)

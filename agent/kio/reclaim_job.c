@@ -220,6 +220,12 @@ static int cgroup_id_open(int mount_fd, uint64_t id, int *ret_error)
 	return fd < 0 ? -1 : fd;
 }
 
+/* What one lru_gen eviction command may take beyond the pages it asks for: run_eviction()
+ * checks nr_to_reclaim only between evict_folios() calls, and scan_folios() isolates at least
+ * MIN_LRU_BATCH (64) pages, counting a large folio whole (up to HPAGE_PMD_NR, 512 pages of 4 KiB
+ * on x86-64). mm/vmscan.c, 6.1 to 7.3. */
+#define EVICT_OVERSHOOT_PAGES (64 + 512)
+
 /* Pages of a descendant cgroup (dirfd) above its own memory.min and memory.low now:
  * UINT64_MAX when neither is set, 0 when they cannot be read. An lru_gen eviction applies
  * neither (mm/vmscan.c run_eviction() never calls mem_cgroup_calculate_protection()). */
@@ -237,13 +243,24 @@ static uint64_t unprotected_pages(int dirfd, uint64_t page_size)
 	return sub_sat(current, MAX(min, low)) / page_size;
 }
 
+/* Whether the cgroup with this id has memory.min or memory.low set now (true when it cannot be
+ * opened or read: it or its pages are gone, or it cannot be checked). */
+static bool cgroup_id_protected(int mount_fd, uint64_t id, int *ret_error)
+{
+	_cleanup_(closep) int fd = cgroup_id_open(mount_fd, id, ret_error);
+
+	return fd < 0 || unprotected_pages(fd, 1) != UINT64_MAX;
+}
+
 /*
  * Before a chunk, the targets in a descendant cgroup of the job's (a pod's container, whose memcg
  * id names another memcg once it is removed): each one's cgroup is opened by id into cfd[i] (a
  * target whose cgroup is gone or cannot be checked is skipped), and its idle_pages is cut to
- * what its cgroup holds above its own memory.min and memory.low now, shared among the cgroup's
- * targets (nodes) in order. The plan bounded it when it was made (aging_ctl.c); this holds it
- * for the whole job, whatever happened since.
+ * what its cgroup holds above its own memory.min and memory.low now, less what a command may
+ * take beyond what it asks for (EVICT_OVERSHOOT_PAGES per target), shared among the cgroup's
+ * targets (nodes) in order. A target nested below the job's cgroup's child is skipped once that
+ * child has memory.min or memory.low set. The plan bounded all this when it was made
+ * (aging_ctl.c); this holds it for the whole job, whatever happened since.
  */
 static void check_descendants(struct reclaim_job *job, bool *skip, int *cfd, uint64_t *left)
 {
@@ -253,11 +270,18 @@ static void check_descendants(struct reclaim_job *job, bool *skip, int *cfd, uin
 
 		if (skip[i] || !t->cgroup_id)
 			continue;
+		if (t->child_cgroup_id &&
+		    cgroup_id_protected(job->cgroup_dirfd, t->child_cgroup_id, &job->evict_check_error)) {
+			skip[i] = true;
+			continue;
+		}
 		/* An earlier target of the same cgroup holds its fd and the room it left. */
 		for (j = 0; j < i; j++)
 			if (job->evict[j].cgroup_id == t->cgroup_id && cfd[j] >= 0)
 				break;
 		if (j == i) {
+			uint64_t n_same = 0;
+
 			cfd[i] = cgroup_id_open(job->cgroup_dirfd, t->cgroup_id,
 						&job->evict_check_error);
 			if (cfd[i] < 0) {
@@ -265,6 +289,11 @@ static void check_descendants(struct reclaim_job *job, bool *skip, int *cfd, uin
 				continue;
 			}
 			left[i] = unprotected_pages(cfd[i], job->page_size);
+			if (left[i] != UINT64_MAX) {
+				for (size_t k = i; k < job->n_evict; k++)
+					n_same += job->evict[k].cgroup_id == t->cgroup_id;
+				left[i] = sub_sat(left[i], n_same * EVICT_OVERSHOOT_PAGES);
+			}
 		}
 		t->idle_pages = MIN(t->idle_pages, left[j]);
 		t->idle_file_pages = MIN(t->idle_file_pages, t->idle_pages);
@@ -336,6 +365,8 @@ static int evict_chunk(struct reclaim_job *job, uint64_t chunk_bytes, bool *skip
 			r = 0;
 			continue;
 		}
+		if (r == -EINTR) /* it may have evicted part: counted as if all */
+			t->idle_pages = sub_sat(t->idle_pages, nr[i]);
 		if (r < 0)
 			break;
 		t->idle_pages = sub_sat(t->idle_pages, nr[i]);

@@ -82,6 +82,9 @@ struct cgroup_node {
 		 * than that from it for the parent, and nothing from its descendants (aging_ctl.c). */
 		bool protection_set;
 		uint64_t protection_room_bytes;
+		/* The same child has no swap room this tick (a NoSwap container): the aging
+		 * controller evicts its page cache only. */
+		bool no_swap_room;
 		/* Files that inform reports and placement but no decision (memory.max,
 		 * swap.current, zswap.current/max, events, numa_stat): re-read every
 		 * CGROUP_SLOW_FILES_TICKS ticks, carried in between. */

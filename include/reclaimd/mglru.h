@@ -151,8 +151,12 @@ struct lru_gen_target {
 	 * still its: switching the memory controller off and on in its parent's
 	 * cgroup.subtree_control gives the same cgroup a new memcg. */
 	uint64_t cgroup_id;
-	/* Evict at swappiness 0 (page cache only; idle_pages is then its page cache): no swap room
-	 * in the descendant cgroup or in one between it and the job's (a NoSwap container). */
+	/* For a cgroup_id nested deeper than the job's cgroup's child (crun's inner `container`
+	 * cgroup, say): that child, by cgroup id. The job evicts nothing from the target once the
+	 * child has memory.min or memory.low set. 0 otherwise. */
+	uint64_t child_cgroup_id;
+	/* Evict at swappiness 0 (page cache only; idle_pages is then its page cache): the job's
+	 * cgroup's child it lies in has no swap room (a NoSwap container). */
 	bool file_only;
 };
 

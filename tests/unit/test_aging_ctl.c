@@ -196,8 +196,8 @@ static void test_descendants_planned_for_owner(struct aging_ctl *ag, const struc
 	ctx.tick = 101;
 	aging_ctl_tick(ag, &ctx);
 	CHECK_EQ_U64(aging_ctl_cold_bytes(pod, 101, 4096), (1165 + 10415 + 4000) * 4096);
-	/* A NoSwap container (no swap room down from it, as the reader found): its targets are
-	 * page cache only. A path lru_gen lists for two memcgs (a removed cgroup whose memcg
+	/* A NoSwap container (no swap room in the pod's child, as the reader found): its targets,
+	 * and those nested in it, are page cache only. A path lru_gen lists for two memcgs (a removed cgroup whose memcg
 	 * keeps its id for its swap entries, and a new one of the same name): neither is evicted. */
 	put("kernel/debug/lru_gen",
 	    "memcg     3 /pod/ctr\n node     0\n"
@@ -216,11 +216,10 @@ static void test_descendants_planned_for_owner(struct aging_ctl *ag, const struc
 	    "         10     100000        300         300 \n"
 	    "         11      80000          0           0 \n"
 	    "         12      60000          1           1 \n");
-	inner->files.swap_down_ok = true;
-	inner->files.swap_down_bytes = 0;
+	ctr->files.no_swap_room = true;
 	ctx.tick = 102;
 	aging_ctl_tick(ag, &ctx);
-	CHECK_EQ_U64(aging_ctl_cold_bytes(pod, 102, 4096), (165 + 70) * 4096);
+	CHECK_EQ_U64(aging_ctl_cold_bytes(pod, 102, 4096), (55 + 70) * 4096);
 	aging_ctl_take(ag, pod, 102, true, &p);
 	CHECK(p.cmds != NULL && strstr(p.cmds, "+ 9 0 12\n") != NULL);
 	CHECK_EQ_U64(p.n_evict, 2);
@@ -228,8 +227,10 @@ static void test_descendants_planned_for_owner(struct aging_ctl *ag, const struc
 		const struct lru_gen_target *t = &p.evict[i];
 
 		CHECK(t->memcg_id == 3 || t->memcg_id == 6);
-		CHECK(t->file_only == (t->memcg_id == 6));
-		CHECK_EQ_U64(t->idle_pages, t->memcg_id == 3 ? 165 : 70);
+		CHECK(t->file_only);
+		CHECK_EQ_U64(t->idle_pages, t->memcg_id == 3 ? 55 : 70);
+		/* memcg 6 is nested in the pod's child ctr (cgroup id 11), which the job checks. */
+		CHECK_EQ_U64(t->child_cgroup_id, t->memcg_id == 6 ? 11 : 0);
 	}
 	free(p.cmds);
 	free(p.path);

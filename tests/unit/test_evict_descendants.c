@@ -7,7 +7,8 @@
  *     as read before each chunk, nor more than its target's idle pages, even after another
  *     target dropped out (the chunks are then split among fewer targets);
  *   - is skipped once it is gone (ESTALE), or when its directory has lost its files by the time
- *     its command would be written;
+ *     its command would be written, or, nested in a child of the pod, once that child has
+ *     memory.min or memory.low set;
  *   - with file_only, is asked at swappiness 0.
  * The fixture's lru_gen is a plain file, read back between chunks; pgsteal moves at each
  * container's check, as if the kernel evicted all a chunk asks.
@@ -183,10 +184,11 @@ int main(void)
 	CHECK(dirfd >= 0);
 	reclaim_open_by_handle = fake_open_by_handle;
 
-	/* Container 1 (no protection, 2,000 cold pages) and container 2 (memory.low 96 MiB,
-	 * 100 pages above it, 5,000 cold on two nodes). 2's two targets share its 100 pages. */
+	/* Container 1 (no protection, 2,000 cold pages) and container 2 (memory.low 96 MiB, 5,000
+	 * cold pages on two nodes, and above memory.low 100 pages plus what two commands may take
+	 * beyond what they ask, 576 pages each). 2's two targets share its 100 pages. */
 	container(1, 0, 0, 64 << 20);
-	container(2, 0, 96 << 20, (96 << 20) + 100 * PAGE);
+	container(2, 0, 96 << 20, (96 << 20) + (100 + 2 * 576) * PAGE);
 	job = new_job(dirfd, 10000 * PAGE, 3);
 	job->evict[0] = target(1, 0, 2000, 1);
 	job->evict[1] = target(2, 0, 3000, 2);
@@ -203,6 +205,7 @@ int main(void)
 	 * still gets no more than its 100 pages above memory.low, and container 3 (no protection,
 	 * 300 cold pages) no more than its idle pages, over the whole job. */
 	container(3, 0, 0, 64 << 20);
+	container(2, 0, 96 << 20, (96 << 20) + (100 + 576) * PAGE);
 	job = new_job(dirfd, 10000 * PAGE, 3);
 	job->evict[0] = target(1, 0, 5000, 1);
 	job->evict[1] = target(2, 0, 3000, 2);
@@ -229,8 +232,8 @@ int main(void)
 	reclaim_job_free(job);
 	gone[1] = false;
 
-	/* Protection raised between chunks: memory.low now at memory.current, nothing more. */
-	container(2, 0, 96 << 20, (96 << 20) + 1000 * PAGE);
+	/* Protection raised between chunks: memory.min now at memory.current, nothing more. */
+	container(2, 0, 96 << 20, (96 << 20) + (1000 + 576) * PAGE);
 	job = new_job(dirfd, 256 * PAGE, 1);
 	job->evict[0] = target(2, 0, 3000, 2);
 	reclaim_job_run(job);
@@ -265,6 +268,26 @@ int main(void)
 	CHECK(asked[6] > 0);
 	reclaim_job_free(job);
 
+	/* A target nested in a child (crun's inner cgroup of container 3): evicted while the
+	 * child has no protection, not once it has memory.low. */
+	job = new_job(dirfd, 100 * PAGE, 1);
+	job->evict[0] = target(5, 0, 100, 5);
+	job->evict[0].child_cgroup_id = 3;
+	container(5, 0, 0, 64 << 20);
+	reclaim_job_run(job);
+	collect();
+	CHECK_EQ_U64(asked[5], 100);
+	reclaim_job_free(job);
+	job = new_job(dirfd, 100 * PAGE, 1);
+	job->evict[0] = target(5, 0, 100, 5);
+	job->evict[0].child_cgroup_id = 3;
+	container(3, 0, 1 << 20, 64 << 20);
+	reclaim_job_run(job);
+	collect();
+	CHECK_EQ_U64(asked[5], 0);
+	reclaim_job_free(job);
+	container(3, 0, 0, 64 << 20);
+
 	/* file_only (a NoSwap container): its command says swappiness 0, the other's the job's. */
 	job = new_job(dirfd, 600 * PAGE, 2);
 	job->evict[0] = target(1, 0, 200, 1);
@@ -291,7 +314,7 @@ int main(void)
 	reclaim_open_by_handle = fake_open_by_handle;
 
 	close(dirfd);
-	for (unsigned k = 1; k <= 4; k++)
+	for (unsigned k = 1; k <= 5; k++)
 		for (const char *const *f = (const char *const[]){ "memory.min", "memory.low",
 			"memory.current", NULL }; *f; f++) {
 			char p[PATH_MAX];
