@@ -199,8 +199,10 @@ static int swap_room_down_of(struct cgroup_node *cg, unsigned generation, uint64
  * own values already bound. A child gone mid-read is left out. Each child's
  * files.protection_set says whether its min or low is set (true when they cannot be read),
  * files.protection_room_bytes how far its memory.current is above them, and files.no_swap_room
- * whether none of its pages can go to swap (room_above 0, or its swap_room_down_of() 0). */
+ * whether none of its pages can go to swap (true when the target's own swap_room is 0, or the
+ * child's swap_room_down_of() is 0 or failed). */
 static int children_protected_of(struct cgroup_node *cg, unsigned generation, uint64_t room_above,
+				 uint64_t swap_room,
 				 uint64_t *ret, bool *ret_at_high)
 {
 	struct memory_stat st;
@@ -217,13 +219,16 @@ static int children_protected_of(struct cgroup_node *cg, unsigned generation, ui
 		c->files.no_swap_room = true;
 		if (!c->has_memory)
 			continue;
-		if (room_above > 0) {
+		/* Only while the target itself has room (else its jobs take page cache only), and
+		 * not again for a child whose room failed this tick: the target's own
+		 * swap_room_down_of() returns every error but a child gone mid-read, so this one is
+		 * gone, and its reads below fail too (child_failed). */
+		if (swap_room > 0 && !(c->files.swap_down_generation == generation &&
+				       !c->files.swap_down_ok)) {
 			r = swap_room_down_of(c, generation, &room);
-			if (r == -ENOENT || r == -ENODEV)
-				continue;
-			if (r < 0)
+			if (r < 0 && r != -ENOENT && r != -ENODEV)
 				return r;
-			c->files.no_swap_room = room == 0;
+			c->files.no_swap_room = r < 0 || room == 0;
 		}
 		if ((r = read_u64_or_max_at(c->dirfd, "memory.min", &cs.min_bytes)) < 0 ||
 		    (r = read_u64_or_max_at(c->dirfd, "memory.low", &cs.low_bytes)) < 0 ||
@@ -405,7 +410,8 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 			return r;
 		s.swap_room_bytes = MIN(s.swap_room_bytes, room);
 	}
-	r = children_protected_of(cg, generation, room_above, &s.children_protected_bytes,
+	r = children_protected_of(cg, generation, room_above, s.swap_room_bytes,
+				  &s.children_protected_bytes,
 				  &s.child_at_high);
 	if (r < 0)
 		return r;

@@ -220,11 +220,15 @@ static int cgroup_id_open(int mount_fd, uint64_t id, int *ret_error)
 	return fd < 0 ? -1 : fd;
 }
 
-/* What one lru_gen eviction command may take beyond the pages it asks for: run_eviction()
- * checks nr_to_reclaim only between evict_folios() calls, and scan_folios() isolates at least
- * MIN_LRU_BATCH (64) pages, counting a large folio whole (up to HPAGE_PMD_NR, 512 pages of 4 KiB
- * on x86-64). mm/vmscan.c, 6.1 to 7.3. */
-#define EVICT_OVERSHOOT_PAGES (64 + 512)
+/* What one lru_gen eviction command may take beyond the pages it asks for, in pages of
+ * page_size bytes: run_eviction() checks nr_to_reclaim only between evict_folios() calls, and
+ * scan_folios() isolates at least MIN_LRU_BATCH (64) pages, counting a large folio whole, up to
+ * a PMD's worth (HPAGE_PMD_NR: one page table's entries, page_size / 8 on 64-bit; 512 pages of
+ * 4 KiB on x86-64, 8,192 of 64 KiB on arm64). mm/vmscan.c, 6.1 to 7.3. */
+static uint64_t evict_overshoot_pages(uint64_t page_size)
+{
+	return 64 + page_size / 8;
+}
 
 /* Pages of a descendant cgroup (dirfd) above its own memory.min and memory.low now:
  * UINT64_MAX when neither is set, 0 when they cannot be read. An lru_gen eviction applies
@@ -257,7 +261,7 @@ static bool cgroup_id_protected(int mount_fd, uint64_t id, int *ret_error)
  * id names another memcg once it is removed): each one's cgroup is opened by id into cfd[i] (a
  * target whose cgroup is gone or cannot be checked is skipped), and its idle_pages is cut to
  * what its cgroup holds above its own memory.min and memory.low now, less what a command may
- * take beyond what it asks for (EVICT_OVERSHOOT_PAGES per target), shared among the cgroup's
+ * take beyond what it asks for (evict_overshoot_pages() per target), shared among the cgroup's
  * targets (nodes) in order. A target nested below the job's cgroup's child is skipped once that
  * child has memory.min or memory.low set. The plan bounded all this when it was made
  * (aging_ctl.c); this holds it for the whole job, whatever happened since.
@@ -292,7 +296,8 @@ static void check_descendants(struct reclaim_job *job, bool *skip, int *cfd, uin
 			if (left[i] != UINT64_MAX) {
 				for (size_t k = i; k < job->n_evict; k++)
 					n_same += job->evict[k].cgroup_id == t->cgroup_id;
-				left[i] = sub_sat(left[i], n_same * EVICT_OVERSHOOT_PAGES);
+				left[i] = sub_sat(left[i],
+						  n_same * evict_overshoot_pages(job->page_size));
 			}
 		}
 		t->idle_pages = MIN(t->idle_pages, left[j]);

@@ -887,6 +887,24 @@ static void test_kubelet_swap_room_and_protection(void)
 	rmtree(BU "kubepods-burstable-podd.slice");
 	cgroup_set_scan(&s, pods, on_gone, NULL);
 
+	/* A container removed after discovery saw it (no rescan yet): the pod's sample still
+	 * succeeds (the child is left out), and the child counts as protected and without swap
+	 * room, so that nothing is planned from its memcg for the pod. */
+	mkcg(BU "kubepods-burstable-podc.slice/cri-containerd-c9.scope", true, 10);
+	cgroup_set_scan(&s, pods, on_gone, NULL);
+	rmtree(BU "kubepods-burstable-podc.slice/cri-containerd-c9.scope");
+	if ((cg = find(&s, BU "kubepods-burstable-podc.slice"))) {
+		struct cgroup_node *c9 = find(&s, BU "kubepods-burstable-podc.slice/cri-containerd-c9.scope");
+
+		CHECK_EQ_INT(cgroup_read_sample(cg, g++, 1ULL << 40, &smp), 0);
+		CHECK(c9 != NULL);
+		if (c9) {
+			CHECK(c9->files.protection_set);
+			CHECK(c9->files.no_swap_room);
+		}
+	}
+	cgroup_set_scan(&s, pods, on_gone, NULL);
+
 	/* A limit on the pod's parent still bounds every pod below. */
 	put("kubepods.slice/kubepods-burstable.slice", "memory.swap.max", "1048576\n");
 	if ((cg = find(&s, BU "kubepods-burstable-podc.slice"))) {
