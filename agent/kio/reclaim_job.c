@@ -247,6 +247,15 @@ static uint64_t unprotected_pages(int dirfd, uint64_t page_size)
 	return sub_sat(current, MAX(min, low)) / page_size;
 }
 
+/* The first target up to i of target i's cgroup whose fd is open in cfd, or i. */
+static size_t first_of_cgroup(const struct reclaim_job *job, const int *cfd, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (job->evict[j].cgroup_id == job->evict[i].cgroup_id && cfd[j] >= 0)
+			return j;
+	return i;
+}
+
 /* Whether the cgroup with this id has memory.min or memory.low set now (true when it cannot be
  * opened or read: it or its pages are gone, or it cannot be checked). */
 static bool cgroup_id_protected(int mount_fd, uint64_t id, int *ret_error)
@@ -280,9 +289,7 @@ static void check_descendants(struct reclaim_job *job, bool *skip, int *cfd, uin
 			continue;
 		}
 		/* An earlier target of the same cgroup holds its fd and the room it left. */
-		for (j = 0; j < i; j++)
-			if (job->evict[j].cgroup_id == t->cgroup_id && cfd[j] >= 0)
-				break;
+		j = first_of_cgroup(job, cfd, i);
 		if (j == i) {
 			uint64_t n_same = 0;
 
@@ -309,12 +316,7 @@ static void check_descendants(struct reclaim_job *job, bool *skip, int *cfd, uin
 /* The fd check_descendants() opened for target i's cgroup (that of its first target), or -1. */
 static int descendant_fd(const struct reclaim_job *job, const int *cfd, size_t i)
 {
-	if (!job->evict[i].cgroup_id)
-		return -1;
-	for (size_t j = 0; j <= i; j++)
-		if (job->evict[j].cgroup_id == job->evict[i].cgroup_id && cfd[j] >= 0)
-			return cfd[j];
-	return -1;
+	return job->evict[i].cgroup_id ? cfd[first_of_cgroup(job, cfd, i)] : -1;
 }
 
 /* Evicts one chunk from the generations idle for the cold age, split over the memcg's

@@ -162,6 +162,17 @@ static struct reclaim_job *new_job(int dirfd, uint64_t request_bytes, size_t n)
 	return job;
 }
 
+/* Runs the same job again for request_bytes more, as the next tick's job would continue. */
+static void rerun(struct reclaim_job *job, uint64_t request_bytes)
+{
+	job->request_bytes = request_bytes;
+	job->outcome = JOB_DONE;
+	job->written_bytes = 0;
+	job->idle_exhausted = false;
+	reclaim_job_run(job);
+	collect();
+}
+
 static struct lru_gen_target target(uint64_t memcg_id, int node, uint64_t idle, uint64_t cgroup_id)
 {
 	return (struct lru_gen_target){ .memcg_id = memcg_id, .node = node, .max_seq = 12,
@@ -217,15 +228,8 @@ int main(void)
 		collect();
 		CHECK(asked[1] > 0 && asked[1] <= 256);
 		gone[1] = true;
-		job->request_bytes = 10000 * PAGE;
-		job->outcome = JOB_DONE;
-		job->written_bytes = 0;
-		job->idle_exhausted = false;
-		reclaim_job_run(job);
-		collect();
+		rerun(job, 10000 * PAGE);
 	}
-	CHECK(asked[2] <= 100);
-	CHECK(asked[3] <= 300);
 	CHECK_EQ_U64(asked[2], 100);
 	CHECK_EQ_U64(asked[3], 300);
 	CHECK_EQ_INT(job->evict_check_error, 0); /* ESTALE: gone, not a failed check */
@@ -240,12 +244,7 @@ int main(void)
 	collect();
 	CHECK_EQ_U64(asked[2], 256);
 	container(2, (96 << 20) + 1000 * PAGE, 0, (96 << 20) + 1000 * PAGE);
-	job->request_bytes = 10000 * PAGE;
-	job->outcome = JOB_DONE;
-	job->written_bytes = 0;
-	job->idle_exhausted = false;
-	reclaim_job_run(job);
-	collect();
+	rerun(job, 10000 * PAGE);
 	CHECK_EQ_U64(asked[2], 256);
 	reclaim_job_free(job);
 
