@@ -13,6 +13,12 @@
 # Every memhog flushes its TLB every 50 ms (--tlb-flush-ms, memhog.c): qemu's software TLB would
 # otherwise keep the accessed bits of hot pages from coming back, so reclaim could not tell the 5 %
 # hot set from the cold pages.
+# The cold cgroup's hot set is hot at the scale of the 10 s cold age: memhog picks a random hot
+# page per access, so a page's idle gaps are exponential with mean hot_pages / rate. At 6,000
+# accesses a second over 5,120 hot pages (0.85 s) a hot page is idle for 10 s with probability
+# e^-11.7, about 0.04 pages of the hot set per window; at 2,000 a second (2.56 s) it was e^-3.9,
+# about 100 pages, which the agent rightly evicted, saw refault, and answered by doubling the cold
+# age, so the 60 s window's outcome hung on when that happened.
 set -eu
 . "$VMTEST_LIB"
 
@@ -27,7 +33,7 @@ start_hog() { # NAME ANON HOTPCT RATE
 	cg_run "$cg/$1" memhog --anon "$2" --hot-pct "$3" --rate "$4" --tlb-flush-ms 50 --duration 90 \
 		--report-interval 10 --ready-file "/tmp/$1.ready" >"$RESULTS/memhog-$1.log" 2>&1
 }
-start_hog cold 400M 5 2000
+start_hog cold 400M 5 6000
 start_hog excluded 150M 5 2000
 start_hog floor-min 250M 5 2000
 start_hog floor-bytes 250M 5 2000
