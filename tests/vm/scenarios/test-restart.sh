@@ -166,8 +166,12 @@ agent_start /tmp/restart-none.json "$LOG"
 log_wait "$LOG" 'started: cgroup root' 20 >/dev/null || fail restart-start-2 "the agent did not start again"
 check restart-wb-enable-off-at-start [ "$(val $SYS/writeback_limit_enable)" = 0 ]
 check restart-zswap-put-back-at-start [ "$(zswap_param max_pool_percent)" = 17 ]
+# Whether the SIGKILL cut a chunk depends on where in the writeback loop it landed; between two
+# chunks there is nothing to put back, and the check says so instead of vanishing from the count.
 if [ "$cut" = 1 ]; then
 	check restart-wb-enable-logged grep -q 'writeback_limit_enable put back to 0' "$LOG"
+else
+	skip restart-wb-enable-logged "the SIGKILL fell between two writeback chunks (writeback_limit_enable $cut after it): nothing to put back"
 fi
 agent_stop >/dev/null
 kill "$hog" 2>/dev/null
