@@ -247,7 +247,8 @@ static uint64_t unprotected_pages(int dirfd, uint64_t page_size)
 	return sub_sat(current, MAX(min, low)) / page_size;
 }
 
-/* The first target up to i of target i's cgroup whose fd is open in cfd, or i. */
+/* The index of the first target before i of target i's cgroup whose fd in cfd is open (>= 0);
+ * i itself when there is none. */
 static size_t first_of_cgroup(const struct reclaim_job *job, const int *cfd, size_t i)
 {
 	for (size_t j = 0; j < i; j++)

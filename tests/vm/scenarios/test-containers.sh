@@ -227,9 +227,8 @@ dock a-app $UID_A --memory 400m --memory-reservation 96m -- $(hog a-app --anon 1
 # shellcheck disable=SC2046
 dock d-app $UID_D --memory 400m --memory-swap 400m -- $(hog d-app --anon 96M --file 96M --file-path /data/d-app.file --hot-pct 20 --rate 500 --tlb-flush-ms 50)
 ctrrun b-pause "kubepods-besteffort-pod$(us $UID_B).slice" /bin/sleep 100000
-# b-app's 3,072 hot pages at 3,600 random accesses a second: a hot page's idle gaps have a mean of
-# 0.85 s, so the 10 s cold age finds one idle with probability e^-11.7 (at 1,000 a second, e^-3.3:
-# about 110 hot pages a window, whose refaults doubled the cold age and set the check's time).
+# b-app's 3,072 hot pages at 3,600 random accesses a second: a mean idle gap of 0.85 s, hot at the
+# 10 s cold age (the arithmetic is in test-reclaim.sh's header).
 # shellcheck disable=SC2046
 ctrrun b-app "kubepods-besteffort-pod$(us $UID_B).slice" $(hog b-app --anon 240M --hot-pct 5 --rate 3600 --tlb-flush-ms 50)
 # shellcheck disable=SC2046
