@@ -97,7 +97,7 @@ static size_t build_candidates(struct headroom_ctl *h)
 		if (!cg->rule)
 			continue;
 		h->hooks.cgroup_state(h->hooks.userdata, cg, &st);
-		st.excluded = strcmp(cg->rule->policy->name, "none") == 0;
+		st.excluded = !cg->rule_manages;
 		st.sample_us = snap->timestamp_us;
 		nc += headroom_candidate_build(&cg->rule->params, &snap->cgroups[i], i, &st,
 					       snap->page_size, &h->cands[nc]);

@@ -730,7 +730,7 @@ static void fair_share(struct zswap_ctl *z, const struct tick_ctx *ctx,
 		const struct cgroup_sample *s = &ctx->snap->cgroups[i];
 		uint64_t cap;
 
-		if (!cg->rule || strcmp(cg->rule->policy->name, "none") == 0)
+		if (!cg->rule_manages)
 			continue;
 		cap = zswap_rule_limit_bytes(&cg->rule->params.zswap_max, s->current_bytes,
 					     ctx->snap->page_size);
@@ -827,7 +827,7 @@ void zswap_ctl_tick(struct zswap_ctl *z, const struct tick_ctx *ctx, struct recl
 	if (!z->prev_host && !(z->prev_host = malloc(sizeof(*z->prev_host))))
 		return;
 	for (size_t i = 0; i < ctx->snap->n_cgroups && !z->env.dry_run; i++)
-		if (ctx->cgroups[i]->rule && strcmp(ctx->cgroups[i]->rule->policy->name, "none") != 0)
+		if (ctx->cgroups[i]->rule_manages)
 			apply_rule_zswap(z, ctx, ctx->cgroups[i], &ctx->snap->cgroups[i]);
 
 	zswap_policy_params_from_config(z->config, &params);

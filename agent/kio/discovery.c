@@ -290,6 +290,7 @@ static void match_rule(struct cgroup_node *cg, const struct config *c, unsigned 
 	if (cg->rule_generation == config_generation)
 		return;
 	cg->rule = config_match_workload(c, cg->path, &cg->workload);
+	cg->rule_manages = cg->rule && cg->rule->policy && !cg->rule->policy->excludes;
 	cg->rule_generation = config_generation;
 }
 
@@ -487,8 +488,7 @@ static bool visit(struct cgroup_set *s, struct cgroup_node *cg, const struct con
 	}
 
 	cg->has_matching_descendant = subtree_match;
-	cg->managed = cg->rule && cg->rule->policy && strcmp(cg->rule->policy->name, "none") != 0 &&
-		      cg->has_memory && !subtree_match && cg->parent &&
+	cg->managed = cg->rule_manages && cg->has_memory && !subtree_match && cg->parent &&
 		      !cg->walk_truncated; /* unknown descendants: maybe not a leaf */
 	if (!cg->managed)
 		cgroup_close_files(cg);

@@ -503,6 +503,7 @@ int loop_reload(struct daemon *d, struct config_error *err)
 	 * triggers are re-installed at the next tick with the new stall and window. */
 	CGROUP_SET_FOREACH(&d->cgroups, cg) {
 		cg->rule = NULL;
+		cg->rule_manages = false;
 		trigger_remove(cg);
 	}
 	d->triggers_unavailable = false;

@@ -589,7 +589,7 @@ static const char *not_managed_reason(const struct daemon *d, const struct cgrou
 	}
 	if (!cg->rule)
 		return "no rule matches it";
-	if (cg->rule->policy && strcmp(cg->rule->policy->name, "none") == 0) {
+	if (!cg->rule_manages) {
 		snprintf(buf, size, "rules[%ld] \"%s\", the first rule that matches it, gives it "
 			 "policy none: excluded", rule_index(d, cg), cg->rule->match);
 		return buf;

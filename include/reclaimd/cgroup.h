@@ -61,6 +61,8 @@ struct cgroup_node {
 	bool walk_truncated;        /* at the depth limit: its children were not listed */
 	bool managed;
 	const struct rule *rule;    /* first matching rule or NULL */
+	bool rule_manages;          /* rule is set and its policy manages (policy_desc.excludes is
+				     * false): set with rule by the rule lookup (discovery.c) */
 	/* What the path says it is (pod, container, ...), recognised once when discovered. */
 	struct workload workload;
 	struct cgroup_node *hash_next;

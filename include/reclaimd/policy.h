@@ -64,6 +64,9 @@ struct reclaim_decision {
 
 struct policy_desc {
 	const char *name;
+	/* The policy excludes its cgroups: a cgroup whose rule gives it is never managed (the rule
+	 * lookup sets cgroup_node.rule_manages from this; nothing compares policy names). */
+	bool excludes;
 	/* Decide for one cgroup. `state` is read and updated. Never fails. */
 	void (*decide)(const struct policy_params *params, const struct cgroup_sample *cg,
 		       const struct host_sample *host, uint64_t page_size, struct policy_state *state,

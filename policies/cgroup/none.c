@@ -16,5 +16,6 @@ static void none_decide(const struct policy_params *params _unused_,
 
 const struct policy_desc policy_none = {
 	.name = "none",
+	.excludes = true,
 	.decide = none_decide,
 };

@@ -140,9 +140,10 @@ static void test_matching_and_deepest_rule(void)
 	CHECK_EQ_INT(cgroup_set_init(&s, root), 0);
 	CHECK(cgroup_set_scan(&s, c, on_gone, NULL) >= 10);
 
-	CHECK((cg = find(&s, "system.slice/a.service")) && cg->managed);
+	CHECK((cg = find(&s, "system.slice/a.service")) && cg->managed && cg->rule_manages);
+	/* The rule lookup says once whether the rule manages: policy none's does not. */
 	CHECK((cg = find(&s, "system.slice/skip.service")) && !cg->managed && cg->rule &&
-	      strcmp(cg->rule->policy->name, "none") == 0);
+	      cg->rule->policy->excludes && !cg->rule_manages);
 	CHECK((cg = find(&s, "system.slice/nomem.service")) && !cg->managed && !cg->has_memory);
 	CHECK((cg = find(&s, "system.slice")) && !cg->managed && !cg->rule);
 	/* pod1 matches the kubepods rule but has matching children: a grouping. */
@@ -317,7 +318,8 @@ static void test_grouping_when_child_excluded(void)
 	CHECK_EQ_INT(cgroup_set_init(&s, root), 0);
 	cgroup_set_scan(&s, c, on_gone, NULL);
 	CHECK((cg = find(&s, "app")) && !cg->managed);
-	CHECK((cg = find(&s, "app/keep")) && !cg->managed);
+	CHECK((cg = find(&s, "app/keep")) && !cg->managed && cg->rule && !cg->rule_manages);
+	CHECK((cg = find(&s, "app")) && cg->rule_manages); /* a grouping: its rule manages */
 	CHECK_EQ_U64(n_managed(&s), 0);
 	cgroup_set_done(&s);
 	rmtree("app");
