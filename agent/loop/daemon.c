@@ -89,7 +89,7 @@ static void on_job_done(void *userdata, const struct job_result *r)
 	struct cgroup_node *cg = r->cg;
 
 	aging_ctl_job_done(d->aging, job);
-	report_job_done(d, cg, job);
+	report_job_done(&d->totals, d->config, cg, job);
 	/* Headroom's next chunk comes at once only after one that did all it was asked (EAGAIN,
 	 * a cancel or an error wait for the 250 ms timer or the next tick). */
 	if (cg && (r->flags & DISPATCH_HEADROOM))
@@ -121,7 +121,8 @@ static void on_jobs_drained(void *userdata)
 {
 	struct daemon *d = userdata;
 
-	report_notify_status(d);
+	tick_report_fill(d);
+	report_notify_status(&d->report);
 	if (d->opts->once && d->tick >= 2 && dispatcher_pending(d->dispatcher) == 0)
 		sd_event_exit(d->env.event, 0);
 }
@@ -196,7 +197,7 @@ static int discover(struct daemon *d)
 		return r;
 	}
 	if ((d->cgroups.open_failures || d->cgroups.depth_truncated || d->cgroups.unwatched) &&
-	    log_ratelimit(&d->report.discovery_warning_us, now_us(), LOG_REPEAT_US)) {
+	    log_ratelimit(&d->discovery_warning_us, now_us(), LOG_REPEAT_US)) {
 		if (d->cgroups.open_failures)
 			log_event(LOG_WARNING, MSGID_READ_FAILED, NULL,
 				  "%u cgroups could not be opened (%s) and are not managed; reclaimd keeps "
@@ -302,22 +303,24 @@ static void decide_all(struct daemon *d, const struct reclaim_limits *lim)
 		file_only = reclaim_limits_apply(lim, &lc, snap->page_size, &room, &dec);
 		keep_decision(d, cg, s, lim, &lc, &dec, file_only, now);
 		report_decision(cg, &dec, file_only, now, d->opts->dry_run);
-		report_count_decision(d, cg, &dec);
+		report_count_decision(&d->totals, d->config, cg, &dec);
 		if (!d->opts->dry_run)
 			dispatch(d, cg, s, dec.request_bytes, -1, file_only ? DISPATCH_FILE_ONLY : 0,
 				 lim->swappiness_cap);
 	}
 }
 
-static void run_tick(struct daemon *d)
+/* One tick's work; false when discovery failed and nothing else ran. */
+static bool run_tick(struct daemon *d)
 {
+	struct dispatcher_report dr;
 	struct reclaim_limits zlim;
 	struct tick_ctx ctx;
 	int swapout_cap;
 
 	d->tick++;
 	if (discover(d) < 0)
-		return;
+		return false;
 	snapshot_build(d);
 	ctx = loop_tick_ctx(d);
 	tiers_ctl_tick(d->tiers, &ctx);
@@ -327,12 +330,14 @@ static void run_tick(struct daemon *d)
 	zswap_ctl_tick(d->zswap, &ctx, &zlim);
 	reclaim_limits_merge(&zlim, swapout_cap, &d->snap.limits);
 	decide_all(d, &d->snap.limits);
-	report_direct_reclaim(d);
-	report_pods(d);
+	/* Direct reclaim since the last tick, against what the jobs did up to now. */
+	dispatcher_report(d->dispatcher, &dr);
+	report_direct_reclaim(&d->totals, &ctx, &dr);
+	report_pods(&d->totals, &ctx, &d->cgroups);
 	self_watch_tick(d->self_watch, now_us(), d->cgroups.n, d->snap.n_managed);
 	headroom_ctl_tick(d->headroom, &ctx);
 	dispatcher_tick(d->dispatcher, &ctx);
-	report_notify_status(d);
+	return true;
 }
 
 /* CLOCK_REALTIME in microseconds (for "loaded at" in the status socket). */
@@ -347,7 +352,7 @@ static usec_t realtime_us(void)
 /* How late the tick began (its deadline is `deadline_us`) and how long it ran: observed only. */
 static void tick_timing(struct daemon *d, usec_t deadline_us, usec_t began_us)
 {
-	struct loop_obs *o = &d->obs;
+	struct tick_timing *o = &d->timing;
 	usec_t late = sub_sat(began_us, deadline_us), ran = sub_sat(now_us(), began_us);
 
 	o->late_last_us = late;
@@ -412,11 +417,16 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct daemon *d = userdata;
 	usec_t began = now_us();
+	bool ran;
 
 	fold_learned_features(d);
-	run_tick(d);
+	ran = run_tick(d);
 	tick_timing(d, usec, began);
-	metrics_tick(d);
+	/* The observers see the tick's work through one report. */
+	tick_report_fill(d);
+	if (ran)
+		report_notify_status(&d->report);
+	metrics_tick(d->metrics, &d->report);
 	/* --once: decisions need a PSI delta, so the first tick only samples; the second one,
 	 * an interval later, decides and dispatches, and the agent exits when its jobs are done. */
 	if (d->opts->once && d->tick >= 2) {
@@ -458,10 +468,11 @@ int loop_reload(struct daemon *d, struct config_error *err)
 	if (r == 0 && !d->opts->workers)
 		r = config_check_topology(c, d->topo, err);
 	if (r < 0) {
-		d->obs.reloads_rejected++;
+		d->timing.reloads_rejected++;
 		log_event(LOG_ERR, MSGID_CONFIG_REJECTED, NULL,
 			  "configuration not reloaded, keeping the previous one: %s", err->text);
 		config_free(c);
+		tick_report_fill(d);
 		sd_notify(false, "READY=1");
 		return r;
 	}
@@ -510,7 +521,7 @@ int loop_reload(struct daemon *d, struct config_error *err)
 	d->cgroups.config_generation++;
 	/* The rescan below may free cgroups the last snapshot points to. */
 	d->snap.snap.n_cgroups = 0;
-	report_reload(&d->report, d->config, c);
+	report_reload(&d->totals, d->config, c);
 	config_free(d->config);
 	d->config = c;
 	log_set_level(c->log_level);
@@ -530,17 +541,24 @@ int loop_reload(struct daemon *d, struct config_error *err)
 				  strerror(-r), served ? "still serving on " : "no HTTP server runs now",
 				  served ? served : "");
 	}
-	status_server_reload(d);
+	status_server_reload(d->status, d->config);
 	loop_probe_features(d, true);
 	cgroup_set_scan(&d->cgroups, d->config, on_cgroup_gone, d);
-	d->obs.reloads++;
-	d->obs.config_loaded_realtime_us = realtime_us();
+	d->timing.reloads++;
+	d->timing.config_loaded_realtime_us = realtime_us();
+	tick_report_fill(d);
 	log_event(LOG_INFO, MSGID_CONFIG_LOADED, NULL, "configuration reloaded from %s (%zu rules)",
 		  d->opts->config_path, c->n_rules);
 	/* The tick keeps its deadline: a burst of SIGHUPs must not postpone it. A new interval
 	 * applies from the next tick on. */
 	sd_notify(false, "READY=1");
 	return kept;
+}
+
+/* The status socket's Reload (status.h hook). */
+static int reload_hook(void *userdata, struct config_error *err)
+{
+	return loop_reload(userdata, err);
 }
 
 static int on_reload_signal(sd_event_source *s _unused_, const struct signalfd_siginfo *si _unused_,
@@ -832,12 +850,16 @@ static int daemon_setup(struct daemon *d)
 	}
 	/* Pings the service manager's watchdog at half of WATCHDOG_USEC when it asks for it. */
 	sd_event_set_watchdog(d->env.event, true);
-	d->obs.started_us = now_us();
-	d->obs.config_loaded_realtime_us = realtime_us();
+	d->timing.started_us = now_us();
+	d->timing.config_loaded_realtime_us = realtime_us();
 	/* The status socket and the watch on the agent's own memcg only observe: without them
-	 * the agent runs as before. */
-	(void)status_server_start(d);
+	 * the agent runs as before. The socket reads d->report, filled from here on. */
+	tick_report_fill(d);
+	(void)status_server_start(d->env.event, d->config, &d->report,
+				  &(struct status_hooks){ .reload = reload_hook, .userdata = d },
+				  &d->status);
 	(void)self_watch_new(d->roots.proc, &d->self_watch);
+	tick_report_fill(d);
 	{
 		struct dispatcher_report dr;
 
@@ -859,9 +881,11 @@ static void daemon_teardown(struct daemon *d)
 	d->metrics = NULL;
 	self_watch_free(d->self_watch);
 	d->self_watch = NULL;
-	status_server_stop(d);
+	status_server_stop(d->status);
+	d->status = NULL;
 	dispatcher_stop(d->dispatcher);
-	report_summary(d);
+	tick_report_fill(d);
+	report_summary(&d->report);
 	dispatcher_free(d->dispatcher);
 	d->dispatcher = NULL;
 	idle_ctl_free(d->idle);
@@ -881,7 +905,7 @@ static void daemon_teardown(struct daemon *d)
 	sd_event_unref(d->env.event);
 	host_reader_free(d->host);
 	snapshot_free(&d->snap);
-	report_free(&d->report);
+	report_free(&d->totals);
 	free(d->roots.proc);
 	free(d->roots.sys);
 	free(d->roots.start_cgroup_cfg);

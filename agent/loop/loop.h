@@ -6,9 +6,11 @@
  *               wire the controllers (agent/ctl/) to each other
  *   snapshot.c  one snapshot per tick: host and managed cgroups, deltas, finished jobs folded in
  *   triggers.c  one PSI trigger per managed cgroup: a firing one cancels its in-flight reclaim
- *   report.c    what only observes: decision lines, direct reclaim and memory.events, sd_notify
+ *   tick_report.c  fills struct tick_report (tick_report.h), all the observers (agent/obs/) read
  * Everything runs on the main thread. The loop holds the controllers' handles and its own few
- * fields; each controller's state is its own (ctl/ctl.h).
+ * fields; each controller's state is its own (ctl/ctl.h). The loop calls into agent/obs/ (what
+ * only observes); nothing there calls the loop: the status socket's Reload comes back through a
+ * hook (obs/status.h).
  */
 #ifndef RECLAIMD_LOOP_H
 #define RECLAIMD_LOOP_H
@@ -22,8 +24,11 @@
 #include "ctl/tiers_ctl.h"
 #include "ctl/zram_ctl.h"
 #include "ctl/zswap_ctl.h"
+#include "loop/tick_report.h"
 #include "obs/metrics.h"
+#include "obs/report.h"
 #include "obs/self_watch.h"
+#include "obs/status.h"
 #include "reclaimd/features.h"
 #include "reclaimd/daemon.h"
 #include "reclaimd/reader.h"
@@ -49,64 +54,6 @@ struct loop_roots {
 	char *start_cgroup_cfg, *start_proc_cfg, *start_sys_cfg;
 };
 
-/* Running totals of what reclaimd did to a set of cgroups (report.c): finished jobs with bytes
- * to reclaim, decisions by reason, memory.events increments. The metrics read them
- * (obs/metrics.h); they only grow. */
-struct report_totals {
-	uint64_t requests, requested_bytes, reclaimed_bytes; /* finished jobs with bytes to reclaim */
-	uint64_t requests_by_outcome[_JOB_OUTCOME_MAX];      /* of those jobs */
-	uint64_t decisions[_DECISION_MAX];
-	uint64_t events_high, events_max;       /* memory.events increments seen */
-};
-
-/* One Kubernetes pod's running totals, while the pod lives (its pod cgroup exists, or a managed
- * cgroup of it was sampled this tick). */
-struct report_pod_totals {
-	char uid[WORKLOAD_POD_UID_MAX + 1];
-	enum workload_qos qos;
-	uint64_t seq;                           /* order of first sight: the series cap keeps the
-						 * oldest pods */
-	unsigned seen_tick;
-	uint64_t reclaimed_bytes;               /* finished jobs of its cgroups */
-};
-
-/* What report.c keeps between ticks. */
-struct loop_report {
-	/* One per rule of the configuration in use, by index (rules[i] is d->config->rules[i]);
-	 * a reload carries them over by rule identity (report_reload()). */
-	struct report_totals *rules;
-	size_t n_rules;
-	/* By the QoS class of the cgroup (WORKLOAD_QOS_NONE: not in a pod), from start on. */
-	struct report_totals qos[_WORKLOAD_QOS_MAX];
-	bool pods_seen;                 /* a managed cgroup in a pod was seen since start */
-	struct report_pod_totals *pods; /* sorted by uid */
-	size_t n_pods, cap_pods;
-	uint64_t pod_seq;
-	uint64_t allocstalls, pgscan_direct;    /* direct reclaim seen on the host since start */
-	struct vmstat prev_vmstat;
-	bool have_prev_vmstat;
-	uint64_t prev_evict_jobs;       /* dispatcher's lru_gen_evict_jobs at the last report */
-	uint64_t prev_jobs_submitted;   /* dispatcher's jobs_submitted at the last report */
-	uint64_t pgscan_proactive, pgsteal_proactive; /* the agent's own reclaim as the kernel
-						       * counts it (6.15+), since start */
-	usec_t host_warning_us, discovery_warning_us, emfile_warning_us;
-};
-
-/* What the loop keeps for the status socket (agent/obs/status.c reads it; only the loop writes
- * it). Times are microseconds, monotonic unless named realtime. */
-#define LOOP_RECENT_TICKS 32
-struct loop_obs {
-	usec_t started_us;
-	usec_t config_loaded_realtime_us;  /* CLOCK_REALTIME of the start or the last reload */
-	uint64_t reloads, reloads_rejected;
-	/* Tick lateness: how long after its deadline a tick began; and how long it ran. */
-	usec_t late_last_us, late_max_us, run_last_us, run_max_us;
-	uint64_t ticks_timed;              /* ticks run, and their wall time in all */
-	usec_t run_sum_us;
-	usec_t late_recent_us[LOOP_RECENT_TICKS]; /* the last ticks' lateness, by tick % N */
-	struct status_server *status;      /* NULL: no status socket */
-};
-
 struct daemon {
 	const struct daemon_options *opts;
 	struct config *config;
@@ -130,10 +77,13 @@ struct daemon {
 	struct tiers_ctl *tiers;
 
 	struct loop_roots roots;
-	struct loop_report report;
+	usec_t host_warning_us, discovery_warning_us, emfile_warning_us; /* their last lines */
+	struct tick_timing timing;      /* tick_report.h; only the loop writes it */
+	struct obs_totals totals;       /* obs/report.h: kept by obs/report.c on the loop's calls */
+	struct tick_report report;      /* what the observers read (tick_report_fill()) */
 	struct metrics *metrics;        /* obs/metrics.h; only observes */
 	struct self_watch *self_watch;  /* obs/self_watch.h: the agent's own memcg; only observes */
-	struct loop_obs obs;
+	struct status_server *status;   /* obs/status.h; NULL: no status socket */
 	int exit_status;
 };
 
@@ -144,14 +94,9 @@ void loop_probe_features(struct daemon *d, bool reload);
 /* The tick context of the current snapshot. */
 struct tick_ctx loop_tick_ctx(const struct daemon *d);
 
-/* What a reload left as it was (LOOP_RELOAD_* bits): restart-only keys that changed. */
-#define LOOP_RELOAD_KEPT_WORKERS 1     /* max_workers_per_node */
-#define LOOP_RELOAD_KEPT_ROOTS   2    /* cgroup_root, proc_root, sys_root */
-#define LOOP_RELOAD_KEPT_SOCKET  4    /* status.socket */
-#define LOOP_RELOAD_KEPT_STATE   8    /* state_file */
 /* Re-reads the configuration file (SIGHUP and the status socket's Reload). Returns a mask of
- * LOOP_RELOAD_* bits (>= 0), or -errno with `err` saying why: the previous configuration stays.
- * Logs the outcome. */
+ * LOOP_RELOAD_* bits (tick_report.h, >= 0), or -errno with `err` saying why: the previous
+ * configuration stays. Logs the outcome and fills d->report again. */
 int loop_reload(struct daemon *d, struct config_error *err);
 
 /* snapshot.c */
@@ -165,40 +110,9 @@ rlim_t loop_nofile_limit(void);
 void trigger_install(struct daemon *d, struct cgroup_node *cg);
 void trigger_remove(struct cgroup_node *cg);
 
-/* obs/metrics_collect.c: the metrics' input from the reports; publishes it (metrics.h). */
-void metrics_tick(struct daemon *d);
-
-/* report.c */
-/* With MGLRU aging: one line when the policy moved cg's cold age (cold_age.c), NOTICE when it
- * grew (refaults), INFO when it shrank back. */
-void report_cold_age(const struct cgroup_node *cg, const struct reclaim_decision *dec);
-void report_decision(struct cgroup_node *cg, const struct reclaim_decision *dec, bool file_only,
-		     usec_t now, bool dry_run);
-/* Direct reclaim on the host since the last tick (/proc/vmstat), and memory.events high/max of
- * managed cgroups since their last read. */
-void report_direct_reclaim(struct daemon *d);
-void report_notify_status(struct daemon *d);
-/* Running totals for the metrics (metrics_collect.c), by rule and by QoS class: a decision of
- * cg's rule; a finished job (cg NULL when its cgroup is gone: its path is matched against the
- * rules and recognised again). */
-void report_count_decision(struct daemon *d, const struct cgroup_node *cg,
-			   const struct reclaim_decision *dec);
-void report_job_done(struct daemon *d, const struct cgroup_node *cg, const struct reclaim_job *job);
-/* The totals of rule r of d->config (by its index), allocated for every rule at first use;
- * NULL when out of memory. */
-struct report_totals *report_rule_totals(struct daemon *d, const struct rule *r);
-/* Before a reload replaces `old` with `new`: each rule of `new` takes the totals of the first
- * rule of `old` not yet taken with the same identity (match glob, policy, qos, runtime and
- * level selectors; other keys may change), wherever it sits in the list; the others start at 0,
- * and the totals of rules gone are dropped. Out of memory: every rule starts at 0. */
-void report_reload(struct loop_report *rp, const struct config *old, const struct config *new);
-/* Once per tick, after the snapshot: notes a managed cgroup in a pod (pods_seen), adds the pods
- * of this tick's managed cgroups and drops those whose pod cgroup is gone. */
-void report_pods(struct daemon *d);
-/* The pod totals of `uid`, or NULL. */
-struct report_pod_totals *report_pod_find(struct loop_report *rp, const char *uid);
-void report_free(struct loop_report *rp);
-/* One line at stop: every controller's report since start. */
-void report_summary(struct daemon *d);
+/* tick_report.c */
+/* Fills d->report from every controller's report, the current snapshot, the running totals and
+ * the loop's timing. The controllers not made yet (a start that failed part-way) give zeros. */
+void tick_report_fill(struct daemon *d);
 
 #endif

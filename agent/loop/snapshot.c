@@ -115,7 +115,7 @@ void snapshot_build(struct daemon *d)
 	if (r < 0) {
 		/* Without host data there is no known free swap: anon counts as unreclaimable. */
 		memset(&snap->host, 0, sizeof(snap->host));
-		if (log_ratelimit(&d->report.host_warning_us, now, LOG_REPEAT_US))
+		if (log_ratelimit(&d->host_warning_us, now, LOG_REPEAT_US))
 			log_event(LOG_WARNING, MSGID_READ_FAILED, NULL,
 				  "cannot read host memory files under %s or %s: %s", d->roots.proc,
 				  d->roots.sys, strerror(-r));
@@ -150,7 +150,7 @@ void snapshot_build(struct daemon *d)
 		dispatcher_take_results(cg, s);
 		d->snap.nodes[snap->n_cgroups++] = cg;
 	}
-	if (n_emfile && log_ratelimit(&d->report.emfile_warning_us, now, LOG_REPEAT_US))
+	if (n_emfile && log_ratelimit(&d->emfile_warning_us, now, LOG_REPEAT_US))
 		log_event(LOG_WARNING, MSGID_READ_FAILED, NULL,
 			  "%u managed cgroups skipped this tick: out of file descriptors (open files "
 			  "limit %llu for %zu known cgroups; reclaimd keeps a directory fd per cgroup and "

@@ -7,8 +7,8 @@
  *
  *   metrics.c          the pure part: parsing metrics.listen, and rendering a struct
  *                      metrics_input (plain numbers) into exposition text. No I/O; unit-tested.
- *   metrics_collect.c  the loop's side: fills a struct metrics_input from the controllers'
- *                      reports and the loop's own running totals (loop/loop.h).
+ *   metrics_collect.c  the loop's side: fills a struct metrics_input from the loop's tick
+ *                      report (loop/tick_report.h, obs/report.h metrics_tick()).
  *   metrics_io.c       the I/O: the textfile (NAME.prom.<pid> in the same directory, then
  *                      rename(2): the collector never sees half a file) and the HTTP server.
  *
@@ -24,7 +24,7 @@
  * anything else 404; 503 until the first tick has rendered.
  *
  * Counters (`_total`) are read from running totals the owners keep (dispatcher, headroom, zswap,
- * zram, aging reports; the loop's report.c for decisions, bytes by rule, QoS class and pod, and
+ * zram, aging reports; obs/report.c for decisions, bytes by rule, QoS class and pod, and
  * direct reclaim),
  * never accumulated here, so they cannot drift from what the logs and status say.
  */
@@ -46,7 +46,7 @@
 
 /* One rule's series: label rule="<its index in rules>" and match="<its glob>" (two rules may
  * share a glob), and one reclaimd_rule_info series with its selectors. Counters since start,
- * carried over a reload for a rule whose identity is unchanged (loop/report.c). */
+ * carried over a reload for a rule whose identity is unchanged (obs/report.c). */
 struct metrics_rule {
 	size_t index;
 	const char *match;

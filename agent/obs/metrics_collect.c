@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * metrics_collect.c - the loop's side of the metrics (metrics.h): once per tick, after the
- * tick's work, fills a struct metrics_input from the controllers' reports, this tick's snapshot
- * and the loop's running totals (report.c), and publishes it. Reads only; keeps nothing between
- * ticks but the buffers it reuses.
+ * metrics_collect.c - the loop's side of the metrics (metrics.h, report.h metrics_tick()): once
+ * per tick, after the tick's work, fills a struct metrics_input from the loop's tick report
+ * (loop/tick_report.h: the controllers' reports, this tick's snapshot, the running totals of
+ * report.c, the tick timing), and publishes it. Reads only; keeps nothing between ticks.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "loop/loop.h"
 #include "obs/metrics.h"
+#include "obs/report.h"
 
 #ifndef RECLAIMD_VERSION
 #define RECLAIMD_VERSION "0.1.0"
@@ -47,15 +47,16 @@ struct rule_labels {
 
 /* The rules of the configuration in use, in its order, with their running totals (report.c,
  * by index) and the cgroups each manages this tick. */
-static struct metrics_rule *collect_rules(struct daemon *d, struct rule_labels **ret_labels,
-					  size_t *ret_n)
+static struct metrics_rule *collect_rules(const struct tick_report *rep,
+					  struct rule_labels **ret_labels, size_t *ret_n)
 {
-	const struct config *c = d->config;
+	const struct config *c = rep->ctx.config;
+	const struct obs_totals *totals = rep->totals;
 	struct metrics_rule *out;
 	struct rule_labels *labels;
 
-	if (c->n_rules && !report_rule_totals(d, &c->rules[0]))
-		return NULL;
+	if (c->n_rules && totals->n_rules != c->n_rules)
+		return NULL; /* the filler could not size them (out of memory) */
 	out = calloc(c->n_rules + 1, sizeof(*out));
 	labels = calloc(c->n_rules + 1, sizeof(*labels));
 	if (!out || !labels) {
@@ -65,7 +66,7 @@ static struct metrics_rule *collect_rules(struct daemon *d, struct rule_labels *
 	}
 	for (size_t i = 0; i < c->n_rules; i++) {
 		const struct rule *r = &c->rules[i];
-		const struct report_totals *t = &d->report.rules[i];
+		const struct report_totals *t = &totals->rules[i];
 		enum rule_level level = rule_level(r);
 
 		mask_names(r->qos_mask, _WORKLOAD_QOS_MAX, qos_name, labels[i].qos,
@@ -84,8 +85,8 @@ static struct metrics_rule *collect_rules(struct daemon *d, struct rule_labels *
 		memcpy(out[i].decisions, t->decisions, sizeof(out[i].decisions));
 	}
 	/* Managed cgroups per rule, from this tick's snapshot. */
-	for (size_t i = 0; i < d->snap.snap.n_cgroups; i++) {
-		const struct cgroup_node *cg = d->snap.nodes[i];
+	for (size_t i = 0; i < rep->ctx.snap->n_cgroups; i++) {
+		const struct cgroup_node *cg = rep->ctx.cgroups[i];
 
 		if (cg->rule && cg->rule >= c->rules && cg->rule < c->rules + c->n_rules)
 			out[cg->rule - c->rules].managed++;
@@ -107,7 +108,7 @@ static bool has_managed_ancestor(const struct cgroup_node *cg)
 /* The QoS series: in the order guaranteed, burstable, besteffort, none; only once a managed
  * cgroup in a pod was seen (report.c), so a host without pods gets none of them. Returns the
  * number filled in (0 or _WORKLOAD_QOS_MAX). */
-static size_t collect_qos(struct daemon *d, struct metrics_qos out[_WORKLOAD_QOS_MAX])
+static size_t collect_qos(const struct tick_report *rep, struct metrics_qos out[_WORKLOAD_QOS_MAX])
 {
 	static const enum workload_qos order[_WORKLOAD_QOS_MAX] = {
 		WORKLOAD_QOS_GUARANTEED, WORKLOAD_QOS_BURSTABLE, WORKLOAD_QOS_BESTEFFORT,
@@ -115,10 +116,12 @@ static size_t collect_qos(struct daemon *d, struct metrics_qos out[_WORKLOAD_QOS
 	};
 	size_t slot[_WORKLOAD_QOS_MAX];
 
-	if (!d->report.pods_seen)
+	const struct snapshot *snap = rep->ctx.snap;
+
+	if (!rep->totals->pods_seen)
 		return 0;
 	for (size_t k = 0; k < _WORKLOAD_QOS_MAX; k++) {
-		const struct report_totals *t = &d->report.qos[order[k]];
+		const struct report_totals *t = &rep->totals->qos[order[k]];
 
 		slot[order[k]] = k;
 		out[k] = (struct metrics_qos){
@@ -131,14 +134,14 @@ static size_t collect_qos(struct daemon *d, struct metrics_qos out[_WORKLOAD_QOS
 		       sizeof(out[k].requests_by_outcome));
 		memcpy(out[k].decisions, t->decisions, sizeof(out[k].decisions));
 	}
-	for (size_t i = 0; i < d->snap.snap.n_cgroups; i++) {
-		const struct cgroup_node *cg = d->snap.nodes[i];
+	for (size_t i = 0; i < snap->n_cgroups; i++) {
+		const struct cgroup_node *cg = rep->ctx.cgroups[i];
 		struct metrics_qos *q = &out[slot[cg->workload.qos]];
 
 		q->managed++;
 		if (has_managed_ancestor(cg))
 			continue;
-		q->current_bytes += d->snap.snap.cgroups[i].current_bytes;
+		q->current_bytes += snap->cgroups[i].current_bytes;
 		if (cg->policy.last.at_us) {
 			q->floor_bytes += cg->policy.last.dec.floor_bytes;
 			q->reclaimable_bytes += cg->policy.last.dec.reclaimable_bytes;
@@ -154,10 +157,11 @@ static int cmp_pod_uid(const void *a, const void *b)
 
 /* The pods with series of their own (metrics_cap_pods()), with this tick's memory.current.
  * Sets *ret_capped to those left out. */
-static struct metrics_pod *collect_pods(struct daemon *d, size_t max, size_t *ret_n,
+static struct metrics_pod *collect_pods(const struct tick_report *rep, size_t max, size_t *ret_n,
 					size_t *ret_capped)
 {
-	const struct loop_report *rp = &d->report;
+	const struct obs_totals *rp = rep->totals;
+	const struct snapshot *snap = rep->ctx.snap;
 	struct metrics_pod *out;
 	size_t n;
 
@@ -172,29 +176,30 @@ static struct metrics_pod *collect_pods(struct daemon *d, size_t max, size_t *re
 					       .reclaimed_bytes = rp->pods[i].reclaimed_bytes };
 	}
 	n = metrics_cap_pods(out, rp->n_pods, max, ret_capped);
-	for (size_t i = 0; i < d->snap.snap.n_cgroups; i++) {
-		const struct cgroup_node *cg = d->snap.nodes[i];
+	for (size_t i = 0; i < snap->n_cgroups; i++) {
+		const struct cgroup_node *cg = rep->ctx.cgroups[i];
 		struct metrics_pod key = { .uid = cg->workload.pod_uid }, *p;
 
 		if (!cg->workload.pod_uid[0] || has_managed_ancestor(cg))
 			continue;
 		if ((p = bsearch(&key, out, n, sizeof(*out), cmp_pod_uid)))
-			p->current_bytes += d->snap.snap.cgroups[i].current_bytes;
+			p->current_bytes += snap->cgroups[i].current_bytes;
 	}
 	*ret_n = n;
 	return out;
 }
 
-void metrics_tick(struct daemon *d)
+void metrics_tick(struct metrics *mx, const struct tick_report *rep)
 {
-	const struct snapshot *snap = &d->snap.snap;
+	const struct snapshot *snap = rep->ctx.snap;
+	const struct config *c = rep->ctx.config;
 	struct metrics_input in = { .version = RECLAIMD_VERSION };
-	struct dispatcher_report dr;
-	struct headroom_report hr;
-	struct aging_report ar;
-	struct zswap_report zr;
-	struct zram_report zm;
-	struct tiers_report tr;
+	const struct dispatcher_report *dr = &rep->dispatcher;
+	const struct headroom_report *hr = &rep->headroom;
+	const struct aging_report *ar = &rep->aging;
+	const struct zswap_report *zr = &rep->zswap;
+	const struct zram_report *zm = &rep->zram;
+	const struct tiers_report *tr = &rep->tiers;
 	struct metrics_swap swaps[RECLAIMD_MAX_SWAPS];
 	struct metrics_rule *rules;
 	struct rule_labels *labels = NULL;
@@ -203,43 +208,37 @@ void metrics_tick(struct daemon *d)
 	struct metrics_pod *pods = NULL;
 	size_t max_series, max_pods;
 
-	if (!metrics_enabled(d->metrics))
+	if (!metrics_enabled(mx))
 		return;
-	dispatcher_report(d->dispatcher, &dr);
-	headroom_ctl_report(d->headroom, &hr);
-	aging_ctl_report(d->aging, &ar);
-	zswap_ctl_report(d->zswap, &zr);
-	zram_ctl_report(d->zram, &zm);
-	tiers_ctl_report(d->tiers, &tr);
 
-	in.demoted_bytes = dr.total_demoted_bytes;
-	for (unsigned i = 0; tr.n_tiers >= 2 && i < tr.n_nodes; i++) {
-		const struct tiers_node_report *n = &tr.node[i];
+	in.demoted_bytes = dr->total_demoted_bytes;
+	for (unsigned i = 0; tr->n_tiers >= 2 && i < tr->n_nodes; i++) {
+		const struct tiers_node_report *n = &tr->node[i];
 
 		if (!n->sampled)
 			continue;
 		in.tier_node[in.n_tier_nodes++] = (struct metrics_tier_node){
 			.node = n->node, .tier = n->tier_id, .role = tier_role_str(n->role),
 			.used_bytes = n->mem_used_bytes,
-			.demoted_bytes = n->demoted_pages * d->snap.snap.page_size,
-			.promoted_bytes = n->promoted_pages * d->snap.snap.page_size,
+			.demoted_bytes = n->demoted_pages * snap->page_size,
+			.promoted_bytes = n->promoted_pages * snap->page_size,
 			.room_known = n->room_known, .room_bytes = n->room_bytes,
 		};
 	}
-	in.room_held_bytes = tr.room_held_bytes;
-	in.managed_cgroups = d->snap.n_managed;
-	in.requested_bytes = dr.requested_bytes;
-	in.reclaimed_bytes = dr.total_reclaimed_bytes;
-	in.requests = dr.jobs_submitted;
-	memcpy(in.requests_by_outcome, dr.requests_by_outcome, sizeof(in.requests_by_outcome));
-	in.pressure_cancels = dr.pressure_cancels;
-	in.jobs_dropped = dr.jobs_dropped;
-	in.lru_gen_evict_jobs = dr.lru_gen_evict_jobs;
-	in.bounded = (int)dr.bounded;
-	in.bounded_writes = dr.bounded_writes;
-	in.n_nodes = dr.n_pools;
-	for (unsigned i = 0; i < dr.n_pools; i++) {
-		const struct dispatcher_node_report *n = &dr.node[i];
+	in.room_held_bytes = tr->room_held_bytes;
+	in.managed_cgroups = rep->n_managed;
+	in.requested_bytes = dr->requested_bytes;
+	in.reclaimed_bytes = dr->total_reclaimed_bytes;
+	in.requests = dr->jobs_submitted;
+	memcpy(in.requests_by_outcome, dr->requests_by_outcome, sizeof(in.requests_by_outcome));
+	in.pressure_cancels = dr->pressure_cancels;
+	in.jobs_dropped = dr->jobs_dropped;
+	in.lru_gen_evict_jobs = dr->lru_gen_evict_jobs;
+	in.bounded = (int)dr->bounded;
+	in.bounded_writes = dr->bounded_writes;
+	in.n_nodes = dr->n_pools;
+	for (unsigned i = 0; i < dr->n_pools; i++) {
+		const struct dispatcher_node_report *n = &dr->node[i];
 		struct metrics_node *m = &in.node[i];
 
 		*m = (struct metrics_node){
@@ -247,9 +246,9 @@ void metrics_tick(struct daemon *d)
 			.busy = n->busy, .queued = n->queued, .reclaimed_bytes = n->reclaimed_bytes,
 			.jobs_dropped = n->jobs_dropped,
 		};
-		if (hr.enabled && n->node >= 0 && (unsigned)n->node < hr.n_nodes &&
-		    hr.node[n->node].considered) {
-			const struct headroom_node_report *h = &hr.node[n->node];
+		if (hr->enabled && n->node >= 0 && (unsigned)n->node < hr->n_nodes &&
+		    hr->node[n->node].considered) {
+			const struct headroom_node_report *h = &hr->node[n->node];
 
 			m->headroom = true;
 			m->free_bytes = h->free_bytes;
@@ -258,17 +257,17 @@ void metrics_tick(struct daemon *d)
 			m->deficits = h->deficits;
 		}
 	}
-	in.headroom_enabled = hr.enabled;
-	in.headroom_checks = hr.checks;
-	in.headroom_requests = hr.requests;
-	in.headroom_requested_bytes = hr.requested_bytes;
-	in.headroom_last_resort = hr.last_resort_requests;
-	in.allocstalls = d->report.allocstalls;
-	in.pgscan_direct = d->report.pgscan_direct;
-	in.zswap_pool_fill = zr.pool_fill;
-	in.zswap_inversions = zr.inversions;
-	in.zswap_max_writes = zr.zswap_max_writes;
-	in.zswap_shrinker_switches = zr.shrinker_switches;
+	in.headroom_enabled = hr->enabled;
+	in.headroom_checks = hr->checks;
+	in.headroom_requests = hr->requests;
+	in.headroom_requested_bytes = hr->requested_bytes;
+	in.headroom_last_resort = hr->last_resort_requests;
+	in.allocstalls = rep->totals->allocstalls;
+	in.pgscan_direct = rep->totals->pgscan_direct;
+	in.zswap_pool_fill = zr->pool_fill;
+	in.zswap_inversions = zr->inversions;
+	in.zswap_max_writes = zr->zswap_max_writes;
+	in.zswap_shrinker_switches = zr->shrinker_switches;
 	in.n_swaps = MIN(snap->host.swaps.n, (size_t)RECLAIMD_MAX_SWAPS);
 	for (size_t i = 0; i < in.n_swaps; i++) {
 		const struct swap_device *s = &snap->host.swaps.dev[i];
@@ -278,43 +277,38 @@ void metrics_tick(struct daemon *d)
 						  .used_bytes = s->used_bytes };
 	}
 	in.swaps = swaps;
-	in.zram_written_bytes = zm.written_bytes;
-	in.aging_active = ar.active;
-	in.lruvecs_aged = ar.lruvecs_aged;
-	in.aging_jobs = ar.aging_jobs;
-	in.ticks = d->obs.ticks_timed;
-	{
-		struct self_watch_report sr;
+	in.zram_written_bytes = zm->written_bytes;
+	in.aging_active = ar->active;
+	in.lruvecs_aged = ar->lruvecs_aged;
+	in.aging_jobs = ar->aging_jobs;
+	in.ticks = rep->timing.ticks_timed;
+	in.self_watched = rep->self.watched;
+	in.self_memory_bytes = rep->self.current_bytes;
+	in.self_high_events = rep->self.high_events;
+	in.self_throttled = rep->self.throttled;
+	in.last_tick_seconds = (double)rep->timing.run_last_us / (double)USEC_PER_SEC;
+	in.tick_seconds_sum = (double)rep->timing.run_sum_us / (double)USEC_PER_SEC;
 
-		self_watch_report(d->self_watch, &sr);
-		in.self_watched = sr.watched;
-		in.self_memory_bytes = sr.current_bytes;
-		in.self_high_events = sr.high_events;
-		in.self_throttled = sr.throttled;
-	}
-	in.last_tick_seconds = (double)d->obs.run_last_us / (double)USEC_PER_SEC;
-	in.tick_seconds_sum = (double)d->obs.run_sum_us / (double)USEC_PER_SEC;
-
-	rules = collect_rules(d, &labels, &in.n_rules);
+	rules = collect_rules(rep, &labels, &in.n_rules);
 	in.rules = rules;
-	in.n_qos = collect_qos(d, qos);
+	in.n_qos = collect_qos(rep, qos);
 	in.qos = qos;
-	metrics_pod_settings(d->metrics, &in.per_pod, &max_pods);
+	metrics_pod_settings(mx, &in.per_pod, &max_pods);
 	if (in.per_pod)
-		in.pods = pods = collect_pods(d, max_pods, &in.n_pods, &in.pods_capped);
-	metrics_cgroup_settings(d->metrics, &in.per_cgroup, &max_series);
+		in.pods = pods = collect_pods(rep, max_pods, &in.n_pods, &in.pods_capped);
+	metrics_cgroup_settings(mx, &in.per_cgroup, &max_series);
 	if (in.per_cgroup && snap->n_cgroups &&
 	    (cgs = calloc(snap->n_cgroups, sizeof(*cgs)))) {
 		size_t n = 0;
 
 		for (size_t i = 0; i < snap->n_cgroups; i++) {
-			const struct cgroup_node *cg = d->snap.nodes[i];
+			const struct cgroup_node *cg = rep->ctx.cgroups[i];
 
-			if (cg->rule && cg->rule >= d->config->rules &&
-			    cg->rule < d->config->rules + d->config->n_rules)
+			if (cg->rule && cg->rule >= c->rules &&
+			    cg->rule < c->rules + c->n_rules)
 				cgs[n++] = (struct metrics_cgroup){
 					.path = cg->path,
-					.rule = (size_t)(cg->rule - d->config->rules),
+					.rule = (size_t)(cg->rule - c->rules),
 					.reclaimed_bytes = cg->job.total_reclaimed_bytes };
 		}
 		/* Path order: the same cgroups keep their series from one tick to the next. */
@@ -324,7 +318,7 @@ void metrics_tick(struct daemon *d)
 		in.cgroups = cgs;
 	}
 	if (rules)
-		metrics_publish(d->metrics, &in);
+		metrics_publish(mx, &in);
 	free(cgs);
 	free(pods);
 	free(labels);

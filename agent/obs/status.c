@@ -3,15 +3,17 @@
  * status.c - the io.reclaimd varlink interface on the status socket (status.h): the documents
  * reclaimctl shows, built with jansson from what the agent already keeps.
  *
- *   Status    the controllers' reports (xxx_report()), this tick's host sample, the loop's tick
- *             timing and configuration times (struct loop_obs), the socket's own counters
+ *   Status    the loop's tick report (loop/tick_report.h): the controllers' reports, this
+ *             tick's host sample, the loop's tick timing and configuration times; and the
+ *             socket's own counters
  *   Cgroups   one row per managed cgroup of this tick's snapshot: its sample, and the last
  *             decision the loop kept in its `policy` group of struct cgroup_node
  *   Explain   one cgroup's last decision, term by term: the rule and why it matched, the floor
  *             and which of its terms applied, the law's terms, what the tick's limits did
- *   Reload    loop_reload(), the path SIGHUP takes (root only)
+ *   Reload    the reload hook the loop registered (the path SIGHUP takes; root only)
  *
- * Every handler runs on the main thread between ticks and only reads, but Reload. Sizes are
+ * Every handler runs on the main thread between ticks and only reads the report, but Reload,
+ * which goes through the hook; the loop fills the report again before the hook returns. Sizes are
  * bytes, times seconds (float) or microseconds (`_us`), percentages `_pct`.
  */
 #include <errno.h>
@@ -23,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "loop/loop.h"
+#include "loop/tick_report.h"
 #include "obs/status.h"
 #include "obs/varlink.h"
 #include "reclaimd/features.h"
@@ -34,6 +36,8 @@
 
 struct status_server {
 	struct varlink_server *server;
+	const struct tick_report *rep;  /* the loop's; read only */
+	struct status_hooks hooks;
 };
 
 const char status_interface_idl[] =
@@ -283,51 +287,48 @@ static json_t *status_tiers(const struct tiers_report *tr, const struct dispatch
 			 "lower_full_requests", ju64(tr->lower_full_requests));
 }
 
-static json_t *status_config(const struct daemon *d, usec_t now_real)
+static json_t *status_config(const struct tick_report *r, usec_t now_real)
 {
 	char when[64] = "";
-	time_t t = (time_t)(d->obs.config_loaded_realtime_us / USEC_PER_SEC);
+	time_t t = (time_t)(r->timing.config_loaded_realtime_us / USEC_PER_SEC);
 	struct tm tm;
 
 	if (gmtime_r(&t, &tm))
 		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	return json_pack("{s:o?,s:s,s:f,s:I,s:f,s:b,s:o,s:o,s:s?,s:s?}",
-		"file", jstr(d->opts->config_path), "loaded_at", when,
-		"loaded_ago_s", seconds(sub_sat(now_real, d->obs.config_loaded_realtime_us)),
-		"rules", (json_int_t)d->config->n_rules,
-		"interval_s", seconds(d->config->interval_us), "dry_run", d->opts->dry_run,
-		"reloads", ju64(d->obs.reloads), "reloads_rejected", ju64(d->obs.reloads_rejected),
-		"status_socket", d->config->status.socket,
-		"status_read_group", d->config->status.read_group);
+		"file", jstr(r->opts->config_path), "loaded_at", when,
+		"loaded_ago_s", seconds(sub_sat(now_real, r->timing.config_loaded_realtime_us)),
+		"rules", (json_int_t)r->ctx.config->n_rules,
+		"interval_s", seconds(r->ctx.config->interval_us), "dry_run", r->opts->dry_run,
+		"reloads", ju64(r->timing.reloads), "reloads_rejected", ju64(r->timing.reloads_rejected),
+		"status_socket", r->ctx.config->status.socket,
+		"status_read_group", r->ctx.config->status.read_group);
 }
 
-static json_t *status_tick(const struct daemon *d)
+static json_t *status_tick(const struct tick_report *r)
 {
-	const struct loop_obs *o = &d->obs;
+	const struct tick_timing *o = &r->timing;
 	usec_t recent = 0;
 
 	for (unsigned i = 0; i < LOOP_RECENT_TICKS; i++)
 		recent = MAX(recent, o->late_recent_us[i]);
-	return json_pack("{s:I,s:f,s:o,s:o,s:o,s:o,s:o}", "count", (json_int_t)d->tick,
-		"interval_s", seconds(d->config->interval_us),
+	return json_pack("{s:I,s:f,s:o,s:o,s:o,s:o,s:o}", "count", (json_int_t)r->ctx.tick,
+		"interval_s", seconds(r->ctx.config->interval_us),
 		"late_last_us", ju64(o->late_last_us), "late_max_us", ju64(o->late_max_us),
 		"late_recent_max_us", ju64(recent),
 		"run_last_us", ju64(o->run_last_us), "run_max_us", ju64(o->run_max_us));
 }
 
 /* reclaimd's own memcg (self_watch.h), or null when it is not watched. */
-static json_t *status_self(const struct self_watch *sw)
+static json_t *status_self(const struct self_watch_report *r)
 {
-	struct self_watch_report r;
-
-	self_watch_report(sw, &r);
-	if (!r.watched)
+	if (!r->watched)
 		return json_null();
-	return json_pack("{s:o,s:o,s:o,s:o,s:b,s:o}", "cgroup", jstr(r.path),
-		"memory_current_bytes", ju64(r.current_bytes),
-		"memory_high_bytes", r.high_bytes == LIMIT_MAX ? json_null() : ju64(r.high_bytes),
-		"high_events", ju64(r.high_events), "throttled", r.throttled,
-		"episodes", ju64(r.episodes));
+	return json_pack("{s:o,s:o,s:o,s:o,s:b,s:o}", "cgroup", jstr(r->path),
+		"memory_current_bytes", ju64(r->current_bytes),
+		"memory_high_bytes", r->high_bytes == LIMIT_MAX ? json_null() : ju64(r->high_bytes),
+		"high_events", ju64(r->high_events), "throttled", r->throttled,
+		"episodes", ju64(r->episodes));
 }
 
 /* The kernel feature table (features.h): one member per feature, by name. */
@@ -378,28 +379,18 @@ static usec_t realtime_now_us(void)
 static void m_status(void *userdata, const struct varlink_call *call _unused_,
 		     struct varlink_reply *ret)
 {
-	struct daemon *d = userdata;
-	const struct host_sample *h = &d->snap.snap.host;
-	struct dispatcher_report dr;
-	struct headroom_report hr;
-	struct zswap_report zr;
-	struct zram_report zm;
-	struct swap_tiers_report sr;
-	struct aging_report ar;
-	struct tiers_report tr;
+	struct status_server *st = userdata;
+	const struct tick_report *r = st->rep;
+	const struct host_sample *h = &r->ctx.snap->host;
+	const struct dispatcher_report *dr = &r->dispatcher;
+	const struct headroom_report *hr = &r->headroom;
+	const struct aging_report *ar = &r->aging;
 	struct varlink_server_stats vs;
 	struct utsname u;
 	char hostname[256] = "";
 	json_t *o;
 
-	dispatcher_report(d->dispatcher, &dr);
-	headroom_ctl_report(d->headroom, &hr);
-	zswap_ctl_report(d->zswap, &zr);
-	zram_ctl_report(d->zram, &zm);
-	swap_tiers_ctl_report(d->swap_tiers, &sr);
-	aging_ctl_report(d->aging, &ar);
-	tiers_ctl_report(d->tiers, &tr);
-	varlink_server_stats(d->obs.status ? d->obs.status->server : NULL, &vs);
+	varlink_server_stats(st->server, &vs);
 	if (uname(&u) < 0)
 		u.release[0] = '\0';
 	gethostname(hostname, sizeof(hostname) - 1);
@@ -413,48 +404,48 @@ static void m_status(void *userdata, const struct varlink_call *call _unused_,
 		"mem_available_bytes", ju64(h->meminfo.mem_available),
 		"swap_total_bytes", ju64(h->meminfo.swap_total),
 		"swap_free_bytes", ju64(h->meminfo.swap_free),
-		"page_size", (json_int_t)d->snap.snap.page_size,
+		"page_size", (json_int_t)r->ctx.snap->page_size,
 		"vm_swappiness", (json_int_t)h->vm_swappiness,
-		"uptime_s", seconds(sub_sat(now_us(), d->obs.started_us)),
-		"config", status_config(d, realtime_now_us()),
-		"tick", status_tick(d),
-		"nodes", status_nodes(&dr, &hr),
-		"swap", status_swap(h, &sr, d->config->swap.allow_on_kubelet_node),
-		"zswap", status_zswap(h, &zr),
-		"zram", status_zram(h, &zm),
-		"tiers", status_tiers(&tr, &dr, d->snap.snap.page_size),
-		"mglru", "active", ar.active, "lruvecs_aged", ju64(ar.lruvecs_aged),
-		"aging_jobs", ju64(ar.aging_jobs),
-		"totals", "managed_cgroups", (json_int_t)d->snap.n_managed,
-		"known_cgroups", (json_int_t)d->cgroups.n,
-		"reclaimed_bytes", ju64(dr.total_reclaimed_bytes),
-		"jobs_submitted", ju64(dr.jobs_submitted), "jobs_dropped", ju64(dr.jobs_dropped),
-		"jobs_in_flight", (json_int_t)dr.pending,
-		"lru_gen_evict_jobs", ju64(dr.lru_gen_evict_jobs),
-		"headroom_checks", ju64(hr.checks),
-		"headroom_requested_bytes", ju64(hr.requested_bytes),
-		"headroom_requests", ju64(hr.requests),
-		"headroom_last_resort_requests", ju64(hr.last_resort_requests),
-		"socket", "path", jstr(varlink_server_path(d->obs.status ? d->obs.status->server : NULL)),
+		"uptime_s", seconds(sub_sat(now_us(), r->timing.started_us)),
+		"config", status_config(r, realtime_now_us()),
+		"tick", status_tick(r),
+		"nodes", status_nodes(dr, hr),
+		"swap", status_swap(h, &r->swap_tiers, r->ctx.config->swap.allow_on_kubelet_node),
+		"zswap", status_zswap(h, &r->zswap),
+		"zram", status_zram(h, &r->zram),
+		"tiers", status_tiers(&r->tiers, dr, r->ctx.snap->page_size),
+		"mglru", "active", ar->active, "lruvecs_aged", ju64(ar->lruvecs_aged),
+		"aging_jobs", ju64(ar->aging_jobs),
+		"totals", "managed_cgroups", (json_int_t)r->n_managed,
+		"known_cgroups", (json_int_t)r->cgroups->n,
+		"reclaimed_bytes", ju64(dr->total_reclaimed_bytes),
+		"jobs_submitted", ju64(dr->jobs_submitted), "jobs_dropped", ju64(dr->jobs_dropped),
+		"jobs_in_flight", (json_int_t)dr->pending,
+		"lru_gen_evict_jobs", ju64(dr->lru_gen_evict_jobs),
+		"headroom_checks", ju64(hr->checks),
+		"headroom_requested_bytes", ju64(hr->requested_bytes),
+		"headroom_requests", ju64(hr->requests),
+		"headroom_last_resort_requests", ju64(hr->last_resort_requests),
+		"socket", "path", jstr(varlink_server_path(st->server)),
 		"clients", (json_int_t)vs.clients, "accepted", ju64(vs.accepted),
 		"refused_busy", ju64(vs.refused_busy), "evicted_idle", ju64(vs.evicted_idle),
 		"calls", ju64(vs.calls),
 		"bad_requests", ju64(vs.bad_requests), "denied", ju64(vs.denied),
 		"timeouts", ju64(vs.timeouts));
 	if (o) {
-		json_object_set_new(o, "features", status_features(&d->features));
-		json_object_set_new(o, "self", status_self(d->self_watch));
-		json_object_set_new(o, "memory_reclaim", status_memory_reclaim(&dr, d->snap.snap.page_size));
+		json_object_set_new(o, "features", status_features(r->ctx.features));
+		json_object_set_new(o, "self", status_self(&r->self));
+		json_object_set_new(o, "memory_reclaim", status_memory_reclaim(dr, r->ctx.snap->page_size));
 		json_object_set_new(json_object_get(o, "totals"), "headroom_node_reclaim",
 			json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
-				  "requests", ju64(hr.node_reclaim.requests),
-				  "requested_bytes", ju64(hr.node_reclaim.requested_bytes),
-				  "done", ju64(hr.node_reclaim.done),
-				  "reclaimed_bytes", ju64(hr.node_reclaim.reclaimed_bytes),
-				  "partial", ju64(hr.node_reclaim.partial),
-				  "busy", ju64(hr.node_reclaim.busy),
-				  "cancelled", ju64(hr.node_reclaim.cancelled),
-				  "failed", ju64(hr.node_reclaim.failed)));
+				  "requests", ju64(hr->node_reclaim.requests),
+				  "requested_bytes", ju64(hr->node_reclaim.requested_bytes),
+				  "done", ju64(hr->node_reclaim.done),
+				  "reclaimed_bytes", ju64(hr->node_reclaim.reclaimed_bytes),
+				  "partial", ju64(hr->node_reclaim.partial),
+				  "busy", ju64(hr->node_reclaim.busy),
+				  "cancelled", ju64(hr->node_reclaim.cancelled),
+				  "failed", ju64(hr->node_reclaim.failed)));
 	}
 	ret->parameters = with_head(o);
 	if (!ret->parameters)
@@ -463,9 +454,9 @@ static void m_status(void *userdata, const struct varlink_call *call _unused_,
 
 /* ---- Cgroups ----------------------------------------------------------------------------- */
 
-static long rule_index(const struct daemon *d, const struct cgroup_node *cg)
+static long rule_index(const struct tick_report *r, const struct cgroup_node *cg)
 {
-	return cg->rule ? (long)(cg->rule - d->config->rules) : -1;
+	return cg->rule ? (long)(cg->rule - r->ctx.config->rules) : -1;
 }
 
 static json_t *job_json(const struct cgroup_node *cg)
@@ -476,7 +467,7 @@ static json_t *job_json(const struct cgroup_node *cg)
 			 "headroom", (cg->job.flags & DISPATCH_HEADROOM) != 0);
 }
 
-static json_t *cgroup_row(const struct daemon *d, const struct cgroup_node *cg,
+static json_t *cgroup_row(const struct tick_report *r, const struct cgroup_node *cg,
 			  const struct cgroup_sample *s, usec_t now)
 {
 	const typeof(cg->policy.last) *l = &cg->policy.last;
@@ -484,7 +475,7 @@ static json_t *cgroup_row(const struct daemon *d, const struct cgroup_node *cg,
 
 	return json_pack("{s:o,s:s?,s:I,s:s?,s:o,s:o,s:o,s:o,s:o,s:s?,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
 		"cgroup", jstr(cg->path), "rule", cg->rule ? cg->rule->match : NULL,
-		"rule_index", (json_int_t)rule_index(d, cg),
+		"rule_index", (json_int_t)rule_index(r, cg),
 		"policy", cg->rule ? cg->rule->policy->name : NULL,
 		"current_bytes", ju64(s->current_bytes),
 		"floor_bytes", decided ? ju64(l->dec.floor_bytes) : json_null(),
@@ -513,8 +504,9 @@ static int cmp_row(const void *a, const void *b)
 static void m_cgroups(void *userdata, const struct varlink_call *call _unused_,
 		      struct varlink_reply *ret)
 {
-	struct daemon *d = userdata;
-	const struct snapshot *snap = &d->snap.snap;
+	struct status_server *st = userdata;
+	const struct tick_report *r = st->rep;
+	const struct snapshot *snap = r->ctx.snap;
 	size_t n = snap->n_cgroups;
 	const struct cgroup_sample **order = calloc(n ? n : 1, sizeof(*order));
 	json_t *rows = json_array();
@@ -533,11 +525,11 @@ static void m_cgroups(void *userdata, const struct varlink_call *call _unused_,
 	for (size_t k = 0; k < n; k++) {
 		size_t i = (size_t)(order[k] - snap->cgroups);
 
-		json_array_append_new(rows, cgroup_row(d, d->snap.nodes[i], order[k], now));
+		json_array_append_new(rows, cgroup_row(r, r->ctx.cgroups[i], order[k], now));
 	}
 	free(order);
 	ret->parameters = with_head(json_pack("{s:f,s:o}", "interval_s",
-					      seconds(d->config->interval_us), "cgroups", rows));
+					      seconds(r->ctx.config->interval_us), "cgroups", rows));
 	if (!ret->parameters)
 		reply_oom(ret);
 }
@@ -561,7 +553,7 @@ static char *normalize_path(const char *in)
 	return out;
 }
 
-static const char *not_managed_reason(const struct daemon *d, const struct cgroup_node *cg,
+static const char *not_managed_reason(const struct tick_report *r, const struct cgroup_node *cg,
 				      char *buf, size_t size)
 {
 	if (!cg->parent)
@@ -582,7 +574,7 @@ static const char *not_managed_reason(const struct daemon *d, const struct cgrou
 		if (pod && pod->rule && strlen(pod->path) == cg->workload.pod_path_len &&
 		    rule_level(pod->rule) == RULE_LEVEL_POD) {
 			snprintf(buf, size, "rules[%ld] \"%s\" takes its pod %s at the pod level: "
-				 "nothing inside the pod matches a rule", rule_index(d, pod),
+				 "nothing inside the pod matches a rule", rule_index(r, pod),
 				 pod->rule->match, pod->path);
 			return buf;
 		}
@@ -591,39 +583,39 @@ static const char *not_managed_reason(const struct daemon *d, const struct cgrou
 		return "no rule matches it";
 	if (!cg->rule_manages) {
 		snprintf(buf, size, "rules[%ld] \"%s\", the first rule that matches it, gives it "
-			 "policy none: excluded", rule_index(d, cg), cg->rule->match);
+			 "policy none: excluded", rule_index(r, cg), cg->rule->match);
 		return buf;
 	}
 	if (cg->walk_truncated)
 		return "it sits at the cgroup walk's depth limit: its descendants are not known";
 	if (cg->has_matching_descendant) {
 		snprintf(buf, size, "rules[%ld] \"%s\" matches it, but so do cgroups below it: only "
-			 "the deepest matching cgroups are managed", rule_index(d, cg), cg->rule->match);
+			 "the deepest matching cgroups are managed", rule_index(r, cg), cg->rule->match);
 		return buf;
 	}
 	return "not managed yet (it is picked up at the next tick)";
 }
 
-static json_t *explain_rule(const struct daemon *d, const struct cgroup_node *cg)
+static json_t *explain_rule(const struct tick_report *r, const struct cgroup_node *cg)
 {
 	char why[512];
-	long idx = rule_index(d, cg);
+	long idx = rule_index(r, cg);
 
 	snprintf(why, sizeof(why), "rules[%ld] \"%s\" is the first rule (of %zu) whose match "
 		 "matches \"%s\"%s; no cgroup below it matches a rule, so it is managed (only the "
-		 "deepest matching cgroups are)", idx, cg->rule->match, d->config->n_rules, cg->path,
+		 "deepest matching cgroups are)", idx, cg->rule->match, r->ctx.config->n_rules, cg->path,
 		 idx > 0 ? " (the rules before it do not)" : "");
 	return json_pack("{s:I,s:s,s:s,s:o}", "index", (json_int_t)idx, "match", cg->rule->match,
 			 "policy", cg->rule->policy->name, "why", jstr(why));
 }
 
-static json_t *explain_decision(const struct daemon *d, const struct cgroup_node *cg, usec_t now,
+static json_t *explain_decision(const struct tick_report *r, const struct cgroup_node *cg, usec_t now,
 				json_t **ret_inputs, json_t **ret_floor, json_t **ret_law,
 				json_t **ret_limits, json_t **ret_cold)
 {
 	const typeof(cg->policy.last) *l = &cg->policy.last;
 	const struct policy_params *pp = &cg->rule->params;
-	uint64_t page = d->snap.snap.page_size ? d->snap.snap.page_size : 4096;
+	uint64_t page = r->ctx.snap->page_size ? r->ctx.snap->page_size : 4096;
 	struct floor_terms ft;
 	double factor, computed;
 	struct cgroup_sample in = {
@@ -679,12 +671,12 @@ static json_t *explain_decision(const struct daemon *d, const struct cgroup_node
 	return json_pack("{s:I,s:f,s:s,s:o,s:b}", "tick", (json_int_t)l->tick,
 			 "ago_s", seconds(sub_sat(now, l->at_us)),
 			 "reason", decision_reason_str(l->dec.reason),
-			 "request_bytes", ju64(l->dec.request_bytes), "dry_run", d->opts->dry_run);
+			 "request_bytes", ju64(l->dec.request_bytes), "dry_run", r->opts->dry_run);
 }
 
 /* The memory tier plan of the cgroup's last eviction (tiers_ctl_shape()), or NULL when none was
  * made (one tier, demotion off, memory.reclaim, a dry run). */
-static json_t *explain_tiers(const struct daemon *d, const struct cgroup_node *cg)
+static json_t *explain_tiers(const struct tick_report *r, const struct cgroup_node *cg)
 {
 	const struct tiers_cgroup *st = cg->tiers.state;
 	const struct tiers_last_plan *l = st ? &st->last : NULL;
@@ -695,7 +687,7 @@ static json_t *explain_tiers(const struct daemon *d, const struct cgroup_node *c
 	p = (struct tier_plan){ .held_back_bytes = l->held_back_bytes,
 				.room_held_bytes = l->room_held_bytes, .lower_full = l->lower_full };
 	return json_pack("{s:I,s:f,s:o,s:o,s:o,s:o,s:o,s:b,s:s?}", "tick", (json_int_t)l->tick,
-			 "ago_s", seconds((usec_t)(d->tick - l->tick) * d->config->interval_us),
+			 "ago_s", seconds((usec_t)(r->ctx.tick - l->tick) * r->ctx.config->interval_us),
 			 "request_bytes", ju64(l->request_bytes), "demote_bytes", ju64(l->demote_bytes),
 			 "evict_bytes", ju64(l->evict_bytes),
 			 "backoff_held_bytes", ju64(l->held_back_bytes),
@@ -705,7 +697,8 @@ static json_t *explain_tiers(const struct daemon *d, const struct cgroup_node *c
 
 static void m_explain(void *userdata, const struct varlink_call *call, struct varlink_reply *ret)
 {
-	struct daemon *d = userdata;
+	struct status_server *st = userdata;
+	const struct tick_report *r = st->rep;
 	const char *arg = json_string_value(json_object_get(call->parameters, "cgroup"));
 	const struct cgroup_node *found = NULL;
 	_cleanup_(freep) char *path = NULL;
@@ -721,7 +714,7 @@ static void m_explain(void *userdata, const struct varlink_call *call, struct va
 		reply_oom(ret);
 		return;
 	}
-	CGROUP_SET_FOREACH(&d->cgroups, cg)
+	CGROUP_SET_FOREACH(r->cgroups, cg)
 		if (strcmp(cg->path, path) == 0) {
 			found = cg;
 			break;
@@ -734,17 +727,17 @@ static void m_explain(void *userdata, const struct varlink_call *call, struct va
 	if (!found->managed || !found->rule) {
 		ret->error = "io.reclaimd.CgroupNotManaged";
 		ret->parameters = json_pack("{s:o,s:o}", "cgroup", jstr(path), "reason",
-					    jstr(not_managed_reason(d, found, buf, sizeof(buf))));
+					    jstr(not_managed_reason(r, found, buf, sizeof(buf))));
 		return;
 	}
 	if (found->policy.last.at_us)
-		dec = explain_decision(d, found, now_us(), &inputs, &floor, &law, &limits, &cold);
+		dec = explain_decision(r, found, now_us(), &inputs, &floor, &law, &limits, &cold);
 	else
 		dec = json_null();
 	ret->parameters = with_head(json_pack("{s:o,s:o,s:o,s:o*,s:o*,s:o*,s:o*,s:o*,s:o,s:o*}",
-		"cgroup", jstr(found->path), "rule", explain_rule(d, found), "decision", dec,
+		"cgroup", jstr(found->path), "rule", explain_rule(r, found), "decision", dec,
 		"inputs", inputs, "floor", floor, "law", law, "limits", limits, "cold_age", cold,
-		"job", job_json(found), "tiers", explain_tiers(d, found)));
+		"job", job_json(found), "tiers", explain_tiers(r, found)));
 	if (!ret->parameters)
 		reply_oom(ret);
 }
@@ -754,29 +747,30 @@ static void m_explain(void *userdata, const struct varlink_call *call, struct va
 static void m_reload(void *userdata, const struct varlink_call *call _unused_,
 		     struct varlink_reply *ret)
 {
-	struct daemon *d = userdata;
+	struct status_server *st = userdata;
+	const struct tick_report *r = st->rep;
 	struct config_error err = { 0 };
-	int r = loop_reload(d, &err);
+	int res = st->hooks.reload(st->hooks.userdata, &err);
 	json_t *kept;
 
-	if (r < 0) {
+	if (res < 0) {
 		ret->error = "io.reclaimd.ConfigRejected";
 		ret->parameters = json_pack("{s:s,s:s,s:i,s:i}", "message", err.text,
-					    "file", d->opts->config_path, "line", err.line,
+					    "file", r->opts->config_path, "line", err.line,
 					    "column", err.column);
 		return;
 	}
 	kept = json_array();
-	if (kept && (r & LOOP_RELOAD_KEPT_WORKERS))
+	if (kept && (res & LOOP_RELOAD_KEPT_WORKERS))
 		json_array_append_new(kept, json_string("max_workers_per_node"));
-	if (kept && (r & LOOP_RELOAD_KEPT_ROOTS))
+	if (kept && (res & LOOP_RELOAD_KEPT_ROOTS))
 		json_array_append_new(kept, json_string("cgroup_root, proc_root, sys_root"));
-	if (kept && (r & LOOP_RELOAD_KEPT_SOCKET))
+	if (kept && (res & LOOP_RELOAD_KEPT_SOCKET))
 		json_array_append_new(kept, json_string("status.socket"));
-	if (kept && (r & LOOP_RELOAD_KEPT_STATE))
+	if (kept && (res & LOOP_RELOAD_KEPT_STATE))
 		json_array_append_new(kept, json_string("state_file"));
-	ret->parameters = with_head(json_pack("{s:s,s:I,s:o}", "config", d->opts->config_path,
-					      "rules", (json_int_t)d->config->n_rules,
+	ret->parameters = with_head(json_pack("{s:s,s:I,s:o}", "config", r->opts->config_path,
+					      "rules", (json_int_t)r->ctx.config->n_rules,
 					      "restart_only", kept));
 	if (!ret->parameters)
 		reply_oom(ret);
@@ -796,19 +790,23 @@ static gid_t read_gid(const struct config *c)
 	return c->status.read_group ? (gid_t)c->status.read_gid : (gid_t)-1;
 }
 
-int status_server_start(struct daemon *d)
+int status_server_start(sd_event *event, const struct config *c, const struct tick_report *rep,
+			const struct status_hooks *hooks, struct status_server **ret)
 {
-	const char *path = d->config->status.socket;
+	const char *path = c->status.socket;
 	struct status_server *st;
 	int r;
 
+	*ret = NULL;
 	if (!path)
 		return 0;
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
-	r = varlink_server_new(d->env.event, path, read_gid(d->config), methods,
-			       ARRAY_SIZE(methods), &service, d, &st->server);
+	st->rep = rep;
+	st->hooks = *hooks;
+	r = varlink_server_new(event, path, read_gid(c), methods,
+			       ARRAY_SIZE(methods), &service, st, &st->server);
 	if (r < 0) {
 		log_event(LOG_ERR, MSGID_KERNEL_FEATURE, NULL,
 			  "status socket %s: %s; running without it%s", path,
@@ -818,30 +816,29 @@ int status_server_start(struct daemon *d)
 		free(st);
 		return r;
 	}
-	d->obs.status = st;
+	*ret = st;
 	log_event(LOG_INFO, MSGID_STARTED, NULL, "status socket at %s (%s)", path,
-		  d->config->status.read_group ? "root, and group status.read_group may read" :
+		  c->status.read_group ? "root, and group status.read_group may read" :
 		  "root only");
 	return 0;
 }
 
-void status_server_reload(struct daemon *d)
+void status_server_reload(struct status_server *st, const struct config *c)
 {
 	int r;
 
-	if (!d->obs.status)
+	if (!st)
 		return;
-	r = varlink_server_set_read_gid(d->obs.status->server, read_gid(d->config));
+	r = varlink_server_set_read_gid(st->server, read_gid(c));
 	if (r < 0)
 		log_event(LOG_WARNING, MSGID_CONFIG_LOADED, NULL,
 			  "status socket: cannot give it to status.read_group: %s", strerror(-r));
 }
 
-void status_server_stop(struct daemon *d)
+void status_server_stop(struct status_server *st)
 {
-	if (!d->obs.status)
+	if (!st)
 		return;
-	varlink_server_free(d->obs.status->server);
-	free(d->obs.status);
-	d->obs.status = NULL;
+	varlink_server_free(st->server);
+	free(st);
 }

@@ -2,29 +2,44 @@
 /*
  * status.h - the status socket of the agent (agent/obs/status.c): the io.reclaimd varlink
  * interface (Status, Cgroups, Explain, Reload) served on status.socket from the main loop.
- * It only observes: Status, Cgroups and Explain read the controllers' reports and the loop's own
- * groups of struct cgroup_node; Reload runs the same reload as SIGHUP (loop_reload()).
+ * It only observes: Status, Cgroups and Explain read the loop's tick report (loop/tick_report.h)
+ * and the loop's own groups of struct cgroup_node; Reload calls the reload hook the loop
+ * registered (the same reload as SIGHUP). Nothing here calls the loop.
  */
 #ifndef RECLAIMD_OBS_STATUS_H
 #define RECLAIMD_OBS_STATUS_H
 
 #include <jansson.h>
 
+#include <systemd/sd-event.h>
+
+#include "reclaimd/config.h"
 #include "reclaimd/policy.h"
 
-struct daemon;
+struct status_server;
+struct tick_report;
 
 /* The varlink IDL of io.reclaimd (GetInterfaceDescription). */
 extern const char status_interface_idl[];
 
-/* Starts the server on d->config->status.socket (nothing when it is null) and logs the outcome:
- * a socket that cannot be made is logged as an error and the agent runs without it. Returns 0
- * or -errno. */
-int status_server_start(struct daemon *d);
-/* After a reload: the new read group (the socket's path changes only at restart). */
-void status_server_reload(struct daemon *d);
-/* Disconnects every client and removes the socket file. */
-void status_server_stop(struct daemon *d);
+/* How the Reload method reaches the loop. reload() re-reads the configuration file and returns
+ * a mask of LOOP_RELOAD_* bits (loop/tick_report.h, >= 0), or -errno with `err` saying why; by
+ * its return the loop has filled the report again. */
+struct status_hooks {
+	int (*reload)(void *userdata, struct config_error *err);
+	void *userdata;
+};
+
+/* Starts the server on c->status.socket, on `event`, and logs the outcome; *ret is NULL when
+ * c->status.socket is null or the socket cannot be made (logged as an error: the agent runs
+ * without it). The methods read `rep` (the loop's, which outlives the server) and call `hooks`
+ * (copied). Returns 0 or -errno. */
+int status_server_start(sd_event *event, const struct config *c, const struct tick_report *rep,
+			const struct status_hooks *hooks, struct status_server **ret);
+/* After a reload: c's read group (the socket's path changes only at restart). NULL: nothing. */
+void status_server_reload(struct status_server *st, const struct config *c);
+/* Disconnects every client, removes the socket file and frees st; accepts NULL. */
+void status_server_stop(struct status_server *st);
 
 /*
  * The terms of a floor (policy.h cgroup_floor_bytes(), from the sample's current, min, low,

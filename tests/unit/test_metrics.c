@@ -11,7 +11,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 
-#include "loop/loop.h"
+#include "obs/report.h"
 #include "obs/metrics.h"
 #include "reclaimd/reclaim_chunk.h"
 #include "test.h"
@@ -435,7 +435,7 @@ static void test_rule_totals_reload(void)
 {
 	struct config *old = NULL, *new = NULL;
 	struct config_error err;
-	struct loop_report rp = { 0 };
+	struct obs_totals rp = { 0 };
 
 	CHECK_EQ_INT(config_load_string(
 		"{\"rules\": [{\"match\": \"k/**\"}, {\"match\": \"k/**\", \"qos\": [\"burstable\"]},"

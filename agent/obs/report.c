@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * report.c - what only observes: one line per decision (repeated skip reasons once a minute),
- * direct reclaim on the host and memory.events high/max of managed cgroups since the last tick
- * (what policy headroom exists to prevent), and sd_notify STATUS= from the controllers' reports.
- * It keeps the running totals the metrics read: by rule (by index in the configuration in use,
- * carried over a reload by rule identity), by QoS class (since start: cgroups coming and going
- * never take a counter back) and by pod (while the pod lives).
+ * report.c - what only observes (report.h): one line per decision (repeated skip reasons once a
+ * minute), direct reclaim on the host and memory.events high/max of managed cgroups since the
+ * last tick (what policy headroom exists to prevent), sd_notify STATUS= and the stop summary from
+ * the loop's tick report (loop/tick_report.h). It keeps the running totals the metrics read: by
+ * rule (by index in the configuration in use, carried over a reload by rule identity), by QoS
+ * class (since start: cgroups coming and going never take a counter back) and by pod (while the
+ * pod lives).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,7 +15,7 @@
 
 #include <systemd/sd-daemon.h>
 
-#include "loop/loop.h"
+#include "obs/report.h"
 #include "reclaimd/features.h"
 #include "reclaimd/log.h"
 
@@ -108,12 +109,11 @@ void report_cold_age(const struct cgroup_node *cg, const struct reclaim_decision
 		  (double)cold_age_calm_us(dec->prev_cold_age_ms) / (60.0 * (double)USEC_PER_SEC));
 }
 
-void report_direct_reclaim(struct daemon *d)
+void report_direct_reclaim(struct obs_totals *rp, const struct tick_ctx *ctx,
+			   const struct dispatcher_report *dr)
 {
-	const struct snapshot *snap = &d->snap.snap;
+	const struct snapshot *snap = ctx->snap;
 	const struct vmstat *v = &snap->host.vmstat;
-	struct loop_report *rp = &d->report;
-	struct dispatcher_report dr;
 	bool evicted, wrote, proactive, own;
 
 	if (snap->host.meminfo.mem_total == 0) {
@@ -121,18 +121,17 @@ void report_direct_reclaim(struct daemon *d)
 		return;
 	}
 	/* Whether a job evicted through lru_gen, or wrote memory.reclaim, since the last report. */
-	dispatcher_report(d->dispatcher, &dr);
-	evicted = dr.lru_gen_evict_jobs != rp->prev_evict_jobs;
-	wrote = dr.jobs_submitted != rp->prev_jobs_submitted || dr.pending > 0;
-	rp->prev_evict_jobs = dr.lru_gen_evict_jobs;
-	rp->prev_jobs_submitted = dr.jobs_submitted;
+	evicted = dr->lru_gen_evict_jobs != rp->prev_evict_jobs;
+	wrote = dr->jobs_submitted != rp->prev_jobs_submitted || dr->pending > 0;
+	rp->prev_evict_jobs = dr->lru_gen_evict_jobs;
+	rp->prev_jobs_submitted = dr->jobs_submitted;
 	/* Where the kernel counts proactive reclaim apart (6.15+: mm/vmscan.c reclaimer_offset()
 	 * returns the *_proactive offset for memory.reclaim and nodeN/reclaim), pgscan_direct is
 	 * the allocating tasks' alone. Before, memory.reclaim was counted as direct reclaim, so
 	 * direct scans while the agent's jobs wrote it are not attributed to direct reclaim.
 	 * Eviction through lru_gen is counted as direct either way (its scan_control is not
 	 * proactive). allocstall counts only global direct reclaim, never a memcg's. */
-	proactive = features_state(&d->features, FEATURE_PROACTIVE_COUNTERS) == FEATURE_PRESENT;
+	proactive = features_state(ctx->features, FEATURE_PROACTIVE_COUNTERS) == FEATURE_PRESENT;
 	own = evicted || (wrote && !proactive);
 	if (rp->have_prev_vmstat) {
 		uint64_t stalls = sub_sat(v->allocstall, rp->prev_vmstat.allocstall);
@@ -165,7 +164,7 @@ void report_direct_reclaim(struct daemon *d)
 	rp->have_prev_vmstat = true;
 
 	for (size_t i = 0; i < snap->n_cgroups; i++) {
-		struct cgroup_node *cg = d->snap.nodes[i];
+		struct cgroup_node *cg = ctx->cgroups[i];
 		const struct cgroup_sample *smp = &snap->cgroups[i];
 
 		if (cg->events.seen && (smp->events_high > cg->events.prev_high ||
@@ -177,7 +176,7 @@ void report_direct_reclaim(struct daemon *d)
 				  cg->path, sub_sat(smp->events_high, cg->events.prev_high),
 				  sub_sat(smp->events_max, cg->events.prev_max));
 		if (cg->events.seen && cg->rule) {
-			struct report_totals *t = report_rule_totals(d, cg->rule);
+			struct report_totals *t = report_rule_totals(rp, ctx->config, cg->rule);
 			struct report_totals *q = &rp->qos[cg->workload.qos];
 			uint64_t high = sub_sat(smp->events_high, cg->events.prev_high);
 			uint64_t max = sub_sat(smp->events_max, cg->events.prev_max);
@@ -195,25 +194,19 @@ void report_direct_reclaim(struct daemon *d)
 	}
 }
 
-void report_notify_status(struct daemon *d)
+void report_notify_status(const struct tick_report *rep)
 {
-	struct dispatcher_report dr;
-	struct headroom_report hr;
-	struct zswap_report zr;
-	struct zram_report zm;
+	const struct dispatcher_report *dr = &rep->dispatcher;
+	const struct headroom_report *hr = &rep->headroom;
 	char nodes[1024] = "";
 	size_t off = 0;
 
-	dispatcher_report(d->dispatcher, &dr);
-	headroom_ctl_report(d->headroom, &hr);
-	zswap_ctl_report(d->zswap, &zr);
-	zram_ctl_report(d->zram, &zm);
 	/* Per node: allowed/maximum workers, busy, queued; free memory against the headroom goal. */
-	for (unsigned i = 0; i < dr.n_pools; i++) {
-		const struct dispatcher_node_report *n = &dr.node[i];
+	for (unsigned i = 0; i < dr->n_pools; i++) {
+		const struct dispatcher_node_report *n = &dr->node[i];
 		const struct headroom_node_report *h =
-			hr.enabled && (unsigned)n->node < hr.n_nodes && hr.node[n->node].considered ?
-			&hr.node[n->node] : NULL;
+			hr->enabled && (unsigned)n->node < hr->n_nodes && hr->node[n->node].considered ?
+			&hr->node[n->node] : NULL;
 		char head[128] = "";
 		int w;
 
@@ -232,29 +225,23 @@ void report_notify_status(struct daemon *d)
 	sd_notifyf(false, "STATUS=%zu managed cgroups, %" PRIu64 " MiB reclaimed, %u jobs in flight, "
 		   "%zu swap devices, zswap pool %.0f %% of its limit, %" PRIu64 " inversions, "
 		   "%" PRIu64 " MiB written back from zram%s",
-		   d->snap.n_managed, dr.total_reclaimed_bytes >> 20, dr.pending,
-		   d->snap.snap.host.swaps.n, zr.pool_fill * 100, zr.inversions,
-		   zm.written_bytes >> 20, nodes);
+		   rep->n_managed, dr->total_reclaimed_bytes >> 20, dr->pending,
+		   rep->ctx.snap->host.swaps.n, rep->zswap.pool_fill * 100, rep->zswap.inversions,
+		   rep->zram.written_bytes >> 20, nodes);
 }
 
-void report_summary(struct daemon *d)
+void report_summary(const struct tick_report *rep)
 {
-	struct dispatcher_report dr;
-	struct headroom_report hr;
-	struct aging_report ar;
-	struct zswap_report zr;
-	struct swap_tiers_report sr;
-	struct zram_report zm;
+	const struct dispatcher_report dr = rep->dispatcher;
+	const struct headroom_report *hrp = &rep->headroom;
+	const struct aging_report ar = rep->aging;
+	const struct zswap_report zr = rep->zswap;
+	const struct swap_tiers_report sr = rep->swap_tiers;
+	const struct zram_report zm = rep->zram;
 	char cap[16] = "none";
 
-	if (!d->dispatcher || !d->headroom || !d->aging || !d->zswap || !d->swap_tiers || !d->zram)
+	if (!rep->complete)
 		return; /* the start failed part-way: nothing ran */
-	dispatcher_report(d->dispatcher, &dr);
-	headroom_ctl_report(d->headroom, &hr);
-	aging_ctl_report(d->aging, &ar);
-	zswap_ctl_report(d->zswap, &zr);
-	swap_tiers_ctl_report(d->swap_tiers, &sr);
-	zram_ctl_report(d->zram, &zm);
 	if (sr.swapout_cap != SWAPPINESS_UNSET)
 		snprintf(cap, sizeof(cap), "%d", sr.swapout_cap);
 	log_event(LOG_INFO, MSGID_STOPPING, &(struct log_fields){ .has_reclaimed = true,
@@ -267,8 +254,8 @@ void report_summary(struct daemon *d)
 		  " shrinker switches; swap: %zu devices, swap-out swappiness cap %s; zram: %" PRIu64
 		  " MiB written back (%" PRIu64 " MiB in the current day%s)",
 		  dr.total_reclaimed_bytes >> 20, dr.jobs_submitted, dr.jobs_dropped, dr.pending,
-		  dr.lru_gen_evict_jobs, hr.enabled ? "on" : "off", hr.checks, hr.requested_bytes >> 20,
-		  hr.requests, hr.last_resort_requests, ar.active ? "on" : "off", ar.lruvecs_aged,
+		  dr.lru_gen_evict_jobs, hrp->enabled ? "on" : "off", hrp->checks,
+		  hrp->requested_bytes >> 20, hrp->requests, hrp->last_resort_requests, ar.active ? "on" : "off", ar.lruvecs_aged,
 		  ar.aging_jobs, zr.inversions, zr.zswap_max_writes, zr.shrinker_switches,
 		  sr.n_devices, cap, zm.written_bytes >> 20, zm.day_written_bytes >> 20,
 		  zm.running ? ", a round was running" : "");
@@ -279,11 +266,9 @@ void report_summary(struct daemon *d)
 /* By rule: one entry per rule of the configuration in use, by its index. Rules are keyed by
  * index, not by glob: two rules may share a glob and differ by their qos, runtime or level
  * selectors. */
-struct report_totals *report_rule_totals(struct daemon *d, const struct rule *r)
+struct report_totals *report_rule_totals(struct obs_totals *rp, const struct config *c,
+					 const struct rule *r)
 {
-	struct loop_report *rp = &d->report;
-	const struct config *c = d->config;
-
 	if (r < c->rules || r >= c->rules + c->n_rules)
 		return NULL; /* not a rule of the configuration in use */
 	if (rp->n_rules != c->n_rules) {
@@ -304,7 +289,7 @@ static bool same_rule(const struct rule *a, const struct rule *b)
 	       a->level == b->level;
 }
 
-void report_reload(struct loop_report *rp, const struct config *old, const struct config *new)
+void report_reload(struct obs_totals *rp, const struct config *old, const struct config *new)
 {
 	struct report_totals *rules = calloc(new->n_rules ? new->n_rules : 1, sizeof(*rules));
 	bool *taken = calloc(old->n_rules ? old->n_rules : 1, sizeof(*taken));
@@ -333,16 +318,16 @@ static enum workload_qos qos_of(const struct cgroup_node *cg, const char *path,
 	return buf->qos;
 }
 
-void report_count_decision(struct daemon *d, const struct cgroup_node *cg,
-			   const struct reclaim_decision *dec)
+void report_count_decision(struct obs_totals *rp, const struct config *c,
+			   const struct cgroup_node *cg, const struct reclaim_decision *dec)
 {
-	struct report_totals *t = cg->rule ? report_rule_totals(d, cg->rule) : NULL;
+	struct report_totals *t = cg->rule ? report_rule_totals(rp, c, cg->rule) : NULL;
 
 	if ((unsigned)dec->reason >= _DECISION_MAX)
 		return;
 	if (t)
 		t->decisions[dec->reason]++;
-	d->report.qos[cg->workload.qos].decisions[dec->reason]++;
+	rp->qos[cg->workload.qos].decisions[dec->reason]++;
 }
 
 static void count_job(struct report_totals *t, const struct reclaim_job *job)
@@ -354,7 +339,8 @@ static void count_job(struct report_totals *t, const struct reclaim_job *job)
 		t->requests_by_outcome[job->outcome]++;
 }
 
-void report_job_done(struct daemon *d, const struct cgroup_node *cg, const struct reclaim_job *job)
+void report_job_done(struct obs_totals *rp, const struct config *c, const struct cgroup_node *cg,
+		     const struct reclaim_job *job)
 {
 	const struct rule *rule = cg ? cg->rule : NULL;
 	const struct workload *w = cg ? &cg->workload : NULL;
@@ -365,19 +351,19 @@ void report_job_done(struct daemon *d, const struct cgroup_node *cg, const struc
 	if (job->request_bytes == 0)
 		return;
 	if (!rule)
-		rule = config_match(d->config, job->cgroup_path);
-	if (rule && (t = report_rule_totals(d, rule)))
+		rule = config_match(c, job->cgroup_path);
+	if (rule && (t = report_rule_totals(rp, c, rule)))
 		count_job(t, job);
-	count_job(&d->report.qos[qos_of(cg, job->cgroup_path, &buf)], job);
+	count_job(&rp->qos[qos_of(cg, job->cgroup_path, &buf)], job);
 	if (!w)
 		w = &buf; /* qos_of() recognised the path */
-	if (w->pod_uid[0] && (pod = report_pod_find(&d->report, w->pod_uid)))
+	if (w->pod_uid[0] && (pod = report_pod_find(rp, w->pod_uid)))
 		pod->reclaimed_bytes += job->reclaimed_bytes;
 }
 
 /* ---- pods ---------------------------------------------------------------------------------- */
 
-static size_t pod_index(const struct loop_report *rp, const char *uid, bool *ret_found)
+static size_t pod_index(const struct obs_totals *rp, const char *uid, bool *ret_found)
 {
 	size_t lo = 0, hi = rp->n_pods;
 
@@ -398,7 +384,7 @@ static size_t pod_index(const struct loop_report *rp, const char *uid, bool *ret
 	return lo;
 }
 
-struct report_pod_totals *report_pod_find(struct loop_report *rp, const char *uid)
+struct report_pod_totals *report_pod_find(struct obs_totals *rp, const char *uid)
 {
 	bool found;
 	size_t i = pod_index(rp, uid, &found);
@@ -407,7 +393,7 @@ struct report_pod_totals *report_pod_find(struct loop_report *rp, const char *ui
 }
 
 /* The pod of w, added when it is new; NULL when out of memory. */
-static struct report_pod_totals *pod_get(struct loop_report *rp, const struct workload *w)
+static struct report_pod_totals *pod_get(struct obs_totals *rp, const struct workload *w)
 {
 	bool found;
 	size_t i = pod_index(rp, w->pod_uid, &found);
@@ -430,13 +416,12 @@ static struct report_pod_totals *pod_get(struct loop_report *rp, const struct wo
 	return &rp->pods[i];
 }
 
-void report_pods(struct daemon *d)
+void report_pods(struct obs_totals *rp, const struct tick_ctx *ctx, const struct cgroup_set *known)
 {
-	struct loop_report *rp = &d->report;
 	size_t kept = 0;
 
-	for (size_t i = 0; i < d->snap.snap.n_cgroups; i++) {
-		const struct cgroup_node *cg = d->snap.nodes[i];
+	for (size_t i = 0; i < ctx->snap->n_cgroups; i++) {
+		const struct cgroup_node *cg = ctx->cgroups[i];
 		struct report_pod_totals *p;
 
 		if (cg->workload.qos != WORKLOAD_QOS_NONE)
@@ -444,25 +429,25 @@ void report_pods(struct daemon *d)
 		if (!cg->workload.pod_uid[0])
 			continue;
 		if ((p = pod_get(rp, &cg->workload)))
-			p->seen_tick = d->tick;
+			p->seen_tick = ctx->tick;
 	}
 	if (rp->n_pods == 0)
 		return;
 	/* A pod lives while its pod cgroup does (discovery reaches it on the way to its
 	 * containers), so a container restarting between two ticks keeps the pod's totals. */
-	CGROUP_SET_FOREACH(&d->cgroups, cg) {
+	CGROUP_SET_FOREACH(known, cg) {
 		struct report_pod_totals *p;
 
 		if (cg->workload.kind == WORKLOAD_POD && (p = report_pod_find(rp, cg->workload.pod_uid)))
-			p->seen_tick = d->tick;
+			p->seen_tick = ctx->tick;
 	}
 	for (size_t i = 0; i < rp->n_pods; i++)
-		if (rp->pods[i].seen_tick == d->tick)
+		if (rp->pods[i].seen_tick == ctx->tick)
 			rp->pods[kept++] = rp->pods[i];
 	rp->n_pods = kept;
 }
 
-void report_free(struct loop_report *rp)
+void report_free(struct obs_totals *rp)
 {
 	free(rp->rules);
 	rp->rules = NULL;
