@@ -330,7 +330,8 @@ static bool run_tick(struct daemon *d)
 	zswap_ctl_tick(d->zswap, &ctx, &zlim);
 	reclaim_limits_merge(&zlim, swapout_cap, &d->snap.limits);
 	decide_all(d, &d->snap.limits);
-	/* Direct reclaim since the last tick, against what the jobs did up to now. */
+	/* Direct reclaim since the last tick, against what the jobs did up to now (the dispatcher's
+	 * counters at this point of the tick, not the last fill's). */
 	dispatcher_report(d->dispatcher, &dr);
 	report_direct_reclaim(&d->totals, &ctx, &dr);
 	report_pods(&d->totals, &ctx, &d->cgroups);
@@ -860,15 +861,10 @@ static int daemon_setup(struct daemon *d)
 				  &d->status);
 	(void)self_watch_new(d->roots.proc, &d->self_watch);
 	tick_report_fill(d);
-	{
-		struct dispatcher_report dr;
-
-		dispatcher_report(d->dispatcher, &dr);
-		log_event(LOG_INFO, MSGID_STARTED, NULL,
-			  "started: cgroup root %s, interval %.1f s, %zu rules, %u NUMA nodes with workers%s",
-			  root, (double)d->config->interval_us / (double)USEC_PER_SEC, d->config->n_rules,
-			  dr.n_pools, d->opts->dry_run ? ", dry run (nothing is written)" : "");
-	}
+	log_event(LOG_INFO, MSGID_STARTED, NULL,
+		  "started: cgroup root %s, interval %.1f s, %zu rules, %u NUMA nodes with workers%s",
+		  root, (double)d->config->interval_us / (double)USEC_PER_SEC, d->config->n_rules,
+		  d->report.dispatcher.n_pools, d->opts->dry_run ? ", dry run (nothing is written)" : "");
 	return 0;
 }
 

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tick_report.h - what the loop (agent/loop/) shows its observers (agent/obs/): one plain struct
- * filled by tick_report_fill() (loop/tick_report.c, the only place that asks the controllers for
- * their xxx_report()) after each tick's work, after a reload, when the dispatcher drains, and at
- * stop. The status socket (obs/status.c), the metrics (obs/metrics_collect.c), sd_notify STATUS=
+ * filled by tick_report_fill() (loop/tick_report.c, the one place that gathers the controllers'
+ * xxx_report() for the observers) after each tick's work, after a reload, when the dispatcher
+ * drains, and at stop. Between two fills the observers see the last one: a job that ends between
+ * ticks shows in the next. The status socket (obs/status.c), the metrics (obs/metrics_collect.c), sd_notify STATUS=
  * and the stop summary (obs/report.c) read this and nothing of struct daemon; they never write
  * it. A controller's numbers reach every observer by adding its report here and in the filler.
  *

@@ -232,20 +232,20 @@ void report_notify_status(const struct tick_report *rep)
 
 void report_summary(const struct tick_report *rep)
 {
-	const struct dispatcher_report dr = rep->dispatcher;
-	const struct headroom_report *hrp = &rep->headroom;
-	const struct aging_report ar = rep->aging;
-	const struct zswap_report zr = rep->zswap;
-	const struct swap_tiers_report sr = rep->swap_tiers;
-	const struct zram_report zm = rep->zram;
+	const struct dispatcher_report *dr = &rep->dispatcher;
+	const struct headroom_report *hr = &rep->headroom;
+	const struct aging_report *ar = &rep->aging;
+	const struct zswap_report *zr = &rep->zswap;
+	const struct swap_tiers_report *sr = &rep->swap_tiers;
+	const struct zram_report *zm = &rep->zram;
 	char cap[16] = "none";
 
 	if (!rep->complete)
 		return; /* the start failed part-way: nothing ran */
-	if (sr.swapout_cap != SWAPPINESS_UNSET)
-		snprintf(cap, sizeof(cap), "%d", sr.swapout_cap);
+	if (sr->swapout_cap != SWAPPINESS_UNSET)
+		snprintf(cap, sizeof(cap), "%d", sr->swapout_cap);
 	log_event(LOG_INFO, MSGID_STOPPING, &(struct log_fields){ .has_reclaimed = true,
-								  .reclaimed_bytes = dr.total_reclaimed_bytes },
+								  .reclaimed_bytes = dr->total_reclaimed_bytes },
 		  "since start: %" PRIu64 " MiB reclaimed by %" PRIu64 " requests (%" PRIu64 " refused "
 		  "by a full queue, %u in flight at stop, %" PRIu64 " evicted through "
 		  "lru_gen); headroom %s: %" PRIu64 " checks, %" PRIu64 " MiB asked in %" PRIu64 " chunks, "
@@ -253,12 +253,12 @@ void report_summary(const struct tick_report *rep)
 		  " jobs; zswap: %" PRIu64 " inversions, %" PRIu64 " memory.zswap.max writes, %" PRIu64
 		  " shrinker switches; swap: %zu devices, swap-out swappiness cap %s; zram: %" PRIu64
 		  " MiB written back (%" PRIu64 " MiB in the current day%s)",
-		  dr.total_reclaimed_bytes >> 20, dr.jobs_submitted, dr.jobs_dropped, dr.pending,
-		  dr.lru_gen_evict_jobs, hrp->enabled ? "on" : "off", hrp->checks,
-		  hrp->requested_bytes >> 20, hrp->requests, hrp->last_resort_requests, ar.active ? "on" : "off", ar.lruvecs_aged,
-		  ar.aging_jobs, zr.inversions, zr.zswap_max_writes, zr.shrinker_switches,
-		  sr.n_devices, cap, zm.written_bytes >> 20, zm.day_written_bytes >> 20,
-		  zm.running ? ", a round was running" : "");
+		  dr->total_reclaimed_bytes >> 20, dr->jobs_submitted, dr->jobs_dropped, dr->pending,
+		  dr->lru_gen_evict_jobs, hr->enabled ? "on" : "off", hr->checks,
+		  hr->requested_bytes >> 20, hr->requests, hr->last_resort_requests, ar->active ? "on" : "off", ar->lruvecs_aged,
+		  ar->aging_jobs, zr->inversions, zr->zswap_max_writes, zr->shrinker_switches,
+		  sr->n_devices, cap, zm->written_bytes >> 20, zm->day_written_bytes >> 20,
+		  zm->running ? ", a round was running" : "");
 }
 
 /* ---- running totals for the metrics ------------------------------------------------------- */
