@@ -1242,8 +1242,30 @@ static void test_node_reclaim_results(void)
 	CHECK(!headroom_node_reclaim_may_write(&s, 5, T));
 }
 
+/* The refill hysteresis: starts below the goal, holds while near it, ends once clear of it. */
+static void test_refill_hysteresis(void)
+{
+	bool started;
+
+	CHECK(headroom_refill_next(false, true, false, &started));
+	CHECK(started);
+	CHECK(headroom_refill_next(true, true, false, &started));
+	CHECK(!started);
+	/* Back above the goal but within twice the headroom: refilling goes on. */
+	CHECK(headroom_refill_next(true, false, true, &started));
+	CHECK(!started);
+	/* Clear of twice the headroom: stops. */
+	CHECK(!headroom_refill_next(true, false, false, &started));
+	CHECK(!started);
+	/* Near the goal without having fallen below it: no refill starts. */
+	CHECK(!headroom_refill_next(false, false, true, &started));
+	CHECK(!started);
+	CHECK(!headroom_refill_next(false, false, false, &started));
+}
+
 int main(void)
 {
+	test_refill_hysteresis();
 	test_zoneinfo_real_612();
 	test_zoneinfo_truncated();
 	test_zoneinfo_minimal_and_ignored_lines();
