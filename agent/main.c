@@ -21,6 +21,7 @@
 #include "reclaimd/swap.h"
 #include "reclaimd/topology.h"
 #include "reclaimd/log.h"
+#include "reclaimd/reader.h"
 #include "reclaimd/version.h"
 
 #define DEFAULT_CONFIG "/etc/reclaimd/reclaimd.json"
@@ -124,6 +125,51 @@ static void print_features(const struct daemon_options *o, const struct config *
 		close(fd);
 	putchar('\n');
 	features_print(&t, stdout);
+}
+
+/* --check-config's swap check: each configured entry through swap_entries_resolve() against
+ * <proc_root>/swaps (all taken as inactive when it cannot be read); an entry the agent would
+ * skip is printed as an error naming it. Returns 0, or -EINVAL after printing, -ENOMEM. */
+static int check_swap_entries(const struct config *config, const char *proc_root)
+{
+	const struct swap_section *cfg = &config->swap;
+	struct swap_entry *ent;
+	struct swap_entry_io *io;
+	struct swaps *sw;
+	char *buf, path[PATH_MAX];
+	size_t len;
+	int r = 0;
+
+	if (cfg->n_devices == 0)
+		return 0;
+	ent = calloc(cfg->n_devices, sizeof(*ent));
+	io = calloc(cfg->n_devices, sizeof(*io));
+	sw = calloc(1, sizeof(*sw));
+	buf = malloc(256 * 1024);
+	if (!ent || !io || !sw || !buf) {
+		r = -ENOMEM;
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/swaps", proc_root);
+	if (read_at(AT_FDCWD, path, buf, 256 * 1024, &len) < 0 || swaps_parse(buf, len, sw) < 0)
+		sw->n = 0;
+	swap_entries_resolve(cfg->devices, cfg->n_devices, sw, ent, io);
+	for (size_t i = 0; i < cfg->n_devices && r == 0; i++) {
+		char why[PATH_MAX + 64];
+
+		if (ent[i].verdict == SWAP_ENTRY_KEEP)
+			continue;
+		swap_entry_reason(cfg->devices, ent, io, i, why, sizeof(why));
+		fprintf(stderr, "reclaimd: %s: swap.devices[%zu].path: %s\n",
+			config->path ? config->path : "(config)", i, why);
+		r = -EINVAL;
+	}
+out:
+	free(ent);
+	free(io);
+	free(sw);
+	free(buf);
+	return r;
 }
 
 int main(int argc, char **argv)
@@ -239,28 +285,11 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		free(topo);
-		/* Swap devices must exist and carry a swap signature (at run time such a device
-		 * is skipped with the same reason). */
-		for (size_t i = 0; i < config->swap.n_devices; i++) {
-			char why[256], real_i[PATH_MAX], real_j[PATH_MAX];
-
-			if (swap_check_device(config->swap.devices[i].path, why, sizeof(why)) < 0) {
-				fprintf(stderr, "reclaimd: %s: swap.devices[%zu].path: %s\n",
-					config->path ? config->path : "(config)", i, why);
-				config_free(config);
-				return 2;
-			}
-			/* Two spellings of one device (symlinks, "." and ".."). */
-			for (size_t j = 0; j < i; j++)
-				if (realpath(config->swap.devices[i].path, real_i) &&
-				    realpath(config->swap.devices[j].path, real_j) &&
-				    strcmp(real_i, real_j) == 0) {
-					fprintf(stderr, "reclaimd: %s: swap.devices[%zu].path: %s is the same "
-						"device as swap.devices[%zu]\n",
-						config->path ? config->path : "(config)", i, real_i, j);
-					config_free(config);
-					return 2;
-				}
+		/* The swap entries, by the rule the agent applies (swap_entries_verdict()): one
+		 * that the agent would skip is an error here, with the same reason. */
+		if (check_swap_entries(config, o.proc_root ? o.proc_root : config->proc_root) < 0) {
+			config_free(config);
+			return 2;
 		}
 		if (explain_path) {
 			static char rel[PATH_MAX];

@@ -22,26 +22,7 @@
 #include "reclaimd/limits.h"
 #include "reclaimd/mglru.h"
 #include "reclaimd/reclaim_chunk.h"
-
-/* Request flags (struct dispatch_request.flags). */
-enum {
-	DISPATCH_FILE_ONLY = 1 << 0,   /* page cache only, swappiness=0 (the zswap pool's room
-					* short of the request, zswap_room_take()) */
-	DISPATCH_HEADROOM = 1 << 1,    /* policy headroom's request (headroom_ctl.h) */
-	DISPATCH_LAST_RESORT = 1 << 2, /* with DISPATCH_HEADROOM: a stalling cgroup's (headroom.h);
-					* only the log tells it apart */
-};
-
-struct dispatch_request {
-	uint64_t request_bytes;       /* 0: aging only */
-	int mem_node;                 /* the pool serving this node; -1: from memory.numa_stat */
-	unsigned flags;               /* DISPATCH_* */
-	uint64_t chunk_bytes;         /* per memory.reclaim write, bytes (raised to a page) */
-	double psi_some_target_pct;   /* the job stops when its own stall exceeds this */
-	uint64_t floor_bytes;         /* the job stops at this memory.current (0: no check) */
-	struct job_swappiness swappiness;
-	struct lru_gen_payload mglru; /* moved into the job on submit, freed on failure */
-};
+#include "reclaimd/request_plan.h"
 
 /* One finished job, for the job_done callback. */
 struct job_result {

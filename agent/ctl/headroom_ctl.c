@@ -116,12 +116,13 @@ static uint64_t refill_nodes(struct headroom_ctl *h, const struct headroom_param
 	for (unsigned node = 0; node < plan->n_nodes; node++) {
 		struct headroom_node_state *ns = &h->node[node];
 
-		if (plan->node[node].goal_deficit_bytes > 0) {
-			ns->deficits += !ns->refilling;
-			ns->refilling = true;
-		}
-		else if (!headroom_node_near_goal(hp, &zi->node[node], h->ctx.snap->page_size))
-			ns->refilling = false;
+		bool below = plan->node[node].goal_deficit_bytes > 0, started;
+
+		ns->refilling = headroom_refill_next(
+			ns->refilling, below,
+			!below && headroom_node_near_goal(hp, &zi->node[node], h->ctx.snap->page_size),
+			&started);
+		ns->deficits += started;
 		if (ns->refilling)
 			mask |= 1ULL << node;
 	}

@@ -168,6 +168,8 @@ static void swap_arrange(struct swap_tiers_ctl *st, const struct config *c)
 	bool hold = st->kubepods_path && !c->swap.allow_on_kubelet_node;
 	const struct swap_section *cfg = &c->swap;
 	struct swap_device_cfg *dev;
+	struct swap_entry *ent = NULL;
+	struct swap_entry_io *io = NULL;
 	struct swap_action *act;
 	struct swap_config_warning warn[RECLAIMD_MAX_SWAPS];
 	struct swaps *sw;
@@ -182,7 +184,9 @@ static void swap_arrange(struct swap_tiers_ctl *st, const struct config *c)
 	dev = calloc(cfg->n_devices, sizeof(*dev));
 	act = calloc(cfg->n_devices, sizeof(*act));
 	sw = malloc(sizeof(*sw));
-	if (!dev || !act || !sw)
+	ent = calloc(cfg->n_devices, sizeof(*ent));
+	io = calloc(cfg->n_devices, sizeof(*io));
+	if (!dev || !act || !sw || !ent || !io)
 		goto out;
 	r = read_swaps_meminfo(st->env.proc_root, st->env.sys_root, sw, &mi);
 	if (r < 0) {
@@ -202,40 +206,23 @@ static void swap_arrange(struct swap_tiers_ctl *st, const struct config *c)
 			free(real[i]);
 		free(real);
 	}
-	/* Canonical paths: /proc/swaps shows what the kernel resolved. A path that does not
-	 * resolve, or is not a swap device, is skipped here with the reason. */
+	/* Canonical paths: /proc/swaps shows what the kernel resolved. An entry that does not
+	 * resolve, repeats an earlier device or is not a swap device is skipped here with the reason
+	 * (swap_entries_verdict(): the rule --check-config applies too). */
+	swap_entries_resolve(cfg->devices, cfg->n_devices, sw, ent, io);
 	for (size_t i = 0; i < cfg->n_devices; i++) {
-		char real[PATH_MAX], why[256];
+		char why[PATH_MAX + 64];
 
-		if (!realpath(cfg->devices[i].path, real)) {
+		if (ent[i].verdict != SWAP_ENTRY_KEEP) {
+			swap_entry_reason(cfg->devices, ent, io, i, why, sizeof(why));
 			log_event(LOG_WARNING, MSGID_SWAP, NULL, "swap %s: skipped: %s",
-				  cfg->devices[i].path, strerror(errno));
-			continue;
-		}
-		r = 0;
-		for (size_t j = 0; j < keep && !r; j++)
-			r = strcmp(dev[j].path, real) == 0;
-		if (r) {
-			log_event(LOG_WARNING, MSGID_SWAP, NULL,
-				  "swap %s: skipped: the same device as an earlier entry (%s)",
-				  cfg->devices[i].path, real);
+				  cfg->devices[i].path, why);
 			continue;
 		}
 		dev[keep] = cfg->devices[i];
-		dev[keep].path = strdup(real);
+		dev[keep].path = strdup(io[i].real);
 		if (!dev[keep].path)
 			goto out;
-		r = 0;
-		for (size_t j = 0; j < sw->n; j++)
-			r |= strcmp(sw->dev[j].path, real) == 0;
-		/* An active device is the kernel's already; only inactive ones must prove they are
-		 * swap (a missing signature would make swapon fail anyway, with a vaguer error). */
-		if (!r && swap_check_device(real, why, sizeof(why)) < 0) {
-			log_event(LOG_WARNING, MSGID_SWAP, NULL, "swap %s: skipped: %s",
-				  cfg->devices[i].path, why);
-			free(dev[keep].path);
-			continue;
-		}
 		keep++;
 	}
 	if (swap_config_warnings(dev, keep, warn, &n_warn) == 0)
@@ -330,6 +317,8 @@ out:
 	free(dev);
 	free(act);
 	free(sw);
+	free(ent);
+	free(io);
 }
 
 static bool is_zram(const char *path)

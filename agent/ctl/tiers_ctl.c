@@ -12,7 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ctl/dispatcher.h"
 #include "ctl/tiers_ctl.h"
 #include "reclaimd/log.h"
 #include "reclaimd/reader.h"
@@ -276,40 +275,36 @@ void tiers_ctl_tick(struct tiers_ctl *tc, const struct tick_ctx *ctx)
 	}
 }
 
-void tiers_ctl_shape(struct tiers_ctl *tc, struct cgroup_node *cg, const struct cgroup_sample *s,
-		     uint64_t page_size, struct dispatch_request *req)
+void tiers_ctl_request_inputs(struct tiers_ctl *tc, struct cgroup_node *cg,
+			      const struct cgroup_sample *s, struct request_tiers *ret)
 {
 	struct tiers_cgroup *st = cg->tiers.state;
-	struct tier_plan plan;
-	uint64_t asked = req->request_bytes;
-	bool evict = req->mglru.evict != NULL;
 
-	/* Headroom frees a node, and demotion does that too: its requests are left as they are. */
-	if (!tc || !tc->roles.demotion || req->request_bytes == 0 ||
-	    (req->flags & DISPATCH_HEADROOM) ||
-	    !tiers_plan(&tc->roles, s->numa, st ? &st->backoff : NULL, &tc->room,
-			req->request_bytes, page_size, &plan))
+	*ret = (struct request_tiers){ 0 };
+	if (!tc || !tc->roles.demotion)
 		return;
-	if (evict) {
-		(void)tiers_shape_targets(&plan, req->mglru.evict, &req->mglru.n_evict, page_size);
-		if (req->mglru.n_evict == 0) {
-			free(req->mglru.evict);
-			req->mglru.evict = NULL;
-		}
-	}
-	/* lru_gen or memory.reclaim alike, never more than the plan; an eviction left with no
-	 * target asks nothing. */
-	req->request_bytes = evict && !req->mglru.evict ? 0 :
-			     tiers_cap_request(&plan, req->request_bytes);
+	*ret = (struct request_tiers){ .roles = &tc->roles, .usage = s->numa,
+				       .backoff = st ? &st->backoff : NULL, .room = &tc->room };
+}
+
+void tiers_ctl_note(struct tiers_ctl *tc, struct cgroup_node *cg,
+		    const struct request_tier_outcome *tier)
+{
+	struct tiers_cgroup *st = cg->tiers.state;
+	const struct tier_plan *plan = &tier->plan;
+
+	if (!tc || !tier->shaped)
+		return;
 	tc->shaped_requests++;
-	tc->held_back_bytes += plan.held_back_bytes;
-	tc->room_held_bytes += plan.room_held_bytes;
-	tc->lower_full_requests += plan.lower_full;
+	tc->held_back_bytes += plan->held_back_bytes;
+	tc->room_held_bytes += plan->room_held_bytes;
+	tc->lower_full_requests += plan->lower_full;
 	if (st)
 		st->last = (struct tiers_last_plan){
-			.tick = tc->tick, .request_bytes = asked, .demote_bytes = plan.demote_bytes,
-			.evict_bytes = plan.evict_bytes, .held_back_bytes = plan.held_back_bytes,
-			.room_held_bytes = plan.room_held_bytes, .lower_full = plan.lower_full,
+			.tick = tc->tick, .request_bytes = tier->asked_bytes,
+			.demote_bytes = plan->demote_bytes, .evict_bytes = plan->evict_bytes,
+			.held_back_bytes = plan->held_back_bytes,
+			.room_held_bytes = plan->room_held_bytes, .lower_full = plan->lower_full,
 		};
 }
 

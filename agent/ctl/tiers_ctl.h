@@ -16,6 +16,7 @@
 
 #include "ctl/ctl.h"
 #include "reclaimd/memory_tiers.h"
+#include "reclaimd/request_plan.h"
 #include "reclaimd/tiers.h"
 
 /* Ticks between two reads of memory_tiering/ and demotion_enabled (10 s at the default 1 s tick,
@@ -61,22 +62,16 @@ void tiers_ctl_free(struct tiers_ctl *tc);
 void tiers_ctl_tick(struct tiers_ctl *tc, const struct tick_ctx *ctx);
 /* The topology changed (idle_ctl's re-read): recompute the roles now. */
 void tiers_ctl_topology_changed(struct tiers_ctl *tc);
-/* On a host with demotion between tiers, cuts a request to tiers_plan() for this cgroup (s: its
- * sample, for memory.numa_stat): demotion from the upper tiers as its back-off and the room left
- * on the tiers below this tick allow (the tick's plans share that room), eviction from the
- * lowest tier only.
- *   - An eviction through lru_gen (req->mglru.evict): each node's targets are cut to its plan
- *     steps and req->request_bytes is capped at the plan's total; with no target left (a full
- *     lower tier and nothing on the lowest) req->mglru.evict is freed (NULL) and
- *     req->request_bytes set to 0: no reclaim request.
- *   - A memory.reclaim request, which cannot be aimed at a node: req->request_bytes is capped at
- *     the plan's total (tiers_cap_request()), 0 when the plan has nothing.
- * The plan is kept in cg's tiers group for Explain. Headroom's requests (DISPATCH_HEADROOM:
- * freeing a node, which demotion does too) and anything else (one tier, demotion off, no
- * numa_stat yet) are left as they are. */
-struct dispatch_request;
-void tiers_ctl_shape(struct tiers_ctl *tc, struct cgroup_node *cg, const struct cgroup_sample *s,
-		     uint64_t page_size, struct dispatch_request *req);
+/* What request_plan() (request_plan.h) needs of the tiers for cg (s: its sample, for
+ * memory.numa_stat): the roles, the cgroup's back-off and the room the tick's plans share on the
+ * lower tiers. ret->roles is NULL when there is no demotion (no controller, one tier, demotion
+ * off): requests are then not cut. Never fails. */
+void tiers_ctl_request_inputs(struct tiers_ctl *tc, struct cgroup_node *cg,
+			      const struct cgroup_sample *s, struct request_tiers *ret);
+/* The planner's tiers outcome for cg's request: counted for the report, and kept in cg's tiers
+ * group for Explain when the tiers cut it (tier->shaped). */
+void tiers_ctl_note(struct tiers_ctl *tc, struct cgroup_node *cg,
+		    const struct request_tier_outcome *tier);
 
 /* The roles in force (all TIER_ROLE_NONE before the first read). */
 const struct tier_roles *tiers_ctl_roles(const struct tiers_ctl *tc);

@@ -171,12 +171,6 @@ int lru_gen_format_evict(char *buf, size_t size, uint64_t memcg_id, int node, ui
 	return n;
 }
 
-void lru_gen_targets_file_only(struct lru_gen_target *t, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		t[i].idle_pages = t[i].idle_file_pages;
-}
-
 uint64_t lru_gen_split(const struct lru_gen_target *t, size_t n, const bool *skip, uint64_t pages,
 		       uint64_t *ret_nr)
 {

@@ -6,9 +6,11 @@
  * exercised only in the VM.
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
@@ -151,4 +153,50 @@ int swap_deactivate(const char *path)
 	if (swapoff(path) < 0)
 		return -errno;
 	return 0;
+}
+
+void swap_entries_resolve(const struct swap_device_cfg *cfg, size_t n, const struct swaps *active,
+			  struct swap_entry *e, struct swap_entry_io *io)
+{
+	for (size_t i = 0; i < n; i++) {
+		e[i] = (struct swap_entry){ 0 };
+		io[i] = (struct swap_entry_io){ .resolve_errno = 0 };
+		if (!realpath(cfg[i].path, io[i].real)) {
+			io[i].resolve_errno = errno;
+			continue;
+		}
+		e[i].real = io[i].real;
+		for (size_t j = 0; active && j < active->n; j++)
+			e[i].active |= strcmp(active->dev[j].path, io[i].real) == 0;
+		/* An active device is the kernel's already; only inactive ones must prove they are
+		 * swap (a missing signature would make swapon fail anyway, with a vaguer error). */
+		e[i].is_swap = e[i].active ||
+			       swap_check_device(io[i].real, io[i].why, sizeof(io[i].why)) == 0;
+	}
+	swap_entries_verdict(e, n);
+}
+
+void swap_entry_reason(const struct swap_device_cfg *cfg, const struct swap_entry *e,
+		       const struct swap_entry_io *io, size_t i, char *buf, size_t size)
+{
+	switch (e[i].verdict) {
+	case SWAP_ENTRY_UNRESOLVED:
+		if (io[i].resolve_errno == ENOENT)
+			snprintf(buf, size, "%s does not exist", cfg[i].path);
+		else
+			snprintf(buf, size, "cannot resolve %s: %s", cfg[i].path,
+				 strerror(io[i].resolve_errno));
+		break;
+	case SWAP_ENTRY_DUPLICATE:
+		snprintf(buf, size, "the same device as swap.devices[%zu] (%s)", e[i].same_as,
+			 io[i].real);
+		break;
+	case SWAP_ENTRY_NOT_SWAP:
+		snprintf(buf, size, "%s", io[i].why);
+		break;
+	default:
+		if (size)
+			buf[0] = '\0';
+		break;
+	}
 }

@@ -48,32 +48,28 @@ static void dispatch(struct daemon *d, struct cgroup_node *cg, const struct cgro
 		     uint64_t request_bytes, int mem_node, unsigned flags, int swappiness_cap)
 {
 	const struct policy_params *pp = &cg->rule->params;
-	struct dispatch_request req = {
+	struct request_inputs in = {
 		.request_bytes = request_bytes, .mem_node = mem_node, .flags = flags,
 		.chunk_bytes = pp->chunk_bytes, .psi_some_target_pct = pp->psi_some_target_pct,
-		.floor_bytes = cgroup_floor_bytes(pp, s),
+		.floor_bytes = cgroup_floor_bytes(pp, s), .rule_swappiness = pp->swappiness,
+		.swappiness_cap = swappiness_cap, .vm_swappiness = d->snap.snap.host.vm_swappiness,
+		.swap_room_bytes = s->swap_room_bytes, .aging_active = aging_ctl_active(d->aging),
+		.page_size = d->snap.snap.page_size, .features = &d->features,
 	};
+	struct dispatch_request req;
+	struct request_tier_outcome tier;
 
 	if (dispatcher_busy(cg))
 		return;
-	/* Headroom keeps a node out of direct reclaim: it writes memory.reclaim, which may take
-	 * what is not yet cold, as kswapd would; the psi policy's requests evict cold generations. */
-	aging_ctl_take(d->aging, cg, d->tick, request_bytes > 0 && !(flags & DISPATCH_HEADROOM),
-		       &req.mglru);
-	/* With aging on, the psi policy's requests only evict cold generations: without targets
-	 * (none cold, or no memory for them) the job only ages, never writes memory.reclaim. */
-	if (aging_ctl_active(d->aging) && !(flags & DISPATCH_HEADROOM) && !req.mglru.evict)
-		req.request_bytes = 0;
-	job_swappiness_decide(pp->swappiness, swappiness_cap, d->snap.snap.host.vm_swappiness,
-			      s->swap_room_bytes, flags & DISPATCH_FILE_ONLY, &req.swappiness);
-	/* An eviction at swappiness 0 takes file pages only: shared by the lruvecs' cold file. */
-	if (req.swappiness.evict_swappiness == 0)
-		lru_gen_targets_file_only(req.mglru.evict, req.mglru.n_evict);
-	/* With memory tiers: demote from the upper tiers, evict from the lowest (tiers.h). */
-	tiers_ctl_shape(d->tiers, cg, s, d->snap.snap.page_size, &req);
-	/* What this kernel takes: no swappiness= on 6.1, 200 for "max" before 6.16. */
-	req.swappiness.swappiness = features_request_swappiness(&d->features,
-								 req.swappiness.swappiness);
+	aging_ctl_take(d->aging, cg, d->tick, request_wants_eviction(request_bytes, flags),
+		       &in.mglru);
+	tiers_ctl_request_inputs(d->tiers, cg, s, &in.tiers);
+	request_plan(&in, &req, &tier);
+	tiers_ctl_note(d->tiers, cg, &tier);
+	if (req.mglru.evict && req.mglru.n_evict == 0) {
+		free(req.mglru.evict);
+		req.mglru.evict = NULL;
+	}
 	dispatcher_submit(d->dispatcher, cg, s, &req);
 }
 
@@ -273,10 +269,8 @@ static void decide_all(struct daemon *d, const struct reclaim_limits *lim)
 	uint64_t room = lim->zswap_room_bytes;
 	usec_t now = now_us();
 
-	/* The zswap room goes first come, first served: start one cgroup further each tick, so no
-	 * cgroup is always first. */
 	for (size_t k = 0; k < snap->n_cgroups; k++) {
-		size_t i = (k + (size_t)d->tick) % snap->n_cgroups;
+		size_t i = limits_room_turn(k, d->tick, snap->n_cgroups);
 		struct cgroup_node *cg = d->snap.nodes[i];
 		const struct cgroup_sample *s = &snap->cgroups[i];
 		struct limits_cgroup lc = {

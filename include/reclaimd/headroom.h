@@ -255,6 +255,12 @@ enum headroom_node_reclaim_verdict headroom_node_reclaim_result(struct headroom_
  * memory. params must pass headroom_params_check(). */
 bool headroom_node_near_goal(const struct headroom_params *params, const struct zoneinfo_node *zn,
 			     uint64_t page_size);
+/* A node's refill hysteresis, as kswapd reclaims up to the high watermark once woken at low: a
+ * node whose plan has a goal deficit (below_goal) starts refilling; a refilling node goes on
+ * until it is no longer near its goal (near_goal: headroom_node_near_goal()), i.e. until its
+ * free memory is back above high + 2 * goal. Returns whether the node refills this tick; sets
+ * *started when it starts now (not refilling before). Never fails. */
+bool headroom_refill_next(bool refilling, bool below_goal, bool near_goal, bool *started);
 /* Any node of zi near its goal. */
 bool headroom_any_node_near_goal(const struct headroom_params *params, const struct zoneinfo *zi,
 				 uint64_t page_size);

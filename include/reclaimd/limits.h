@@ -62,6 +62,11 @@ struct limits_cgroup {
 bool reclaim_limits_apply(const struct reclaim_limits *lim, const struct limits_cgroup *cg,
 			  uint64_t page_size, uint64_t *room_bytes, struct reclaim_decision *dec);
 
+/* The zswap pool's room goes first come, first served over a tick's cgroups: the k-th cgroup
+ * (0 <= k < n) served on tick `tick` is the snapshot's ((k + tick) mod n)-th, so each tick starts
+ * one cgroup further and no cgroup is always first. Returns 0 for n == 0. */
+size_t limits_room_turn(size_t k, uint64_t tick, size_t n);
+
 /* The swappiness a job is written with. */
 struct job_swappiness {
 	int swappiness;       /* memory.reclaim's swappiness=: SWAPPINESS_UNSET (left out), 0..200,

@@ -27,6 +27,9 @@
 #ifndef RECLAIMD_SWAP_H
 #define RECLAIMD_SWAP_H
 
+#include <limits.h>
+#include <stdbool.h>
+
 #include "reclaimd/parse.h"
 
 /* Highest priority swapon(2) accepts with SWAP_FLAG_PREFER (SWAP_FLAG_PRIO_MASK, mm/swapfile.c). */
@@ -105,6 +108,34 @@ struct swap_action {
  * budget_bytes > 1.5 * used_bytes (exact in integers; never true when 1.5 * used overflows). */
 bool swap_swapoff_fits(enum swap_reprioritize mode, uint64_t used_bytes, uint64_t budget_bytes);
 
+/* What becomes of one configured swap entry before any plan (swap_entries_verdict()). */
+enum swap_entry_verdict {
+	SWAP_ENTRY_KEEP = 0,
+	SWAP_ENTRY_UNRESOLVED, /* its path does not resolve (realpath(3) failed) */
+	SWAP_ENTRY_DUPLICATE,  /* the same device as an earlier kept entry */
+	SWAP_ENTRY_NOT_SWAP,   /* inactive and not a swap device (swap_check_device()) */
+};
+
+struct swap_entry {
+	/* In: what the mechanism found (swap_entries_resolve()). */
+	const char *real;  /* canonical path, NULL when it did not resolve */
+	bool active;       /* real is in /proc/swaps: the kernel took it already */
+	bool is_swap;      /* swap_check_device() passed; read only for an inactive entry */
+	/* Out. */
+	enum swap_entry_verdict verdict;
+	size_t same_as;    /* SWAP_ENTRY_DUPLICATE: the earlier entry's index */
+};
+
+/*
+ * The rule for the configured swap entries, shared by the agent (skipped with a warning) and by
+ * `reclaimd --check-config` (an error): in configuration order, an entry whose path does not
+ * resolve is UNRESOLVED; one whose canonical path equals that of an earlier KEEP entry (two
+ * spellings of one device: symlinks, "." and "..") is a DUPLICATE of it; an inactive one that is
+ * not a swap device is NOT_SWAP (an active one is the kernel's already); the rest are KEPT.
+ * Sets verdict and same_as of each of the n entries. Never fails.
+ */
+void swap_entries_verdict(struct swap_entry *e, size_t n);
+
 /* Checks a configuration: every path non-NULL and absolute, priorities within
  * 0..SWAP_PRIORITY_MAX, kinds valid, no path twice. Returns 0, or -EINVAL with *ret_bad_index
  * (when non-NULL) set to the first offending entry. */
@@ -174,6 +205,26 @@ size_t swap_unconfigured(const struct swap_device_cfg *cfg, size_t n_cfg,
  * Never follows into a FIFO (opened O_NONBLOCK, checked with fstat before reading).
  */
 int swap_check_device(const char *path, char *why, size_t why_len);
+
+/* What swap_entries_resolve() found for one entry: its canonical path and, when it failed, why. */
+struct swap_entry_io {
+	char real[PATH_MAX];
+	int resolve_errno;   /* realpath(3)'s errno when it did not resolve, else 0 */
+	char why[256];       /* swap_check_device()'s reason when it failed, else "" */
+};
+
+/* For each of the n configured devices: resolves its path (realpath(3)), looks the result up in
+ * `active` (/proc/swaps as swaps_parse() gives it; NULL: none active), checks an inactive one
+ * with swap_check_device(), and decides with swap_entries_verdict(). e[i] (whose real points into
+ * io[i]) and io[i] are filled. Never fails. */
+void swap_entries_resolve(const struct swap_device_cfg *cfg, size_t n, const struct swaps *active,
+			  struct swap_entry *e, struct swap_entry_io *io);
+
+/* The reason entry i was not kept, one line into buf (size bytes, NUL-terminated): "<path> does
+ * not exist", "cannot resolve <path>: <error>", "the same device as swap.devices[<j>] (<real>)",
+ * or swap_check_device()'s reason. "" for a kept entry. */
+void swap_entry_reason(const struct swap_device_cfg *cfg, const struct swap_entry *e,
+		       const struct swap_entry_io *io, size_t i, char *buf, size_t size);
 
 /* swapon(path, SWAP_FLAG_PREFER | priority). Needs CAP_SYS_ADMIN. Returns 0; -EINVAL for a
  * priority outside 0..SWAP_PRIORITY_MAX; -errno from swapon (EBUSY: already active, possibly under

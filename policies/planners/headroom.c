@@ -364,3 +364,11 @@ enum headroom_node_reclaim_verdict headroom_node_reclaim_result(struct headroom_
 	s->n.failed++;
 	return HEADROOM_NR_FAILED;
 }
+
+bool headroom_refill_next(bool refilling, bool below_goal, bool near_goal, bool *started)
+{
+	*started = below_goal && !refilling;
+	if (below_goal)
+		return true;
+	return refilling && near_goal;
+}

@@ -68,3 +68,8 @@ void job_swappiness_decide(int rule_swappiness, int cap, int vm_swappiness,
 	ret->swappiness = sw;
 	ret->evict_swappiness = ev;
 }
+
+size_t limits_room_turn(size_t k, uint64_t tick, size_t n)
+{
+	return n ? (size_t)((k + tick) % n) : 0;
+}

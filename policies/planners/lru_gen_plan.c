@@ -4,6 +4,7 @@
  * Pure: no I/O, no clocks, no logging, no allocation.
  */
 #include "reclaimd/lru_gen_plan.h"
+#include "reclaimd/mglru.h"
 
 /* The least idle time of the pages of line i: the age of the next younger generation; 0 for the
  * youngest (its pages may have been touched at any moment). */
@@ -50,4 +51,10 @@ void lru_gen_plan_lruvec(const struct lru_gen_lruvec *v, uint64_t cold_age_ms,
 	if (merge && p.evict && p.evict_seq == v->seq[0])
 		p = (struct lru_gen_plan){ .age = true };
 	*ret = p;
+}
+
+void lru_gen_targets_file_only(struct lru_gen_target *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		t[i].idle_pages = t[i].idle_file_pages;
 }

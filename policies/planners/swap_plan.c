@@ -233,3 +233,23 @@ size_t swap_unconfigured(const struct swap_device_cfg *cfg, size_t n_cfg,
 	}
 	return n;
 }
+
+void swap_entries_verdict(struct swap_entry *e, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		e[i].verdict = SWAP_ENTRY_KEEP;
+		e[i].same_as = 0;
+		if (!e[i].real) {
+			e[i].verdict = SWAP_ENTRY_UNRESOLVED;
+			continue;
+		}
+		for (size_t j = 0; j < i; j++)
+			if (e[j].verdict == SWAP_ENTRY_KEEP && strcmp(e[j].real, e[i].real) == 0) {
+				e[i].verdict = SWAP_ENTRY_DUPLICATE;
+				e[i].same_as = j;
+				break;
+			}
+		if (e[i].verdict == SWAP_ENTRY_KEEP && !e[i].active && !e[i].is_swap)
+			e[i].verdict = SWAP_ENTRY_NOT_SWAP;
+	}
+}
