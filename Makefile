@@ -202,8 +202,8 @@ SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
 DESTDIR ?=
 MANDIR  ?= $(PREFIX)/share/man
 # The binaries, the unit, the man pages, and the example configuration (never overwriting an
-# existing one), root's and writable by root only, as reclaimd demands of it (README "Safety").
-# They come from $(BUILD), so "make deb" (its own BUILD) leaves ./reclaimd as it was.
+# existing one), root's and writable by root only, as reclaimd demands of it (docs/operating.md
+# "Safety"). They come from $(BUILD), so "make deb" (its own BUILD) leaves ./reclaimd as it was.
 install: $(BUILD)/reclaimd $(BUILD)/reclaimctl man
 	install -D -m 0755 $(BUILD)/reclaimd $(DESTDIR)$(PREFIX)/sbin/reclaimd
 	install -D -m 0755 $(BUILD)/reclaimctl $(DESTDIR)$(PREFIX)/bin/reclaimctl
