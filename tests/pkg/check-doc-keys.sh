@@ -5,7 +5,8 @@
 # (build/man/reclaimd.json.5, built here with make man), and the man pages build. Every metric
 # family agent/obs/metrics.c renders is in docs/operating.md's "Metrics" section, and every one
 # that section names is rendered. Every relative link and #anchor of README.md and docs/*.md
-# resolves (tests/pkg/check-doc-links.py). Run from the repository root (make check-unit).
+# resolves (tests/pkg/check-doc-links.py); that checker and md2man.py are shown to fail on a
+# bad link first. Run from the repository root (make check-unit).
 # Ends with "check-doc-keys: N passed, N failed, N skipped" (tests/run-unit.sh counts it).
 set -u
 cd "$(dirname "$0")/../.."
@@ -78,6 +79,34 @@ if out=$(tests/pkg/check-doc-links.py --allow-missing docs/security.md 2>&1); th
 	pass "doc-links: $(echo "$out" | tail -n 1)"
 else
 	fail "doc-links: $(echo "$out" | grep '^BROKEN' | head -n 5 | tr '\n' ';') $(echo "$out" | tail -n 1)"
+fi
+
+# The two tools can fail: md2man.py refuses a link out of the reference and renders one to its
+# own section as "text"; check-doc-links.py reports a missing heading and a missing file.
+tmp=$(mktemp -d) || { fail "mktemp: cannot make a temporary directory"; summary; }
+trap 'rm -rf "$tmp"' EXIT
+printf '# Ref\n\n## Keys\n\nSee [Keys](#keys) and [run](operating.md#running-it).\n' >"$tmp/out.md"
+printf '# Ref\n\n## Keys\n\nSee [Keys](#keys).\n' >"$tmp/in.md"
+if config/man/md2man.py "$tmp/out.md" >"$tmp/out.5" 2>"$tmp/out.err"; then
+	fail "md2man-refuses-link-out: exit 0 on a link to operating.md"
+elif grep -qF "$tmp/out.md:5: link to operating.md#running-it" "$tmp/out.err"; then
+	pass "md2man-refuses-link-out: $(cat "$tmp/out.err")"
+else
+	fail "md2man-refuses-link-out: failed without naming file, line and link: $(cat "$tmp/out.err")"
+fi
+if config/man/md2man.py "$tmp/in.md" >"$tmp/in.5" && grep -qF 'See "Keys".' "$tmp/in.5"; then
+	pass "md2man-own-section: [Keys](#keys) rendered as \"Keys\""
+else
+	fail "md2man-own-section: [Keys](#keys) not rendered as \"Keys\": $(grep -F 'See' "$tmp/in.5")"
+fi
+printf '# T\n\n## A b\n\n[x](#a-b) [y](#a-c) [z](none.md)\n' >"$tmp/links.md"
+if out=$(tests/pkg/check-doc-links.py "$tmp/links.md" 2>&1); then
+	fail "doc-links-can-fail: exit 0 on a missing heading and a missing file: $out"
+elif [ "$(echo "$out" | grep -c '^BROKEN')" = 2 ] && echo "$out" | grep -qF '#a-c: no heading' &&
+	echo "$out" | grep -qF 'none.md: no such file'; then
+	pass "doc-links-can-fail: $(echo "$out" | tail -n 1)"
+else
+	fail "doc-links-can-fail: not the two broken links expected: $out"
 fi
 
 if ! out=$(make -s man 2>&1); then
