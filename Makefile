@@ -202,8 +202,8 @@ SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
 DESTDIR ?=
 MANDIR  ?= $(PREFIX)/share/man
 # The binaries, the unit, the man pages, and the example configuration (never overwriting an
-# existing one), root's and writable by root only, as reclaimd demands of it (README "Safety").
-# They come from $(BUILD), so "make deb" (its own BUILD) leaves ./reclaimd as it was.
+# existing one), root's and writable by root only, as reclaimd demands of it (docs/operating.md
+# "Safety"). They come from $(BUILD), so "make deb" (its own BUILD) leaves ./reclaimd as it was.
 install: $(BUILD)/reclaimd $(BUILD)/reclaimctl man
 	install -D -m 0755 $(BUILD)/reclaimd $(DESTDIR)$(PREFIX)/sbin/reclaimd
 	install -D -m 0755 $(BUILD)/reclaimctl $(DESTDIR)$(PREFIX)/bin/reclaimctl
@@ -226,8 +226,8 @@ install: $(BUILD)/reclaimd $(BUILD)/reclaimctl man
 	fi
 
 # Man pages from one source each: help2man on the binary's --help and --version (with
-# config/man/<name>.h2m for DESCRIPTION, FILES, SEE ALSO), reclaimd.json(5) from README.md's
-# "Configuration reference".
+# config/man/<name>.h2m for DESCRIPTION, FILES, SEE ALSO), reclaimd.json(5) from the configuration
+# reference, docs/configuration.md (md2man.py fails on a link out of it; a failure leaves no partial page).
 man: $(BUILD)/reclaimd $(BUILD)/reclaimctl
 	@mkdir -p build/man
 	help2man --no-info --section 8 --include config/man/reclaimd.h2m \
@@ -236,7 +236,9 @@ man: $(BUILD)/reclaimd $(BUILD)/reclaimctl
 	help2man --no-info --section 8 --include config/man/reclaimctl.h2m \
 		--name "query and control the reclaimd daemon" \
 		-o build/man/reclaimctl.8 $(BUILD)/reclaimctl
-	config/man/md2man.py --version $(VERSION) README.md >build/man/reclaimd.json.5
+	config/man/md2man.py --version $(VERSION) docs/configuration.md >build/man/reclaimd.json.5.tmp \
+		|| { rm -f build/man/reclaimd.json.5.tmp; exit 1; }
+	mv build/man/reclaimd.json.5.tmp build/man/reclaimd.json.5
 
 # A Debian package staged with "make install", built by dpkg-deb (config/debian/build-deb.sh),
 # compiled apart and afresh (build/deb-gcc) with Debian's hardening flags (all of them: PIE,

@@ -6,7 +6,8 @@
  *
  * One connection per call: the request, one NUL-terminated reply, each bounded in time
  * (--timeout). Tables are printed from the reply's fields; --json prints the reply's
- * parameters as they came. Exit codes are listed in usage() and README "Status socket".
+ * parameters as they came. Exit codes are listed in usage() and docs/operating.md "Status socket
+ * and reclaimctl".
  */
 #include <errno.h>
 #include <getopt.h>

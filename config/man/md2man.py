@@ -1,18 +1,48 @@
 #!/usr/bin/env python3
-"""md2man.py - reclaimd.json(5) from README.md's "Configuration reference" section.
+"""md2man.py - reclaimd.json(5) from docs/configuration.md, the configuration reference.
 
-The README is the one source of the configuration reference; this turns that section (up to the
-next "## " heading) into a man page, so the two cannot drift: a heading becomes .SH/.SS, a table
-row a .TP entry (the key, then type, default and range, then the meaning), a fenced block an
-example, a "- " item a bullet, `code` bold. tests/pkg/check-doc-keys.sh checks that every key of
-the config tables (agent/config/config.c) is in both.
+docs/configuration.md is the one source of the configuration reference; this turns it into a man
+page, so the two cannot drift: the "# " title is the page's NAME, a "## " heading becomes .SH and
+a "### " one .SS, a table row a .TP entry (the key, then type, default and range, then the
+meaning), a fenced block an example, a "- " item a bullet, `code` bold. A link to a section of the
+reference, [text](#anchor), becomes "text"; a link anywhere else is an error, so the man page never
+points to a section that is not in it. Lines from "<!-- md2man: skip -->" to "<!-- md2man: end -->"
+are for the forge's reader only and are left out. tests/pkg/check-doc-keys.sh checks that every
+key of the config tables (agent/config/config.c) is in both.
 
-Usage: md2man.py [--version V] README.md > reclaimd.json.5
+Usage: md2man.py [--version V] docs/configuration.md > reclaimd.json.5
+Exit status: 0, or 1 when the file has no "# " title, a link leaves the page, or an #anchor names
+no heading of it (the message names the file and line).
 """
 import re
 import sys
 
-SECTION = "## Configuration reference"
+SKIP_BEGIN = "<!-- md2man: skip -->"
+SKIP_END = "<!-- md2man: end -->"
+
+
+class LinkError(Exception):
+    pass
+
+
+def slug(heading):
+    """The anchor a forge (GitHub) gives a heading: lower case, punctuation but - and _ dropped,
+    spaces as hyphens."""
+    h = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return h.replace(" ", "-")
+
+
+def links(text, anchors, where):
+    """[text](#anchor) -> "text" when the anchor is a heading of the page; anything else raises."""
+    def rep(m):
+        target = m.group(2)
+        if not target.startswith("#"):
+            raise LinkError("%s: link to %s: reclaimd.json(5) may only point to its own sections"
+                            % (where, target))
+        if target[1:] not in anchors:
+            raise LinkError("%s: link to %s: no such heading in the reference" % (where, target))
+        return '"' + m.group(1) + '"'
+    return re.sub(r"\[([^\]]+)\]\(([^)\s]+)\)", rep, text)
 
 
 def esc(text):
@@ -69,8 +99,11 @@ def convert(lines, version):
     header = None
     while i < len(lines):
         ln = lines[i].rstrip("\n")
-        if ln.startswith("### "):
-            out.append(".SH " + esc(ln[4:]).upper())
+        if ln.startswith("## "):
+            out.append(".SH " + esc(ln[3:].upper()))
+            header = None
+        elif ln.startswith("### "):
+            out.append(".SS " + esc(ln[4:]))
             header = None
         elif ln.startswith("```"):
             out += [".PP", ".nf", ".RS 4"]
@@ -124,6 +157,30 @@ def convert(lines, version):
     return "\n".join(res) + "\n"
 
 
+def prepare(path, lines):
+    """The page's body: the title line and skipped blocks left out, links resolved (LinkError
+    naming path:line when one leaves the page or names no heading)."""
+    if not lines or not lines[0].startswith("# "):
+        raise LinkError("%s:1: no \"# \" title line" % path)
+    anchors, fence = set(), False
+    for ln in lines:
+        if ln.startswith("```"):
+            fence = not fence
+        elif not fence and re.match(r"#{1,6} ", ln):
+            anchors.add(slug(ln.lstrip("#").replace("`", "")))
+    body, fence, skip = [], False, False
+    for n, ln in enumerate(lines[1:], start=2):
+        if ln.rstrip("\n") == SKIP_BEGIN:
+            skip = True
+        elif ln.rstrip("\n") == SKIP_END:
+            skip = False
+        elif not skip:
+            if ln.startswith("```"):
+                fence = not fence
+            body.append(ln if fence else links(ln, anchors, "%s:%d" % (path, n)))
+    return body
+
+
 def main(argv):
     version = "unknown"
     args = argv[1:]
@@ -136,12 +193,11 @@ def main(argv):
     with open(args[0], encoding="utf-8") as f:
         lines = f.readlines()
     try:
-        start = next(i for i, l in enumerate(lines) if l.rstrip("\n") == SECTION)
-    except StopIteration:
-        sys.stderr.write("md2man.py: no '%s' in %s\n" % (SECTION, args[0]))
+        body = prepare(args[0], lines)
+    except LinkError as e:
+        sys.stderr.write("md2man.py: %s\n" % e)
         return 1
-    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
-    sys.stdout.write(convert(lines[start + 1:end], version))
+    sys.stdout.write(convert(body, version))
     return 0
 
 

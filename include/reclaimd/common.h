@@ -2,7 +2,7 @@
 /*
  * common.h - units, cleanup helpers and small macros shared by every part of reclaimd.
  *
- * Conventions (see the "Conventions" paragraph of README "How it is built"):
+ * Conventions (see docs/design.md "Conventions"):
  *  - sizes are uint64_t bytes (suffix _bytes) or pages (suffix _pages);
  *  - time is usec_t, always microseconds (suffix _us); no milliseconds anywhere;
  *  - a fallible function returns 0 (or a count) on success and -errno on failure, and

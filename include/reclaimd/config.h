@@ -5,7 +5,8 @@
  * Loading is all-or-nothing: config_load_*() either returns a complete, validated struct config
  * or an error message naming the file, the line/column (for JSON syntax errors, from jansson) or
  * the JSON path of the offending key (for unknown keys, wrong types, out-of-range values).
- * Nothing here logs or touches cgroups. Every key is documented in README.md "Configuration reference".
+ * Nothing here logs or touches cgroups. Every key is documented in docs/configuration.md, the
+ * reference.
  */
 #ifndef RECLAIMD_CONFIG_H
 #define RECLAIMD_CONFIG_H
@@ -57,8 +58,8 @@ struct policy_params {
 					* cold age doubles; 0.1 */
 };
 
-/* A rule's "level": which cgroups its workload selectors pick (README "Kubernetes and
- * containers"). RULE_LEVEL_ANY: the rule has no selector and matches by its glob alone. */
+/* A rule's "level": which cgroups its workload selectors pick (docs/kubernetes.md). RULE_LEVEL_ANY:
+ * the rule has no selector and matches by its glob alone. */
 enum rule_level {
 	RULE_LEVEL_ANY = 0,
 	RULE_LEVEL_POD,       /* pod cgroups; the default once "qos" is given */

@@ -10,7 +10,7 @@
  * in; anything not recognised is WORKLOAD_OTHER with the rest empty. Pure (policies/): no I/O,
  * no allocation, no logging; the agent calls it once per cgroup when the cgroup is discovered.
  *
- * Sources of the names (README "Kubernetes and containers"; ../shared/notes/kubernetes.md):
+ * Sources of the names (docs/kubernetes.md; ../shared/notes/kubernetes.md):
  *  - kubelet pkg/kubelet/cm/cgroup_manager_linux.go: ToSystemd() turns the cgroup name
  *    [kubepods, burstable, pod<uid>] into nested slices whose names repeat their parents'
  *    (kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod<uid>.slice) with every '-'
@@ -102,8 +102,8 @@ bool workload_never_target(const struct workload *w);
  * inside a pod): any cgroup recognised under kubepods (driver != WORKLOAD_DRIVER_NONE). The kubelet
  * and the runtime own memory.min/low/high/max, memory.swap.max and memory.oom.group there
  * (kubelet pkg/kubelet/cm, KEP-2570 Memory QoS, KEP-2400 swap), so the agent writes nothing but
- * memory.reclaim (and lru_gen commands) on them unless a rule allows it (README "Kubernetes and
- * containers"). Docker and Podman containers outside kubepods are not kubelet-managed.
+ * memory.reclaim (and lru_gen commands) on them unless a rule allows it (docs/kubernetes.md).
+ * Docker and Podman containers outside kubepods are not kubelet-managed.
  */
 bool workload_kubelet_managed(const struct workload *w);
 

@@ -2,7 +2,7 @@
 /*
  * psi.c - the default policy: reclaim cold memory while memory pressure stays under a target.
  *
- * Per cgroup and interval (the law, also in README "Policy psi"):
+ * Per cgroup and interval (the law, also in docs/policies.md "Policy psi"):
  *   p        = memory PSI "some" stall over the interval, percent  (delta of total=, not avg10)
  *   floor    = max(min_bytes, memory.min, memory.low, unreclaimable)  (cgroup_floor_bytes, floor.c)
  *   unreclaimable = memory.current - (file + min(anon, swap room))

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# safety.sh - what reclaimd refuses (README "Safety"), with the real binaries on the host:
-#   - a configuration file others can write (0666), one in a group-writable directory, one owned
-#     by another user, one reached through another user's symlink: exit 2 at start, and from
+# safety.sh - what reclaimd refuses (docs/operating.md "Safety"), with the real binaries on the
+# host:   - a configuration file others can write (0666), one in a group-writable directory, one
+# owned     by another user, one reached through another user's symlink: exit 2 at start, and from
 #     --check-config, with one line naming the component, its owner (uid) and its mode (octal);
 #   - a ConfigMap-shaped directory (0777, ..data symlinks) refused; as a read-only bind mount (a
 #     private mount namespace; skipped where mounts are not allowed) refused too, and accepted

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# state-file.sh - the state file (README "Safety: what is put back at stop, and after a crash")
+# state-file.sh - the state file (docs/operating.md "Safety: what is put back at stop, and after a
+# crash")
 # with the real reclaimd, on the host: the agent runs (not --dry-run: the state file is only kept
 # when it writes) on a copy of the recorded 6.12 tree (tests/fixtures/real-6.12: proc, sys, the
 # cgroup root at sys/fs/cgroup) with --proc-root/--sys-root/--cgroup-root, no rules, and

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# check-deb.sh - make deb builds build/reclaimd_<version>_<arch>.deb with what the README says
-# it holds, the configuration and its directories have modes reclaimd accepts, and lintian
-# finds no error in it (its warnings are printed; README "Installing" lists those not
-# fixed and why). Run from the repository root (make check-unit).
+# check-deb.sh - make deb builds build/reclaimd_<version>_<arch>.deb with what docs/operating.md
+# ("Installing") says it holds, the configuration and its directories have modes reclaimd accepts,
+# and lintian finds no error in it (its warnings are printed; docs/operating.md "Installing" lists
+# those not fixed and why). Run from the repository root (make check-unit).
 # Ends with "check-deb: N passed, N failed, N skipped" (tests/run-unit.sh counts it).
 set -u
 cd "$(dirname "$0")/../.."
@@ -57,8 +57,8 @@ else
 	fail "deb-contents: missing$missing"
 fi
 
-# The configuration as installed passes reclaimd's own check (README "Safety"): the file and the
-# directories the package makes for it are root's and writable by root only.
+# The configuration as installed passes reclaimd's own check (docs/operating.md "Safety"): the file
+# and the directories the package makes for it are root's and writable by root only.
 bad=$(dpkg-deb -c "$deb" | awk '$NF == "./" || $NF == "./etc/" || $NF == "./etc/reclaimd/" ||
 	$NF == "./etc/reclaimd/reclaimd.json" {
 		if ($2 != "root/root" || substr($1, 6, 1) == "w" || substr($1, 9, 1) == "w") print $1, $2, $NF

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """check-kubernetes.py DIR OUT - the structural half of tests/pkg/check-kubernetes.sh.
 
-Parses every *.yaml in DIR (python3-yaml), asserts the fields the DaemonSet needs (README
-"Kubernetes and containers", "Deploying"; ../shared/notes/kubernetes.md "Deploying as a
+Parses every *.yaml in DIR (python3-yaml), asserts the fields the DaemonSet needs
+(docs/kubernetes.md "Deploying"; ../shared/notes/kubernetes.md "Deploying as a
 DaemonSet"), and writes what the shell half checks further into OUT, one KEY=VALUE a line:
 the ConfigMap's reclaimd.json (CONFIG_FILE, written beside OUT), the image, the paths the
 container uses, the memory limit in bytes. Prints "PASS name: ..." / "FAIL name: ..." lines;
@@ -126,7 +126,7 @@ def main():
     ok = len(cmd) > 0 and "--log-stderr" in cmd and "--config" in cmd
     out(ok, "command", " ".join(cmd))
     # The ConfigMap's directory is 0777 on a read-only mount: the agent takes it only with
-    # --trust-read-only-mounts (README "Safety"); the tests-only flag never.
+    # --trust-read-only-mounts (docs/operating.md "Safety"); the tests-only flag never.
     out("--trust-read-only-mounts" in cmd and "--allow-unsafe-paths" not in cmd, "command-safety",
         "--trust-read-only-mounts, no --allow-unsafe-paths")
     cfg = cmd[cmd.index("--config") + 1] if "--config" in cmd and cmd.index("--config") + 1 < len(cmd) else ""

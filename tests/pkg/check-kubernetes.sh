@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# check-kubernetes.sh - the DaemonSet and ConfigMap of config/kubernetes/ are what README
-# "Kubernetes and containers" ("Deploying") says: every YAML parses, the DaemonSet has the
+# check-kubernetes.sh - the DaemonSet and ConfigMap of config/kubernetes/ are what
+# docs/kubernetes.md ("Deploying") says: every YAML parses, the DaemonSet has the
 # fields a node agent needs (check-kubernetes.py: rw hostPath /sys/fs/cgroup, only
 # CAP_SYS_RESOURCE, system-node-critical, tolerations Exists, requests == limits, the ConfigMap
 # and the socket's emptyDir mounted where the configuration says), the ConfigMap's reclaimd.json
@@ -107,7 +107,7 @@ if command -v podman >/dev/null && podman image exists "$image" 2>/dev/null &&
 	# DaemonSet mounts it (the container's writable layer; the container is removed after).
 	# chroot, not podman run: a runtime may be unusable where this runs (hybrid cgroups).
 	# Root's and writable by root only, as the kubelet makes a ConfigMap's file (defaultMode
-	# 0644); the agent refuses anything else (README "Safety").
+	# 0644); the agent refuses anything else (docs/operating.md "Safety").
 	mkdir -p "$root$(dirname "$config_path")"
 	cp "$cfg" "$root$config_path"
 	chmod 0644 "$root$config_path"

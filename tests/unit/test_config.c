@@ -239,7 +239,7 @@ static void check_config_equal(const struct config *a, const struct config *b)
 	check_fields_equal("config", config_fields, ARRAY_SIZE(config_fields), a, b);
 }
 
-/* The built-in defaults, as README.md "Configuration reference" documents them. */
+/* The built-in defaults, as docs/configuration.md (the reference) documents them. */
 static const struct policy_params builtin_params = {
 	.min_bytes = 100 * MiB,
 	.psi_some_target_pct = 0.1,

@@ -334,8 +334,8 @@ done
 
 # Everything in the guest is root's (cpio -R 0:0) and, whatever the umask here or the modes of
 # the --file sources, writable by root only: reclaimd refuses a configuration file that anyone
-# else could change, or that sits in a directory they could (README "Safety"). /tmp is a tmpfs
-# of mode 1777 in the guest (guest/init; the rootfs's own /tmp under --systemd).
+# else could change, or that sits in a directory they could (docs/operating.md "Safety"). /tmp is a
+# tmpfs of mode 1777 in the guest (guest/init; the rootfs's own /tmp under --systemd).
 chmod -R go-w "$root"
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$work/initramfs.cpio"
 if [ "$systemd" -eq 1 ]; then

@@ -10,8 +10,8 @@
 #   D  as A, transparent huge pages off
 # Each case prints "stripe CASE: zram0 KiB zram1 KiB" at the end and passes when the pushes
 # reached swap (it measures; it does not judge the split). Results (tests/vm/README.md,
-# "Kernels"; the table in the top README): 6.1 and 6.12 split each case about evenly; 7.3 gives
-# the device swapped on last nearly all of it and the other 1 to 5 MiB.
+# "Kernels"; the table in docs/kernels.md "Kernel features"): 6.1 and 6.12 split each case about
+# evenly; 7.3 gives the device swapped on last nearly all of it and the other 1 to 5 MiB.
 set -u
 . "$VMTEST_LIB"
 

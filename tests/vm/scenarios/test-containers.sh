@@ -337,7 +337,7 @@ snapshot_kubelet_files >"$RESULTS/kubelet-files-before.tsv"
 # the pod, through lru_gen, and evicts only generations idle for the cold age (10 s, so that the
 # 60-180 s windows see eviction), never under a container with memory.min or memory.low. Plain
 # memory.reclaim on a young memcg makes the kernel age it twice at once and takes hot pages with
-# the cold (README "MGLRU: aging and eviction").
+# the cold (docs/policies.md "MGLRU: aging and eviction").
 cat >"$CONF" <<'EOF'
 {
   "interval": 2,

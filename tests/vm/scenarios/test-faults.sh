@@ -1,6 +1,6 @@
 #!/bin/sh
 # vm-options: --zram-size 0 --swap-size 96M --data-size 128M --timeout 900
-# Faults on the real kernel, each while the agent runs and reclaims (README "Safety"):
+# Faults on the real kernel, each while the agent runs and reclaims (docs/operating.md "Safety"):
 #   churn-1000         1,000 cgroup create/destroy cycles, a process in each, 20 alive at a time
 #                      under a managed parent: the agent stays up, its fds end where they began
 #                      and its RSS is flat over the second half (curve in churn.txt);

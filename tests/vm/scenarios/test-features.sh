@@ -1,9 +1,9 @@
 #!/bin/sh
 # vm-options: --cpus-per-node 1 --node-mem 512M --data-size 768M
-# VM test of the kernel feature table (README "Kernel features") and of what new kernels give.
-#   features-agree      the agent's table (one "kernel feature X ... is absent" line per absent
-#                       feature, probed with empty memory.reclaim requests since this is no dry
-#                       run) says absent exactly for the features the guest's own probe
+# VM test of the kernel feature table (docs/kernels.md "Kernel features") and of what new kernels
+# give.   features-agree      the agent's table (one "kernel feature X ... is absent" line per
+# absent                       feature, probed with empty memory.reclaim requests since this is no
+# dry                       run) says absent exactly for the features the guest's own probe
 #                       (have_feature, tests/vm/guest/lib.sh) finds missing.
 #   node-reclaim        (Linux 6.17+, SKIP before) configs/features-node.json: headroom 200M per
 #                       node, and no managed cgroup (its only psi rule matches nothing), so every

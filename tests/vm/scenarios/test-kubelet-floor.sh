@@ -1,7 +1,7 @@
 #!/bin/sh
 # vm-options: --data-size 512M
-# Kubelet's settings on a real kernel (README "Kubernetes and containers", "Policy psi: the
-# law"), on a kubelet-shaped tree (systemd driver, containerd names) with every container NoSwap
+# Kubelet's settings on a real kernel (docs/kubernetes.md; docs/policies.md "Policy psi:
+# the law"), on a kubelet-shaped tree (systemd driver, containerd names) with every container NoSwap
 # (memory.swap.max 0) while the host has swap:
 #  - pod level: a pod of two containers, one with memory.low 100 MiB as Memory QoS would set it,
 #    reclaimed at the pod cgroup: the protected container never goes below its memory.low (the

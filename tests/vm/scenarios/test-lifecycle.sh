@@ -1,5 +1,5 @@
 #!/bin/sh
-# VM tests 6-8 (README "Tests"):
+# VM tests 6-8 (docs/testing.md "Tests"):
 #  6. a memory pressure spike during a large request halts that cgroup's reclaim within 1 s,
 #     measured in the agent's log from the PSI trigger to the end of the interrupted write;
 #  7. a managed cgroup removed in the middle of a write: the agent keeps running and drops it;

@@ -1,8 +1,8 @@
 #!/bin/sh
-# VM test of MGLRU aging and eviction through lru_gen (README "MGLRU: aging and eviction").
-# One cgroup holds two workloads on different NUMA nodes: "hot" (16 MiB, all of it hot, bound to
-# node 0, 20,000 accesses/s: each page about five times a second) and "cold" (300 MiB, 2 % hot,
-# bound to node 1). Both flush their TLB every 50 ms (tests/vm/README.md). Two phases of
+# VM test of MGLRU aging and eviction through lru_gen (docs/policies.md "MGLRU: aging and
+# eviction"). One cgroup holds two workloads on different NUMA nodes: "hot" (16 MiB, all of it hot,
+# bound to node 0, 20,000 accesses/s: each page about five times a second) and "cold" (300 MiB, 2 %
+# hot, bound to node 1). Both flush their TLB every 50 ms (tests/vm/README.md). Two phases of
 # MGLRU_RUN s (default 50), fresh workloads in a fresh cgroup each, interval 2 s, min_bytes 32M:
 #   off:     configs/mglru-off.json, memory.reclaim (printed for comparison, not asserted);
 #   lru_gen: configs/mglru.json ("mglru_aging": true, "cold_age": 10: aged every 5 s, and only

@@ -1,7 +1,7 @@
 #!/bin/sh
 # vm-options: --append psi=0 --timeout 300
-# A kernel booted with psi=0 (README "Safety"): /proc/pressure and every cgroup's memory.pressure
-# are gone, and reclaimd decides from memory pressure, so it must not reclaim blind.
+# A kernel booted with psi=0 (docs/operating.md "Safety"): /proc/pressure and every cgroup's
+# memory.pressure are gone, and reclaimd decides from memory pressure, so it must not reclaim blind.
 #   psi-off-exit      the agent exits 3 within 10 s with one error naming /proc/pressure/memory
 #                     and the cause;
 #   psi-off-no-write  nothing was reclaimed from a managed cgroup meanwhile (pgsteal unchanged).

@@ -1,7 +1,7 @@
 #!/bin/sh
 # vm-options: --node-mem 1536M
-# VM tests 3-5 (README "Tests"): with the test configuration (interval 2 s, min_bytes 32 MiB,
-# every other parameter at its default)
+# VM tests 3-5 (docs/testing.md "Tests"): with the test configuration (interval 2 s, min_bytes 32
+# MiB, every other parameter at its default)
 #  - a mostly cold cgroup (400 MiB, 5 % hot) loses at least half its cold memory within 60 s;
 #  - a cgroup matched by "policy": "none" is untouched (its pgsteal does not move);
 #  - a thrashing cgroup (hot set larger than its memory.max) is not squeezed, and the log says why;
@@ -58,7 +58,8 @@ done
 # memcgs through lru_gen and evicts only generations idle for the cold age (10 s here, so that a
 # 60 s window sees eviction). test.json, which test-psi-off also uses, pins it off; plain
 # memory.reclaim on a young memcg makes the kernel age it twice at once and takes hot pages with
-# the cold (README "MGLRU: aging and eviction"). 6.1 has no lru_gen and uses memory.reclaim.
+# the cold (docs/policies.md "MGLRU: aging and eviction"). 6.1 has no lru_gen and uses
+# memory.reclaim.
 mkdir -p /tmp/metrics
 sed -e '1s|^{|{ "metrics": { "textfile": "/tmp/metrics/reclaimd.prom" },|' \
 	-e 's|"mglru_aging": false|"mglru_aging": true|' -e 's|"min_bytes": "32M" }|"min_bytes": "32M", "cold_age": 10 }|' /etc/reclaimd/test.json \

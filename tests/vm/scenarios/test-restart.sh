@@ -1,10 +1,10 @@
 #!/bin/sh
 # vm-options: --zram-size 0 --data-size 256M
-# VM test of safe restarts: the state file (/run/reclaimd/state.json, README "Safety: what is put
-# back at stop, and after a crash"). The agent is killed with SIGKILL while it has changed values
-# outside its cgroups, started again, stopped cleanly, and every administrator's value must be
-# back. zram0 is set up here (128 MiB, the data disk as its backing device, off); the disk swap
-# is swapped on again by "the administrator" at priority 5.
+# VM test of safe restarts: the state file (/run/reclaimd/state.json, docs/operating.md "Safety:
+# what is put back at stop, and after a crash"). The agent is killed with SIGKILL while it has
+# changed values outside its cgroups, started again, stopped cleanly, and every administrator's
+# value must be back. zram0 is set up here (128 MiB, the data disk as its backing device, off); the
+# disk swap is swapped on again by "the administrator" at priority 5.
 #
 # Administrator's values: zswap enabled N (so pages reach zram), max_pool_percent 17,
 # accept_threshold_percent 88; zram0 writeback_limit_enable 1 with a writeback_limit budget of

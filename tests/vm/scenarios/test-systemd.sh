@@ -5,7 +5,7 @@
 # installed from its package (make deb), with the hardened unit as shipped plus one drop-in.
 #
 #   deb-install          dpkg -i of the .deb (its dependencies are in the rootfs) succeeds, and
-#   deb-enables-nothing  the unit is left disabled and inactive (README "What the package does")
+#   deb-enables-nothing  the unit is left disabled and inactive (docs/operating.md "Installing")
 #   notify-active        systemctl start returns once READY=1 came (Type=notify): active/running
 #   status-text          systemctl status shows the agent's STATUS= line
 #   security-exposure    systemd-analyze security: overall exposure <= 3.9 ("OK")
@@ -40,7 +40,7 @@ CONF=/etc/reclaimd/reclaimd.json
 CG=test.slice/hog.service
 MSGID_RECLAIM_DONE=0c4e2a58d2b94f0c9a6b0b1f4d2e7a08
 # The test's drop-in: a short watchdog so the test is quick, and the swap file's directory made
-# writable (the README's drop-in for swap files).
+# writable (the drop-in for swap files in docs/operating.md).
 WATCHDOG_S=8
 ABORT_S=3
 RESTART_S=1
@@ -248,8 +248,9 @@ if command -v reclaimctl >/dev/null; then
 		fail reclaimctl-status "root: exit $rc ($(echo "$out" | head -n 1)); nobody: exit $urc ($(echo "$uout" | head -n 1))"
 	fi
 	# The other commands as an operator runs them, under the hardened unit; kept for the record.
-	# A reload re-matches the rules at the next tick, and until then Cgroups lists none (README
-	# "Status socket and reclaimctl"): the reloads above were less than an interval ago.
+	# A reload re-matches the rules at the next tick, and until then Cgroups lists none
+	# (docs/operating.md "Status socket and reclaimctl"): the reloads above were less than an
+	# interval ago.
 	n=0
 	until reclaimctl cgroups 2>/dev/null | grep -qF "$CG" || [ $n -ge 20 ]; do
 		n=$((n + 1)); sleep 0.5
@@ -313,8 +314,8 @@ kill -CONT "$pid" 2>/dev/null
 
 # The restarted agent must find the swap areas its predecessor swapped on. swapon(2) in the
 # unit's private mount namespace records them through that namespace's mounts; once it is gone
-# they are detached and /proc/swaps shows "/zram0" and "/swapfile" (README, "Swap devices and the
-# unit's mount namespace"). The agent gives each its configured name back.
+# they are detached and /proc/swaps shows "/zram0" and "/swapfile" (docs/operating.md, "Swap devices
+# and the unit's mount namespace"). The agent gives each its configured name back.
 jwait 30 "^started: .*" >/dev/null
 after=$(jlog | sed -n '/Watchdog timeout/,$p' | grep -E '^swap ')
 echo "$after"

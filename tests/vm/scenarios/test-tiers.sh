@@ -1,7 +1,7 @@
 #!/bin/sh
 # vm-options: --slow-node 768M --node-mem 512M
-# VM test of memory tiers (README "Memory tiers"): nodes 0 and 1 (one vCPU each, DRAM) and a
-# CPU-less node 2 that ACPI HMAT describes as slower, which Linux puts in a lower memory tier.
+# VM test of memory tiers (docs/policies.md "Memory tiers"): nodes 0 and 1 (one vCPU each, DRAM) and
+# a CPU-less node 2 that ACPI HMAT describes as slower, which Linux puts in a lower memory tier.
 # Demotion on (/sys/kernel/mm/numa/demotion_enabled), NUMA balancing in tiering mode
 # (kernel.numa_balancing=2), configs/tiers.json (MGLRU aging, cold age 10 s, interval 2 s).
 # Two cgroups: tiers-cold (memhog, 200 MiB, 2 % hot) and tiers-hot (32 MiB, all hot, touched
