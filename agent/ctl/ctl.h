@@ -9,7 +9,8 @@
  *                             releases everything; accepts NULL
  *   xxx_tick(h, ctx)          once per tick, on the tick's read-only context below
  *   xxx_reload(h, config)     the new configuration, after it was validated as a whole
- *   xxx_report(h, &ret)       a plain struct for sd_notify, the logs and the coming status socket
+ *   xxx_report(h, &ret)       a plain struct for sd_notify, the logs, the status socket
+ *                             (obs/status.c) and the metrics (obs/metrics_collect.c)
  * Controllers never read or write another controller's fields: what one needs from another
  * comes through a return value or a callback the loop wires. In struct cgroup_node each writes
  * only its own group (cgroup.h).
