@@ -14,23 +14,11 @@ AGENT=${RECLAIMD:-$BUILD/reclaimd}
 CTL=$(dirname "$AGENT")/reclaimctl
 GEN=$BUILD/tests/gen_cgroupfs
 TEMPLATE=tests/fixtures/real-6.12/sys/fs/cgroup/fixture
-NAME=test_escape_names.sh
 
-passed=0 failed=0 skipped=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
-check() { # DESCRIPTION COMMAND...: passes when the command succeeds
-	local what=$1
-	shift
-	if "$@"; then ok; else bad "$what"; fi
-}
-finish() {
-	echo "$NAME: $passed passed, $failed failed, $skipped skipped"
-	[ "$failed" -eq 0 ]
-	exit $?
-}
+TEST_NAME=test_escape_names.sh
+. tests/lib.sh
 for f in "$AGENT" "$CTL" "$GEN"; do
-	[ -x "$f" ] || { bad "$f is not built (make check-unit builds it)"; finish; }
+	[ -x "$f" ] || { bad "$f is not built (make check-unit builds it)"; summary; }
 done
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/reclaimd-escape.XXXXXX")
@@ -45,12 +33,12 @@ SOCK=$T/run/reclaimd.sock
 LOG=$T/agent.log
 
 "$GEN" --cgroups 4 --template "$TEMPLATE" --list "$T/managed" "$T/tree" >/dev/null 2>&1 ||
-	{ bad "gen_cgroupfs failed"; finish; }
+	{ bad "gen_cgroupfs failed"; summary; }
 # The hostile cgroup: a copy of a generated service, named with ESC [31m, BEL, CR, LF and "\".
 EVIL=$'evil\e[31m\a\r\nname\\x.service'
 SHOWN='evil\x1b[31m\x07\x0d\x0aname\\x.service'     # what a terminal must show
 cp -r "$T/tree/system.slice/svc0.service" "$T/tree/system.slice/$EVIL" ||
-	{ bad "cannot create the hostile cgroup"; finish; }
+	{ bad "cannot create the hostile cgroup"; summary; }
 
 group=
 [ "$(id -u)" -ne 0 ] && group=", \"read_group\": \"$(id -gn)\""
@@ -111,4 +99,4 @@ kill "$AGENT_PID" && wait "$AGENT_PID" 2>/dev/null
 AGENT_PID=
 check "agent log: no raw control byte" no_raw "$LOG"
 check "agent log: the name escaped" shown "$LOG"
-finish
+summary
