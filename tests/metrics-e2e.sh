@@ -25,16 +25,8 @@ set -u
 cd "$(dirname "$0")/.."
 RECLAIMD=${RECLAIMD:-./reclaimd}
 FIX=tests/fixtures/real-6.12
-passed=0 failed=0 skipped=0
-
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
-check() { # DESCRIPTION COMMAND...
-	local what=$1
-	shift
-	if "$@"; then ok; else bad "$what"; fi
-}
-skip() { skipped=$((skipped + 1)); echo "SKIP $*"; }
+TEST_NAME=metrics-e2e TEST_FAIL=FAIL:
+. tests/lib.sh
 
 base=/dev/shm
 [ "$(stat -f -c %T "$base" 2>/dev/null)" = tmpfs ] && [ -w "$base" ] || base=${TMPDIR:-/tmp}
@@ -157,8 +149,7 @@ check "the daemon is running" kill -0 "$daemon"
 if [ "$failed" -gt 0 ]; then
 	echo "--- daemon log (last 20 lines)" >&2
 	tail -n 20 "$T/log" >&2
-	echo "metrics-e2e: $passed passed, $failed failed, $skipped skipped"
-	exit 1
+	summary
 fi
 wait_for ticks_over "$T/prom/reclaimd.prom" 2
 cp "$T/prom/reclaimd.prom" "$T/scrape1.prom"
@@ -295,5 +286,4 @@ check "no crash or sanitizer report in the log" \
 	bash -c "! grep -qE 'ERROR: [A-Za-z]*Sanitizer|runtime error|Segmentation' '$T/log'"
 [ "$failed" -gt 0 ] && { echo "--- daemon log (last 20 lines)"; tail -n 20 "$T/log"; } >&2
 
-echo "metrics-e2e: $passed passed, $failed failed, $skipped skipped"
-[ "$failed" -eq 0 ]
+summary

@@ -2,7 +2,7 @@
 /*
  * log.c - journald or stderr output for the agent (see log.h). Thread-safe: workers never log,
  * but the main thread and --once paths may interleave with sanitizer output, so writes to
- * stderr are one fprintf each.
+ * stderr are one fprintf each. Lines on stderr are escaped (escape.h); journal fields are exact.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -14,6 +14,7 @@
 #define SD_JOURNAL_SUPPRESS_LOCATION
 #include <systemd/sd-journal.h>
 
+#include "reclaimd/escape.h"
 #include "reclaimd/log.h"
 
 static int max_level = LOG_INFO;
@@ -166,9 +167,16 @@ void log_event(int priority, const char *message_id, const struct log_fields *f,
 		if (f && f->workload && f->workload->runtime != WORKLOAD_RUNTIME_NONE)
 			APPEND(" CONTAINER_RUNTIME=%s", workload_runtime_name(f->workload->runtime));
 #undef APPEND
+		/* A terminal (or kubectl logs) shows this line: cgroup names and anything else
+		 * the message quotes are escaped (escape.h), so one line stays one line and no
+		 * control byte reaches the terminal. The journal gets them exact. */
+		char msg_esc[ESCAPE_SIZE(sizeof(msg))], extra_esc[ESCAPE_SIZE(sizeof(extra))];
+
+		str_escape(msg_esc, sizeof(msg_esc), msg);
+		str_escape(extra_esc, sizeof(extra_esc), extra);
 		fprintf(stderr, "[%llu.%06llu] reclaimd[%s]: %s%s%s\n",
 			(unsigned long long)(t / USEC_PER_SEC), (unsigned long long)(t % USEC_PER_SEC),
-			prio_name(priority), msg, off ? " |" : "", extra);
+			prio_name(priority), msg_esc, off ? " |" : "", extra_esc);
 	}
 }
 

@@ -2,11 +2,14 @@
 /*
  * reclaimctl.c - asks a running reclaimd through its status socket (agent/obs/status.c) what it
  * is doing and why, and asks it to reload. A separate program: it links only the varlink wire
- * format (agent/obs/varlink_proto.c) and jansson.
+ * format (agent/obs/varlink_proto.c), str_escape() (agent/base/escape.c) and jansson.
  *
  * One connection per call: the request, one NUL-terminated reply, each bounded in time
  * (--timeout). Tables are printed from the reply's fields; --json prints the reply's
- * parameters as they came. Exit codes are listed in usage() and docs/operating.md "Status socket
+ * parameters as they came. Every string of a reply that a table, explain, top or a message
+ * prints (cgroup names first: any container names its own) is escaped (str_escape(),
+ * reclaimd/escape.h), so no control byte reaches the terminal; --json keeps them exact, in
+ * JSON's own escapes. Exit codes are listed in usage() and docs/operating.md "Status socket
  * and reclaimctl".
  */
 #include <errno.h>
@@ -29,6 +32,7 @@
 #include <jansson.h>
 
 #include "obs/varlink.h"
+#include "reclaimd/escape.h"
 #include "reclaimd/version.h"
 
 #define DEFAULT_SOCKET "/run/reclaimd/reclaimd.sock"
@@ -99,15 +103,36 @@ static void usage(FILE *out)
 		"  8  no answer within the timeout, or the connection broke\n");
 }
 
+/* The escape of s (reclaimd/escape.h) for a terminal. The last 64 results stay valid (a ring
+ * of buffers), enough for every string of one printf; "-" when out of memory. */
+static const char *esc(const char *s)
+{
+	static char *ring[64];
+	static unsigned next;
+	char **slot = &ring[next++ % ARRAY_SIZE(ring)];
+	size_t size = ESCAPE_SIZE(strlen(s));
+
+	free(*slot);
+	if (!(*slot = malloc(size)))
+		return "-";
+	str_escape(*slot, size, s);
+	return *slot;
+}
+
+/* "reclaimctl: <message>" on stderr, the message escaped: it may quote the daemon's answer or
+ * the command line. Returns code. */
 _printf_(2, 3) static int fail(int code, const char *fmt, ...)
 {
+	char *msg = NULL;
 	va_list ap;
+	int r;
 
-	fputs("reclaimctl: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	r = vasprintf(&msg, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "reclaimctl: %s\n", r >= 0 ? esc(msg) : "out of memory");
+	if (r >= 0)
+		free(msg);
 	return code;
 }
 
@@ -413,11 +438,12 @@ static long long integer(json_t *o, const char *path)
 	return (long long)json_number_value(get(o, path));
 }
 
+/* The string at path, escaped for a terminal (esc()); "-" when there is none. */
 static const char *str(json_t *o, const char *path)
 {
 	const char *s = json_string_value(get(o, path));
 
-	return s ? s : "-";
+	return s ? esc(s) : "-";
 }
 
 static void print_json(json_t *p, size_t flags)
@@ -441,13 +467,13 @@ static void print_features(json_t *f)
 	printf("kernel:  present:");
 	json_object_foreach(f, name, v)
 		if (strcmp(str(v, "state"), "present") == 0) {
-			printf("%s%s", first ? " " : ", ", name);
+			printf("%s%s", first ? " " : ", ", esc(name));
 			first = false;
 		}
 	putchar('\n');
 	json_object_foreach(f, name, v)
 		if (strcmp(str(v, "state"), "present") != 0)
-			printf("  %-19s %s (%s)%s%s\n", name, str(v, "state"), str(v, "how"),
+			printf("  %-19s %s (%s)%s%s\n", esc(name), str(v, "state"), str(v, "how"),
 			       json_is_string(get(v, "fallback")) ? ": " : "",
 			       json_is_string(get(v, "fallback")) ? str(v, "fallback") : "");
 }
@@ -967,7 +993,8 @@ static int cmd_reload(void)
 		printf("configuration reloaded from %s (%lld rules)\n", str(p, "config"),
 		       integer(p, "rules"));
 		json_array_foreach(get(p, "restart_only"), i, v)
-			printf("  %s changed: it takes effect only at restart\n", json_string_value(v));
+			printf("  %s changed: it takes effect only at restart\n",
+			       json_is_string(v) ? esc(json_string_value(v)) : "-");
 	}
 	json_decref(p);
 	return 0;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * discovery.c - finds the cgroup-v2 hierarchy (libcgroup), keeps the set of known cgroups keyed
- * by directory inode (see cgroup.h) and, every tick, brings it up to date without listing every
- * directory.
+ * discovery.c - keeps the set of known cgroups under the cgroup-v2 root it is given, keyed by
+ * directory inode (see cgroup.h), matches each to its rule and, every tick, brings the set up
+ * to date without listing every directory.
  *
  * libcgroup finds where the memory controller is mounted (cgroup_root.c); reclaimd then walks
  * the tree itself, on directory fds it keeps, with getdents64() and d_type (oomd measured ~10 %

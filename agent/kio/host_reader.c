@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * host_reader.c - the host-wide half of a snapshot: /proc/meminfo, /proc/vmstat,
- * /proc/pressure/memory and /proc/swaps (fds kept open, re-read at offset 0 every tick), plus
- * zswap's debugfs counters and module parameters (optional: read with read_at() through
- * directory fds opened once; absent directories only mark the data unavailable).
+ * /proc/pressure/memory, /proc/swaps and vm.swappiness (fds kept open, re-read at offset 0 every
+ * tick), plus zswap's module parameters and debugfs counters (optional: read with read_at()
+ * through the parameters' directory fd, opened once, and the debugfs directory, opened for each
+ * read; absent directories only mark the data unavailable).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -100,7 +101,8 @@ int host_reader_open(const char *proc_root, const char *sys_root, struct host_re
 			return -errno;
 		}
 	}
-	/* Optional: what eviction through lru_gen passes as swappiness (aging.c). */
+	/* Optional: vm.swappiness, a job's swappiness when its rule sets none (limits.h
+	 * job_swappiness_decide()). */
 	r->swappiness_fd = openat(proc_fd, "sys/vm/swappiness", flags);
 
 	/* Optional: no sysfs root, no debugfs mount (or no permission for it), no zswap. */

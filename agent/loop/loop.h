@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * loop.h - the agent's main loop, private to agent/loop/:
+ * loop.h - the agent's main loop (agent/loop/), also read by the observers status.c and
+ * metrics_collect.c (agent/obs/), which take struct daemon and the running totals from here:
  *   daemon.c    sd-event loop, setup and teardown, signals (stop, reload), one tick: discovery ->
  *               snapshot -> controllers -> policy per cgroup -> limits -> dispatch; the hooks that
  *               wire the controllers (agent/ctl/) to each other

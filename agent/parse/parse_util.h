@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * parse_util.h - line and field helpers shared by the parsers in agent/parse_*.c (private to
- * them). Buffers are never NUL-terminated: every helper takes lengths.
+ * parse_util.h - line and field helpers shared by the parsers in agent/parse/parse_*.c (private
+ * to them). Buffers are never NUL-terminated: every helper takes lengths.
  */
 #ifndef RECLAIMD_PARSE_UTIL_H
 #define RECLAIMD_PARSE_UTIL_H

@@ -44,7 +44,9 @@ enum cgroup_optional_file {
  *   aging    the MGLRU aging controller (agent/ctl/aging_ctl.c)
  *   events   the loop's reports (agent/loop/report.c)
  * Controllers only read the groups of others through the owner's header (dispatcher_busy(),
- * zswap_ctl_max_in_force()) or get them through the loop's hooks.
+ * zswap_ctl_max_in_force()) or get them through the loop's hooks, but for aging_ctl.c: it reads
+ * `files` (a child's protection room, the swap room) and `policy` (the cold age) directly, on
+ * the main thread, and writes `aging` of unmanaged descendants too (a protected child's room).
  */
 struct cgroup_node {
 	uint64_t inode;

@@ -118,7 +118,7 @@ struct metrics_section {
 	unsigned max_pod_series;     /* at most this many pods get their own; 100 */
 };
 
-/* "status": the status socket (agent/obs/status_server.c). */
+/* "status": the status socket (agent/obs/status.c). */
 struct status_section {
 	char *socket;        /* AF_UNIX socket path; NULL: no status socket. Default
 			      * /run/reclaimd/reclaimd.sock */

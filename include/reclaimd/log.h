@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * log.h - structured logging to journald (sd_journal_sendv) when /run/systemd/journal/socket
- * exists, else plain lines on stderr. Only the agent logs; library-like code returns -errno.
+ * exists, else plain lines on stderr with control bytes, invalid UTF-8 and backslashes escaped
+ * as "\x1b" and "\\" (escape.h); journal fields stay exact. Only the agent logs; library-like
+ * code returns -errno.
  *
  * Every kind of event has its own MESSAGE_ID (journalctl MESSAGE_ID=... selects it) and carries
  * the fields in struct log_fields that apply (CGROUP=, POLICY=, RECLAIM_REQUESTED_BYTES=,

@@ -5,8 +5,8 @@
  * one reclaim request out. No I/O, no logging, no clocks: everything comes from the snapshot,
  * so policies are tested on structs built in memory (tests/unit/test_policy_*.c).
  *
- * Adding a policy: one file in policies/cgroup/ and one line in the registry
- * (policies/cgroup/registry.c).
+ * Adding a policy: one file in policies/cgroup/, and in policies/cgroup/registry.c one line in
+ * `registry` and its name in `registry_names`.
  */
 #ifndef RECLAIMD_POLICY_H
 #define RECLAIMD_POLICY_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * state_file.h - the ledger of what the agent changed outside cgroups it manages, kept in a
+ * state_file.h - the ledger of what the agent changed and puts back at stop, kept in a
  * state file (default /run/reclaimd/state.json, config key "state_file") so that a start after a
  * crash knows which values in the kernel are its own and which are an administrator's.
  *

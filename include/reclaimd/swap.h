@@ -17,7 +17,9 @@
  * device is empty (used_bytes == 0), or, in SWAP_REPRIO_WHEN_FITS mode, when the memory available
  * (MemAvailable, less what earlier swapoffs of the same plan will bring back) is more than
  * 1.5 times the device's used bytes. Devices that are active but not configured are reported and
- * never touched. The agent adds nothing on top: it only executes plans.
+ * never touched. The agent only executes plans; before planning it leaves out the entries whose
+ * path does not resolve, that name an earlier entry's device, or that are not swap areas
+ * (agent/ctl/swap_tiers_ctl.c).
  *
  * Paths: the planner compares strings, so both sides must be canonical. The caller realpath()s
  * every configured path before planning (a symlink such as /dev/disk/by-id/... or /dev/mapper/x

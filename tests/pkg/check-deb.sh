@@ -6,11 +6,8 @@
 # Ends with "check-deb: N passed, N failed, N skipped" (tests/run-unit.sh counts it).
 set -u
 cd "$(dirname "$0")/../.."
-passed=0 failed=0 skipped=0
-pass() { echo "PASS $*"; passed=$((passed + 1)); }
-fail() { echo "FAIL $*"; failed=$((failed + 1)); }
-skip() { echo "SKIP $*"; skipped=$((skipped + 1)); }
-summary() { echo "check-deb: $passed passed, $failed failed, $skipped skipped"; exit $((failed > 0)); }
+TEST_NAME=check-deb
+. tests/lib.sh
 
 for tool in dpkg-deb dpkg-shlibdeps help2man python3; do
 	if ! command -v $tool >/dev/null; then

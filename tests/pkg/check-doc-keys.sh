@@ -10,11 +10,8 @@
 # Ends with "check-doc-keys: N passed, N failed, N skipped" (tests/run-unit.sh counts it).
 set -u
 cd "$(dirname "$0")/../.."
-passed=0 failed=0 skipped=0
-pass() { echo "PASS $*"; passed=$((passed + 1)); }
-fail() { echo "FAIL $*"; failed=$((failed + 1)); }
-skip() { echo "SKIP $*"; skipped=$((skipped + 1)); }
-summary() { echo "check-doc-keys: $passed passed, $failed failed, $skipped skipped"; exit $((failed > 0)); }
+TEST_NAME=check-doc-keys
+. tests/lib.sh
 
 # The keys: the first string of each entry of a "static const struct key_desc x[] = {" table.
 keys=$(awk '/static const struct key_desc [a-z_]+\[\] = \{/ { t = 1; next }

@@ -10,11 +10,8 @@
 # failed, N skipped".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-passed=0 failed=0 skipped=0
-pass() { echo "PASS $*"; passed=$((passed + 1)); }
-fail() { echo "FAIL $*"; failed=$((failed + 1)); }
-skip() { echo "SKIP $*"; skipped=$((skipped + 1)); }
-summary() { echo "check-imports: $passed passed, $failed failed, $skipped skipped"; exit $((failed > 0)); }
+TEST_NAME=check-imports
+. tests/lib.sh
 RECLAIMD=${RECLAIMD:-build/gcc/reclaimd}
 forbidden='^(system|__libc_system|popen|execl|execle|execlp|execv|execve|execvp|execvpe|execveat|fexecve|posix_spawn|posix_spawnp|fork|_Fork|vfork|clone|clone3|wordexp)$'
 

@@ -17,11 +17,8 @@
 # build/gcc/reclaimd). Ends with "check-kubernetes: N passed, N failed, N skipped".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-passed=0 failed=0 skipped=0
-pass() { echo "PASS $*"; passed=$((passed + 1)); }
-fail() { echo "FAIL $*"; failed=$((failed + 1)); }
-skip() { echo "SKIP $*"; skipped=$((skipped + 1)); }
-summary() { echo "check-kubernetes: $passed passed, $failed failed, $skipped skipped"; exit $((failed > 0)); }
+TEST_NAME=check-kubernetes
+. tests/lib.sh
 RECLAIMD=${RECLAIMD:-build/gcc/reclaimd}
 DIR=config/kubernetes
 

@@ -4,18 +4,25 @@
  * "<name>: N passed, N failed, N skipped"; its exit status is non-zero when any check failed.
  * A test that cannot run here (no CPU 1, no /sys node directory) calls SKIP() and returns: it is
  * counted as skipped, never as passed, and its reason is printed as a "SKIP" line.
+ *
+ * Also the helpers the tests share: RUN()/RUNS() call a parser on an exact-size heap copy of its
+ * input, test_write_file()/test_write_str() write a fixture file, test_load_fixture() reads one.
  */
 #ifndef RECLAIMD_TEST_H
 #define RECLAIMD_TEST_H
 
 #include <dirent.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "reclaimd/reader.h"
 
@@ -103,6 +110,59 @@ static inline int test_count_fds(void)
 		printf(__VA_ARGS__);                                                        \
 		printf("\n");                                                               \
 	} while (0)
+
+/* Calls fn(buf, len, ret) on an exact-size heap copy of the n bytes at s, so that a parser
+ * reading past len is caught by ASan; gives fn's return value. RUNS: s is a NUL-terminated
+ * string, its NUL left out. */
+#define RUN(fn, s, n, ret)                                                                      \
+	({                                                                                      \
+		size_t run_n = (n);                                                             \
+		char *run_buf = malloc(run_n ? run_n : 1);                                      \
+		int run_ret;                                                                    \
+		memcpy(run_buf, (s), run_n);                                                    \
+		run_ret = fn(run_buf, run_n, ret);                                              \
+		free(run_buf);                                                                  \
+		run_ret;                                                                        \
+	})
+#define RUNS(fn, lit, ret) RUN(fn, lit, strlen(lit), ret)
+
+/* Writes the len bytes at data to <dir>/<rel> (rel may hold '/'), first making the directories
+ * on the way that are missing, dir included (0755). An existing file is truncated and written in
+ * place (same inode), a new one made 0644. true; false after printing the path and the error,
+ * for the caller to count (CHECK) or to stop on. */
+static inline bool test_write_file(const char *dir, const char *rel, const void *data, size_t len)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, rel) >= (int)sizeof(path)) {
+		fprintf(stderr, "%s/%s: path too long\n", dir, rel);
+		return false;
+	}
+	for (char *s = strchr(path + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		if (mkdir(path, 0755) < 0 && errno != EEXIST) {
+			fprintf(stderr, "cannot make %s: %s\n", path, strerror(errno));
+			return false;
+		}
+		*s = '/';
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, data, len) != (ssize_t)len) {
+		fprintf(stderr, "cannot write %s: %s\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	close(fd);
+	return true;
+}
+
+/* test_write_file() of a NUL-terminated string, its NUL left out. */
+static inline bool test_write_str(const char *dir, const char *rel, const char *text)
+{
+	return test_write_file(dir, rel, text, strlen(text));
+}
 
 static inline int test_report(const char *name)
 {

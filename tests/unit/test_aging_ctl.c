@@ -27,16 +27,7 @@ static long log_seen; /* bytes of the log already looked at */
 
 static void put(const char *rel, const char *text)
 {
-	char path[PATH_MAX];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	f = fopen(path, "w");
-	CHECK(f != NULL);
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
+	CHECK(test_write_str(root, rel, text));
 }
 
 static void mkdir_rel(const char *rel)

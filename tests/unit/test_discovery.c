@@ -22,16 +22,10 @@ static char root[256];
 static void put(const char *rel, const char *name, const char *content)
 {
 	char path[1024];
-	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s/%s", root, rel, name);
-	f = fopen(path, "w");
-	if (!f) {
-		perror(path);
+	snprintf(path, sizeof(path), "%s/%s", rel, name);
+	if (!test_write_str(root, path, content))
 		exit(1);
-	}
-	fputs(content, f);
-	fclose(f);
 }
 
 /* A cgroup directory; with_memory adds the memory controller's files. */

@@ -37,15 +37,8 @@ static bool gone[MAX_ID];
 
 static void put(const char *rel, const char *text)
 {
-	char p[PATH_MAX];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s/%s", dir, rel);
-	f = fopen(p, "w");
-	if (!f)
+	if (!test_write_str(dir, rel, text))
 		abort();
-	fputs(text, f);
-	fclose(f);
 }
 
 static void put_u64(const char *rel, uint64_t v)

@@ -10,11 +10,9 @@ set -u
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${RECLAIMD:-$REPO/reclaimd}
 CONF=$REPO/config/reclaimd.json
-passed=0 failed=0 skipped=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL $*" >&2; }
-summary() { echo "test_explain_path.sh: $passed passed, $failed failed, $skipped skipped"; exit $((failed > 0)); }
-[ -x "$BIN" ] || { echo "SKIP no $BIN"; skipped=1; summary; }
+TEST_NAME=test_explain_path.sh
+. "$REPO/tests/lib.sh"
+[ -x "$BIN" ] || { skip "no $BIN"; summary; }
 
 U_=0f4c6a1e_2b3d_4e5f_8a9b_0c1d2e3f4a5b
 U=0f4c6a1e-2b3d-4e5f-8a9b-0c1d2e3f4a5b

@@ -113,20 +113,7 @@ static void test_request_swappiness(void)
 
 static void put(const char *root, const char *rel, const char *text)
 {
-	char path[4096], *slash;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	for (slash = strchr(path + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		mkdir(path, 0755);
-		*slash = '/';
-	}
-	f = fopen(path, "w");
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
+	(void)test_write_str(root, rel, text);
 }
 
 struct host {

@@ -42,30 +42,11 @@ static void die(const char *what, const char *path)
 	exit(2);
 }
 
-static void mkdir_parents(const char *path)
-{
-	char p[PATH_MAX];
-
-	snprintf(p, sizeof(p), "%s", path);
-	for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
-		*s = '\0';
-		if (mkdir(p, 0755) < 0 && errno != EEXIST)
-			die("mkdir", p);
-		*s = '/';
-	}
-}
-
 /* Writes rel under the temporary tree in place (same inode when it exists). */
 static void put_file(const char *rel, const char *content, size_t len)
 {
-	const char *path = path_in(tmp_root, rel);
-	int fd;
-
-	mkdir_parents(path);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0 || write(fd, content, len) != (ssize_t)len)
-		die("write", path);
-	close(fd);
+	if (!test_write_file(tmp_root, rel, content, len))
+		exit(2);
 }
 
 static void put_str(const char *rel, const char *content)

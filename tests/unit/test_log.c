@@ -2,7 +2,8 @@
 /*
  * test_log.c - the structured fields of log_event() in its plain-line form (stderr, as without
  * journald; the journal gets the same KEY=value pairs): the workload fields POD_UID=, QOS_CLASS=,
- * CONTAINER_ID=, CONTAINER_RUNTIME= appear exactly when the cgroup's path gives them.
+ * CONTAINER_ID=, CONTAINER_RUNTIME= appear exactly when the cgroup's path gives them; control
+ * bytes of a name are escaped on the line.
  */
 #include <unistd.h>
 
@@ -73,5 +74,11 @@ int main(void)
 	CHECK(has(buf, " CGROUP=system.slice/nginx.service\n"));
 	line_for(POD, false, buf, sizeof(buf));
 	CHECK(!has(buf, "POD_UID="));
+
+	/* A hostile name: one line, no raw control byte, each escaped visibly (escape.h). */
+	line_for("evil\x1b[2J\a\r\nname\\", false, buf, sizeof(buf));
+	CHECK(has(buf, " CGROUP=evil\\x1b[2J\\x07\\x0d\\x0aname\\\\\n"));
+	CHECK(strchr(buf, '\n') == buf + strlen(buf) - 1);
+	CHECK(!strpbrk(buf, "\x1b\a\r"));
 	return test_report("test_log");
 }

@@ -301,16 +301,7 @@ static void test_split_file_only(void)
 
 static void put_file(const char *dir, const char *name, const char *text)
 {
-	char path[PATH_MAX];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	CHECK(f != NULL);
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
+	CHECK(test_write_str(dir, name, text));
 }
 
 /*

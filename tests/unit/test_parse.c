@@ -22,19 +22,6 @@
 
 #define MIB (1024 * 1024)
 
-/* Calls fn(buf, len, ret) on an exact-size heap copy of s. */
-#define RUN(fn, s, n, ret)                                                                      \
-	({                                                                                      \
-		size_t run_n = (n);                                                             \
-		char *run_buf = malloc(run_n ? run_n : 1);                                      \
-		int run_ret;                                                                    \
-		memcpy(run_buf, (s), run_n);                                                    \
-		run_ret = fn(run_buf, run_n, ret);                                              \
-		free(run_buf);                                                                  \
-		run_ret;                                                                        \
-	})
-#define RUNS(fn, lit, ret) RUN(fn, lit, strlen(lit), ret)
-
 /* Fails unless fn leaves *ret byte-for-byte as it was (filled with 0xa5). */
 #define CHECK_FAILS_UNTOUCHED(fn, s, n, type, err)                                              \
 	do {                                                                                    \

@@ -9,15 +9,8 @@
 set -u
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 FIX=$REPO/tests/fixtures/plot
-passed=0 failed=0 skipped=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL $*" >&2; }
-skip() { skipped=$((skipped + 1)); echo "SKIP $*"; }
-check() { # NAME COMMAND...: passes when COMMAND succeeds
-	local name=$1
-	shift
-	if "$@"; then ok; else bad "$name"; fi
-}
+TEST_NAME=test_plot.sh
+. "$REPO/tests/lib.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_plot.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
@@ -52,9 +45,7 @@ check "no gnuplot: no PNG" [ ! -e "$tmp/nogp.png" ]
 
 if ! command -v gnuplot >/dev/null 2>&1; then
 	skip "plot: gnuplot is not installed (Debian package gnuplot-nox): the drawing checks did not run"
-	echo "test_plot.sh: $passed passed, $failed failed, $skipped skipped"
-	[ "$failed" -eq 0 ]
-	exit
+	summary
 fi
 
 # ---- the demo: four PNGs from the recorded samples -----------------------------------------
@@ -131,5 +122,4 @@ check "plot-overhead: overhead.png is a 1100x1000 PNG with content" png_ok "$tmp
 want=$(awk '$1 == "rec" && $3 == "n=1000" && $4 == "kind=agent-warm" { sub(/cpu_us=/, "", $5); printf "%.3f", $5 / 1000 }' "$FIX/overhead-raw.txt")
 check "plot-overhead: warm tick at 1000 cgroups is $want ms" [ "$(field "$tmp/ovh/overhead-cpu.tsv" "reclaimd warm tick, host (fake tree on tmpfs)" 1000)" = "$want" ]
 
-echo "test_plot.sh: $passed passed, $failed failed, $skipped skipped"
-[ "$failed" -eq 0 ]
+summary

@@ -27,19 +27,6 @@
 
 #define MIB (1024 * 1024)
 
-/* Calls fn(buf, len, ret) on an exact-size heap copy of s. */
-#define RUN(fn, s, n, ret)                                                                      \
-	({                                                                                      \
-		size_t run_n = (n);                                                             \
-		char *run_buf = malloc(run_n ? run_n : 1);                                      \
-		int run_ret;                                                                    \
-		memcpy(run_buf, (s), run_n);                                                    \
-		run_ret = fn(run_buf, run_n, ret);                                              \
-		free(run_buf);                                                                  \
-		run_ret;                                                                        \
-	})
-#define RUNS(fn, lit, ret) RUN(fn, lit, strlen(lit), ret)
-
 /* cpu_times is 32 KiB and numa_topology 26 KiB: all of them live here, off the stack. */
 static struct cpu_times ct, ct_pattern, prev, cur;
 static struct numa_topology topo, topo2;
