@@ -218,6 +218,8 @@ install: $(BUILD)/reclaimd $(BUILD)/reclaimctl man
 		>$(DESTDIR)$(SYSTEMD_UNIT_DIR)/reclaimd.service
 	chmod 0644 $(DESTDIR)$(SYSTEMD_UNIT_DIR)/reclaimd.service
 	install -D -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/reclaimd/README.md
+	install -d -m 0755 $(DESTDIR)$(PREFIX)/share/doc/reclaimd/docs
+	install -m 0644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/reclaimd/docs/
 	@if [ -e $(DESTDIR)/etc/reclaimd/reclaimd.json ]; then \
 		echo "keeping the existing /etc/reclaimd/reclaimd.json"; \
 	else \

@@ -145,7 +145,7 @@ void self_watch_tick(struct self_watch *sw, uint64_t now_us, size_t known_cgroup
 			  "now. The kernel throttles the agent (its ticks run late, new cgroups wait to "
 			  "be managed, the status socket answers late). Its memory grows with the "
 			  "cgroups it manages (%zu known, %zu managed; 18-26 KiB per managed one): raise "
-			  "MemoryHigh= (README, \"Running it\")", sw->path, sw->st.episode_events,
+			  "MemoryHigh= (docs/operating.md, \"Running it\")", sw->path, sw->st.episode_events,
 			  s.current_bytes >> 10, high, known_cgroups, managed_cgroups);
 		break;
 	case SELF_MEMCG_RECOVERED:

@@ -24,7 +24,7 @@ for b in "$stage"/usr/sbin/* "$stage"/usr/bin/*; do
 	bins+=("$b")
 done
 find "$stage/usr/share/man" -type f -name '*.[0-9]' -exec gzip -9n {} +
-gzip -9n "$doc/README.md"
+gzip -9n "$doc/README.md" "$doc"/docs/*.md
 sed -i 's|file:///usr/share/doc/reclaimd/README.md$|file:///usr/share/doc/reclaimd/README.md.gz|' \
 	"$stage/lib/systemd/system/reclaimd.service"
 install -m 0644 "$here/copyright" "$doc/copyright"

@@ -36,6 +36,7 @@ list=$(dpkg-deb -c "$deb" | awk '{ print $NF }' | sed 's|^\./|/|')
 want="/usr/sbin/reclaimd /lib/systemd/system/reclaimd.service /etc/reclaimd/reclaimd.json
 /usr/share/man/man8/reclaimd.8.gz /usr/share/man/man5/reclaimd.json.5.gz
 /usr/share/doc/reclaimd/README.md.gz /usr/share/doc/reclaimd/copyright
+/usr/share/doc/reclaimd/docs/configuration.md.gz /usr/share/doc/reclaimd/docs/operating.md.gz
 /usr/share/doc/reclaimd/changelog.Debian.gz /usr/bin/reclaimctl
 /usr/share/man/man8/reclaimctl.8.gz"
 missing=
@@ -49,7 +50,7 @@ grep -qxF /etc/reclaimd/reclaimd.json "$tmp/conffiles" || missing="$missing conf
 grep -q 'ExecStart=/usr/sbin/reclaimd ' <(dpkg-deb --fsys-tarfile "$deb" | tar -xOf - ./lib/systemd/system/reclaimd.service) ||
 	missing="$missing ExecStart=/usr/sbin/reclaimd"
 if [ -z "$missing" ]; then
-	pass "deb-contents: binaries, unit, conffile, man pages, README, copyright, changelog"
+	pass "deb-contents: binaries, unit, conffile, man pages, README, docs/, copyright, changelog"
 else
 	fail "deb-contents: missing$missing"
 fi
