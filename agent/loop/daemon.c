@@ -639,8 +639,23 @@ static int state_open(struct daemon *d)
 	if (d->opts->dry_run || !d->config->state_file)
 		return 0;
 	r = state_ledger_open(d->config->state_file, &d->env.state, &load);
+	if (r == -EBUSY) {
+		log_event(LOG_ERR, MSGID_STATE, NULL,
+			  "state file %s: another reclaimd (pid %ld) runs on it: %s; this one stops "
+			  "without reading or changing anything (exit %d)", d->config->state_file,
+			  load.holder_pid, load.why, DAEMON_EXIT_RUNNING);
+		d->exit_status = DAEMON_EXIT_RUNNING;
+		return r;
+	}
+	if (r == -EPERM) {
+		log_event(LOG_ERR, MSGID_STATE, NULL,
+			  "state file %s: refused: %s; its directory and those above it must be "
+			  "writable by root alone", d->config->state_file, load.why);
+		return r;
+	}
 	if (r < 0) {
-		log_error("state file %s: %s", d->config->state_file, strerror(-r));
+		log_error("state file %s: %s", d->config->state_file,
+			  load.why[0] ? load.why : strerror(-r));
 		return r;
 	}
 	if (load.error < 0)
