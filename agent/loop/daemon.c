@@ -820,6 +820,14 @@ static int daemon_setup(struct daemon *d)
 	r = state_open(d);
 	if (r < 0)
 		return r;
+	/* The status socket only observes: without it the agent runs as before, unless another
+	 * process serves it (another reclaimd), which this one never takes over. Before the
+	 * controllers, so that a second instance stops before reading or changing anything. */
+	r = status_server_start(d);
+	if (r == -EADDRINUSE) {
+		d->exit_status = DAEMON_EXIT_RUNNING;
+		return r;
+	}
 	/* sd-event takes SIGTERM/SIGINT/SIGHUP through a signalfd; daemon_run() blocked them
 	 * before any worker thread exists, so every thread inherits the mask. */
 	r = setup_controllers(d);
@@ -848,9 +856,7 @@ static int daemon_setup(struct daemon *d)
 	sd_event_set_watchdog(d->env.event, true);
 	d->obs.started_us = now_us();
 	d->obs.config_loaded_realtime_us = realtime_us();
-	/* The status socket and the watch on the agent's own memcg only observe: without them
-	 * the agent runs as before. */
-	(void)status_server_start(d);
+	/* The watch on the agent's own memcg only observes: without it the agent runs as before. */
 	(void)self_watch_new(d->roots.proc, &d->self_watch);
 	{
 		struct dispatcher_report dr;

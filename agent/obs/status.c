@@ -800,6 +800,7 @@ int status_server_start(struct daemon *d)
 {
 	const char *path = d->config->status.socket;
 	struct status_server *st;
+	char why[PATH_MAX + 128];
 	int r;
 
 	if (!path)
@@ -808,13 +809,21 @@ int status_server_start(struct daemon *d)
 	if (!st)
 		return -ENOMEM;
 	r = varlink_server_new(d->env.event, path, read_gid(d->config), methods,
-			       ARRAY_SIZE(methods), &service, d, &st->server);
-	if (r < 0) {
+			       ARRAY_SIZE(methods), &service, d, &st->server, why, sizeof(why));
+	if (r == -EADDRINUSE)
+		log_event(LOG_ERR, MSGID_STARTED, NULL,
+			  "status socket %s: another process serves it (%s): another reclaimd runs "
+			  "here; this one stops without taking it over", path, why);
+	else if (r == -EPERM)
 		log_event(LOG_ERR, MSGID_KERNEL_FEATURE, NULL,
-			  "status socket %s: %s; running without it%s", path,
-			  r == -EADDRINUSE ? "another process serves it (another reclaimd?)" :
-			  r == -EEXIST ? "a file that is not a socket is in the way" : strerror(-r),
-			  r == -EADDRINUSE ? "" : "");
+			  "status socket %s: refused: %s; its directory and those above it must be "
+			  "writable by root alone (or status.read_group); running without it", path,
+			  why);
+	else if (r < 0)
+		log_event(LOG_ERR, MSGID_KERNEL_FEATURE, NULL,
+			  "status socket %s: %s; running without it", path,
+			  r == -EEXIST ? "a file that is not a socket is in the way" : strerror(-r));
+	if (r < 0) {
 		free(st);
 		return r;
 	}
@@ -832,7 +841,12 @@ void status_server_reload(struct daemon *d)
 	if (!d->obs.status)
 		return;
 	r = varlink_server_set_read_gid(d->obs.status->server, read_gid(d->config));
-	if (r < 0)
+	if (r == -ESTALE)
+		log_event(LOG_WARNING, MSGID_CONFIG_LOADED, NULL,
+			  "status socket %s: the name no longer leads to the socket this agent bound "
+			  "(replaced or removed): its mode and group are left alone",
+			  varlink_server_path(d->obs.status->server));
+	else if (r < 0)
 		log_event(LOG_WARNING, MSGID_CONFIG_LOADED, NULL,
 			  "status socket: cannot give it to status.read_group: %s", strerror(-r));
 }
