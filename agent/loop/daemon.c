@@ -822,9 +822,10 @@ static int daemon_setup(struct daemon *d)
 		return r;
 	/* The status socket only observes: without it the agent runs as before, unless another
 	 * process serves it (another reclaimd), which this one never takes over. Before the
-	 * controllers, so that a second instance stops before reading or changing anything. */
+	 * controllers, so that a second instance stops before reading or changing anything; a dry
+	 * run (which writes nothing) goes on without the socket. */
 	r = status_server_start(d);
-	if (r == -EADDRINUSE) {
+	if (r == -EADDRINUSE && !d->opts->dry_run) {
 		d->exit_status = DAEMON_EXIT_RUNNING;
 		return r;
 	}

@@ -813,7 +813,9 @@ int status_server_start(struct daemon *d)
 	if (r == -EADDRINUSE)
 		log_event(LOG_ERR, MSGID_STARTED, NULL,
 			  "status socket %s: another process serves it (%s): another reclaimd runs "
-			  "here; this one stops without taking it over", path, why);
+			  "here; %s", path, why,
+			  d->opts->dry_run ? "this dry run goes on without the socket" :
+			  "this one stops without taking it over");
 	else if (r == -EPERM)
 		log_event(LOG_ERR, MSGID_KERNEL_FEATURE, NULL,
 			  "status socket %s: refused: %s; its directory and those above it must be "
