@@ -16,8 +16,8 @@
  * ledger only persists their union. What to do with a crash's record is a pure decision
  * (state_merge.h).
  *
- * The file is rewritten on every change: a temporary file in the same directory, fsync(2), then
- * rename(2) over the old one (atomic: a reader, or the next start after a crash in the middle,
+ * The file is rewritten on every change: a temporary file in the same directory (safe_replace(),
+ * safe_file.h: made exclusively under a random name), fsync(2), then rename(2) over the old one (atomic: a reader, or the next start after a crash in the middle,
  * sees the old file or the new one, whole), then fsync of the directory. It is removed at a clean
  * stop when no record is left. Its format, version 1:
  *   {"version": 1, "pid": 1234, "entries": [
