@@ -3,7 +3,8 @@
  * main.c - command line: parse options, load and validate the configuration, run the daemon.
  * Exit codes: 0 success, 1 runtime failure, 2 bad command line or configuration (a file someone
  * other than root could change, a cgroup root that is not a cgroup2 mount, included), 3 the
- * kernel has no PSI (daemon.h, DAEMON_EXIT_NO_PSI).
+ * kernel has no PSI (daemon.h, DAEMON_EXIT_NO_PSI), 4 another reclaimd runs on the same state
+ * file or status socket (DAEMON_EXIT_RUNNING).
  */
 #include <errno.h>
 #include <fcntl.h>

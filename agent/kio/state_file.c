@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * state_file.c - the ledger of values the agent changed and puts back at stop, persisted in the
- * state file (state_file.h): the record list, its JSON text (jansson), and the atomic save
- * (temporary file, fsync, rename, fsync of the directory). Decisions about a crashed run's
+ * state file (state_file.h): the record list, its JSON text (jansson), the lock that keeps one
+ * daemon per state file, and the atomic save (safe_replace(): a temporary file made exclusively,
+ * fsync, rename, fsync of the directory), all relative to the directory's fd (safe_file.h). Decisions about a crashed run's
  * records are the owners' (state_merge.h); this file never logs.
  */
 #include <errno.h>
@@ -20,6 +21,7 @@
 
 #include "reclaimd/common.h"
 #include "reclaimd/reader.h"
+#include "reclaimd/safe_file.h"
 #include "reclaimd/state_file.h"
 
 /* ---- the record list ------------------------------------------------------------------- */
@@ -238,66 +240,103 @@ int state_file_format(const struct state_list *l, long pid, char **ret_text)
 struct state_ledger {
 	pthread_mutex_t lock;    /* every field below */
 	char *path;
+	const char *name;        /* the last component of path */
+	int dirfd;               /* the directory, opened by safe_dir_open() */
+	int lockfd;              /* "<name>.lock", flock'd for the ledger's life */
 	struct state_list own;   /* this run's records */
 	struct state_list found; /* a crashed run's, not yet taken by their owner */
 	bool dirty;              /* a save failed: the next call saves again */
 };
 
-int state_ledger_open(const char *path, struct state_ledger **ret, struct state_load *ret_load)
+/* The file a crashed run left, read into l->found; what was wrong with it in *load. */
+static int load_found(struct state_ledger *l, struct state_load *load)
 {
 	_cleanup_(freep) char *buf = NULL;
+	_cleanup_(closep) int fd = -1;
+	struct stat st;
+	size_t len = 0;
+	int r;
+
+	fd = safe_open_read(l->dirfd, l->name, load->why, sizeof(load->why));
+	if (fd == -ENOENT) {
+		load->why[0] = '\0';
+		return 0;
+	}
+	if (fd < 0) {
+		load->error = fd == -EBADFD || fd == -ELOOP ? -EBADMSG : fd;
+		return 0;
+	}
+	if (fstat(fd, &st) < 0) {
+		load->error = -errno;
+		snprintf(load->why, sizeof(load->why), "cannot stat it: %s", strerror(errno));
+		return 0;
+	}
+	if ((uint64_t)st.st_size > STATE_FILE_MAX_BYTES) {
+		load->error = -EFBIG;
+		snprintf(load->why, sizeof(load->why), "%lld bytes, more than a state file holds (%u)",
+			 (long long)st.st_size, STATE_FILE_MAX_BYTES);
+		return 0;
+	}
+	if (!(buf = malloc((size_t)st.st_size + 2)))
+		return -ENOMEM;
+	r = pread_whole(fd, buf, (size_t)st.st_size + 2, &len);
+	if (r < 0) {
+		load->error = r;
+		snprintf(load->why, sizeof(load->why), "cannot read it: %s", strerror(-r));
+		return 0;
+	}
+	load->error = state_file_parse(buf, len, &l->found, load->why, sizeof(load->why));
+	if (load->error < 0)
+		state_list_done(&l->found);
+	return 0;
+}
+
+int state_ledger_open(const char *path, struct state_ledger **ret, struct state_load *ret_load)
+{
 	struct state_ledger *l;
 	struct state_load load = { 0 };
-	struct stat st;
-	int fd;
+	char dir[PATH_MAX], lock[NAME_MAX + 1];
+	const char *name = path ? safe_path_split(path, dir, sizeof(dir)) : NULL;
+	int r;
 
-	if (!path || path[0] != '/')
+	*ret_load = load;
+	if (!name)
 		return -EINVAL;
+	if ((size_t)snprintf(lock, sizeof(lock), "%s.lock", name) >= sizeof(lock))
+		return -ENAMETOOLONG;
 	l = calloc(1, sizeof(*l));
 	if (!l || !(l->path = strdup(path))) {
 		free(l);
 		return -ENOMEM;
 	}
+	l->name = l->path + (name - path);
+	l->dirfd = l->lockfd = -1;
 	pthread_mutex_init(&l->lock, NULL);
 	state_list_init(&l->own);
 	state_list_init(&l->found);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
-	if (fd < 0) {
-		if (errno != ENOENT) {
-			load.error = -errno;
-			snprintf(load.why, sizeof(load.why), "cannot open it: %s", strerror(errno));
-		}
-	} else if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		load.error = -EBADMSG;
-		snprintf(load.why, sizeof(load.why), "not a regular file");
-	} else if ((uint64_t)st.st_size > STATE_FILE_MAX_BYTES) {
-		load.error = -EFBIG;
-		snprintf(load.why, sizeof(load.why), "%lld bytes, more than a state file holds (%u)",
-			 (long long)st.st_size, STATE_FILE_MAX_BYTES);
-	} else if (!(buf = malloc((size_t)st.st_size + 2))) {
-		close(fd);
-		state_ledger_free(l);
-		return -ENOMEM;
-	} else {
-		size_t len = 0;
-		int r = pread_whole(fd, buf, (size_t)st.st_size + 2, &len);
-
-		if (r < 0) {
-			load.error = r;
-			snprintf(load.why, sizeof(load.why), "cannot read it: %s", strerror(-r));
-		} else {
-			load.error = state_file_parse(buf, len, &l->found, load.why, sizeof(load.why));
-			if (load.error < 0)
-				state_list_done(&l->found);
-		}
+	l->dirfd = safe_dir_open(dir, SAFE_DIR_CREATE, (gid_t)-1, load.why, sizeof(load.why));
+	if (l->dirfd < 0) {
+		r = l->dirfd;
+		goto fail;
 	}
-	if (fd >= 0)
-		close(fd);
+	/* Before the file is read: a live daemon's records are not a crashed run's. */
+	l->lockfd = safe_lock(l->dirfd, lock, &load.holder_pid, load.why, sizeof(load.why));
+	if (l->lockfd < 0) {
+		r = l->lockfd;
+		goto fail;
+	}
+	r = load_found(l, &load);
+	if (r < 0)
+		goto fail;
 	load.n_found = l->found.n;
 	*ret_load = load;
 	*ret = l;
 	return 0;
+fail:
+	*ret_load = load;
+	state_ledger_free(l);
+	return r;
 }
 
 const char *state_ledger_path(const struct state_ledger *l)
@@ -305,39 +344,15 @@ const char *state_ledger_path(const struct state_ledger *l)
 	return l ? l->path : NULL;
 }
 
-/* The directory part of l->path, made when missing (one level, mode 0755, as the status
- * socket's); its fd in *ret_fd. */
-static int open_dir(const char *path, int *ret_fd)
-{
-	char dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	size_t n = (size_t)(slash - path);
-	int fd;
-
-	if (n == 0)
-		n = 1; /* "/state.json" */
-	if (n >= sizeof(dir))
-		return -ENAMETOOLONG;
-	memcpy(dir, path, n);
-	dir[n] = '\0';
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	*ret_fd = fd;
-	return 0;
-}
-
-/* Own and found records, written to <path>.tmp, fsync'd, renamed over <path>, and the
- * directory fsync'd. Called with the lock held. */
+/* Own and found records, written by safe_replace() (durable) over the file. Called with the lock
+ * held. */
 static int save_locked(struct state_ledger *l)
 {
 	_cleanup_(freep) char *text = NULL;
-	_cleanup_(closep) int dirfd = -1;
 	struct state_list all;
-	char tmp[PATH_MAX];
-	int fd, r;
+	char why[256];
+	size_t len;
+	int r;
 
 	state_list_init(&all);
 	for (size_t i = 0; i < l->found.n; i++)
@@ -351,31 +366,19 @@ static int save_locked(struct state_ledger *l)
 	r = state_file_format(&all, (long)getpid(), &text);
 	if (r < 0)
 		goto out;
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", l->path) >= sizeof(tmp)) {
-		r = -ENAMETOOLONG;
-		goto out;
+	len = strlen(text);
+	{
+		char *t = realloc(text, len + 2);
+
+		if (!t) {
+			r = -ENOMEM;
+			goto out;
+		}
+		text = t;
+		text[len++] = '\n';
+		text[len] = '\0';
 	}
-	r = open_dir(l->path, &dirfd);
-	if (r < 0)
-		goto out;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0) {
-		r = -errno;
-		goto out;
-	}
-	r = write_all(fd, text, strlen(text));
-	if (r == 0 && write_all(fd, "\n", 1) < 0)
-		r = -EIO;
-	if (r == 0 && fsync(fd) < 0)
-		r = -errno;
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	if (r == 0 && rename(tmp, l->path) < 0)
-		r = -errno;
-	if (r < 0)
-		unlink(tmp);
-	else
-		(void)fsync(dirfd); /* the rename itself; tmpfs needs none, a disk does */
+	r = safe_replace(l->dirfd, l->name, text, len, 0600, SAFE_DURABLE, why, sizeof(why));
 out:
 	state_list_done(&all);
 	l->dirty = r < 0;
@@ -493,7 +496,7 @@ int state_ledger_close(struct state_ledger *l)
 		return 0;
 	pthread_mutex_lock(&l->lock);
 	if (l->own.n + l->found.n == 0) {
-		r = unlink(l->path) < 0 && errno != ENOENT ? -errno : 0;
+		r = unlinkat(l->dirfd, l->name, 0) < 0 && errno != ENOENT ? -errno : 0;
 	} else {
 		r = save_locked(l);
 		if (r == 0)
@@ -510,6 +513,10 @@ void state_ledger_free(struct state_ledger *l)
 	state_list_done(&l->own);
 	state_list_done(&l->found);
 	pthread_mutex_destroy(&l->lock);
+	if (l->dirfd >= 0)
+		close(l->dirfd);
+	if (l->lockfd >= 0)
+		close(l->lockfd); /* the flock goes with it */
 	free(l->path);
 	free(l);
 }

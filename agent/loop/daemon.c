@@ -653,8 +653,23 @@ static int state_open(struct daemon *d)
 	if (d->opts->dry_run || !d->config->state_file)
 		return 0;
 	r = state_ledger_open(d->config->state_file, &d->env.state, &load);
+	if (r == -EBUSY) {
+		log_event(LOG_ERR, MSGID_STATE, NULL,
+			  "state file %s: another reclaimd (pid %ld) runs on it: %s; this one stops "
+			  "without reading or changing anything (exit %d)", d->config->state_file,
+			  load.holder_pid, load.why, DAEMON_EXIT_RUNNING);
+		d->exit_status = DAEMON_EXIT_RUNNING;
+		return r;
+	}
+	if (r == -EPERM) {
+		log_event(LOG_ERR, MSGID_STATE, NULL,
+			  "state file %s: refused: %s; its directory and those above it must be "
+			  "writable by root alone", d->config->state_file, load.why);
+		return r;
+	}
 	if (r < 0) {
-		log_error("state file %s: %s", d->config->state_file, strerror(-r));
+		log_error("state file %s: %s", d->config->state_file,
+			  load.why[0] ? load.why : strerror(-r));
 		return r;
 	}
 	if (load.error < 0)
@@ -819,6 +834,17 @@ static int daemon_setup(struct daemon *d)
 	r = state_open(d);
 	if (r < 0)
 		return r;
+	/* The status socket only observes: without it the agent runs as before, unless another
+	 * process serves it (another reclaimd), which this one never takes over. Before the
+	 * controllers, so that a second instance stops before reading or changing anything; a dry
+	 * run (which writes nothing) goes on without the socket. */
+	r = status_server_start(d->env.event, d->config, &d->report,
+				&(struct status_hooks){ .reload = reload_hook, .userdata = d },
+				d->opts->dry_run, &d->status);
+	if (r == -EADDRINUSE && !d->opts->dry_run) {
+		d->exit_status = DAEMON_EXIT_RUNNING;
+		return r;
+	}
 	/* sd-event takes SIGTERM/SIGINT/SIGHUP through a signalfd; daemon_run() blocked them
 	 * before any worker thread exists, so every thread inherits the mask. */
 	r = setup_controllers(d);
@@ -847,12 +873,7 @@ static int daemon_setup(struct daemon *d)
 	sd_event_set_watchdog(d->env.event, true);
 	d->timing.started_us = now_us();
 	d->timing.config_loaded_realtime_us = realtime_us();
-	/* The status socket and the watch on the agent's own memcg only observe: without them
-	 * the agent runs as before. The socket reads d->report, filled from here on. */
-	tick_report_fill(d);
-	(void)status_server_start(d->env.event, d->config, &d->report,
-				  &(struct status_hooks){ .reload = reload_hook, .userdata = d },
-				  &d->status);
+	/* The watch on the agent's own memcg only observes: without it the agent runs as before. */
 	(void)self_watch_new(d->roots.proc, &d->self_watch);
 	tick_report_fill(d);
 	log_event(LOG_INFO, MSGID_STARTED, NULL,

@@ -9,7 +9,7 @@
  *                      metrics_input (plain numbers) into exposition text. No I/O; unit-tested.
  *   metrics_collect.c  the loop's side: fills a struct metrics_input from the loop's tick
  *                      report (loop/tick_report.h, obs/report.h metrics_tick()).
- *   metrics_io.c       the I/O: the textfile (NAME.prom.<pid> in the same directory, then
+ *   metrics_io.c       the I/O: the textfile (NAME.prom.tmp-XXXXXXXX made exclusively, then
  *                      rename(2): the collector never sees half a file) and the HTTP server.
  *
  * HTTP: libmicrohttpd in its own thread (MHD_USE_INTERNAL_POLLING_THREAD), not driven from the

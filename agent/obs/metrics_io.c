@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * metrics_io.c - where the rendered metrics go (metrics.h): node_exporter's textfile, written
- * as NAME.prom.<pid> in the same directory and renamed over NAME.prom (no fsync: a crash loses
- * at most one tick's file, and the collector never sees half of one), and the HTTP server.
+ * as a temporary file in the same directory and renamed over NAME.prom (safe_file.h; no fsync:
+ * a crash loses at most one tick's file, and the collector never sees half of one), and the
+ * HTTP server.
  *
  * The server runs in libmicrohttpd's own thread; the only state it shares with the main thread
  * is `page` (the last rendered exposition) under `lock`. The main thread swaps a new page in
@@ -22,6 +23,7 @@
 #include "ctl/ctl.h"
 #include "obs/metrics.h"
 #include "reclaimd/log.h"
+#include "reclaimd/safe_file.h"
 
 #define CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 
@@ -134,25 +136,23 @@ static void server_stop(struct metrics *m)
 
 /* ---- the textfile ---------------------------------------------------------------------- */
 
-/* NAME.prom.<pid>, then rename over NAME.prom. Returns 0 or -errno. */
+/* safe_replace() of NAME.prom in its directory: the temporary file NAME.prom.tmp-XXXXXXXX is
+ * made exclusively (a FIFO, a symlink or a file someone put at any name is never opened, so the
+ * main thread cannot block here), mode 0644 for the collector, then renamed over NAME.prom. The
+ * directory may be the collector's (node_exporter's textfile directory is often owned by its
+ * user): it is opened, not checked, and nothing in it is followed. Returns 0 or -errno. */
 static int textfile_write(const char *path, const char *text, size_t len)
 {
-	char tmp[PATH_MAX];
-	int fd, r;
+	_cleanup_(closep) int dirfd = -1;
+	char dir[PATH_MAX];
+	const char *name = safe_path_split(path, dir, sizeof(dir));
 
-	if (snprintf(tmp, sizeof(tmp), "%s.%ld", path, (long)getpid()) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
+	if (!name)
+		return -EINVAL;
+	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
 		return -errno;
-	r = write_all(fd, text, len);
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	if (r == 0 && rename(tmp, path) < 0)
-		r = -errno;
-	if (r < 0)
-		unlink(tmp);
-	return r;
+	return safe_replace(dirfd, name, text, len, 0644, 0, NULL, 0);
 }
 
 static void textfile_publish(struct metrics *m, const char *text, size_t len)

@@ -791,10 +791,11 @@ static gid_t read_gid(const struct config *c)
 }
 
 int status_server_start(sd_event *event, const struct config *c, const struct tick_report *rep,
-			const struct status_hooks *hooks, struct status_server **ret)
+			const struct status_hooks *hooks, bool dry_run, struct status_server **ret)
 {
 	const char *path = c->status.socket;
 	struct status_server *st;
+	char why[PATH_MAX + 128];
 	int r;
 
 	*ret = NULL;
@@ -806,13 +807,23 @@ int status_server_start(sd_event *event, const struct config *c, const struct ti
 	st->rep = rep;
 	st->hooks = *hooks;
 	r = varlink_server_new(event, path, read_gid(c), methods,
-			       ARRAY_SIZE(methods), &service, st, &st->server);
-	if (r < 0) {
+			       ARRAY_SIZE(methods), &service, st, &st->server, why, sizeof(why));
+	if (r == -EADDRINUSE)
+		log_event(LOG_ERR, MSGID_STARTED, NULL,
+			  "status socket %s: another process serves it (%s): another reclaimd runs "
+			  "here; %s", path, why,
+			  dry_run ? "this dry run goes on without the socket" :
+			  "this one stops without taking it over");
+	else if (r == -EPERM)
 		log_event(LOG_ERR, MSGID_KERNEL_FEATURE, NULL,
-			  "status socket %s: %s; running without it%s", path,
-			  r == -EADDRINUSE ? "another process serves it (another reclaimd?)" :
-			  r == -EEXIST ? "a file that is not a socket is in the way" : strerror(-r),
-			  r == -EADDRINUSE ? "" : "");
+			  "status socket %s: refused: %s; its directory and those above it must be "
+			  "writable by root alone (or status.read_group); running without it", path,
+			  why);
+	else if (r < 0)
+		log_event(LOG_ERR, MSGID_KERNEL_FEATURE, NULL,
+			  "status socket %s: %s; running without it", path,
+			  r == -EEXIST ? "a file that is not a socket is in the way" : strerror(-r));
+	if (r < 0) {
 		free(st);
 		return r;
 	}
@@ -830,7 +841,12 @@ void status_server_reload(struct status_server *st, const struct config *c)
 	if (!st)
 		return;
 	r = varlink_server_set_read_gid(st->server, read_gid(c));
-	if (r < 0)
+	if (r == -ESTALE)
+		log_event(LOG_WARNING, MSGID_CONFIG_LOADED, NULL,
+			  "status socket %s: the name no longer leads to the socket this agent bound "
+			  "(replaced or removed): its mode and group are left alone",
+			  varlink_server_path(st->server));
+	else if (r < 0)
 		log_event(LOG_WARNING, MSGID_CONFIG_LOADED, NULL,
 			  "status socket: cannot give it to status.read_group: %s", strerror(-r));
 }

@@ -33,9 +33,11 @@ struct status_hooks {
 /* Starts the server on c->status.socket, on `event`, and logs the outcome; *ret is NULL when
  * c->status.socket is null or the socket cannot be made (logged as an error: the agent runs
  * without it). The methods read `rep` (the loop's, which outlives the server) and call `hooks`
- * (copied). Returns 0 or -errno. */
+ * (copied). dry_run only words the log line of a socket another process serves. Returns 0 or
+ * -errno: -EADDRINUSE when another process answers on the socket (another reclaimd: the caller
+ * stops unless it is a dry run), -EPERM when its directory is refused (safe_dir_open()). */
 int status_server_start(sd_event *event, const struct config *c, const struct tick_report *rep,
-			const struct status_hooks *hooks, struct status_server **ret);
+			const struct status_hooks *hooks, bool dry_run, struct status_server **ret);
 /* After a reload: c's read group (the socket's path changes only at restart). NULL: nothing. */
 void status_server_reload(struct status_server *st, const struct config *c);
 /* Disconnects every client, removes the socket file and frees st; accepts NULL. */

@@ -130,20 +130,26 @@ struct varlink_server_stats {
 struct varlink_server;
 
 /*
- * Listens on `path`: its directory is made (with its parents, 0755) when missing, a stale
- * socket file there is removed first (a live one is -EADDRINUSE, anything else there is left
- * alone: -EEXIST), and the new one gets mode 0600, or 0660 and group read_gid when read_gid is
- * not (gid_t)-1. Peers are checked at each call with SO_PEERCRED/SO_PEERGROUPS: uid 0 may call
- * everything, a member of read_gid the methods without `write`, others nothing
- * (VARLINK_ERROR_PERMISSION_DENIED). `methods` (n of them), `service` and `userdata` outlive the
- * server. Returns 0, or -errno (-ENAMETOOLONG: the path does not fit sun_path).
+ * Listens on `path`: its directory is opened with safe_dir_open() (safe_file.h: made with its
+ * parents, 0755, when missing; -EPERM when anyone but root, or read_gid, can write it or a
+ * directory above it), a stale socket file there is removed first (a live one is -EADDRINUSE
+ * with `why` naming the pid that serves it; anything else there is left alone: -EEXIST), and
+ * the new one is bound under umask 0177 and then gets mode 0600, or 0660 and group read_gid when
+ * read_gid is not (gid_t)-1, set through an fd of the file, never by following its path. Peers
+ * are checked at each call with SO_PEERCRED/SO_PEERGROUPS: uid 0 may call everything, a member
+ * of read_gid the methods without `write`, others nothing (VARLINK_ERROR_PERMISSION_DENIED).
+ * `methods` (n of them), `service` and `userdata` outlive the server. Returns 0, or -errno
+ * (-ENAMETOOLONG: the path does not fit sun_path; -EINVAL: it is relative or ends in '/'), with
+ * `why` (may be NULL) filled for -EPERM, -EADDRINUSE and -EEXIST.
  */
 int varlink_server_new(sd_event *event, const char *path, gid_t read_gid,
 		       const struct varlink_method *methods, size_t n_methods,
 		       const struct varlink_service *service, void *userdata,
-		       struct varlink_server **ret);
-/* A new read group ((gid_t)-1: none) for the next calls; the socket's mode and group follow.
- * Returns 0 or -errno from chmod/chown (the check at each call applies anyway). */
+		       struct varlink_server **ret, char *why, size_t why_size);
+/* A new read group ((gid_t)-1: none) for the next calls; the socket's mode and group follow,
+ * set only when the name still leads to the socket bound at start (st_dev, st_ino, without
+ * following a symlink). Returns 0, -ESTALE when something else is there now, or -errno from
+ * fchownat/chmod (the check at each call applies anyway). */
 int varlink_server_set_read_gid(struct varlink_server *s, gid_t read_gid);
 /* Disconnects every client, closes and unlinks the socket. Accepts NULL. */
 void varlink_server_free(struct varlink_server *s);

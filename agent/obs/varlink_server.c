@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "obs/varlink.h"
+#include "reclaimd/safe_file.h"
 
 /* Accuracy asked of sd-event for the clients' deadlines. */
 #define CLIENT_TIMER_ACCURACY_US (100 * USEC_PER_MSEC)
@@ -61,8 +62,10 @@ struct varlink_server {
 	int fd;
 	sd_event_source *listen, *pause;
 	struct sockaddr_un addr;
-	dev_t dev;                /* the socket file we bound, so that we unlink only it */
-	ino_t ino;
+	int dirfd;                /* the socket's directory (safe_dir_open()) */
+	const char *name;         /* the socket file's name in it: the end of addr.sun_path */
+	dev_t dev;                /* the socket file we bound: its mode is set and it is unlinked */
+	ino_t ino;                /* only while the name still leads to it */
 	gid_t read_gid;
 	const struct varlink_method *methods;
 	size_t n_methods;
@@ -464,70 +467,100 @@ static int on_listen(sd_event_source *src _unused_, int fd, uint32_t revents _un
 	return 0;
 }
 
-/* A socket file at `path`: one nobody listens on (ECONNREFUSED) is removed; one a live process
- * serves is -EADDRINUSE; anything that is not a socket is -EEXIST. 0 when the path is free. */
-static int remove_stale(const struct sockaddr_un *addr)
+/* A socket file at the server's name: one nobody listens on (ECONNREFUSED) is removed; one a
+ * live process serves is -EADDRINUSE (`why` names its pid, SO_PEERCRED); anything that is not a
+ * socket is -EEXIST. 0 when the name is free. */
+static int remove_stale(const struct varlink_server *s, char *why, size_t why_size)
 {
 	struct stat st;
 	int fd, r;
 
-	if (lstat(addr->sun_path, &st) < 0)
+	if (fstatat(s->dirfd, s->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 0 : -errno;
-	if (!S_ISSOCK(st.st_mode))
+	if (!S_ISSOCK(st.st_mode)) {
+		if (why && why_size)
+			snprintf(why, why_size, "%s is not a socket", s->addr.sun_path);
 		return -EEXIST;
+	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	r = connect(fd, (const struct sockaddr *)addr, sizeof(*addr));
+	r = connect(fd, (const struct sockaddr *)&s->addr, sizeof(s->addr));
 	if (r < 0)
 		r = -errno;
-	close(fd);
-	if (r == 0 || r == -EAGAIN)
+	if (r == 0 || r == -EAGAIN) {
+		struct ucred cred = { 0 };
+		socklen_t len = sizeof(cred);
+
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+			cred.pid = 0;
+		if (why && why_size)
+			snprintf(why, why_size, "%s is served by pid %ld", s->addr.sun_path,
+				 (long)cred.pid);
+		close(fd);
 		return -EADDRINUSE;
+	}
+	close(fd);
 	if (r != -ECONNREFUSED && r != -ENOENT)
 		return r;
-	return unlink(addr->sun_path) < 0 && errno != ENOENT ? -errno : 0;
+	return unlinkat(s->dirfd, s->name, 0) < 0 && errno != ENOENT ? -errno : 0;
 }
 
-/* mkdir -p, mode 0755. 0 or -errno. */
-static int mkdir_parents(char *dir)
-{
-	for (char *p = dir + 1;; p++) {
-		bool end = *p == '\0';
-
-		if (*p != '/' && !end)
-			continue;
-		*p = '\0';
-		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		if (end)
-			return 0;
-		*p = '/';
-	}
-}
-
+/* The socket file's group and mode, set through an O_PATH fd of what the name leads to now
+ * (never following a symlink), and only when that is still the socket bound here (st_dev and
+ * st_ino); -ESTALE otherwise. fchownat(AT_EMPTY_PATH) acts on the O_PATH fd itself; the mode goes
+ * through /proc/self/fd (proc(5): the link leads to the very inode, not to a path). */
 static int apply_mode(const struct varlink_server *s)
 {
-	if (s->read_gid == (gid_t)-1)
-		return chmod(s->addr.sun_path, 0600) < 0 ? -errno : 0;
-	if (chown(s->addr.sun_path, (uid_t)-1, s->read_gid) < 0 || chmod(s->addr.sun_path, 0660) < 0)
+	_cleanup_(closep) int fd = openat(s->dirfd, s->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	char proc[64];
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISSOCK(st.st_mode) || st.st_dev != s->dev || st.st_ino != s->ino)
+		return -ESTALE;
+	if (s->read_gid != (gid_t)-1 &&
+	    fchownat(fd, "", (uid_t)-1, s->read_gid, AT_EMPTY_PATH) < 0)
+		return -errno;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (chmod(proc, s->read_gid == (gid_t)-1 ? 0600 : 0660) < 0)
 		return -errno;
 	return 0;
+}
+
+/* Removes the socket file when the name still leads to the one bound here (another instance, or
+ * someone else, may have put something there since). */
+static void unlink_own(const struct varlink_server *s)
+{
+	struct stat st;
+
+	if (fstatat(s->dirfd, s->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISSOCK(st.st_mode) &&
+	    st.st_dev == s->dev && st.st_ino == s->ino)
+		(void)unlinkat(s->dirfd, s->name, 0);
 }
 
 int varlink_server_new(sd_event *event, const char *path, gid_t read_gid,
 		       const struct varlink_method *methods, size_t n_methods,
 		       const struct varlink_service *service, void *userdata,
-		       struct varlink_server **ret)
+		       struct varlink_server **ret, char *why, size_t why_size)
 {
 	struct varlink_server *s;
 	char dir[sizeof(s->addr.sun_path)];
+	const char *name;
 	struct stat st;
 	mode_t old_umask;
 	int r;
 
+	if (why && why_size)
+		why[0] = '\0';
 	if (!path || strlen(path) >= sizeof(s->addr.sun_path))
 		return -ENAMETOOLONG;
+	name = safe_path_split(path, dir, sizeof(dir));
+	if (!name)
+		return -EINVAL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
@@ -540,14 +573,16 @@ int varlink_server_new(sd_event *event, const char *path, gid_t read_gid,
 	s->userdata = userdata;
 	s->addr.sun_family = AF_UNIX;
 	strcpy(s->addr.sun_path, path);
+	s->name = s->addr.sun_path + (name - path);
 
 	/* The directory: the unit's RuntimeDirectory=, or made here (with its parents) outside
-	 * systemd. */
-	strcpy(dir, path);
-	r = mkdir_parents(dirname(dir));
-	if (r < 0)
+	 * systemd; refused when anyone but root (or read_gid) can write it or one above it. */
+	s->dirfd = safe_dir_open(dir, SAFE_DIR_CREATE, read_gid, why, why_size);
+	if (s->dirfd < 0) {
+		r = s->dirfd;
 		goto fail;
-	r = remove_stale(&s->addr);
+	}
+	r = remove_stale(s, why, why_size);
 	if (r < 0)
 		goto fail;
 	s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -563,10 +598,14 @@ int varlink_server_new(sd_event *event, const char *path, gid_t read_gid,
 		r = -errno;
 		goto fail;
 	}
-	if (stat(path, &st) == 0) {
-		s->dev = st.st_dev;
-		s->ino = st.st_ino;
+	/* The directory is writable by root (and read_gid) alone: what is at the name now is the
+	 * socket just bound. Its mode is set, and at stop it is removed, only while it still is. */
+	if (fstatat(s->dirfd, s->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		r = -errno;
+		goto fail;
 	}
+	s->dev = st.st_dev;
+	s->ino = st.st_ino;
 	if ((r = apply_mode(s)) < 0)
 		goto fail_unlink;
 	if (listen(s->fd, LISTEN_BACKLOG) < 0) {
@@ -583,12 +622,14 @@ int varlink_server_new(sd_event *event, const char *path, gid_t read_gid,
 	return 0;
 
 fail_unlink:
-	unlink(path);
+	unlink_own(s);
 fail:
 	sd_event_source_disable_unref(s->listen);
 	sd_event_source_disable_unref(s->pause);
 	if (s->fd >= 0)
 		close(s->fd);
+	if (s->dirfd >= 0)
+		close(s->dirfd);
 	sd_event_unref(s->event);
 	free(s);
 	return r;
@@ -604,8 +645,6 @@ int varlink_server_set_read_gid(struct varlink_server *s, gid_t read_gid)
 
 void varlink_server_free(struct varlink_server *s)
 {
-	struct stat st;
-
 	if (!s)
 		return;
 	while (s->clients)
@@ -614,9 +653,8 @@ void varlink_server_free(struct varlink_server *s)
 	sd_event_source_disable_unref(s->pause);
 	if (s->fd >= 0)
 		close(s->fd);
-	/* Only the file we made: another instance may have replaced it since. */
-	if (stat(s->addr.sun_path, &st) == 0 && st.st_dev == s->dev && st.st_ino == s->ino)
-		unlink(s->addr.sun_path);
+	unlink_own(s);
+	close(s->dirfd);
 	sd_event_unref(s->event);
 	free(s);
 }

@@ -36,10 +36,15 @@ static inline unsigned daemon_config_flags(const struct daemon_options *o)
  * lists it in RestartPreventExitStatus=. */
 #define DAEMON_EXIT_NO_PSI 3
 
+/* The exit status when another process runs on the same state file (it holds "<state>.lock",
+ * safe_lock()) or serves the status socket: the second instance stops before reading or
+ * changing anything, naming the first's pid. */
+#define DAEMON_EXIT_RUNNING 4
+
 /* Runs until SIGTERM/SIGINT (or after one tick with `once`). Takes ownership of `config`.
  * Returns a process exit status: 0; 1 when the agent could not start; 2 when the cgroup root is
  * not a cgroup2 mount (without allow_unsafe_paths) or the configuration does not fit this host;
- * DAEMON_EXIT_NO_PSI. */
+ * DAEMON_EXIT_NO_PSI; DAEMON_EXIT_RUNNING. */
 int daemon_run(const struct daemon_options *o, struct config *config);
 
 #endif

@@ -16,8 +16,8 @@
  * ledger only persists their union. What to do with a crash's record is a pure decision
  * (state_merge.h).
  *
- * The file is rewritten on every change: a temporary file in the same directory, fsync(2), then
- * rename(2) over the old one (atomic: a reader, or the next start after a crash in the middle,
+ * The file is rewritten on every change: a temporary file in the same directory (safe_replace(),
+ * safe_file.h: made exclusively under a random name), fsync(2), then rename(2) over the old one (atomic: a reader, or the next start after a crash in the middle,
  * sees the old file or the new one, whole), then fsync of the directory. It is removed at a clean
  * stop when no record is left. Its format, version 1:
  *   {"version": 1, "pid": 1234, "entries": [
@@ -90,16 +90,24 @@ struct state_ledger;
 struct state_load {
 	int error;          /* 0: no file, or one read whole; -errno of state_file_parse() or of the
 			     * read: the file was set aside as if there were none */
-	char why[256];      /* with error: what was wrong (state_file_parse()'s `why`, or strerror) */
+	char why[256];      /* with error: what was wrong (state_file_parse()'s `why`, or strerror);
+			     * when state_ledger_open() fails, why it did */
 	size_t n_found;     /* records a crashed run left */
+	long holder_pid;    /* state_ledger_open() -EBUSY: the pid in the lock file (0: unknown) */
 };
 
 /*
- * Opens the ledger backed by `path` (absolute): reads the file a crashed run left, if any, into
- * the "found" records the controllers take. A corrupt, truncated or unknown-version file is not
- * an error here: it is reported in *ret_load and the ledger starts empty (the next save replaces
- * it). Nothing is written until the first change. Returns 0, or -ENOMEM / -EINVAL (a path that
- * is not absolute).
+ * Opens the ledger backed by `path` (absolute): opens its directory (made when missing) with
+ * safe_dir_open(), takes "<path>.lock" there with safe_lock() (one daemon per state file; the
+ * lock is held until state_ledger_free() and the lock file stays), then reads the file a crashed
+ * run left, if any, into the "found" records the controllers take. A corrupt, truncated or
+ * unknown-version file, or one that is not a regular file of the daemon's uid with one link (a
+ * symlink, a FIFO: never opened for reading), is not an error here: it is reported in *ret_load
+ * and the ledger starts empty (the next save replaces it). The state file itself is not written
+ * until the first change. Returns 0; -EBUSY when another process holds the lock
+ * (ret_load->holder_pid, ret_load->why); -EPERM when the directory is refused (ret_load->why
+ * names it, its owner and mode); -EINVAL (a path that is not absolute or ends in '/');
+ * -ENOMEM; else -errno with ret_load->why.
  */
 int state_ledger_open(const char *path, struct state_ledger **ret, struct state_load *ret_load);
 

@@ -4,15 +4,21 @@
  * records (state_merge.h): the pure verdicts for every case (adopt, restore, changed since,
  * gone), the text's round trip and its hostile forms (every truncation of a good file, another
  * version, wrong types), the ledger on a temporary directory (saved on each change, what a
- * SIGKILL leaves found again, removed at a clean stop, a corrupt file set aside), and zram
+ * SIGKILL leaves found again, removed at a clean stop, a corrupt file set aside), the hostile
+ * forms of its directory (a FIFO at the file or at its old temporary name, a symlink, a
+ * directory others can write, a second ledger on the same file) through safe_file.h, and zram
  * writeback's hooks around each chunk on a fixture device.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "test.h"
 
+#include "reclaimd/safe_file.h"
 #include "reclaimd/state_file.h"
 #include "reclaimd/state_merge.h"
 #include "reclaimd/zram.h"
@@ -364,12 +370,190 @@ static void test_ledger_corrupt(void)
 	mkdir(path, 0755);
 	CHECK_EQ_INT(state_ledger_open(path, &l, &load), 0);
 	CHECK_EQ_INT(load.error, -EBADMSG);
-	CHECK_STREQ(load.why, "not a regular file");
+	CHECK_STREQ(load.why, "state.json is not a regular file (a directory)");
 	/* ... and saving over it fails with the errno, keeping the record for the next try. */
 	CHECK(state_ledger_set(l, "zswap/enabled", 0, "N", "Y") < 0);
 	CHECK_EQ_U64(state_ledger_count(l), 1);
 	state_ledger_free(l);
 	rmdir(path);
+}
+
+
+/* ---- a hostile directory ------------------------------------------------------------------ */
+
+/* A FIFO at the file or at "<file>.tmp" (the temporary name of older versions) never blocks:
+ * alarm(5) kills the test if an open waits for a writer. */
+static void test_ledger_fifo(void)
+{
+	struct state_ledger *l = NULL;
+	struct state_load load;
+	char path[PATH_MAX], tmp[PATH_MAX + 8];
+	struct stat st;
+
+	mkdir_rel("fifo");
+	snprintf(path, sizeof(path), "%s/fifo/state.json", tmp_root);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	CHECK_EQ_INT(mkfifo(path, 0600), 0);
+	CHECK_EQ_INT(mkfifo(tmp, 0600), 0);
+	alarm(5);
+	CHECK_EQ_INT(state_ledger_open(path, &l, &load), 0);
+	CHECK_EQ_INT(load.error, -EBADMSG);
+	CHECK_STREQ(load.why, "state.json is not a regular file (a FIFO)");
+	CHECK_EQ_INT(state_ledger_set(l, "zswap/enabled", 0, "N", "Y"), 0);
+	alarm(0);
+	CHECK(lstat(path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 07777) == 0600);
+	CHECK(lstat(tmp, &st) == 0 && S_ISFIFO(st.st_mode));
+	CHECK(strstr(get("fifo/state.json"), "\"zswap/enabled\"") != NULL);
+	state_ledger_free(l);
+}
+
+/* A symlink at the file is not followed: its target keeps its text, the link is replaced. */
+static void test_ledger_symlink(void)
+{
+	struct state_ledger *l = NULL;
+	struct state_load load;
+	char path[PATH_MAX], victim[PATH_MAX];
+	struct stat st;
+
+	mkdir_rel("link");
+	snprintf(path, sizeof(path), "%s/link/state.json", tmp_root);
+	snprintf(victim, sizeof(victim), "%s/victim", tmp_root);
+	put("victim", "precious");
+	CHECK_EQ_INT(chmod(victim, 0644), 0);
+	CHECK_EQ_INT(symlink(victim, path), 0);
+	CHECK_EQ_INT(state_ledger_open(path, &l, &load), 0);
+	CHECK_EQ_INT(load.error, -EBADMSG);
+	CHECK_STREQ(load.why, "state.json is a symlink");
+	CHECK_EQ_INT(state_ledger_set(l, "zswap/enabled", 0, "N", "Y"), 0);
+	CHECK_STREQ(get("victim"), "precious");
+	CHECK(stat(victim, &st) == 0 && (st.st_mode & 07777) == 0644);
+	CHECK(lstat(path, &st) == 0 && S_ISREG(st.st_mode));
+	CHECK_EQ_INT(state_ledger_close(l), 1);
+	state_ledger_free(l);
+	CHECK_STREQ(get("victim"), "precious");
+}
+
+/* A hard link at the file (to a file of the daemon's uid elsewhere) is not read, and the save
+ * replaces the link: the other file keeps its text. */
+static void test_ledger_hardlink(void)
+{
+	struct state_ledger *l = NULL;
+	struct state_load load;
+	char path[PATH_MAX], other[PATH_MAX];
+
+	mkdir_rel("hard");
+	snprintf(path, sizeof(path), "%s/hard/state.json", tmp_root);
+	snprintf(other, sizeof(other), "%s/hard-other", tmp_root);
+	put("hard-other", "{\"version\": 1, \"entries\": []}");
+	CHECK_EQ_INT(link(other, path), 0);
+	CHECK_EQ_INT(state_ledger_open(path, &l, &load), 0);
+	CHECK_EQ_INT(load.error, -EPERM);
+	CHECK_STREQ(load.why, "state.json has 2 links, not 1");
+	CHECK_EQ_INT(state_ledger_set(l, "zswap/enabled", 0, "N", "Y"), 0);
+	CHECK_STREQ(get("hard-other"), "{\"version\": 1, \"entries\": []}");
+	CHECK(strstr(get("hard/state.json"), "\"zswap/enabled\"") != NULL);
+	state_ledger_free(l);
+}
+
+/* A directory others can write (or its group, or a sticky /tmp-like one) is refused, naming it,
+ * its owner and mode, and nothing is made in it. */
+static void test_ledger_dir_refused(void)
+{
+	static const struct { mode_t mode; const char *what; } cases[] = {
+		{ 0777, "is writable by others (owner uid %u, mode 0777)" },
+		{ 01777, "is writable by others (sticky, like /tmp) (owner uid %u, mode 1777)" },
+		{ 0775, "is writable by its group (owner uid %u, mode 0775)" },
+	};
+	char dir[PATH_MAX], path[PATH_MAX + 16], lock[PATH_MAX + 32], want[PATH_MAX + 128], what[128];
+
+	snprintf(dir, sizeof(dir), "%s/open", tmp_root);
+	snprintf(path, sizeof(path), "%s/state.json", dir);
+	snprintf(lock, sizeof(lock), "%s.lock", path);
+	mkdir_rel("open");
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct state_ledger *l = NULL;
+		struct state_load load;
+
+		CHECK_EQ_INT(chmod(dir, cases[i].mode), 0);
+		CHECK_EQ_INT(state_ledger_open(path, &l, &load), -EPERM);
+		CHECK(l == NULL);
+		snprintf(what, sizeof(what), cases[i].what, (unsigned)geteuid());
+		snprintf(want, sizeof(want), "%s %s", dir, what);
+		CHECK_STREQ(load.why, want);
+		CHECK(access(lock, F_OK) < 0);
+	}
+	/* A group-writable directory passes only when it is the group the caller names. */
+	CHECK_EQ_INT(chmod(dir, 0775), 0);
+	if (geteuid() != 0) {
+		SKIP("a directory of group 65534: chown needs root");
+	} else {
+		int fd;
+
+		CHECK_EQ_INT(chown(dir, (uid_t)-1, 65534), 0);
+		fd = safe_dir_open(dir, 0, 65534, NULL, 0);
+		CHECK(fd >= 0);
+		if (fd >= 0)
+			close(fd);
+		CHECK_EQ_INT(safe_dir_open(dir, 0, 65533, NULL, 0), -EPERM);
+		CHECK_EQ_INT(safe_dir_open(dir, 0, (gid_t)-1, NULL, 0), -EPERM);
+		CHECK_EQ_INT(chown(dir, (uid_t)-1, getegid()), 0);
+	}
+	CHECK_EQ_INT(chmod(dir, 0755), 0);
+	/* A directory above it that others can write, without the sticky bit. */
+	CHECK_EQ_INT(chmod(tmp_root, 0777), 0);
+	{
+		struct state_ledger *l = NULL;
+		struct state_load load;
+
+		CHECK_EQ_INT(state_ledger_open(path, &l, &load), -EPERM);
+		snprintf(want, sizeof(want), "%s is writable by others (owner uid %u, mode 0777)",
+			 tmp_root, (unsigned)geteuid());
+		CHECK_STREQ(load.why, want);
+	}
+	CHECK_EQ_INT(chmod(tmp_root, 0700), 0);
+}
+
+/* One ledger per file: a second open is -EBUSY naming the holder's pid; closing the first (or
+ * the holder's death: the kernel drops a flock with the process) frees it. */
+static void test_ledger_lock(void)
+{
+	struct state_ledger *a = NULL, *b = NULL;
+	struct state_load load;
+	char path[PATH_MAX];
+	int pipefd[2];
+	pid_t child;
+	char c;
+
+	snprintf(path, sizeof(path), "%s/lock/state.json", tmp_root);
+	CHECK_EQ_INT(state_ledger_open(path, &a, &load), 0);
+	CHECK_EQ_INT(state_ledger_open(path, &b, &load), -EBUSY);
+	CHECK(b == NULL);
+	CHECK_EQ_INT((int)load.holder_pid, (int)getpid());
+	state_ledger_free(a);
+	CHECK_EQ_INT(state_ledger_open(path, &b, &load), 0);
+	state_ledger_free(b);
+
+	/* Held by a child, which is then SIGKILLed. */
+	CHECK_EQ_INT(pipe(pipefd), 0);
+	child = fork();
+	if (child == 0) {
+		struct state_ledger *c_l = NULL;
+		struct state_load c_load;
+
+		if (state_ledger_open(path, &c_l, &c_load) == 0 &&
+		    write(pipefd[1], "x", 1) == 1)
+			pause();
+		_exit(1);
+	}
+	CHECK_EQ_INT((int)read(pipefd[0], &c, 1), 1);
+	CHECK_EQ_INT(state_ledger_open(path, &b, &load), -EBUSY);
+	CHECK_EQ_INT((int)load.holder_pid, (int)child);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	CHECK_EQ_INT(state_ledger_open(path, &b, &load), 0);
+	state_ledger_free(b);
+	close(pipefd[0]);
+	close(pipefd[1]);
 }
 
 /* ---- zram writeback's hooks ------------------------------------------------------------- */
@@ -464,6 +648,11 @@ int main(void)
 	test_bad_text();
 	test_ledger();
 	test_ledger_corrupt();
+	test_ledger_fifo();
+	test_ledger_symlink();
+	test_ledger_hardlink();
+	test_ledger_dir_refused();
+	test_ledger_lock();
 	test_zram_hooks();
 	{
 		char cmd[PATH_MAX + 16];
