@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # check-doc-keys.sh - every key of the configuration tables (the key_desc tables of
-# agent/config/config.c, which drive parsing and --check-config) is documented: in README.md's
+# agent/config/*.c, which drive parsing and --check-config) is documented: in README.md's
 # "Configuration reference" and in the man page made from it (build/man/reclaimd.json.5, built
 # here with make man), and the man pages build. Every metric family agent/obs/metrics.c renders
 # is in README's "Metrics" section, and every one that section names is rendered. Run from the
@@ -18,10 +18,10 @@ summary() { echo "check-doc-keys: $passed passed, $failed failed, $skipped skipp
 keys=$(awk '/static const struct key_desc [a-z_]+\[\] = \{/ { t = 1; next }
 	t && /^\};/ { t = 0 }
 	t && match($0, /^[ \t]*\{ "[a-z_]+",/) { s = substr($0, RSTART, RLENGTH); gsub(/[ \t{",]/, "", s); print s }' \
-	agent/config/config.c | sort -u)
+	agent/config/*.c | sort -u)
 n=$(echo "$keys" | grep -c .)
 if [ "$n" -lt 20 ]; then
-	fail "config-keys-found: only $n keys read from agent/config/config.c (has its table format changed?)"
+	fail "config-keys-found: only $n keys read from agent/config/*.c (has its table format changed?)"
 	summary
 fi
 
@@ -32,7 +32,7 @@ for k in $keys; do
 	printf '%s' "$ref" | grep -qF "\`$k\`" || missing="$missing $k"
 done
 if [ -z "$missing" ]; then
-	pass "readme-has-every-key: all $n keys of agent/config/config.c in README's Configuration reference"
+	pass "readme-has-every-key: all $n keys of agent/config/*.c in README's Configuration reference"
 else
 	fail "readme-has-every-key: not in README's Configuration reference:$missing"
 fi
