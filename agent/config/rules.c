@@ -417,6 +417,15 @@ const struct rule *config_match(const struct config *c, const char *relpath)
 	return match_rules(c, relpath, &w, NULL);
 }
 
+/* The "none" policy (policies/cgroup/none.c), the one registry entry that excludes: a rule with
+ * it leaves what it matches unmanaged. Told by identity, as policy_find() returns it. */
+extern const struct policy_desc policy_none;
+
+static bool policy_is_none(const struct policy_desc *pd)
+{
+	return pd == &policy_none;
+}
+
 void config_explain(const struct config *c, const char *relpath, FILE *out)
 {
 	const struct rule *r;
@@ -446,13 +455,13 @@ void config_explain(const struct config *c, const char *relpath, FILE *out)
 			r->policy->name);
 	else
 		fputs("result         no rule: not managed\n", out);
-	if (r && strcmp(r->policy->name, "none") != 0)
+	if (r && !policy_is_none(r->policy))
 		fputs("               (managed when it has the memory controller and no descendant "
 		      "matches a rule)\n", out);
 	if (workload_kubelet_managed(&w)) {
 		fputs("kubelet        managed: reclaimd writes memory.reclaim (and lru_gen commands) "
 		      "only", out);
-		if (r && rule_writes_cgroup_files(r) && strcmp(r->policy->name, "none") != 0)
+		if (r && rule_writes_cgroup_files(r) && !policy_is_none(r->policy))
 			fprintf(out, rule_cgroup_write_allowed(r, &w) ?
 				"; rules[%zu] has \"kubelet_managed_write\": true, so its zswap_max/"
 				"zswap_writeback and the fair-share memory.zswap.max are written too\n" :

@@ -1703,6 +1703,37 @@ static void test_kubelet_managed_write(void)
 	}
 }
 
+/* --explain-path for a rule with policy "none": not managed, so neither the "managed when" note
+ * nor its zswap writes are shown, whatever else the rule says. */
+static void test_explain_none(void)
+{
+	_cleanup_(config_freep) struct config *c = load_string_ok(
+		"{\"rules\": [{\"match\": \"kubepods.slice/**\", \"policy\": \"none\", "
+		"\"kubelet_managed_write\": true, \"zswap_writeback\": false},"
+		"{\"match\": \"**\", \"kubelet_managed_write\": true, \"zswap_writeback\": false}]}");
+	_cleanup_(freep) char *none = NULL, *psi = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	if (!c || !(f = open_memstream(&none, &size)))
+		return;
+	config_explain(c, K_BE, f);
+	fclose(f);
+	if (!(f = open_memstream(&psi, &size)))
+		return;
+	config_explain(c, K_FS_BU, f);
+	fclose(f);
+	CHECK(contains(none, "result         rules[0], policy none\n"));
+	CHECK(!contains(none, "(managed when"));
+	CHECK(!contains(none, "are written too"));
+	CHECK(contains(none, "only; the fair-share memory.zswap.max may be lowered "
+			     "(kubelet_managed_write)\n"));
+	/* the same rule with the psi policy, for contrast */
+	CHECK(contains(psi, "result         rules[1], policy psi\n"));
+	CHECK(contains(psi, "(managed when it has the memory controller"));
+	CHECK(contains(psi, "rules[1] has \"kubelet_managed_write\": true, so its zswap_max/"));
+}
+
 int main(void)
 {
 	test_size_parse();
@@ -1725,6 +1756,7 @@ int main(void)
 	test_selectors_bad();
 	test_selectors_match();
 	test_explain();
+	test_explain_none();
 	test_kubelet_managed_write();
 	return test_report("test_config");
 }
