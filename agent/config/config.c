@@ -203,24 +203,58 @@ static int config_build(struct loader *l, const json_t *root, const char *path, 
 
 /* ---- entry points -------------------------------------------------------------------------- */
 
+/* What jansson found wrong at its line and column, in words that quote nothing of the file.
+ * jansson's text is "<what was wrong or expected> near '<token>'", with the token copied from
+ * the file, or "... near end of file"; the token is left out. A few of its messages quote the
+ * file in their first part too ("invalid Unicode escape '\\uZZZZ'", "control character 0x1b"):
+ * those get words of their own. Returns buf. */
+static const char *syntax_error_text(const json_error_t *jerr, char *buf, size_t size)
+{
+	static const char *const own[][2] = {
+		{ "invalid Unicode", "invalid \\u escape in a string (expected \\u and 4 hex digits of a "
+				     "valid code point)" },
+		{ "control character", "a control character in a string (expected it escaped, like "
+				       "\\n or \\u001b)" },
+		{ "unable to decode byte", "not UTF-8 (expected the file in UTF-8)" },
+		{ "invalid token", "invalid token (expected a string, a number, true, false, null, an "
+				   "object or an array)" },
+		{ "unexpected token", "unexpected token (expected a string, a number, true, false, "
+				      "null, an object or an array)" },
+	};
+	const char *near = strstr(jerr->text, " near ");
+	size_t n = near ? (size_t)(near - jerr->text) : strlen(jerr->text);
+
+	for (size_t i = 0; i < ARRAY_SIZE(own); i++)
+		if (strncmp(jerr->text, own[i][0], strlen(own[i][0])) == 0) {
+			snprintf(buf, size, "%s", own[i][1]);
+			return buf;
+		}
+	if (near && strcmp(near, " near end of file") == 0)
+		n = strlen(jerr->text);
+	snprintf(buf, size, "%.*s", (int)n, jerr->text);
+	return buf;
+}
+
 static int load_buffer(const char *buf, size_t len, const char *path, struct config **ret,
 		       struct config_error *err)
 {
 	struct config_error local;
 	struct loader l = { .name = path ? path : "<string>", .err = err ? err : &local };
+	char what[JSON_ERROR_TEXT_LENGTH + 128];
 	json_error_t jerr;
 	json_t *root;
 	int r;
 
 	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
+		syntax_error_text(&jerr, what, sizeof(what));
 		if (jerr.line > 0) {
 			l.err->line = jerr.line;
 			l.err->column = jerr.column;
 			snprintf(l.err->text, sizeof(l.err->text), "%s:%d:%d: %s", l.name, jerr.line,
-				 jerr.column, jerr.text);
+				 jerr.column, what);
 		} else {
-			snprintf(l.err->text, sizeof(l.err->text), "%s: %s", l.name, jerr.text);
+			snprintf(l.err->text, sizeof(l.err->text), "%s: %s", l.name, what);
 		}
 		return -EINVAL;
 	}
