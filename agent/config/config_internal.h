@@ -230,6 +230,12 @@ static inline bool is_unset(const struct key_desc *d, const void *base)
 
 /* ---- value types every section uses (values.c) --------------------------------------------- */
 
+/* A double in the fewest significant digits (at most 17) that read back as the same double:
+ * 0.4999999 stays 0.4999999 where %g would say 0.5. Returns buf. */
+const char *cfg_double_text(double x, char buf[static 32]);
+/* A JSON number for a message: an integer in full, a real as cfg_double_text() gives it. */
+const char *cfg_number_text(const json_t *v, char buf[static 32]);
+
 /* "N%" or "N.N%" (the grammar of sizes, then '%'): true and the number. */
 bool cfg_percent_parse(const char *s, double *ret);
 /* A string ending in '%'. */

@@ -110,10 +110,12 @@ int cfg_check_params(struct loader *l, const char *where, const struct policy_pa
 		     bool overlaid)
 {
 	const char *note = overlaid ? " (with \"defaults\" applied)" : "";
+	char max[32], min[32];
 
 	if (p->probe_max < p->probe_min)
-		return cfg_fail(l, where, "probe_max %g is below probe_min %g%s", p->probe_max,
-				p->probe_min, note);
+		return cfg_fail(l, where, "probe_max %s is below probe_min %s%s",
+				cfg_double_text(p->probe_max, max), cfg_double_text(p->probe_min, min),
+				note);
 	if (p->trigger_stall_us > p->trigger_window_us)
 		return cfg_fail(l, where, "trigger_stall_us %" PRIu64 " exceeds trigger_window_us %" PRIu64 "%s",
 				p->trigger_stall_us, p->trigger_window_us, note);

@@ -22,7 +22,7 @@ static int check_kubelet_writes(struct loader *l, const char *where, const struc
 {
 	const struct policy_params *p = &r->params;
 	const char *key, *sel = r->qos_mask ? "\"qos\"" : "\"level\": \"pod\"";
-	char value[48], sub[64];
+	char value[48], sub[64], pct[32];
 
 	if (r->kubelet_managed_write || !(r->qos_mask || rule_level(r) == RULE_LEVEL_POD) ||
 	    !rule_writes_cgroup_files(r))
@@ -30,7 +30,7 @@ static int check_kubelet_writes(struct loader *l, const char *where, const struc
 	if (p->zswap_max.kind != ZSWAP_LIMIT_UNSET) {
 		key = "zswap_max";
 		if (p->zswap_max.kind == ZSWAP_LIMIT_PERCENT)
-			snprintf(value, sizeof(value), "\"%g%%\"", p->zswap_max.pct);
+			snprintf(value, sizeof(value), "\"%s%%\"", cfg_double_text(p->zswap_max.pct, pct));
 		else
 			snprintf(value, sizeof(value), "%" PRIu64, p->zswap_max.bytes);
 	} else {

@@ -74,6 +74,34 @@ void cfg_print_scalar(FILE *out, const char *label, const struct key_desc *d, co
 	fprintf(out, "%s\n", unit_of(d));
 }
 
+/* ---- numbers in messages ------------------------------------------------------------------- */
+
+const char *cfg_double_text(double x, char buf[static 32])
+{
+	char full[32];
+	bool exponent;
+
+	/* An exponent only where 17 digits need one too: 10 is "10", not "1e+01". */
+	snprintf(full, sizeof(full), "%.17g", x);
+	exponent = strchr(full, 'e') != NULL;
+	for (int digits = 1; digits < 17; digits++) {
+		snprintf(buf, 32, "%.*g", digits, x);
+		if (strtod(buf, NULL) == x && (exponent || !strchr(buf, 'e')))
+			return buf;
+	}
+	memcpy(buf, full, sizeof(full));
+	return buf;
+}
+
+const char *cfg_number_text(const json_t *v, char buf[static 32])
+{
+	if (json_is_integer(v)) {
+		snprintf(buf, 32, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		return buf;
+	}
+	return cfg_double_text(json_number_value(v), buf);
+}
+
 /* ---- value types --------------------------------------------------------------------------- */
 
 /* Sizes: a JSON integer (bytes) or a size string, in d->umin..d->umax. */
@@ -138,9 +166,10 @@ static int number_value(struct loader *l, const char *where, const struct key_de
 			const json_t *v, double *ret)
 {
 	double x = json_number_value(v);
+	char text[32];
 
 	if ((d->min_open ? x <= d->min : x < d->min) || x > d->max)
-		return cfg_fail(l, where, "%g is out of range (%s)", x, d->range);
+		return cfg_fail(l, where, "%s is out of range (%s)", cfg_number_text(v, text), d->range);
 	*ret = x;
 	return 0;
 }

@@ -1777,6 +1777,24 @@ static void test_syntax_errors_quote_nothing(void)
 			    "near '");
 }
 
+/* Numbers in range errors read as the file wrote them, not rounded to 6 digits by %g. */
+static void test_numbers_as_written(void)
+{
+	EXPECT_FAIL_WITHOUT("{\"interval\": 0.4999999}",
+			    "interval: 0.4999999 is out of range (0.5..3600 seconds)", "0.5 is");
+	EXPECT_FAIL_WITHOUT("{\"defaults\": {\"probe_max\": 1.0000001}}",
+			    "defaults.probe_max: 1.0000001 is out of range (0 < x <= 1)", ": 1 is");
+	EXPECT_FAIL_WITHOUT("{\"defaults\": {\"probe_growth\": 16.000000000000004}}",
+			    "defaults.probe_growth: 16.000000000000004 is out of range", "16 is");
+	EXPECT_FAIL_WITHOUT("{\"defaults\": {\"psi_some_target_pct\": 1234567890}}",
+			    "defaults.psi_some_target_pct: 1234567890 is out of range", "e+");
+	EXPECT_FAIL_WITHOUT("{\"defaults\": {\"probe_min\": 0.1, \"probe_max\": 0.09999999}}",
+			    "defaults: probe_max 0.09999999 is below probe_min 0.1", "max 0.1 ");
+	EXPECT_FAIL_WITHOUT("{\"rules\": [{\"match\": \"*\", \"level\": \"pod\", "
+			    "\"zswap_max\": \"33.3333333%\"}]}", "rules[0].zswap_max: "
+			    "\"33.3333333%\" (with \"defaults\" applied) would be written", "\"33.3333%");
+}
+
 int main(void)
 {
 	test_size_parse();
@@ -1788,6 +1806,7 @@ int main(void)
 	test_bad_strings();
 	test_bad_files();
 	test_syntax_errors_quote_nothing();
+	test_numbers_as_written();
 	test_huge_file();
 	test_shipped_config();
 	test_print();
