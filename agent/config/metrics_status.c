@@ -23,10 +23,11 @@ static int parse_textfile(struct loader *l, const char *where, const struct key_
 {
 	const char *s = json_string_value(v);
 	size_t n = s ? strlen(s) : 0;
+	char vbuf[72];
 
 	if (s && (n < 6 || strcmp(s + n - 5, ".prom") != 0 || s[n - 6] == '/'))
-		return cfg_fail(l, where, "\"%.64s\" must name a file ending in \".prom\" (what "
-				"node_exporter's textfile collector reads)", s);
+		return cfg_fail(l, where, "\"%s\" must name a file ending in \".prom\" (what "
+				"node_exporter's textfile collector reads)", cfg_printable(s, vbuf));
 	return cfg_parse_path(l, where, d, v, base);
 }
 

@@ -41,14 +41,15 @@ static const struct value_type t_pool_target = {
 static int parse_compressor(struct loader *l, const char *where, const struct key_desc *d,
 			    const json_t *v, void *base)
 {
-	char *compressor = field_of(base, d);
+	char *compressor = field_of(base, d), vbuf[72];
 	const char *c = json_string_value(v);
 
 	if (!c[0] || strlen(c) >= ZSWAP_COMPRESSOR_SIZE ||
 	    strspn(c, "abcdefghijklmnopqrstuvwxyz0123456789-_") != strlen(c))
-		return cfg_fail(l, where, "\"%.64s\" is not a compressor name: the kernel's "
+		return cfg_fail(l, where, "\"%s\" is not a compressor name: the kernel's "
 				"crypto names are lowercase letters, digits, '-' and '_', at most "
-				"%d characters, such as \"lz4\" or \"zstd\"", c, ZSWAP_COMPRESSOR_SIZE - 1);
+				"%d characters, such as \"lz4\" or \"zstd\"", cfg_printable(c, vbuf),
+				ZSWAP_COMPRESSOR_SIZE - 1);
 	snprintf(compressor, ZSWAP_COMPRESSOR_SIZE, "%s", c);
 	return 0;
 }

@@ -1795,6 +1795,16 @@ static void test_numbers_as_written(void)
 			    "\"33.3333333%\" (with \"defaults\" applied) would be written", "\"33.3333%");
 }
 
+/* A value quoted in a message is made printable: no byte of the file that a terminal acts on. */
+static void test_quoted_values_printable(void)
+{
+	EXPECT_FAIL_WITHOUT("{\"zswap\": {\"compressor\": \"lz4\\u001b[2J\"}}",
+			    "zswap.compressor: \"lz4?[2J\" is not a compressor name", "\x1b");
+	EXPECT_FAIL_WITHOUT("{\"metrics\": {\"textfile\": \"/x/\\u001b]0;owned\\u0007.txt\"}}",
+			    "metrics.textfile: \"/x/?]0;owned?.txt\" must name a file ending in \".prom\"",
+			    "\x1b", "\x07");
+}
+
 int main(void)
 {
 	test_size_parse();
@@ -1807,6 +1817,7 @@ int main(void)
 	test_bad_files();
 	test_syntax_errors_quote_nothing();
 	test_numbers_as_written();
+	test_quoted_values_printable();
 	test_huge_file();
 	test_shipped_config();
 	test_print();
