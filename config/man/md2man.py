@@ -5,7 +5,7 @@ The README is the one source of the configuration reference; this turns that sec
 next "## " heading) into a man page, so the two cannot drift: a heading becomes .SH/.SS, a table
 row a .TP entry (the key, then type, default and range, then the meaning), a fenced block an
 example, a "- " item a bullet, `code` bold. tests/pkg/check-doc-keys.sh checks that every key of
-the config tables (agent/config/*.c) is in both.
+the config tables (agent/config/config.c) is in both.
 
 Usage: md2man.py [--version V] README.md > reclaimd.json.5
 """
