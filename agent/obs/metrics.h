@@ -5,9 +5,8 @@
  * read the controllers' reports once per tick, after the tick's work, and never change a
  * decision.
  *
- *   metrics.c          the pure part: rendering a struct metrics_input (plain numbers) into
- *                      exposition text. No I/O; unit-tested. metrics.listen is parsed by
- *                      metrics_parse_listen() (reclaimd/config.h), with the configuration.
+ *   metrics.c          the pure part: rendering a struct
+ *                      metrics_input (plain numbers) into exposition text. No I/O; unit-tested.
  *   metrics_collect.c  the loop's side: fills a struct metrics_input from the controllers'
  *                      reports and the loop's own running totals (loop/loop.h).
  *   metrics_io.c       the I/O: the textfile (NAME.prom.<pid> in the same directory, then
@@ -189,7 +188,7 @@ int metrics_render(const struct metrics_input *in, char **ret_text, size_t *ret_
 struct metrics;
 
 /* Sets up from c: binds c->listen (if set) and starts the server thread. Returns 0, -EINVAL for
- * an address metrics_parse_listen() (config.h) refuses, or the -errno of socket/bind/listen (-EADDRINUSE,
+ * an address metrics_parse_listen() refuses, or the -errno of socket/bind/listen (-EADDRINUSE,
  * -EACCES), or -ENOMEM/-EIO when libmicrohttpd would not start. Does not log. */
 int metrics_new(const struct metrics_section *c, struct metrics **ret);
 /* Stops the server thread and frees; accepts NULL. The textfile is left in place. */
