@@ -25,6 +25,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "reclaimd/cgroup.h"
@@ -335,8 +336,10 @@ static int read_slow_files(struct cgroup_node *cg, struct cgroup_slow_files *sf)
 	return 0;
 }
 
-int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t host_swap_free_bytes,
-		       struct cgroup_sample *ret)
+/* cgroup_read_sample(), with *file the cgroup's own file being read when it fails (NULL: another
+ * cgroup's, or none). */
+static int read_sample(struct cgroup_node *cg, unsigned generation, uint64_t host_swap_free_bytes,
+		       struct cgroup_sample *ret, const char **file)
 {
 	char small[SMALL_BUF];
 	struct cgroup_sample s = { .inode = cg->inode, .path = cg->path };
@@ -345,6 +348,7 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 	size_t len;
 	int r;
 
+	*file = "memory.current";
 	r = read_hot(cg, &cg->files.fd_current, "memory.current", small, sizeof(small), &len);
 	if (r < 0)
 		return r;
@@ -352,6 +356,7 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 	if (r < 0)
 		return r;
 
+	*file = "memory.stat";
 	r = read_hot(cg, &cg->files.fd_stat, "memory.stat", big_buf, STAT_BUF, &len);
 	if (r < 0)
 		return r;
@@ -368,6 +373,7 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 		.has_tier_counters = stat_parsed.has_tier_counters,
 	};
 
+	*file = "memory.pressure";
 	r = read_hot(cg, &cg->files.fd_pressure, "memory.pressure", small, sizeof(small), &len);
 	if (r < 0)
 		return r;
@@ -377,6 +383,7 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 	s.mem_some_total_us = psi.some.total_us;
 
 	if (!(cg->files.absent_mask & (1u << OPT_IO_PRESSURE))) {
+		*file = "io.pressure";
 		r = read_hot(cg, &cg->files.fd_io_pressure, "io.pressure", small, sizeof(small), &len);
 		if (r == -ENOENT)
 			cg->files.absent_mask |= 1u << OPT_IO_PRESSURE;
@@ -388,10 +395,12 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 			s.io_some_total_us = psi.some.total_us;
 	}
 
-	if ((r = read_u64_or_max_at(cg->dirfd, "memory.min", &s.min_bytes)) < 0 ||
-	    (r = read_u64_or_max_at(cg->dirfd, "memory.low", &s.low_bytes)) < 0 ||
-	    (r = read_u64_or_max_at(cg->dirfd, "memory.high", &s.high_bytes)) < 0)
+	if ((r = read_u64_or_max_at(cg->dirfd, *file = "memory.min", &s.min_bytes)) < 0 ||
+	    (r = read_u64_or_max_at(cg->dirfd, *file = "memory.low", &s.low_bytes)) < 0 ||
+	    (r = read_u64_or_max_at(cg->dirfd, *file = "memory.high", &s.high_bytes)) < 0)
 		return r;
+	/* The rest reads other cgroups' files too, and the slow files: not named. */
+	*file = NULL;
 
 	/* Swap room: every ancestor's swap.max - swap.current, the host's free swap, and what the
 	 * cgroup and its descendants allow (swap_room_down_of). The root cgroup has no
@@ -447,4 +456,32 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 
 	*ret = s;
 	return 0;
+}
+
+int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t host_swap_free_bytes,
+		       struct cgroup_sample *ret)
+{
+	const char *file = NULL;
+	int r = read_sample(cg, generation, host_swap_free_bytes, ret, &file);
+
+	cg->files.read_failed = r < 0 ? file : NULL;
+	return r;
+}
+
+void cgroup_read_error_text(const struct cgroup_node *cg, int r, char *buf, size_t size)
+{
+	const char *file = cg->files.read_failed, *sep = cg->path[0] ? "/" : "";
+
+	if (!file && r == -ENOENT)
+		snprintf(buf, size, "%s: a memory file it needs is missing", cg->path);
+	else if (!file)
+		snprintf(buf, size, "%s: cannot read its memory files (%s)", cg->path, strerror(-r));
+	else if (r == -ENOENT && strcmp(file, "memory.pressure") == 0)
+		snprintf(buf, size, "%s%s%s is missing (memory.pressure is hidden when "
+			 "cgroup.pressure is 0)", cg->path, sep, file);
+	else if (r == -ENOENT)
+		snprintf(buf, size, "%s%s%s is missing", cg->path, sep, file);
+	else
+		snprintf(buf, size, "cannot read %s%s%s: %s", cg->path, sep, file,
+			 r == -EBADMSG ? "not in the kernel's format" : strerror(-r));
 }

@@ -82,21 +82,18 @@ static int sample_one(struct daemon *d, struct cgroup_node *cg, usec_t now, stru
 		cg->has_memory = false;
 		return 1;
 	}
-	if (r == -ENOENT) {
-		/* Still there, but a file is missing: cgroup.pressure=0 hides memory.pressure. */
-		if (log_ratelimit(&cg->hist.read_warning_us, now, LOG_REPEAT_US))
-			log_event(LOG_WARNING, MSGID_READ_FAILED, &(struct log_fields){ .cgroup = cg->path, .workload = &cg->workload },
-				  "%s: a memory file it needs is missing (memory.pressure is hidden "
-				  "when cgroup.pressure is 0); skipped", cg->path);
-		return 1;
-	}
 	if (r == -EMFILE || r == -ENFILE)
 		return -EMFILE;
 	if (r < 0) {
-		if (log_ratelimit(&cg->hist.read_warning_us, now, LOG_REPEAT_US))
+		/* Still there, but a file is missing (cgroup.pressure=0 hides memory.pressure), or
+		 * unreadable: cgroup_read_error_text() names it. */
+		if (log_ratelimit(&cg->hist.read_warning_us, now, LOG_REPEAT_US)) {
+			char why[PATH_MAX + 128];
+
+			cgroup_read_error_text(cg, r, why, sizeof(why));
 			log_event(LOG_WARNING, MSGID_READ_FAILED, &(struct log_fields){ .cgroup = cg->path, .workload = &cg->workload },
-				  "%s: cannot read its memory files (%s); skipped this tick",
-				  cg->path, strerror(-r));
+				  "%s; skipped%s", why, r == -ENOENT ? "" : " this tick");
+		}
 		return 1;
 	}
 	return 0;

@@ -1,66 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * metrics.c - the pure part of the metrics (metrics.h): the listen address parser and the
- * renderer from a struct metrics_input to Prometheus text exposition format 0.0.4
+ * metrics.c - the pure part of the metrics (metrics.h): the per-pod cap and the renderer from a
+ * struct metrics_input to Prometheus text exposition format 0.0.4
  * (https://prometheus.io/docs/instrumenting/exposition_formats/). No I/O, no clock, no logging:
  * the same input renders to the same bytes.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "obs/metrics.h"
 #include "reclaimd/reclaim_chunk.h"
-
-int metrics_parse_listen(const char *s, struct sockaddr_storage *ret_addr, socklen_t *ret_len)
-{
-	struct sockaddr_storage ss = { 0 };
-	char host[INET6_ADDRSTRLEN + 2];
-	const char *colon, *port_s;
-	unsigned long port;
-	size_t hlen;
-	char *end;
-
-	if (!s || !(colon = strrchr(s, ':')))
-		return -EINVAL;
-	port_s = colon + 1;
-	hlen = (size_t)(colon - s);
-	if (hlen == 0 || hlen >= sizeof(host) || !*port_s || *port_s < '0' || *port_s > '9')
-		return -EINVAL;
-	errno = 0;
-	port = strtoul(port_s, &end, 10);
-	if (errno || *end || port == 0 || port > 65535)
-		return -EINVAL;
-	memcpy(host, s, hlen);
-	host[hlen] = '\0';
-	if (host[0] == '[') {
-		struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
-
-		if (hlen < 3 || host[hlen - 1] != ']')
-			return -EINVAL;
-		host[hlen - 1] = '\0';
-		if (inet_pton(AF_INET6, host + 1, &a6->sin6_addr) != 1)
-			return -EINVAL;
-		a6->sin6_family = AF_INET6;
-		a6->sin6_port = htons((uint16_t)port);
-		*ret_len = sizeof(*a6);
-	} else {
-		struct sockaddr_in *a4 = (struct sockaddr_in *)&ss;
-
-		if (inet_pton(AF_INET, host, &a4->sin_addr) != 1)
-			return -EINVAL;
-		a4->sin_family = AF_INET;
-		a4->sin_port = htons((uint16_t)port);
-		*ret_len = sizeof(*a4);
-	}
-	*ret_addr = ss;
-	return 0;
-}
 
 /* ---- the per-pod cap ---------------------------------------------------------------------- */
 

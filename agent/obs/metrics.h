@@ -5,7 +5,7 @@
  * read the controllers' reports once per tick, after the tick's work, and never change a
  * decision.
  *
- *   metrics.c          the pure part: parsing metrics.listen, and rendering a struct
+ *   metrics.c          the pure part: rendering a struct
  *                      metrics_input (plain numbers) into exposition text. No I/O; unit-tested.
  *   metrics_collect.c  the loop's side: fills a struct metrics_input from the loop's tick
  *                      report (loop/tick_report.h, obs/report.h metrics_tick()).
@@ -170,10 +170,6 @@ struct metrics_input {
 };
 
 /* ---- metrics.c (pure) ---------------------------------------------------------------------- */
-
-/* "ADDR:PORT" with a numeric IPv4 address, or "[ADDR]:PORT" with an IPv6 one; port 1..65535.
- * No host names (no resolver at start). Returns 0 and the address, or -EINVAL. */
-int metrics_parse_listen(const char *s, struct sockaddr_storage *ret_addr, socklen_t *ret_len);
 
 /* The pods that keep series of their own under a cap of `max`: the `max` first seen (lowest
  * seq: a pod keeps its series while it lives, whatever pods come after it), moved to the front

@@ -8,7 +8,7 @@ meaning), a fenced block an example, a "- " item a bullet, `code` bold. A link t
 reference, [text](#anchor), becomes "text"; a link anywhere else is an error, so the man page never
 points to a section that is not in it. Lines from "<!-- md2man: skip -->" to "<!-- md2man: end -->"
 are for the forge's reader only and are left out. tests/pkg/check-doc-keys.sh checks that every
-key of the config tables (agent/config/config.c) is in both.
+key of the config tables (agent/config/*.c) is in both.
 
 Usage: md2man.py [--version V] docs/configuration.md > reclaimd.json.5
 Exit status: 0, or 1 when the file has no "# " title, a link leaves the page, or an #anchor names

@@ -93,6 +93,9 @@ struct cgroup_node {
 		 * swap.current, zswap.current/max, events, numa_stat): re-read every
 		 * CGROUP_SLOW_FILES_TICKS ticks, carried in between. */
 		struct cgroup_slow_files *slow;  /* allocated once managed; NULL otherwise */
+		/* The cgroup's own file whose read failed the last cgroup_read_sample() (a static
+		 * name, "memory.stat"), or NULL: it succeeded, or the failure was elsewhere. */
+		const char *read_failed;
 	} files;
 
 	struct {
@@ -280,6 +283,13 @@ struct cgroup_node *cgroup_set_lookup(const struct cgroup_set *s, uint64_t inode
  * other -errno. Leaves history (prev_*) to the caller. */
 int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t host_swap_free_bytes,
 		       struct cgroup_sample *ret);
+
+/* The failure r (-errno) of the last cgroup_read_sample() of cg as one line into buf, the path
+ * relative to the cgroup root: "<path>/memory.stat is missing" (for memory.pressure, with why:
+ * cgroup.pressure 0 hides it), "cannot read <path>/<file>: <error>", or, when the file that
+ * failed was not one of the cgroup's own, "<path>: a memory file it needs is missing" or
+ * "<path>: cannot read its memory files (<error>)". */
+void cgroup_read_error_text(const struct cgroup_node *cg, int r, char *buf, size_t size);
 
 /* At most `budget` hot fds are kept open across all cgroups; past it, hot files are opened, read
  * and closed on each read. Default: no limit. */

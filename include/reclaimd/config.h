@@ -12,6 +12,7 @@
 #define RECLAIMD_CONFIG_H
 
 #include <stdio.h>
+#include <sys/socket.h>
 
 #include "reclaimd/common.h"
 #include "reclaimd/swap.h"
@@ -249,5 +250,11 @@ int config_check_topology(const struct config *c, const struct numa_topology *t,
 
 /* Human-readable effective configuration (every rule with every parameter), for --check-config. */
 void config_print(const struct config *c, FILE *out);
+
+/* metrics.listen: "ADDR:PORT" with a numeric IPv4 address, or "[ADDR]:PORT" with an IPv6 one;
+ * port 1..65535. No host names (no resolver at start). Returns 0 and the address (*ret_addr,
+ * its length in *ret_len), or -EINVAL with both untouched. The loader checks the key with it,
+ * and the HTTP server (agent/obs/metrics_io.c) binds what it gives. */
+int metrics_parse_listen(const char *s, struct sockaddr_storage *ret_addr, socklen_t *ret_len);
 
 #endif

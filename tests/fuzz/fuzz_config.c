@@ -3,7 +3,9 @@
  * fuzz_config.c - the configuration loader, config_load_buffer() (config.h): JSON parsing by
  * jansson, then every key's own parser and range check. A configuration that loads is also
  * printed (--check-config) and asked which rule matches a few paths (--explain-path), into
- * /dev/null. Checked: the loader's return values, an error text on failure with *ret untouched.
+ * /dev/null. Checked: the loader's return values, an error text on failure with *ret untouched,
+ * printable ASCII (what it quotes of the input is made printable), and for a syntax error
+ * without jansson's "near '<token>'".
  */
 #include "fuzz.h"
 #include "reclaimd/config.h"
@@ -14,6 +16,16 @@ static const char *const paths[] = {
 	"kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod0a1b2c3d_4e5f_6789_abcd_ef0123456789.slice/cri-containerd-0123456789abcdef.scope",
 	"user.slice/user-1000.slice/session-1.scope",
 };
+
+/* Printable ASCII only: what the message quotes of the input went through cfg_printable(), and
+ * jansson's token from the file is left out. */
+static bool message_is_printable(const char *text)
+{
+	for (const char *p = text; *p; p++)
+		if (*p < 0x20 || *p > 0x7e)
+			return false;
+	return true;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -29,6 +41,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (r < 0) {
 		FUZZ_CHECK(c == (struct config *)(uintptr_t)0xA5A5A5A5u);
 		FUZZ_CHECK(err.text[0] != '\0' && memchr(err.text, '\0', sizeof(err.text)));
+		FUZZ_CHECK(message_is_printable(err.text));
+		/* a syntax error (jansson's, with a line) quotes no token; an unknown key is quoted */
+		FUZZ_CHECK(err.line == 0 || !strstr(err.text, " near '"));
 		return 0;
 	}
 	config_print(c, devnull);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # check-doc-keys.sh - every key of the configuration tables (the key_desc tables of
-# agent/config/config.c, which drive parsing and --check-config) is documented: in the
+# agent/config/*.c, which drive parsing and --check-config) is documented: in the
 # configuration reference, docs/configuration.md, and in the man page made from it
 # (build/man/reclaimd.json.5, built here with make man), and the man pages build. Every metric
 # family agent/obs/metrics.c renders is in docs/operating.md's "Metrics" section, and every one
@@ -17,10 +17,10 @@ TEST_NAME=check-doc-keys
 keys=$(awk '/static const struct key_desc [a-z_]+\[\] = \{/ { t = 1; next }
 	t && /^\};/ { t = 0 }
 	t && match($0, /^[ \t]*\{ "[a-z_]+",/) { s = substr($0, RSTART, RLENGTH); gsub(/[ \t{",]/, "", s); print s }' \
-	agent/config/config.c | sort -u)
+	agent/config/*.c | sort -u)
 n=$(echo "$keys" | grep -c .)
 if [ "$n" -lt 20 ]; then
-	fail "config-keys-found: only $n keys read from agent/config/config.c (has its table format changed?)"
+	fail "config-keys-found: only $n keys read from agent/config/*.c (has its table format changed?)"
 	summary
 fi
 
@@ -35,7 +35,7 @@ for k in $keys; do
 	printf '%s' "$ref" | grep -qF "\`$k\`" || missing="$missing $k"
 done
 if [ -z "$missing" ]; then
-	pass "reference-has-every-key: all $n keys of agent/config/config.c in $ref_file"
+	pass "reference-has-every-key: all $n keys of agent/config/*.c in $ref_file"
 else
 	fail "reference-has-every-key: not in $ref_file:$missing"
 fi

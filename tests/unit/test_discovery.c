@@ -955,6 +955,62 @@ static void test_kubelet_swap_room_and_protection(void)
 #undef BU
 }
 
+/* A read that fails names the cgroup's file: a missing memory.stat is named, without the hint
+ * that belongs to memory.pressure alone; a malformed file is named with what is wrong. */
+static void test_read_error_names_the_file(void)
+{
+	_cleanup_(config_freep) struct config *c = load("{\"rules\": [{\"match\": \"rd\"}]}");
+	struct cgroup_set s;
+	struct cgroup_node *cg;
+	struct cgroup_sample smp;
+	char path[1024], text[256];
+
+	mkcg("rd", true, 100);
+	CHECK_EQ_INT(cgroup_set_init(&s, root), 0);
+	cgroup_set_scan(&s, c, on_gone, NULL);
+	CHECK((cg = find(&s, "rd")) && cg->managed);
+	if (!cg) {
+		cgroup_set_done(&s);
+		rmtree("rd");
+		return;
+	}
+
+	snprintf(path, sizeof(path), "%s/rd/memory.stat", root);
+	CHECK_EQ_INT(unlink(path), 0);
+	cgroup_close_files(cg); /* an open fd would still read the unlinked file */
+	CHECK_EQ_INT(cgroup_read_sample(cg, 1, 1ULL << 40, &smp), -ENOENT);
+	CHECK_STREQ(cg->files.read_failed, "memory.stat");
+	cgroup_read_error_text(cg, -ENOENT, text, sizeof(text));
+	CHECK_STREQ(text, "rd/memory.stat is missing");
+
+	mkcg("rd", true, 100);
+	snprintf(path, sizeof(path), "%s/rd/memory.pressure", root);
+	CHECK_EQ_INT(unlink(path), 0);
+	cgroup_close_files(cg);
+	CHECK_EQ_INT(cgroup_read_sample(cg, 2, 1ULL << 40, &smp), -ENOENT);
+	cgroup_read_error_text(cg, -ENOENT, text, sizeof(text));
+	CHECK_STREQ(text, "rd/memory.pressure is missing (memory.pressure is hidden when "
+			  "cgroup.pressure is 0)");
+
+	mkcg("rd", true, 100);
+	put("rd", "memory.current", "lots\n");
+	cgroup_close_files(cg);
+	CHECK_EQ_INT(cgroup_read_sample(cg, 3, 1ULL << 40, &smp), -EBADMSG);
+	cgroup_read_error_text(cg, -EBADMSG, text, sizeof(text));
+	CHECK_STREQ(text, "cannot read rd/memory.current: not in the kernel's format");
+
+	mkcg("rd", true, 100);
+	cgroup_close_files(cg);
+	CHECK_EQ_INT(cgroup_read_sample(cg, 4, 1ULL << 40, &smp), 0);
+	CHECK(cg->files.read_failed == NULL);
+	/* a failure outside the cgroup's own files has no name to give */
+	cgroup_read_error_text(cg, -ENOENT, text, sizeof(text));
+	CHECK_STREQ(text, "rd: a memory file it needs is missing");
+
+	cgroup_set_done(&s);
+	rmtree("rd");
+}
+
 int main(void)
 {
 	snprintf(root, sizeof(root), "/tmp/reclaimd-test-discovery.XXXXXX");
@@ -978,6 +1034,7 @@ int main(void)
 	test_workloads();
 	test_kubepods_tracked();
 	test_kubelet_swap_room_and_protection();
+	test_read_error_names_the_file();
 	rmdir(root);
 	return test_report("discovery");
 }
