@@ -421,9 +421,10 @@ const struct rule *config_match(const struct config *c, const char *relpath)
  * it leaves what it matches unmanaged. Told by identity, as policy_find() returns it. */
 extern const struct policy_desc policy_none;
 
+/* Whether rules giving pd leave their cgroups unmanaged (policy "none": policy.h excludes). */
 static bool policy_is_none(const struct policy_desc *pd)
 {
-	return pd == &policy_none;
+	return pd->excludes;
 }
 
 void config_explain(const struct config *c, const char *relpath, FILE *out)
