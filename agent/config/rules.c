@@ -417,10 +417,6 @@ const struct rule *config_match(const struct config *c, const char *relpath)
 	return match_rules(c, relpath, &w, NULL);
 }
 
-/* The "none" policy (policies/cgroup/none.c), the one registry entry that excludes: a rule with
- * it leaves what it matches unmanaged. Told by identity, as policy_find() returns it. */
-extern const struct policy_desc policy_none;
-
 /* Whether rules giving pd leave their cgroups unmanaged (policy "none": policy.h excludes). */
 static bool policy_is_none(const struct policy_desc *pd)
 {
