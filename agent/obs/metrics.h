@@ -204,9 +204,10 @@ int metrics_render(const struct metrics_input *in, char **ret_text, size_t *ret_
 
 struct metrics;
 
-/* Sets up from c: binds c->listen (if set) and starts the server thread. Returns 0, -EINVAL for
- * an address metrics_parse_listen() refuses, or the -errno of socket/bind/listen (-EADDRINUSE,
- * -EACCES), or -ENOMEM/-EIO when libmicrohttpd would not start. Does not log. */
+/* Sets up from c: binds c->listen (if set) and starts the server thread and its sweeper.
+ * Returns 0, -EINVAL for an address metrics_parse_listen() refuses, or the -errno of
+ * socket/bind/listen (-EADDRINUSE, -EACCES), -EAGAIN when the sweeper thread cannot be made,
+ * or -ENOMEM/-EIO when libmicrohttpd would not start. Does not log. */
 int metrics_new(const struct metrics_section *c, struct metrics **ret);
 /* Stops the server thread and frees; accepts NULL. The textfile is left in place. */
 void metrics_free(struct metrics *m);

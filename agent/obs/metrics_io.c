@@ -58,7 +58,6 @@ struct metrics {
 	pthread_cond_t sweeper_wake;    /* CLOCK_MONOTONIC; signalled to stop the sweeper */
 	bool sweeper_stop;
 	struct http_conn *conns;        /* open connections, newest first */
-	uint64_t deadline_closes;       /* connections shut down at their request deadline */
 
 	/* shared with the server thread */
 	pthread_mutex_t lock;
@@ -159,7 +158,6 @@ static void *sweeper_main(void *arg)
 				continue;
 			(void)shutdown(hc->fd, SHUT_RDWR);
 			hc->shut = true;
-			m->deadline_closes++;
 		}
 		clock_gettime(CLOCK_MONOTONIC, &until);
 		until.tv_nsec += METRICS_HTTP_SWEEP_MS * 1000000L;
@@ -196,6 +194,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	static const char not_yet[] = "no tick has run yet\n";
 	struct metrics *m = cls;
 	struct MHD_Response *resp = NULL;
+	bool have_page;
 	enum MHD_Result r;
 
 	(void)version;
@@ -207,12 +206,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 			       MHD_RESPMEM_PERSISTENT);
 	/* Only the copy is made under the lock the main thread takes once per tick. */
 	pthread_mutex_lock(&m->lock);
-	if (m->page)
+	have_page = m->page != NULL;
+	if (have_page)
 		resp = MHD_create_response_from_buffer(m->page_len, m->page, MHD_RESPMEM_MUST_COPY);
 	pthread_mutex_unlock(&m->lock);
-	if (!resp)
+	if (!have_page)
 		return respond(conn, MHD_HTTP_SERVICE_UNAVAILABLE, not_yet, sizeof(not_yet) - 1,
 			       MHD_RESPMEM_PERSISTENT);
+	if (!resp)
+		return MHD_NO; /* out of memory: MHD closes the connection */
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, CONTENT_TYPE);
 	r = MHD_queue_response(conn, MHD_HTTP_OK, resp);
 	MHD_destroy_response(resp);
