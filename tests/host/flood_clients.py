@@ -10,7 +10,9 @@ Each prints "key=value" lines of what it saw; the script asserts on them. Exit 0
   flood_clients.py attack unix SOCKET N PERIOD SECONDS
       N connections to the status socket, each sending the start of a call and then one more
       byte (a space) every PERIOD s, never its NUL
-    An attacker whose connection the server closes connects again 0.2 s later.
+    An attacker whose connection the server closes connects again 0.2 s later. Prints how many
+    connections were made and closed by the server, the longest time one was held, and the
+    shortest time before the server closed one (-1: none closed).
   flood_clients.py measure HOST:PORT|- SOCKET|- N INTERVAL
       N scrapes of GET /metrics and N io.reclaimd.Status calls, one of each every INTERVAL s (in
       two threads), each on a new connection; one answered within 1 s counts as ok. Status
@@ -46,11 +48,13 @@ def attack(kind, target, src, n, period, seconds):
     next_connect = [0.0] * n
     connects = closed = failed_connects = 0
     longest = 0.0  # the longest time a connection was held open (closed or still open)
+    shortest = None  # the shortest time a connection was held before the server closed it
     end = now() + seconds
 
     def close(i, t):
-        nonlocal closed, longest
+        nonlocal closed, longest, shortest
         longest = max(longest, t - opened[i])
+        shortest = t - opened[i] if shortest is None else min(shortest, t - opened[i])
         conns[i].close()
         conns[i] = None
         next_connect[i] = t + RECONNECT_S
@@ -80,9 +84,8 @@ def attack(kind, target, src, n, period, seconds):
                 sent[i] = 0
                 next_send[i] = t
             if conns[i] is not None and t >= next_send[i]:
-                byte = head[sent[i]:sent[i] + len(head)] if sent[i] == 0 else tail
                 try:
-                    conns[i].send(byte)
+                    conns[i].send(head if sent[i] == 0 else tail)
                     sent[i] += 1
                     next_send[i] = t + period
                 except OSError:
@@ -115,6 +118,7 @@ def attack(kind, target, src, n, period, seconds):
     print(f"attack_connect_failures={failed_connects}")
     print(f"attack_closed_by_server={closed}")
     print(f"attack_longest_held_s={longest:.2f}")
+    print(f"attack_shortest_closed_s={-1 if shortest is None else shortest:.2f}")
 
 
 def scrape(hostport):

@@ -7,12 +7,15 @@
 #     byte every 2 s, never finishing it, and connect again when closed, and
 #   - 64 clients of the status socket, as nobody (a member of the read group), each send the
 #     start of a call and one more byte every 0.5 s, never its end, and connect again when
-#     closed.
+#     closed, while another member of the read group holds 4 partial clients of its own.
 # Checks: >= 99 of the 100 scrapes and of the 100 Status calls (made as another member of the
 # read group, uid 65533) answered within 1 s under the flood; 20 of 20 calls as root; the slow
-# clients held no connection much past the request deadlines (5 s HTTP, 3 s socket); tick
+# clients held no connection much past the request deadlines (5 s HTTP, 3 s socket); the
+# bystander's clients were not evicted for nobody's (per-uid limit); tick
 # lateness under the flood within 100 ms of the quiet run's worst (the Status replies carry
-# each tick's lateness); ticks went on.
+# each tick's lateness); ticks went on. Then the status socket full: 64 partial clients, 16 under
+# each of four uids of the read group; >= 49 of 50 calls of another member and 10 of 10 of root
+# within 1 s (the oldest partial client makes room).
 #
 # Run by `make check-unit` (through tests/run-unit.sh); BUILD names the build directory
 # (default build/gcc). Ends with "floods: N passed, N failed, N skipped"; exits non-zero when a
@@ -117,6 +120,13 @@ check "quiet: 100 of 100 Status calls within 1 s ($(value call_ok "$T/quiet"))" 
 	[ "$(value call_ok "$T/quiet")" = 100 ]
 
 # ---- the flood ------------------------------------------------------------------------------
+# A bystander first: another member of the read group with 4 partial clients of its own, the
+# oldest when nobody's 64 come. The per-uid limit keeps nobody's from evicting them: each is
+# closed at its 3 s deadline, never sooner.
+setpriv --reuid=65530 --regid=65534 --clear-groups \
+	"$PY" "$CLIENTS" attack unix "$SOCK" 4 0.5 "$FLOOD_S" >"$T/bystander" 2>&1 &
+bystander_pid=$!
+sleep 0.5
 "$PY" "$CLIENTS" attack tcp "127.0.0.1:$PORT" 127.0.0.2 16 2 "$FLOOD_S" >"$T/http" 2>&1 &
 http_pid=$!
 as_attacker "$PY" "$CLIENTS" attack unix "$SOCK" 64 0.5 "$FLOOD_S" >"$T/sock" 2>&1 &
@@ -128,6 +138,7 @@ as_reader "$PY" "$CLIENTS" measure "127.0.0.1:$PORT" "$SOCK" 100 0.1 >"$T/flood"
 wait "$root_pid"
 wait "$http_pid"
 wait "$sock_pid"
+wait "$bystander_pid"
 check "the agent is alive after the flood" kill -0 "$AGENT_PID"
 
 s_ok=$(value scrape_ok "$T/flood")
@@ -149,6 +160,9 @@ check "partial socket clients connected and were closed ($(value attack_connects
 	[ "$(value attack_closed_by_server "$T/sock")" -ge 64 ]
 check "partial socket clients: held 5 s at most, the 3 s request deadline ($sock_held s)" \
 	awk -v s="${sock_held:-99}" 'BEGIN { exit !(s <= 5) }'
+by_closed=$(value attack_shortest_closed_s "$T/bystander")
+check "another user's 4 partial clients not evicted for nobody's 64: closed at the 3 s deadline, soonest after $by_closed s" \
+	awk -v s="${by_closed:-0}" 'BEGIN { exit !(s >= 2.5 && s <= 5) }'
 # Tick lateness as without the flood: the worst seen during the flood within 100 ms of the
 # worst seen in the quiet run (the timer's accuracy and a shared CPU move it by milliseconds).
 q_late=$(value late_max_us "$T/quiet")
@@ -164,6 +178,31 @@ echo "measured: flood: $(tr '\n' ' ' <"$T/flood")"
 echo "measured: root:  $(tr '\n' ' ' <"$T/root")"
 echo "measured: http attackers: $(tr '\n' ' ' <"$T/http")"
 echo "measured: socket attackers: $(tr '\n' ' ' <"$T/sock")"
+echo "measured: bystander: $(tr '\n' ' ' <"$T/bystander")"
+
+# ---- a full status socket --------------------------------------------------------------------
+# 64 partial clients again, 16 under each of four uids of the read group: within the per-uid
+# limit, they fill every place. A new caller takes the place of the oldest partial one.
+attackers=
+for uid in 65534 65532 65531 65530; do
+	setpriv --reuid=$uid --regid=65534 --clear-groups \
+		"$PY" "$CLIENTS" attack unix "$SOCK" 16 0.5 12 >"$T/full.$uid" 2>&1 &
+	attackers="$attackers $!"
+done
+sleep 2
+"$PY" "$CLIENTS" measure - "$SOCK" 10 0.5 >"$T/full-root" 2>&1 &
+root_pid=$!
+as_reader "$PY" "$CLIENTS" measure - "$SOCK" 50 0.1 >"$T/full" 2>&1
+wait "$root_pid"
+for p in $attackers; do wait "$p"; done
+full_connects=$(cat "$T"/full.655* | sed -n 's/^attack_connects=//p' | awk '{ n += $1 } END { print n + 0 }')
+check "full socket: >= 49 of 50 Status calls of a read-group member within 1 s ($(value call_ok "$T/full"))" \
+	[ "$(value call_ok "$T/full")" -ge 49 ]
+check "full socket: 10 of 10 Status calls of root within 1 s ($(value call_ok "$T/full-root"))" \
+	[ "$(value call_ok "$T/full-root")" = 10 ]
+check "full socket: the four users' clients connected ($full_connects connections)" \
+	[ "$full_connects" -ge 64 ]
+echo "measured: full socket: $(tr '\n' ' ' <"$T/full"); root: $(tr '\n' ' ' <"$T/full-root")"
 
 kill -TERM "$AGENT_PID"
 wait "$AGENT_PID"
