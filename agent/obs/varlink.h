@@ -30,13 +30,14 @@
 
 /* Largest request, NUL included: a call is a method name and a cgroup path (PATH_MAX). */
 #define VARLINK_REQUEST_MAX_BYTES (16 * 1024)
-/* Clients served at once; a connection past this replaces the oldest idle client, else the
- * oldest with a partial request, or is closed at once (the peer reads EOF) when every client
- * waits for its reply to be read. Root's clients are evicted only for root's. */
+/* Clients served at once; a connection past this replaces the client that has waited longest
+ * for a request (since its connection or its last call; idle or with a partial request), or is
+ * closed at once (the peer reads EOF) when every client waits for its reply to be read. Root's
+ * clients are evicted only for root's. */
 #define VARLINK_MAX_CLIENTS 64
 /* Clients of one uid (SO_PEERCRED) at once, root excepted: one member of the read group holds a
- * quarter of the places at most. A connection past it replaces that user's own oldest client
- * waiting for a request, or is closed at once. */
+ * quarter of the places at most. A connection past it replaces that user's own client that has
+ * waited longest for a request, or is closed at once. */
 #define VARLINK_MAX_CLIENTS_PER_UID 16
 /* Places past VARLINK_MAX_CLIENTS that only root's connections take, when no other client can
  * be evicted (all of them wait for a reply to be read): root is always served. */

@@ -7,10 +7,11 @@
  *    sources run at a lower priority than the tick's timer and the PSI triggers;
  *  - at most VARLINK_MAX_CLIENTS clients, and at most VARLINK_MAX_CLIENTS_PER_UID of one user
  *    (SO_PEERCRED at accept), so that one member of the read group cannot fill every place; a
- *    connection past its user's limit takes the place of that user's oldest client that waits
- *    for a request, and one past the total takes the place of the oldest client that has sent
- *    nothing, else of the oldest one with a partial request (bytes sent keep no client in);
- *    when every client is waiting for its reply to be read, it is closed at once;
+ *    connection past its user's limit takes the place of that user's client that has waited
+ *    longest for a request, and one past the total takes the place of the client that has
+ *    waited longest, whether it sent nothing or part of a request (bytes sent keep no client
+ *    in; a client just connected, before its first byte, is the last to go); when every
+ *    client is waiting for its reply to be read, it is closed at once;
  *  - root (uid 0) is always served: its connections are not counted against a full server's
  *    limit, they evict any other user's waiting client, and up to VARLINK_ROOT_EXTRA_CLIENTS
  *    more than VARLINK_MAX_CLIENTS are admitted for root alone;
@@ -54,6 +55,7 @@ struct client {
 	struct client *prev, *next;
 	int fd;
 	uid_t uid;                /* SO_PEERCRED at accept; (uid_t)-1 when it could not be read */
+	usec_t waiting_since_us;  /* CLOCK_MONOTONIC: its connection, or the end of its last call */
 	sd_event_source *io, *timer;
 	char *in;                 /* VARLINK_REQUEST_MAX_BYTES, allocated with the client */
 	size_t in_len;
@@ -114,8 +116,10 @@ static void client_free(struct client *c)
 	free(c);
 }
 
+/* A new wait for a request begins: its deadline, and its age for eviction. */
 static void client_rearm_deadline(struct client *c)
 {
+	c->waiting_since_us = now_us(); /* not the loop's cached time: accepts in one wake-up differ */
 	sd_event_source_set_time_relative(c->timer, VARLINK_CLIENT_TIMEOUT_US);
 	sd_event_source_set_enabled(c->timer, SD_EVENT_ONESHOT);
 }
@@ -394,6 +398,7 @@ static int client_new(struct varlink_server *s, int fd, uid_t uid)
 	c->srv = s;
 	c->fd = fd;
 	c->uid = uid;
+	c->waiting_since_us = now_us();
 	c->next = s->clients;
 	if (s->clients)
 		s->clients->prev = c;
@@ -422,24 +427,23 @@ static bool client_idle(const struct client *c)
 	return !c->in_len && !c->out && ioctl(c->fd, FIONREAD, &queued) == 0 && queued == 0;
 }
 
-/* The client to disconnect to make room for a connection of user `uid`, among those that wait
- * for a request (no reply pending): with `same_uid`, the oldest of that user's own; else the
- * oldest idle one (sent nothing), else the oldest with a partial request, never root's unless
- * the newcomer is root. NULL when every candidate is waiting for its reply to be read. */
+/* The client to disconnect to make room for a connection of user `uid`: among those that wait
+ * for a request (no reply pending), idle or with a partial request, the one that has waited
+ * longest (since its connection or its last call); with `same_uid` only that user's own, else
+ * never root's unless the newcomer is root. Not the newest: a client just accepted has not
+ * had the time to send its request. NULL when every candidate is waiting for its reply to be
+ * read. */
 static struct client *pick_victim(struct varlink_server *s, uid_t uid, bool same_uid)
 {
-	struct client *idle = NULL, *partial = NULL;
+	struct client *victim = NULL;
 
-	/* The list is newest first: the last match is the oldest. */
 	for (struct client *c = s->clients; c; c = c->next) {
 		if (c->out || (same_uid && c->uid != uid) || (!same_uid && c->uid == 0 && uid != 0))
 			continue;
-		if (client_idle(c))
-			idle = c;
-		else
-			partial = c;
+		if (!victim || c->waiting_since_us <= victim->waiting_since_us)
+			victim = c; /* newest first: on a tie, the one connected earlier */
 	}
-	return idle ? idle : partial;
+	return victim;
 }
 
 /* How many clients user `uid` has connected. */
