@@ -281,6 +281,13 @@ static void server_stop(struct metrics *m)
 		pthread_join(m->sweeper, NULL);
 		m->sweeper_running = false;
 	}
+	/* MHD reported every connection closed as it stopped; anything left is freed here. */
+	while (m->conns) {
+		struct http_conn *hc = m->conns;
+
+		m->conns = hc->next;
+		free(hc);
+	}
 	free(m->listen);
 	m->listen = NULL;
 }
