@@ -16,7 +16,8 @@ Each prints "key=value" lines of what it saw; the script asserts on them. Exit 0
   flood_clients.py measure HOST:PORT|- SOCKET|- N INTERVAL
       N scrapes of GET /metrics and N io.reclaimd.Status calls, one of each every INTERVAL s (in
       two threads), each on a new connection; one answered within 1 s counts as ok. Status
-      replies give the tick's lateness (late_last_us) and count.
+      replies give the tick's lateness (late_last_us) and count: ticks is how many ticks ran
+      between the first and the last answered call, ticks_seconds how long apart they were.
 """
 import json
 import select
@@ -196,6 +197,7 @@ def measure(hostport, path, n, interval):
     def run_calls():
         ok, worst, late = 0, 0.0, []
         first = last = None
+        first_t = last_t = 0.0
         for _ in range(n):
             t0 = now()
             good, dt, tick = status_call(path)
@@ -203,13 +205,15 @@ def measure(hostport, path, n, interval):
             worst = max(worst, dt)
             if tick is not None:
                 late.append(tick["late_last_us"])
-                first = tick["count"] if first is None else first
-                last = tick["count"]
+                if first is None:
+                    first, first_t = tick["count"], now()
+                last, last_t = tick["count"], now()
             time.sleep(max(0.0, interval - (now() - t0)))
         res["call_ok"], res["call_max_ms"] = ok, int(worst * 1000)
         res["late_max_us"] = max(late) if late else -1
         res["late_mean_us"] = int(sum(late) / len(late)) if late else -1
         res["ticks"] = (last - first) if late else -1
+        res["ticks_seconds"] = f"{last_t - first_t:.1f}"  # between the first and last reply
 
     threads = []
     if hostport != "-":

@@ -170,7 +170,7 @@ f_late=$(value late_max_us "$T/flood")
 check "tick lateness under the flood (max ${f_late:-none} us) within 100 ms of the quiet run's (${q_late:-none} us)" \
 	[ "${f_late:--1}" -ge 0 -a "${q_late:--1}" -ge 0 -a "${f_late:-0}" -le $((${q_late:-0} + 100000)) ]
 f_ticks=$(value ticks "$T/flood")
-f_secs=$(value seconds "$T/flood")
+f_secs=$(value ticks_seconds "$T/flood")
 check "ticks went on under the flood ($f_ticks in $f_secs s at 0.5 s)" \
 	awk -v n="${f_ticks:-0}" -v s="${f_secs:-0}" 'BEGIN { exit !(n >= s / 0.5 * 0.8) }'
 echo "measured: quiet: $(tr '\n' ' ' <"$T/quiet")"
