@@ -11,8 +11,8 @@
 # Checks: >= 99 of the 100 scrapes and of the 100 Status calls (made as another member of the
 # read group, uid 65533) answered within 1 s under the flood; 20 of 20 calls as root; the slow
 # clients held no connection much past the request deadlines (5 s HTTP, 3 s socket); the
-# bystander's clients were not evicted for nobody's (per-uid limit); tick
-# lateness under the flood within 100 ms of the quiet run's worst (the Status replies carry
+# bystander's clients were not evicted for nobody's (per-uid limit); tick lateness under
+# the flood as in the quiet run (mean within 20 ms, none over 250 ms; the Status replies carry
 # each tick's lateness); ticks went on. Then the status socket full: 64 partial clients, 16 under
 # each of four uids of the read group; >= 49 of 50 calls of another member and 10 of 10 of root
 # within 1 s (the oldest partial client makes room).
@@ -163,12 +163,17 @@ check "partial socket clients: held 5 s at most, the 3 s request deadline ($sock
 by_closed=$(value attack_shortest_closed_s "$T/bystander")
 check "another user's 4 partial clients not evicted for nobody's 64: closed at the 3 s deadline, soonest after $by_closed s" \
 	awk -v s="${by_closed:-0}" 'BEGIN { exit !(s >= 2.5 && s <= 5) }'
-# Tick lateness as without the flood: the worst seen during the flood within 100 ms of the
-# worst seen in the quiet run (the timer's accuracy and a shared CPU move it by milliseconds).
-q_late=$(value late_max_us "$T/quiet")
+# Tick lateness as without the flood: the mean over the ticks the calls saw within 20 ms of the
+# quiet run's, and no tick under the flood half an interval late. Not the maxima against each
+# other: on a CPU shared with other builds one tick in 20 is 30-110 ms late, flood or not (the
+# quiet runs' worst ranged 10-90 ms over 19 runs, their means 2-14 ms).
+q_mean=$(value late_mean_us "$T/quiet")
+f_mean=$(value late_mean_us "$T/flood")
 f_late=$(value late_max_us "$T/flood")
-check "tick lateness under the flood (max ${f_late:-none} us) within 100 ms of the quiet run's (${q_late:-none} us)" \
-	[ "${f_late:--1}" -ge 0 -a "${q_late:--1}" -ge 0 -a "${f_late:-0}" -le $((${q_late:-0} + 100000)) ]
+check "tick lateness under the flood: mean ${f_mean:-none} us within 20 ms of the quiet run's ${q_mean:-none} us" \
+	[ "${f_mean:--1}" -ge 0 -a "${q_mean:--1}" -ge 0 -a "${f_mean:-0}" -le $((${q_mean:-0} + 20000)) ]
+check "tick lateness under the flood: max ${f_late:-none} us (quiet $(value late_max_us "$T/quiet") us) under 250 ms" \
+	[ "${f_late:--1}" -ge 0 -a "${f_late:-0}" -lt 250000 ]
 f_ticks=$(value ticks "$T/flood")
 f_secs=$(value ticks_seconds "$T/flood")
 check "ticks went on under the flood ($f_ticks in $f_secs s at 0.5 s)" \
