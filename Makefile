@@ -78,7 +78,7 @@ CTL_OBJS  := $(BUILD)/agent/cli/reclaimctl.o $(BUILD)/agent/obs/varlink_proto.o 
 CTL_LIBS   = $(shell pkg-config --libs jansson 2>/dev/null) -lm
 # Host tests that run the programs themselves (tests/host/), counted with the unit tests.
 HOST_TESTS := tests/host/status-socket.sh tests/host/state-file.sh tests/host/safety.sh \
-	tests/host/hostile-paths.sh
+	tests/host/hostile-paths.sh tests/host/floods.sh
 HOST_DEPS := reclaimd reclaimctl $(BUILD)/tests/status_probe $(BUILD)/tests/gen_cgroupfs
 
 .PHONY: all deps check check-unit check-san check-vm check-kernels check-matrix demo bench fuzz install man deb image clean FORCE

@@ -19,9 +19,11 @@
  * for a pointer swap, the server for one memcpy of the page (tens of KiB). Driving MHD from
  * sd-event would put MHD's request parsing and its fd-set bookkeeping (MHD_get_fdset() each
  * iteration, or its epoll fd plus MHD_get_timeout()) on the thread that must tick on time, for
- * no gain: nothing the server does needs the loop's state. Connections are bounded
- * (METRICS_HTTP_MAX_CONNECTIONS, METRICS_HTTP_TIMEOUT_S each); only GET /metrics answers 200,
- * anything else 404; 503 until the first tick has rendered.
+ * no gain: nothing the server does needs the loop's state. Connections are bounded in number
+ * (METRICS_HTTP_MAX_CONNECTIONS, METRICS_HTTP_MAX_PER_IP from one address) and in time: a whole
+ * request gets METRICS_HTTP_REQUEST_DEADLINE_S, enforced by a sweeper thread (metrics_io.c),
+ * since libmicrohttpd's own timeout is only an idle one; only GET /metrics answers 200,
+ * anything else 404; 503 until the first tick has rendered. docs/limits.md gives the why.
  *
  * Counters (`_total`) are read from running totals the owners keep (dispatcher, headroom, zswap,
  * zram, aging reports; obs/report.c for decisions, bytes by rule, QoS class and pod, and
@@ -41,8 +43,19 @@
 #include "reclaimd/config.h"
 #include "reclaimd/policy.h"
 
-#define METRICS_HTTP_MAX_CONNECTIONS 16
-#define METRICS_HTTP_TIMEOUT_S 10
+/* HTTP connections at once, and from one client address: one address (a pod, a host) holds
+ * an eighth of the places at most; libmicrohttpd closes a connection past either at once. */
+#define METRICS_HTTP_MAX_CONNECTIONS 64
+#define METRICS_HTTP_MAX_PER_IP 8
+/* A whole request, from the connection (or the end of the request before it on a kept-alive
+ * connection) to the last byte of its response, gets this long; slow bytes do not extend it
+ * (the sweeper in metrics_io.c shuts the socket down). A scrape of a local page takes
+ * milliseconds; Prometheus's default scrape_timeout is 10 s. */
+#define METRICS_HTTP_REQUEST_DEADLINE_S 5
+/* libmicrohttpd's idle timeout (each byte restarts it): no longer than the deadline. */
+#define METRICS_HTTP_TIMEOUT_S 5
+/* How often the sweeper looks for connections past their deadline. */
+#define METRICS_HTTP_SWEEP_MS 250
 
 /* One rule's series: label rule="<its index in rules>" and match="<its glob>" (two rules may
  * share a glob), and one reclaimd_rule_info series with its selectors. Counters since start,
@@ -187,9 +200,10 @@ int metrics_render(const struct metrics_input *in, char **ret_text, size_t *ret_
 
 struct metrics;
 
-/* Sets up from c: binds c->listen (if set) and starts the server thread. Returns 0, -EINVAL for
- * an address metrics_parse_listen() refuses, or the -errno of socket/bind/listen (-EADDRINUSE,
- * -EACCES), or -ENOMEM/-EIO when libmicrohttpd would not start. Does not log. */
+/* Sets up from c: binds c->listen (if set) and starts the server thread and its sweeper.
+ * Returns 0, -EINVAL for an address metrics_parse_listen() refuses, or the -errno of
+ * socket/bind/listen (-EADDRINUSE, -EACCES), -EAGAIN when the sweeper thread cannot be made,
+ * or -ENOMEM/-EIO when libmicrohttpd would not start. Does not log. */
 int metrics_new(const struct metrics_section *c, struct metrics **ret);
 /* Stops the server thread and frees; accepts NULL. The textfile is left in place. */
 void metrics_free(struct metrics *m);

@@ -8,12 +8,27 @@
  * The server runs in libmicrohttpd's own thread; the only state it shares with the main thread
  * is `page` (the last rendered exposition) under `lock`. The main thread swaps a new page in
  * once per tick; the server copies the page into each response under the same lock.
+ *
+ * Request deadline: MHD's connection timeout is an idle timeout (every byte restarts it), so a
+ * client sending a byte now and then would keep its place for ever. A third thread, the
+ * sweeper, enforces a deadline for a whole request instead: MHD tells us of each connection
+ * (MHD_OPTION_NOTIFY_CONNECTION) and of each finished request (MHD_OPTION_NOTIFY_COMPLETED);
+ * every connection is listed with the time its current request began (its accept, or the end
+ * of the one before on a kept-alive connection), and the sweeper shuts down (shutdown(2)) the
+ * socket of any that has gone METRICS_HTTP_REQUEST_DEADLINE_S without finishing one. MHD then
+ * sees the end of the stream and closes the connection itself, on its own thread: we never
+ * touch its state. The list is under `conns_lock`, and MHD removes an entry (NOTIFY_CLOSED)
+ * before it closes the descriptor, so the sweeper never shuts down a descriptor number that
+ * has been reused. Neither the server thread nor the sweeper holds anything the main thread
+ * waits for, except `lock` for a page copy.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <sys/socket.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -37,6 +52,14 @@ struct metrics {
 	bool cap_warned, pod_cap_warned; /* per configuration */
 	char *listen;                   /* the address in use; NULL: no server */
 	struct MHD_Daemon *mhd;
+	pthread_t sweeper;
+	bool sweeper_running;
+
+	/* shared with the server thread and the sweeper */
+	pthread_mutex_t conns_lock;
+	pthread_cond_t sweeper_wake;    /* CLOCK_MONOTONIC; signalled to stop the sweeper */
+	bool sweeper_stop;
+	struct http_conn *conns;        /* open connections, newest first */
 
 	/* shared with the server thread */
 	pthread_mutex_t lock;
@@ -45,6 +68,108 @@ struct metrics {
 };
 
 /* ---- HTTP ------------------------------------------------------------------------------ */
+
+/* One open connection (MHD's socket context). */
+struct http_conn {
+	struct http_conn *prev, *next;
+	int fd;
+	usec_t since_us;                /* CLOCK_MONOTONIC: when its current request began */
+	bool shut;                      /* shut down at its deadline already */
+};
+
+static usec_t monotonic_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (usec_t)ts.tv_sec * USEC_PER_SEC + (usec_t)ts.tv_nsec / 1000;
+}
+
+/* Runs on the server thread: lists a new connection, unlists a closed one (before MHD closes
+ * its descriptor). */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	struct metrics *m = cls;
+	struct http_conn *hc = *socket_context;
+	const union MHD_ConnectionInfo *info;
+
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+		if (!info || !(hc = calloc(1, sizeof(*hc))))
+			return; /* unlisted: only MHD's idle timeout applies to it */
+		hc->fd = info->connect_fd;
+		hc->since_us = monotonic_us();
+		pthread_mutex_lock(&m->conns_lock);
+		hc->next = m->conns;
+		if (m->conns)
+			m->conns->prev = hc;
+		m->conns = hc;
+		pthread_mutex_unlock(&m->conns_lock);
+		*socket_context = hc;
+		return;
+	}
+	if (code != MHD_CONNECTION_NOTIFY_CLOSED || !hc)
+		return;
+	pthread_mutex_lock(&m->conns_lock);
+	if (hc->prev)
+		hc->prev->next = hc->next;
+	else
+		m->conns = hc->next;
+	if (hc->next)
+		hc->next->prev = hc->prev;
+	pthread_mutex_unlock(&m->conns_lock);
+	free(hc);
+	*socket_context = NULL;
+}
+
+/* Runs on the server thread: a request is over (its response sent, or it failed); the next one
+ * on the same connection gets a deadline of its own. */
+static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
+			 enum MHD_RequestTerminationCode code)
+{
+	struct metrics *m = cls;
+	const union MHD_ConnectionInfo *info;
+	struct http_conn *hc;
+
+	(void)req_cls;
+	if (code != MHD_REQUEST_TERMINATED_COMPLETED_OK)
+		return;
+	info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	if (!info || !(hc = info->socket_context))
+		return;
+	pthread_mutex_lock(&m->conns_lock);
+	hc->since_us = monotonic_us();
+	pthread_mutex_unlock(&m->conns_lock);
+}
+
+/* The sweeper thread: every METRICS_HTTP_SWEEP_MS, shuts down the sockets of connections past
+ * their request deadline. */
+static void *sweeper_main(void *arg)
+{
+	struct metrics *m = arg;
+	const usec_t deadline = METRICS_HTTP_REQUEST_DEADLINE_S * USEC_PER_SEC;
+
+	pthread_mutex_lock(&m->conns_lock);
+	while (!m->sweeper_stop) {
+		struct timespec until;
+		usec_t now = monotonic_us();
+
+		for (struct http_conn *hc = m->conns; hc; hc = hc->next) {
+			if (hc->shut || now - hc->since_us < deadline)
+				continue;
+			(void)shutdown(hc->fd, SHUT_RDWR);
+			hc->shut = true;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_nsec += METRICS_HTTP_SWEEP_MS * 1000000L;
+		until.tv_sec += until.tv_nsec / 1000000000L;
+		until.tv_nsec %= 1000000000L;
+		(void)pthread_cond_timedwait(&m->sweeper_wake, &m->conns_lock, &until);
+	}
+	pthread_mutex_unlock(&m->conns_lock);
+	return NULL;
+}
 
 static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status, const char *body,
 			       size_t len, enum MHD_ResponseMemoryMode mode)
@@ -70,6 +195,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	static const char not_found[] = "only GET /metrics is served here\n";
 	static const char not_yet[] = "no tick has run yet\n";
 	struct metrics *m = cls;
+	struct MHD_Response *resp = NULL;
+	bool have_page;
 	enum MHD_Result r;
 
 	(void)version;
@@ -79,15 +206,24 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 || strcmp(url, "/metrics") != 0)
 		return respond(conn, MHD_HTTP_NOT_FOUND, not_found, sizeof(not_found) - 1,
 			       MHD_RESPMEM_PERSISTENT);
+	/* Only the copy is made under the lock the main thread takes once per tick. */
 	pthread_mutex_lock(&m->lock);
-	if (m->page)
-		r = respond(conn, MHD_HTTP_OK, m->page, m->page_len, MHD_RESPMEM_MUST_COPY);
-	else
-		r = respond(conn, MHD_HTTP_SERVICE_UNAVAILABLE, not_yet, sizeof(not_yet) - 1,
-			    MHD_RESPMEM_PERSISTENT);
+	have_page = m->page != NULL;
+	if (have_page)
+		resp = MHD_create_response_from_buffer(m->page_len, m->page, MHD_RESPMEM_MUST_COPY);
 	pthread_mutex_unlock(&m->lock);
+	if (!have_page)
+		return respond(conn, MHD_HTTP_SERVICE_UNAVAILABLE, not_yet, sizeof(not_yet) - 1,
+			       MHD_RESPMEM_PERSISTENT);
+	if (!resp)
+		return MHD_NO; /* out of memory: MHD closes the connection */
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, CONTENT_TYPE);
+	r = MHD_queue_response(conn, MHD_HTTP_OK, resp);
+	MHD_destroy_response(resp);
 	return r;
 }
+
+static void server_stop(struct metrics *m);
 
 /* Binds ourselves (so a port in use is an errno, not MHD's NULL) and hands the socket to MHD. */
 static int server_start(struct metrics *m, const char *listen_addr)
@@ -110,15 +246,24 @@ static int server_start(struct metrics *m, const char *listen_addr)
 		close(fd);
 		return r;
 	}
+	m->sweeper_stop = false;
+	if (pthread_create(&m->sweeper, NULL, sweeper_main, m) != 0) {
+		close(fd);
+		return -EAGAIN;
+	}
+	m->sweeper_running = true;
 	m->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL, 0, NULL, NULL,
 				  on_request, m,
 				  MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
 				  MHD_OPTION_CONNECTION_LIMIT, (unsigned)METRICS_HTTP_MAX_CONNECTIONS,
 				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)METRICS_HTTP_TIMEOUT_S,
-				  MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)METRICS_HTTP_MAX_CONNECTIONS,
+				  MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)METRICS_HTTP_MAX_PER_IP,
+				  MHD_OPTION_NOTIFY_CONNECTION, on_connection, m,
+				  MHD_OPTION_NOTIFY_COMPLETED, on_completed, m,
 				  MHD_OPTION_END);
 	if (!m->mhd) {
 		close(fd);
+		server_stop(m);
 		return -EIO;
 	}
 	m->listen = strdup(listen_addr);
@@ -128,8 +273,23 @@ static int server_start(struct metrics *m, const char *listen_addr)
 static void server_stop(struct metrics *m)
 {
 	if (m->mhd)
-		MHD_stop_daemon(m->mhd);  /* joins the server thread, closes the socket */
+		MHD_stop_daemon(m->mhd);  /* joins the server thread, closes every connection */
 	m->mhd = NULL;
+	if (m->sweeper_running) {
+		pthread_mutex_lock(&m->conns_lock);
+		m->sweeper_stop = true;
+		pthread_cond_signal(&m->sweeper_wake);
+		pthread_mutex_unlock(&m->conns_lock);
+		pthread_join(m->sweeper, NULL);
+		m->sweeper_running = false;
+	}
+	/* MHD reported every connection closed as it stopped; anything left is freed here. */
+	while (m->conns) {
+		struct http_conn *hc = m->conns;
+
+		m->conns = hc->next;
+		free(hc);
+	}
 	free(m->listen);
 	m->listen = NULL;
 }
@@ -197,11 +357,18 @@ static int settings_apply(struct metrics *m, const struct metrics_section *c)
 int metrics_new(const struct metrics_section *c, struct metrics **ret)
 {
 	struct metrics *m = calloc(1, sizeof(*m));
+	pthread_condattr_t ca;
 	int r;
 
 	if (!m)
 		return -ENOMEM;
+
 	pthread_mutex_init(&m->lock, NULL);
+	pthread_mutex_init(&m->conns_lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&m->sweeper_wake, &ca);
+	pthread_condattr_destroy(&ca);
 	r = settings_apply(m, c);
 	if (r == 0 && c->listen)
 		r = server_start(m, c->listen);
@@ -219,6 +386,8 @@ void metrics_free(struct metrics *m)
 		return;
 	server_stop(m);
 	pthread_mutex_destroy(&m->lock);
+	pthread_mutex_destroy(&m->conns_lock);
+	pthread_cond_destroy(&m->sweeper_wake);
 	free(m->page);
 	free(m->textfile);
 	free(m);

@@ -30,10 +30,20 @@
 
 /* Largest request, NUL included: a call is a method name and a cgroup path (PATH_MAX). */
 #define VARLINK_REQUEST_MAX_BYTES (16 * 1024)
-/* Clients served at once; a connection past this replaces the oldest idle client, or is closed
- * at once (the peer reads EOF) when none is idle. */
+/* Clients served at once; a connection past this replaces the client that has waited longest
+ * for a request (since its connection or its last call; idle or with a partial request), or is
+ * closed at once (the peer reads EOF) when every client waits for its reply to be read. Root's
+ * clients are evicted only for root's. */
 #define VARLINK_MAX_CLIENTS 64
-/* A client gets this long to send a whole request (from its connection or its last reply), and
+/* Clients of one uid (SO_PEERCRED) at once, root excepted: one member of the read group holds a
+ * quarter of the places at most. A connection past it replaces that user's own client that has
+ * waited longest for a request, or is closed at once. */
+#define VARLINK_MAX_CLIENTS_PER_UID 16
+/* Places past VARLINK_MAX_CLIENTS that only root's connections take, when no other client can
+ * be evicted (all of them wait for a reply to be read): root is always served. */
+#define VARLINK_ROOT_EXTRA_CLIENTS 8
+/* A client gets this long to send a whole request (from its connection or its last reply;
+ * bytes of a partial request do not extend it), and
  * to read more of a reply each time (any bytes read restart it), but no longer than
  * VARLINK_REPLY_MAX_US for a whole reply; then it is disconnected. */
 #define VARLINK_CLIENT_TIMEOUT_US (3 * USEC_PER_SEC)
@@ -119,8 +129,12 @@ struct varlink_service {
 struct varlink_server_stats {
 	unsigned clients;              /* connected now */
 	uint64_t accepted;             /* connections accepted */
-	uint64_t refused_busy;         /* closed at once: VARLINK_MAX_CLIENTS were in a call */
+	uint64_t refused_busy;         /* closed at once: the server was full, no client evictable */
 	uint64_t evicted_idle;         /* idle clients disconnected to make room for a new one */
+	uint64_t evicted_partial;      /* clients with a partial request disconnected for room */
+	uint64_t evicted_per_uid;      /* a user's own oldest client, for that user's new one */
+	uint64_t refused_per_uid;      /* closed at once: the user had VARLINK_MAX_CLIENTS_PER_UID
+	                                * clients, all waiting for a reply to be read */
 	uint64_t calls;                /* calls answered (errors included) */
 	uint64_t bad_requests;         /* malformed or oversized: error reply, then closed */
 	uint64_t denied;               /* calls refused for the peer's credentials */

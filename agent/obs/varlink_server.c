@@ -5,13 +5,20 @@
  * Everything is non-blocking and bounded, so that no client can hold up a tick:
  *  - the listening socket accepts at most VARLINK_ACCEPT_BATCH connections per wake-up, and its
  *    sources run at a lower priority than the tick's timer and the PSI triggers;
- *  - at most VARLINK_MAX_CLIENTS clients; a connection beyond that takes the place of the
- *    oldest client that has sent nothing (idle connections cannot keep others out), or, when
- *    every client is in the middle of a call, is closed at once;
+ *  - at most VARLINK_MAX_CLIENTS clients, and at most VARLINK_MAX_CLIENTS_PER_UID of one user
+ *    (SO_PEERCRED at accept), so that one member of the read group cannot fill every place; a
+ *    connection past its user's limit takes the place of that user's client that has waited
+ *    longest for a request, and one past the total takes the place of the client that has
+ *    waited longest, whether it sent nothing or part of a request (bytes sent keep no client
+ *    in; a client just connected, before its first byte, is the last to go); when every
+ *    client is waiting for its reply to be read, it is closed at once;
+ *  - root (uid 0) is always served: its connections are not counted against a full server's
+ *    limit, they evict any other user's waiting client, and up to VARLINK_ROOT_EXTRA_CLIENTS
+ *    more than VARLINK_MAX_CLIENTS are admitted for root alone;
  *  - a client's request is read into a buffer of VARLINK_REQUEST_MAX_BYTES: one that does not
  *    end (NUL) within it gets RequestTooLarge and is disconnected;
  *  - a client has VARLINK_CLIENT_TIMEOUT_US to send a whole request (after it connected or got
- *    its last reply), and as long to read more of a reply each time (a large Cgroups reply on a
+ *    its last reply; the bytes of a partial request do not extend it), and as long to read more of a reply each time (a large Cgroups reply on a
  *    busy host may take several), up to VARLINK_REPLY_MAX_US for the whole reply, else it is
  *    disconnected;
  *  - one call at a time per client: its next request is read once the reply is written.
@@ -48,6 +55,8 @@ struct client {
 	struct varlink_server *srv;
 	struct client *prev, *next;
 	int fd;
+	uid_t uid;                /* SO_PEERCRED at accept; (uid_t)-1 when it could not be read */
+	usec_t waiting_since_us;  /* CLOCK_MONOTONIC: its connection, or the end of its last call */
 	sd_event_source *io, *timer;
 	char *in;                 /* VARLINK_REQUEST_MAX_BYTES, allocated with the client */
 	size_t in_len;
@@ -110,8 +119,10 @@ static void client_free(struct client *c)
 	free(c);
 }
 
+/* A new wait for a request begins: its deadline, and its age for eviction. */
 static void client_rearm_deadline(struct client *c)
 {
+	c->waiting_since_us = now_us(); /* not the loop's cached time: accepts in one wake-up differ */
 	sd_event_source_set_time_relative(c->timer, VARLINK_CLIENT_TIMEOUT_US);
 	sd_event_source_set_enabled(c->timer, SD_EVENT_ONESHOT);
 }
@@ -377,7 +388,7 @@ static int on_client_timeout(sd_event_source *src _unused_, uint64_t usec _unuse
 	return 0;
 }
 
-static int client_new(struct varlink_server *s, int fd)
+static int client_new(struct varlink_server *s, int fd, uid_t uid)
 {
 	struct client *c = calloc(1, sizeof(*c));
 	int r;
@@ -389,6 +400,8 @@ static int client_new(struct varlink_server *s, int fd)
 	}
 	c->srv = s;
 	c->fd = fd;
+	c->uid = uid;
+	c->waiting_since_us = now_us();
 	c->next = s->clients;
 	if (s->clients)
 		s->clients->prev = c;
@@ -409,21 +422,83 @@ static int client_new(struct varlink_server *s, int fd)
 
 /* ---- the listening socket ---------------------------------------------------------------- */
 
-/* The client connected longest ago that has sent nothing and waits for nothing: the one to
- * disconnect when a new connection comes and all places are taken, so that idle connections
- * cannot keep others out. NULL when every client is in the middle of a call. */
-static struct client *oldest_idle(struct varlink_server *s)
+/* Whether c has sent nothing and waits for nothing (no reply pending, no byte unread). */
+static bool client_idle(const struct client *c)
+{
+	int queued = 0;
+
+	return !c->in_len && !c->out && ioctl(c->fd, FIONREAD, &queued) == 0 && queued == 0;
+}
+
+/* The client to disconnect to make room for a connection of user `uid`: among those that wait
+ * for a request (no reply pending), idle or with a partial request, the one that has waited
+ * longest (since its connection or its last call); with `same_uid` only that user's own, else
+ * never root's unless the newcomer is root. Not the newest: a client just accepted has not
+ * had the time to send its request. NULL when every candidate is waiting for its reply to be
+ * read. */
+static struct client *pick_victim(struct varlink_server *s, uid_t uid, bool same_uid)
 {
 	struct client *victim = NULL;
 
 	for (struct client *c = s->clients; c; c = c->next) {
-		int queued = 0;
-
-		if (c->in_len || c->out || ioctl(c->fd, FIONREAD, &queued) < 0 || queued > 0)
+		if (c->out || (same_uid && c->uid != uid) || (!same_uid && c->uid == 0 && uid != 0))
 			continue;
-		victim = c; /* the list is newest first: the last idle one is the oldest */
+		if (!victim || c->waiting_since_us <= victim->waiting_since_us)
+			victim = c; /* newest first: on a tie, the one connected earlier */
 	}
 	return victim;
+}
+
+/* How many clients user `uid` has connected. */
+static unsigned clients_of(const struct varlink_server *s, uid_t uid)
+{
+	unsigned n = 0;
+
+	for (const struct client *c = s->clients; c; c = c->next)
+		n += c->uid == uid;
+	return n;
+}
+
+/* Makes room for a new connection of `uid`: true when it may be admitted (a victim was
+ * disconnected if one had to be), false when it is to be closed at once. */
+static bool make_room(struct varlink_server *s, uid_t uid)
+{
+	struct client *victim;
+
+	if (uid != 0 && clients_of(s, uid) >= VARLINK_MAX_CLIENTS_PER_UID) {
+		victim = pick_victim(s, uid, true);
+		if (!victim) {
+			s->stats.refused_per_uid++;
+			return false;
+		}
+		s->stats.evicted_per_uid++;
+		client_free(victim);
+		return true;
+	}
+	if (s->stats.clients < VARLINK_MAX_CLIENTS)
+		return true;
+	victim = pick_victim(s, uid, false);
+	if (victim) {
+		if (client_idle(victim))
+			s->stats.evicted_idle++;
+		else
+			s->stats.evicted_partial++;
+		client_free(victim);
+		return true;
+	}
+	if (uid == 0 && s->stats.clients < VARLINK_MAX_CLIENTS + VARLINK_ROOT_EXTRA_CLIENTS)
+		return true;
+	s->stats.refused_busy++;
+	return false;
+}
+
+/* The peer's uid, (uid_t)-1 when SO_PEERCRED fails (then it counts as one unknown user). */
+static uid_t peer_uid(int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ? (uid_t)-1 : cred.uid;
 }
 
 static int on_pause_end(sd_event_source *src _unused_, uint64_t usec _unused_, void *userdata)
@@ -451,18 +526,13 @@ static int on_listen(sd_event_source *src _unused_, int fd, uint32_t revents _un
 			}
 			break;
 		}
-		if (s->stats.clients >= VARLINK_MAX_CLIENTS) {
-			struct client *victim = oldest_idle(s);
+		uid_t uid = peer_uid(cfd);
 
-			if (!victim) {
-				s->stats.refused_busy++;
-				close(cfd);
-				continue;
-			}
-			s->stats.evicted_idle++;
-			client_free(victim);
+		if (!make_room(s, uid)) {
+			close(cfd);
+			continue;
 		}
-		(void)client_new(s, cfd);
+		(void)client_new(s, cfd, uid);
 	}
 	return 0;
 }

@@ -3,7 +3,8 @@
 
 Parses every *.yaml in DIR (python3-yaml), asserts the fields the DaemonSet needs
 (docs/kubernetes.md "Deploying"; ../shared/notes/kubernetes.md "Deploying as a
-DaemonSet"), and writes what the shell half checks further into OUT, one KEY=VALUE a line:
+DaemonSet") and the NetworkPolicy that lets only the monitoring namespace reach its metrics
+port, and writes what the shell half checks further into OUT, one KEY=VALUE a line:
 the ConfigMap's reclaimd.json (CONFIG_FILE, written beside OUT), the image, the paths the
 container uses, the memory limit in bytes. Prints "PASS name: ..." / "FAIL name: ..." lines;
 exit status 0 when the files could be read at all (failures are in the lines).
@@ -36,6 +37,46 @@ def quantity(q):
         if s.endswith(suf):
             return int(float(s[: -len(suf)]) * mul)
     return float(s)
+
+
+def networkpolicy(docs, ds, labels, port):
+    """The metrics port is reachable from the monitoring namespace only (docs/limits.md): one
+    NetworkPolicy in the DaemonSet's namespace selects its pods for Ingress, and each of its
+    rules admits only pods of namespace "monitoring" (by the name label the API server sets),
+    only on the metrics port, TCP. A policy without rules would block the scrapes too."""
+    ns = ds["metadata"].get("namespace")
+    pols = [x for x in docs if x["kind"] == "NetworkPolicy" and x["metadata"].get("namespace") == ns]
+    mine = [x for x in pols if x.get("spec", {}).get("podSelector", {}).get("matchLabels") and
+            all(labels.get(k) == v for k, v in x["spec"]["podSelector"]["matchLabels"].items()) and
+            not x["spec"]["podSelector"].get("matchExpressions")]
+    if len(mine) != 1:
+        out(False, "networkpolicy", "%d NetworkPolicies in %s select the DaemonSet's pods %s, expected 1"
+            % (len(mine), ns, labels))
+        return
+    pol = mine[0]
+    spec = pol["spec"]
+    out(pol["apiVersion"] == "networking.k8s.io/v1" and "Ingress" in spec.get("policyTypes", []),
+        "networkpolicy-ingress", "%s %s, policyTypes %s" % (
+            pol["apiVersion"], pol["metadata"]["name"], spec.get("policyTypes")))
+    rules = spec.get("ingress", [])
+    why = []
+    if not rules:
+        why.append("no ingress rule: Prometheus could not scrape either")
+    for i, r in enumerate(rules):
+        peers = r.get("from", [])
+        if not peers:
+            why.append("ingress[%d] has no 'from': every source" % i)
+        for p in peers:
+            nsel = p.get("namespaceSelector", {})
+            if set(p) != {"namespaceSelector"} or nsel.get("matchExpressions") or \
+                    nsel.get("matchLabels") != {"kubernetes.io/metadata.name": "monitoring"}:
+                why.append("ingress[%d] admits %s, not namespace monitoring by name" % (i, p))
+        ports = r.get("ports", [])
+        if not ports or any(p.get("port") != port or p.get("protocol", "TCP") != "TCP" or "endPort" in p
+                            for p in ports):
+            why.append("ingress[%d] ports %s, not TCP %d alone" % (i, ports, port))
+    out(not why, "networkpolicy-monitoring-only",
+        "; ".join(why) if why else "%d rule(s): namespace monitoring, TCP %d" % (len(rules), port))
 
 
 def main():
@@ -196,6 +237,7 @@ def main():
             not listen.startswith("127.") and not listen.startswith("[::1]")
         out(ok, "metrics-port", "listen %s, containerPorts %s, prometheus.io/port %s" % (
             listen, ports, ann.get("prometheus.io/port")))
+        networkpolicy(docs, ds, labels, port)
     else:
         out(bool(j.get("metrics", {}).get("textfile")), "metrics-port", "no listen: a textfile instead")
 

@@ -5,8 +5,9 @@
 # CAP_SYS_RESOURCE, system-node-critical, tolerations Exists, requests == limits, the ConfigMap
 # and the socket's emptyDir mounted where the configuration says), the ConfigMap's reclaimd.json
 # passes `reclaimd --check-config`, leaves swap and zswap alone, and never reclaims the agent's
-# own pod (the rule deciding on a Guaranteed pod has a floor above the pod's memory limit), and
-# every path the container uses (the command, the probe, the config directory) is in the image.
+# own pod (the rule deciding on a Guaranteed pod has a floor above the pod's memory limit), a
+# NetworkPolicy lets only the namespace "monitoring" reach the metrics port, and every path
+# the container uses (the command, the probe, the config directory) is in the image.
 #
 # The paths are checked in the image `make image` built (localhost/reclaimd:<version>) when it
 # exists, through `podman container mount` of a container created from it, where the ConfigMap's
