@@ -628,10 +628,10 @@ static void table_free(struct table *t)
 }
 
 /*
- * Prints the table in `width` columns (0: no limit), at most max_rows rows (0: all). Columns whose
- * `drop` is set go, highest first, until the path column has at least min(its widest cell,
- * max(20, 2/5 of the width)) columns; longer paths are then shortened in the middle (shorten_middle()),
- * unless --full. Returns the number of lines printed.
+ * Prints the table in `width` columns (0, or --full: no limit), at most max_rows rows (0: all).
+ * Columns whose `drop` is set go, highest first, until the path column has at least min(its
+ * widest cell, max(28, width / 3)) columns; longer paths are then shortened in the middle
+ * (shorten_middle()) to the room left. Returns the number of lines printed.
  */
 static unsigned table_print(struct table *t, unsigned width, size_t max_rows)
 {
@@ -645,13 +645,15 @@ static unsigned table_print(struct table *t, unsigned width, size_t max_rows)
 
 	if (!tb || !w || !hidden)
 		goto out;
+	if (opt.full)
+		width = 0; /* every column, every cell whole: the terminal wraps what is wider */
 	for (size_t c = 0; c < t->n_cols; c++) {
 		w[c] = text_width(t->cols[c].name);
 		for (size_t r = 0; r < rows; r++)
 			w[c] = MAX(w[c], text_width(t->cells[r * t->n_cols + c]));
 	}
-	if (width && !opt.full) {
-		unsigned want = MIN(w[path_col], MAX(20u, width * 2 / 5));
+	if (width) {
+		unsigned want = MIN(w[path_col], MAX(28u, width / 3));
 
 		for (;;) {
 			unsigned fixed = 0;
@@ -1004,11 +1006,11 @@ static const char *short_id(json_t *v, const char *key, int keep)
 }
 
 static const struct col cgroup_cols[] = {
-	{ "RULE", 0, 5 }, { "POLICY", 0, 8 }, { "CURRENT", COL_RIGHT, 0 },
-	{ "FLOOR", COL_RIGHT, 6 }, { "RECLAIMABLE", COL_RIGHT, 10 }, { "STEP", COL_RIGHT, 11 },
+	{ "RULE", 0, 5 }, { "POLICY", 0, 10 }, { "CURRENT", COL_RIGHT, 0 },
+	{ "FLOOR", COL_RIGHT, 8 }, { "RECLAIMABLE", COL_RIGHT, 12 }, { "STEP", COL_RIGHT, 13 },
 	{ "DECISION", 0, 0 }, { "REQUEST", COL_RIGHT, 3 }, { "PSI%", COL_RIGHT, 2 },
-	{ "RECLAIMED", COL_RIGHT, 1 }, { "ZSWAP", COL_RIGHT, 9 }, { "JOB", COL_RIGHT, 7 },
-	{ "QOS", 0, 4 }, { "POD", 0, 12 }, { "CONTAINER", 0, 13 }, { "CGROUP", COL_PATH, 0 },
+	{ "RECLAIMED", COL_RIGHT, 1 }, { "ZSWAP", COL_RIGHT, 11 }, { "JOB", COL_RIGHT, 9 },
+	{ "QOS", 0, 4 }, { "POD", 0, 6 }, { "CONTAINER", 0, 7 }, { "CGROUP", COL_PATH, 0 },
 };
 
 static void print_cgroups(json_t *p)
