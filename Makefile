@@ -73,9 +73,10 @@ TEST_SRCS := $(wildcard tests/unit/test_*.c)
 TESTS     := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 # Unit tests written as scripts (the plots: bench/plot*.sh); run beside the C ones.
 TEST_SCRIPTS := $(wildcard tests/unit/test_*.sh)
-# reclaimctl: its own code, the varlink wire format and str_escape(), with jansson only.
+# reclaimctl: its own code, the varlink wire format and str_escape(), with jansson and
+# libsmartcols (its tables).
 CTL_OBJS  := $(BUILD)/agent/cli/reclaimctl.o $(BUILD)/agent/obs/varlink_proto.o $(BUILD)/agent/base/escape.o
-CTL_LIBS   = $(shell pkg-config --libs jansson 2>/dev/null) -lm
+CTL_LIBS   = $(shell pkg-config --libs jansson smartcols 2>/dev/null) -lm
 # Host tests that run the programs themselves (tests/host/), counted with the unit tests.
 HOST_TESTS := tests/host/status-socket.sh tests/host/state-file.sh tests/host/safety.sh \
 	tests/host/hostile-paths.sh tests/host/floods.sh

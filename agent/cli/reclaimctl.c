@@ -22,14 +22,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include <jansson.h>
+#include <libsmartcols/libsmartcols.h>
 
 #include "obs/varlink.h"
 #include "reclaimd/escape.h"
@@ -54,6 +59,7 @@ enum exit_code {
 static struct {
 	const char *socket;
 	bool json;
+	bool full;              /* tables: every column, paths and ids in full */
 	long iterations;        /* top: 0 = until 'q' or a signal */
 	double delay_s;
 	double timeout_s;
@@ -71,17 +77,25 @@ static void usage(FILE *out)
 		"                    tick timing, uptime, configuration file and when it was loaded\n"
 		"  cgroups           one row per managed cgroup: rule, policy, memory.current, floor,\n"
 		"                    reclaimable, step, last decision, request, PSI some %%, reclaimed,\n"
-		"                    zswap, job\n"
-		"  explain CGROUP    why the last decision on CGROUP (a path relative to the cgroup\n"
-		"                    root) was what it was: the rule and why it matched, the floor and\n"
-		"                    which term applied, every term of the law, the limits\n"
+		"                    zswap, job, QoS class, pod UID, container id\n"
+		"  explain CGROUP    why the last decision on CGROUP was what it was: the rule and why\n"
+		"                    it matched, the floor and which term applied, every term of the\n"
+		"                    law, the limits. CGROUP is a path relative to the cgroup root, an\n"
+		"                    absolute path below it (/sys/fs/cgroup/...), a pod UID or a\n"
+		"                    container id (or their first 8 or more characters)\n"
 		"  top               a refreshing view of the cgroups, most reclaimed first ('q' quits)\n"
+		"\n"
+		"On a terminal, tables fit its width: the least useful columns are left out and long\n"
+		"paths are shortened in the middle (--full prints them whole); top redraws its screen\n"
+		"in place. Piped, every column and path is printed in full.\n"
 		"  reload            re-read the configuration file, as SIGHUP does (root only)\n"
 		"\n"
 		"Options:\n"
 		"  -s, --socket PATH      the status socket (default " DEFAULT_SOCKET ",\n"
 		"                         or $RECLAIMD_SOCKET)\n"
 		"  -j, --json             print the daemon's answer as JSON (top: one object a line)\n"
+		"  -f, --full             tables: every column, and paths, pod UIDs and container\n"
+		"                         ids in full, however wide the terminal\n"
 		"  -n, --iterations N     top: stop after N refreshes\n"
 		"  -d, --delay SECONDS    top: seconds between refreshes (default 2)\n"
 		"  -t, --timeout SECONDS  how long to wait for the daemon's answer (default 5)\n"
@@ -334,8 +348,11 @@ static int call(const char *method, json_t *params, json_t **ret_params)
 			r = fail(EXIT_DENIED, "access denied: %s needs %s", method,
 				 (s = json_string_value(json_object_get(p, "needs"))) ? s : "root");
 		else if (strcmp(error, "io.reclaimd.NoSuchCgroup") == 0)
-			r = fail(EXIT_NO_CGROUP, "no cgroup \"%s\" under the cgroup root (a path "
-				 "relative to it, e.g. system.slice/foo.service)", param(p, "cgroup"));
+			r = fail(EXIT_NO_CGROUP, "no cgroup \"%s\" (%s); explain takes a path relative to the "
+				 "cgroup root (e.g. system.slice/foo.service), an absolute path below it, "
+				 "a pod UID or a container id", param(p, "cgroup"),
+				 json_is_string(json_object_get(p, "reason")) ? param(p, "reason") :
+				 "no such path below the cgroup root");
 		else if (strcmp(error, "io.reclaimd.CgroupNotManaged") == 0)
 			r = fail(EXIT_NO_CGROUP, "%s is not managed: %s",
 				 (s = json_string_value(json_object_get(p, "cgroup"))) && *s ? s :
@@ -452,6 +469,311 @@ static void print_json(json_t *p, size_t flags)
 	putchar('\n');
 }
 
+/* ---- terminal tables --------------------------------------------------------------------- */
+
+/*
+ * Tables are printed by libsmartcols (util-linux): alignment, and truncation as the last resort.
+ * What fits is decided here first: the terminal's width (TIOCGWINSZ; none when stdout is not a
+ * terminal: every column, every path in full); columns are dropped, least useful first, until
+ * the CGROUP column (always the last) has room; then paths longer than that room are shortened
+ * in the middle, keeping their start and their leaf, unless --full. Cells are str_escape()d text
+ * (printable ASCII and printable UTF-8 only), so libsmartcols' own encoding is turned off: it
+ * would write a "\x" of an escape as "\x5cx".
+ */
+
+/* The terminal's columns and rows, 0 when stdout is not a terminal. */
+static void term_size(unsigned *cols, unsigned *rows)
+{
+	struct winsize ws;
+
+	*cols = *rows = 0;
+	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) {
+		*cols = ws.ws_col;
+		*rows = ws.ws_row;
+	}
+}
+
+static bool utf8_term(void)
+{
+	return strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+}
+
+/* One unit of escaped text at s, never split: "\xHH", "\\", or one UTF-8 character. Its length
+ * in bytes; its width in columns in *width. */
+static size_t unit(const char *s, unsigned *width)
+{
+	unsigned char c = (unsigned char)s[0];
+	size_t n = 1;
+	unsigned cp;
+	int w;
+
+	if (c == '\\' && s[1] == 'x' && s[2] && s[3]) {
+		*width = 4;
+		return 4;
+	}
+	if (c == '\\' && s[1] == '\\') {
+		*width = 2;
+		return 2;
+	}
+	*width = 1;
+	if (c < 0x80)
+		return 1;
+	n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+	cp = n == 4 ? c & 0x07u : n == 3 ? c & 0x0fu : c & 0x1fu;
+	for (size_t i = 1; i < n; i++) {
+		if (((unsigned char)s[i] & 0xc0) != 0x80)
+			return i;
+		cp = cp << 6 | ((unsigned char)s[i] & 0x3fu);
+	}
+	w = wcwidth((wchar_t)cp);
+	*width = w >= 0 ? (unsigned)w : 1;
+	return n;
+}
+
+/* Columns escaped text s takes on the terminal. */
+static unsigned text_width(const char *s)
+{
+	unsigned total = 0, w;
+
+	while (*s) {
+		s += unit(s, &w);
+		total += w;
+	}
+	return total;
+}
+
+/* s (escaped text) in at most `width` columns: as it is when it fits, else its start and its end
+ * joined by an ellipsis, the end (the leaf of a path) given twice the room of the start.
+ * malloc'ed; NULL when out of memory. */
+static char *shorten_middle(const char *s, unsigned width)
+{
+	const char *dots = utf8_term() ? "\u2026" : "...";
+	unsigned dots_w = utf8_term() ? 1 : 3, total = text_width(s), head_w, tail_w, w, used = 0;
+	const char *head_end = s, *tail = s + strlen(s);
+	char *out;
+
+	if (total <= width)
+		return strdup(s);
+	if (width <= dots_w)
+		return strdup(width ? (utf8_term() ? "\u2026" : ".") : "");
+	head_w = (width - dots_w) / 3;
+	tail_w = width - dots_w - head_w;
+	while (*head_end) {
+		size_t n = unit(head_end, &w);
+
+		if (used + w > head_w)
+			break;
+		used += w;
+		head_end += n;
+	}
+	/* The tail: the shortest suffix of whole units within tail_w columns. */
+	used = 0;
+	for (const char *p = head_end; *p;) {
+		unsigned rest = 0;
+		const char *q = p;
+
+		while (*q) {
+			q += unit(q, &w);
+			rest += w;
+		}
+		if (rest <= tail_w) {
+			tail = p;
+			break;
+		}
+		p += unit(p, &w);
+	}
+	if (asprintf(&out, "%.*s%s%s", (int)(head_end - s), s, dots, tail) < 0)
+		return NULL;
+	return out;
+}
+
+enum { COL_RIGHT = 1, COL_PATH = 2 };
+
+struct col {
+	const char *name;
+	int flags;      /* COL_RIGHT, COL_PATH (the last column) */
+	int drop;       /* 0: always shown; else dropped when narrow, highest first */
+};
+
+struct table {
+	const struct col *cols;
+	size_t n_cols, n_rows, cap;
+	char **cells;   /* n_rows x n_cols, malloc'ed, escaped */
+};
+
+/* Adds a row of n_cols cells (copied; NULL is "-"). */
+static void table_row(struct table *t, const char *const *cells)
+{
+	if (t->n_rows == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		char **bigger = realloc(t->cells, cap * t->n_cols * sizeof(*bigger));
+
+		if (!bigger)
+			return;
+		t->cells = bigger;
+		t->cap = cap;
+	}
+	for (size_t c = 0; c < t->n_cols; c++)
+		t->cells[t->n_rows * t->n_cols + c] = strdup(cells[c] ? cells[c] : "-");
+	t->n_rows++;
+}
+
+static void table_free(struct table *t)
+{
+	for (size_t i = 0; i < t->n_rows * t->n_cols; i++)
+		free(t->cells[i]);
+	free(t->cells);
+	t->cells = NULL;
+	t->n_rows = t->cap = 0;
+}
+
+/*
+ * Prints the table in `width` columns (0, or --full: no limit), at most max_rows rows (0: all).
+ * Columns whose `drop` is set go, highest first, until the path column has at least min(its
+ * widest cell, max(28, width / 3)) columns; longer paths are then shortened in the middle
+ * (shorten_middle()) to the room left. Returns the number of lines printed.
+ */
+static unsigned table_print(struct table *t, unsigned width, size_t max_rows)
+{
+	struct libscols_table *tb = scols_new_table();
+	unsigned *w = calloc(t->n_cols, sizeof(*w));
+	bool *hidden = calloc(t->n_cols, sizeof(*hidden));
+	size_t rows = max_rows && max_rows < t->n_rows ? max_rows : t->n_rows;
+	unsigned path_room = 0, lines = 0;
+	size_t path_col = t->n_cols - 1;
+	char *text = NULL;
+
+	if (!tb || !w || !hidden)
+		goto out;
+	if (opt.full)
+		width = 0; /* every column, every cell whole: the terminal wraps what is wider */
+	for (size_t c = 0; c < t->n_cols; c++) {
+		w[c] = text_width(t->cols[c].name);
+		for (size_t r = 0; r < rows; r++)
+			w[c] = MAX(w[c], text_width(t->cells[r * t->n_cols + c]));
+	}
+	if (width) {
+		unsigned want = MIN(w[path_col], MAX(28u, width / 3));
+
+		for (;;) {
+			unsigned fixed = 0;
+			int worst = 0;
+			size_t drop = 0;
+
+			for (size_t c = 0; c < path_col; c++)
+				if (!hidden[c])
+					fixed += w[c] + 1;
+			if (fixed + want <= width || fixed == 0) {
+				path_room = width > fixed ? width - fixed : 1;
+				break;
+			}
+			for (size_t c = 0; c < path_col; c++)
+				if (!hidden[c] && t->cols[c].drop > worst) {
+					worst = t->cols[c].drop;
+					drop = c;
+				}
+			if (!worst) {
+				path_room = width > fixed ? width - fixed : 1;
+				break;
+			}
+			hidden[drop] = true;
+		}
+	}
+	scols_table_enable_noencoding(tb, 1);
+	scols_table_set_column_separator(tb, " ");
+	for (size_t c = 0; c < t->n_cols; c++) {
+		struct libscols_column *cl = scols_table_new_column(tb, t->cols[c].name, 0,
+			(t->cols[c].flags & COL_RIGHT ? SCOLS_FL_RIGHT : 0) |
+			(hidden[c] ? SCOLS_FL_HIDDEN : 0) |
+			(width && (t->cols[c].flags & COL_PATH) ? SCOLS_FL_TRUNC : 0));
+
+		if (!cl)
+			goto out;
+	}
+	for (size_t r = 0; r < rows; r++) {
+		struct libscols_line *ln = scols_table_new_line(tb, NULL);
+
+		if (!ln)
+			goto out;
+		for (size_t c = 0; c < t->n_cols; c++) {
+			const char *cell = t->cells[r * t->n_cols + c];
+
+			if (!cell)
+				cell = "-";
+			if (c == path_col && path_room) {
+				char *s = shorten_middle(cell, path_room);
+
+				if (s)
+					scols_line_refer_data(ln, c, s); /* freed with the table */
+				continue;
+			}
+			scols_line_set_data(ln, c, cell);
+		}
+	}
+	if (width) {
+		scols_table_set_termwidth(tb, width);
+		scols_table_set_termforce(tb, SCOLS_TERMFORCE_ALWAYS);
+	} else {
+		scols_table_set_termforce(tb, SCOLS_TERMFORCE_NEVER);
+	}
+	if (scols_print_table_to_string(tb, &text) == 0 && text) {
+		fputs(text, stdout);
+		if (*text && text[strlen(text) - 1] != '\n')
+			putchar('\n');
+		for (const char *p = text; *p; p++)
+			lines += *p == '\n';
+		lines += *text && text[strlen(text) - 1] != '\n';
+	}
+out:
+	free(text);
+	scols_unref_table(tb);
+	free(w);
+	free(hidden);
+	return lines;
+}
+
+/* Prints words (escaped text, split at spaces) wrapped at `width` columns (0: one line), each
+ * line ended by `eol`. Returns the number of lines. */
+static unsigned print_wrapped(const char *text, unsigned width, const char *eol)
+{
+	unsigned col = 0, lines = 0, w;
+	const char *p = text;
+
+	while (*p) {
+		const char *end = strchr(p, ' ');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		char *word = strndup(p, len);
+
+		w = word ? text_width(word) : 0;
+		if (col && width && col + 1 + w > width) {
+			fputs(eol, stdout);
+			lines++;
+			col = 0;
+		}
+		if (col) {
+			putchar(' ');
+			col++;
+		}
+		/* A word wider than the terminal: cut at the edge. */
+		if (word && width && w > width) {
+			char *s = shorten_middle(word, width);
+
+			fputs(s ? s : "", stdout);
+			free(s);
+			col = width;
+		} else if (word) {
+			fputs(word, stdout);
+			col += w;
+		}
+		free(word);
+		p += len;
+		while (*p == ' ')
+			p++;
+	}
+	fputs(eol, stdout);
+	return lines + 1;
+}
+
 /* ---- status ------------------------------------------------------------------------------ */
 
 /* The kernel features: present ones on one line, each absent one with what the agent does
@@ -517,6 +839,8 @@ static void print_status(json_t *p)
 	       num(p, "config.interval_s"), str(p, "config.loaded_at"),
 	       dur(num(p, "config.loaded_ago_s"), d2, sizeof(d2)), integer(p, "config.reloads"),
 	       integer(p, "config.reloads_rejected"));
+	if (json_is_string(get(p, "config.cgroup_root")))
+		printf("cgroups: root %s\n", str(p, "config.cgroup_root"));
 	printf("memory:  %s total, %s free, %s available; swap %s total, %s free; "
 	       "vm.swappiness %lld\n", B(get(p, "host.mem_total_bytes")),
 	       B(get(p, "host.mem_free_bytes")), B(get(p, "host.mem_available_bytes")),
@@ -666,15 +990,38 @@ static const char *pct(json_t *v, char *buf, size_t size)
 	return buf;
 }
 
+/* An id of the reply, escaped, its first `keep` characters unless --full ("-" when none): 8 of
+ * a pod UID, 12 of a container id, enough for explain to find it (it takes a prefix). */
+static const char *short_id(json_t *v, const char *key, int keep)
+{
+	static char ring[4][80];
+	static unsigned next;
+	const char *s = str(v, key);
+	char *buf = ring[next++ % 4];
+
+	if (opt.full || strcmp(s, "-") == 0)
+		return s;
+	snprintf(buf, sizeof(ring[0]), "%.*s", keep, s);
+	return buf;
+}
+
+static const struct col cgroup_cols[] = {
+	{ "RULE", 0, 5 }, { "POLICY", 0, 10 }, { "CURRENT", COL_RIGHT, 0 },
+	{ "FLOOR", COL_RIGHT, 8 }, { "RECLAIMABLE", COL_RIGHT, 12 }, { "STEP", COL_RIGHT, 13 },
+	{ "DECISION", 0, 0 }, { "REQUEST", COL_RIGHT, 3 }, { "PSI%", COL_RIGHT, 2 },
+	{ "RECLAIMED", COL_RIGHT, 1 }, { "ZSWAP", COL_RIGHT, 11 }, { "JOB", COL_RIGHT, 9 },
+	{ "QOS", 0, 4 }, { "POD", 0, 6 }, { "CONTAINER", 0, 7 }, { "CGROUP", COL_PATH, 0 },
+};
+
 static void print_cgroups(json_t *p)
 {
-	char rule[16], step[16], psi[16];
+	struct table t = { .cols = cgroup_cols, .n_cols = ARRAY_SIZE(cgroup_cols) };
+	char rule[16], step[16], psi[16], foot[256];
+	unsigned cols, rows;
 	json_t *v;
 	size_t i;
 
-	printf("%-5s %-6s %10s %10s %11s %5s %-13s %10s %7s %10s %10s %-10s %s\n", "RULE", "POLICY",
-	       "CURRENT", "FLOOR", "RECLAIMABLE", "STEP", "DECISION", "REQUEST", "PSI%", "RECLAIMED",
-	       "ZSWAP", "JOB", "CGROUP");
+	term_size(&cols, &rows);
 	json_array_foreach(get(p, "cgroups"), i, v) {
 		json_t *job = json_object_get(v, "job");
 
@@ -683,17 +1030,20 @@ static void print_cgroups(json_t *p)
 			snprintf(step, sizeof(step), "%.3f", num(v, "step"));
 		else
 			strcpy(step, "-");
-		printf("%-5s %-6s %10s %10s %11s %5s %-13s %10s %7s %10s %10s %-10s %s\n", rule,
-		       str(v, "policy"), B(get(v, "current_bytes")), B(get(v, "floor_bytes")),
-		       B(get(v, "reclaimable_bytes")), step, str(v, "decision"),
-		       B(get(v, "request_bytes")), pct(get(v, "psi_some_pct"), psi, sizeof(psi)),
-		       B(get(v, "reclaimed_total_bytes")), B(get(v, "zswap_bytes")),
-		       json_is_object(job) ? B(get(job, "request_bytes")) : "-",
-		       str(v, "cgroup"));
+		table_row(&t, (const char *const[]){ rule, str(v, "policy"),
+			B(get(v, "current_bytes")), B(get(v, "floor_bytes")),
+			B(get(v, "reclaimable_bytes")), step, str(v, "decision"),
+			B(get(v, "request_bytes")), pct(get(v, "psi_some_pct"), psi, sizeof(psi)),
+			B(get(v, "reclaimed_total_bytes")), B(get(v, "zswap_bytes")),
+			json_is_object(job) ? B(get(job, "request_bytes")) : "-", str(v, "qos"),
+			short_id(v, "pod_uid", 8), short_id(v, "container_id", 12), str(v, "cgroup") });
 	}
-	printf("%zu managed cgroups; PSI%% is memory PSI some over the last interval (%g s); "
-	       "REQUEST is the last decision's, JOB what is in flight\n",
-	       json_array_size(get(p, "cgroups")), num(p, "interval_s"));
+	table_print(&t, cols, 0);
+	table_free(&t);
+	snprintf(foot, sizeof(foot), "%zu managed cgroups; PSI%% is memory PSI some over the last "
+		 "interval (%g s); REQUEST is the last decision's, JOB what is in flight",
+		 json_array_size(get(p, "cgroups")), num(p, "interval_s"));
+	print_wrapped(foot, cols, "\n");
 }
 
 static int cmd_cgroups(void)
@@ -720,6 +1070,20 @@ static void print_explain(json_t *p)
 	json_t *job = get(p, "job"), *tiers = get(p, "tiers");
 
 	printf("%s\n", str(p, "cgroup"));
+	if (json_is_string(get(p, "kind"))) {
+		printf("workload:  %s", str(p, "kind"));
+		if (json_is_string(get(p, "qos")))
+			printf(", QoS %s", str(p, "qos"));
+		if (json_is_string(get(p, "pod_uid")))
+			printf(", pod %s", str(p, "pod_uid"));
+		if (json_is_string(get(p, "container_id")))
+			printf(", container %s (%s)", str(p, "container_id"), str(p, "runtime"));
+		putchar('\n');
+	}
+	if (json_is_string(get(p, "matched_by")) && strcmp(str(p, "matched_by"), "path") != 0)
+		printf("found by:  %s\n", strcmp(str(p, "matched_by"), "pod_uid") == 0 ? "pod UID" :
+		       strcmp(str(p, "matched_by"), "container_id") == 0 ? "container id" :
+		       "absolute path below the cgroup root");
 	printf("rule:      rules[%lld] \"%s\", policy %s\n           %s\n", integer(p, "rule.index"),
 	       str(p, "rule.match"), str(p, "rule.policy"), str(p, "rule.why"));
 	if (!json_is_object(dec)) {
@@ -803,20 +1167,32 @@ static int cmd_explain(const char *cgroup)
 
 /* ---- top --------------------------------------------------------------------------------- */
 
-static volatile sig_atomic_t stop;
+static volatile sig_atomic_t stop, resized;
 static struct termios saved_tty;
-static bool tty_raw;
+static bool tty_raw, alt_screen;
 
 static void on_signal(int sig _unused_)
 {
 	stop = 1;
 }
 
+static void on_winch(int sig _unused_)
+{
+	resized = 1;
+}
+
+/* The terminal as top found it: its modes, the normal screen, a visible cursor. */
 static void tty_restore(void)
 {
 	if (tty_raw)
 		tcsetattr(STDIN_FILENO, TCSANOW, &saved_tty);
 	tty_raw = false;
+	if (alt_screen) {
+		/* DECTCEM show cursor; xterm's alternate screen off (restores the screen). */
+		fputs("\033[?25h\033[?1049l", stdout);
+		fflush(stdout);
+	}
+	alt_screen = false;
 }
 
 struct prev_row {
@@ -850,52 +1226,77 @@ static int cmp_top(const void *a, const void *b)
 	return cx < cy ? 1 : cx > cy ? -1 : 0;
 }
 
+static const struct col top_cols[] = {
+	{ "CURRENT", COL_RIGHT, 0 }, { "FLOOR", COL_RIGHT, 5 }, { "RECLAIM/s", COL_RIGHT, 0 },
+	{ "PSI%", COL_RIGHT, 2 }, { "DECISION", 0, 1 }, { "REQUEST", COL_RIGHT, 4 },
+	{ "RECLAIMED", COL_RIGHT, 3 }, { "QOS", 0, 6 }, { "CGROUP", COL_PATH, 0 },
+};
+
+/* One screen (screen: the terminal's size, drawn from its top-left corner over the last one) or
+ * one plain report (every row, no width limit) of top. */
 static void print_top(json_t *st, json_t *cg, double elapsed, bool screen)
 {
+	struct table tab = { .cols = top_cols, .n_cols = ARRAY_SIZE(top_cols) };
 	json_t *rows = get(cg, "cgroups"), *v;
-	size_t n = json_array_size(rows), i, shown;
+	size_t n = json_array_size(rows), i, room = 0;
 	struct top_row *t = calloc(n ? n : 1, sizeof(*t));
 	struct prev_row *next = calloc(n ? n : 1, sizeof(*next));
-	char d1[32], psi[16];
+	unsigned cols = 0, height = 0, used = 0;
+	char d1[32], psi[16], *line = NULL;
 
-	if (screen)
-		fputs("\033[H\033[2J", stdout);
-	printf("reclaimd %s, up %s: %lld managed cgroups, %s reclaimed, %lld jobs in flight, zswap "
-	       "pool %.0f %% of its limit, tick %.1f ms late (max %.1f)\n", str(st, "version"),
-	       dur(num(st, "uptime_s"), d1, sizeof(d1)), integer(st, "totals.managed_cgroups"),
-	       B(get(st, "totals.reclaimed_bytes")), integer(st, "totals.jobs_in_flight"),
-	       num(st, "zswap.pool_fill_pct"), num(st, "tick.late_last_us") / 1000,
-	       num(st, "tick.late_max_us") / 1000);
+	if (screen) {
+		term_size(&cols, &height);
+		fputs("\033[H\033[J", stdout);
+	}
+	if (asprintf(&line, "reclaimd %s, up %s: %lld managed cgroups, %s reclaimed, %lld jobs in "
+		     "flight, zswap pool %.0f %% of its limit, tick %.1f ms late (max %.1f)",
+		     str(st, "version"), dur(num(st, "uptime_s"), d1, sizeof(d1)),
+		     integer(st, "totals.managed_cgroups"), B(get(st, "totals.reclaimed_bytes")),
+		     integer(st, "totals.jobs_in_flight"), num(st, "zswap.pool_fill_pct"),
+		     num(st, "tick.late_last_us") / 1000, num(st, "tick.late_max_us") / 1000) >= 0) {
+		used += print_wrapped(line, cols, "\n");
+		free(line);
+	}
 	json_array_foreach(get(st, "nodes"), i, v)
-		printf("node %lld: %lld/%lld workers, %lld busy, %lld queued%s%s\n", integer(v, "node"),
-		       integer(v, "allowed_workers"), integer(v, "workers"), integer(v, "busy_workers"),
-		       integer(v, "queued_jobs"),
-		       json_is_object(get(v, "headroom")) ? ", free " : "",
-		       json_is_object(get(v, "headroom")) ? B(get(v, "headroom.free_bytes")) : "");
+		if (asprintf(&line, "node %lld: %lld/%lld workers, %lld busy, %lld queued%s%s",
+			     integer(v, "node"), integer(v, "allowed_workers"), integer(v, "workers"),
+			     integer(v, "busy_workers"), integer(v, "queued_jobs"),
+			     json_is_object(get(v, "headroom")) ? ", free " : "",
+			     json_is_object(get(v, "headroom")) ? B(get(v, "headroom.free_bytes")) : "") >= 0) {
+			used += print_wrapped(line, cols, "\n");
+			free(line);
+		}
 	putchar('\n');
+	used++;
 	json_array_foreach(rows, i, v) {
 		double now = num(v, "reclaimed_total_bytes");
 
 		t[i].v = v;
-		t[i].rate = elapsed > 0 ? (now - prev_reclaimed(str(v, "cgroup"), now)) / elapsed : 0;
-		if (next && (next[i].cgroup = strdup(str(v, "cgroup"))))
+		t[i].rate = elapsed > 0 ? (now - prev_reclaimed(json_string_value(get(v, "cgroup")) ?
+			     json_string_value(get(v, "cgroup")) : "", now)) / elapsed : 0;
+		if (next && (next[i].cgroup = strdup(json_string_value(get(v, "cgroup")) ?
+						      json_string_value(get(v, "cgroup")) : "")))
 			next[i].reclaimed = now;
 	}
 	qsort(t, n, sizeof(*t), cmp_top);
-	printf("%10s %10s %10s %7s %-13s %10s %10s %s\n", "CURRENT", "FLOOR", "RECLAIM/s", "PSI%",
-	       "DECISION", "REQUEST", "RECLAIMED", "CGROUP");
-	shown = screen ? 40 : n;
-	for (i = 0; i < n && i < shown; i++) {
+	/* On a screen: the rows that fit below the header, the table's heading and a "more" line,
+	 * one line kept free so that the last newline does not scroll. */
+	if (screen && height)
+		room = height > used + 3 ? height - used - 3 : 1;
+	for (i = 0; i < n; i++) {
 		char rate[24];
 
 		fmt_bytes(t[i].rate, rate, sizeof(rate));
-		printf("%10s %10s %10s %7s %-13s %10s %10s %s\n", B(get(t[i].v, "current_bytes")),
-		       B(get(t[i].v, "floor_bytes")), rate, pct(get(t[i].v, "psi_some_pct"), psi,
-		       sizeof(psi)), str(t[i].v, "decision"), B(get(t[i].v, "request_bytes")),
-		       B(get(t[i].v, "reclaimed_total_bytes")), str(t[i].v, "cgroup"));
+		table_row(&tab, (const char *const[]){ B(get(t[i].v, "current_bytes")),
+			B(get(t[i].v, "floor_bytes")), rate,
+			pct(get(t[i].v, "psi_some_pct"), psi, sizeof(psi)), str(t[i].v, "decision"),
+			B(get(t[i].v, "request_bytes")), B(get(t[i].v, "reclaimed_total_bytes")),
+			str(t[i].v, "qos"), str(t[i].v, "cgroup") });
 	}
-	if (n > shown)
-		printf("... %zu more\n", n - shown);
+	table_print(&tab, cols, room);
+	table_free(&tab);
+	if (room && n > room)
+		printf("... %zu more\n", n - room);
 	fflush(stdout);
 	for (size_t k = 0; k < n_prev; k++)
 		free(prev[k].cgroup);
@@ -910,7 +1311,7 @@ static void top_wait(void)
 {
 	double deadline = mono_s() + opt.delay_s;
 
-	while (!stop) {
+	while (!stop && !resized) {
 		double left = deadline - mono_s();
 		struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
 		char c;
@@ -931,6 +1332,18 @@ static int cmd_top(void)
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	if (screen) {
+		/* A frame is one write: no partly drawn screen. The alternate screen (xterm's
+		 * private mode 1049) keeps the shell's screen as it was; the cursor is hidden. */
+		static char frame[1 << 16];
+		struct sigaction sa = { .sa_handler = on_winch };
+
+		setvbuf(stdout, frame, _IOFBF, sizeof(frame));
+		sigaction(SIGWINCH, &sa, NULL); /* no SA_RESTART: the wait ends to redraw */
+		fputs("\033[?1049h\033[?25l", stdout);
+		alt_screen = true;
+		atexit(tty_restore);
+	}
 	if (screen && isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved_tty) == 0) {
 		struct termios raw = saved_tty;
 
@@ -938,16 +1351,16 @@ static int cmd_top(void)
 		raw.c_cc[VMIN] = 1;
 		raw.c_cc[VTIME] = 0;
 		tty_raw = tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0;
-		atexit(tty_restore);
 	}
 	for (long it = 0; !stop && (opt.iterations == 0 || it < opt.iterations); it++) {
 		json_t *st = NULL, *cg = NULL;
 		double now;
 
-		if (it > 0)
+		if (it > 0 && !resized)
 			top_wait();
 		if (stop)
 			break;
+		resized = 0;
 		if ((r = call("io.reclaimd.Status", NULL, &st)) ||
 		    (r = call("io.reclaimd.Cgroups", NULL, &cg))) {
 			json_decref(st);
@@ -971,6 +1384,8 @@ static int cmd_top(void)
 		last = now;
 	}
 	tty_restore();
+	if (r && screen)
+		fprintf(stderr, "reclaimctl: top stopped (exit %d): the daemon's answer failed\n", r);
 	for (size_t k = 0; k < n_prev; k++)
 		free(prev[k].cgroup);
 	free(prev);
@@ -1020,6 +1435,7 @@ int main(int argc, char **argv)
 	static const struct option options[] = {
 		{ "socket", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "full", no_argument, NULL, 'f' },
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "delay", required_argument, NULL, 'd' },
 		{ "timeout", required_argument, NULL, 't' },
@@ -1031,15 +1447,19 @@ int main(int argc, char **argv)
 	char *end;
 	int c;
 
+	setlocale(LC_CTYPE, "");
 	opt.socket = getenv("RECLAIMD_SOCKET") && *getenv("RECLAIMD_SOCKET") ?
 		     getenv("RECLAIMD_SOCKET") : DEFAULT_SOCKET;
-	while ((c = getopt_long(argc, argv, "s:jn:d:t:h", options, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, "s:jfn:d:t:h", options, NULL)) >= 0) {
 		switch (c) {
 		case 's':
 			opt.socket = optarg;
 			break;
 		case 'j':
 			opt.json = true;
+			break;
+		case 'f':
+			opt.full = true;
 			break;
 		case 'n':
 			errno = 0;
@@ -1077,7 +1497,7 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "explain") == 0) {
 		if (argc - optind != 1)
 			return fail(EXIT_USAGE, "explain takes one cgroup (a path relative to the "
-				    "cgroup root)");
+				    "cgroup root or below it, a pod UID or a container id)");
 		return cmd_explain(argv[optind]);
 	}
 	if (optind < argc)

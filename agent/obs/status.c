@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <grp.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -54,18 +55,24 @@ const char status_interface_idl[] =
 	"  zswap: object,\n  zram: object,\n  tiers: object,\n  mglru: object,\n"
 	"  totals: object,\n  socket: object,\n  features: object,\n  memory_reclaim: object,\n"
 	"  self: ?object\n)\n\n"
-	"# One row per managed cgroup: rule, policy, memory.current, floor, last decision, ...\n"
+	"# One row per managed cgroup: rule, policy, memory.current, floor, last decision, ...; kind,\n"
+	"# qos, pod_uid, container_id and runtime: what its path says it is (null: not known).\n"
 	"method Cgroups() -> (version: string, protocol: int, interval_s: float, cgroups: []object)\n\n"
-	"# The last decision on one managed cgroup (a path relative to the cgroup root), term by term.\n"
+	"# The last decision on one managed cgroup, term by term. cgroup: a path relative to the cgroup\n"
+	"# root, an absolute path below it, a pod UID or a container id (or the start of one, 8 or\n"
+	"# more characters); matched_by says which it was (path, cgroupfs_path, pod_uid,\n"
+	"# container_id); kind, qos, pod_uid, container_id and runtime what the path says it is.\n"
 	"method Explain(cgroup: string) -> (\n"
-	"  version: string,\n  protocol: int,\n  cgroup: string,\n  rule: object,\n"
+	"  version: string,\n  protocol: int,\n  cgroup: string,\n  matched_by: string,\n"
+	"  kind: ?string,\n  qos: ?string,\n  pod_uid: ?string,\n  container_id: ?string,\n"
+	"  runtime: ?string,\n  rule: object,\n"
 	"  decision: ?object,\n  inputs: ?object,\n  floor: ?object,\n  law: ?object,\n"
 	"  limits: ?object,\n  cold_age: ?object,\n  job: ?object,\n  tiers: ?object\n)\n\n"
 	"# Re-reads the configuration file, as SIGHUP does. Root only.\n"
 	"method Reload() -> (version: string, protocol: int, config: string, rules: int,\n"
 	"  restart_only: []string)\n\n"
-	"error NoSuchCgroup (cgroup: string)\n\n"
-	"error CgroupNotManaged (cgroup: string, reason: string)\n\n"
+	"error NoSuchCgroup (cgroup: string, reason: string)\n\n"
+	"error CgroupNotManaged (cgroup: string, reason: string, matched_by: string)\n\n"
 	"error ConfigRejected (message: string, file: string, line: int, column: int)\n\n"
 	"error PermissionDenied (method: string, needs: string)\n\n"
 	"error InvalidRequest (reason: string)\n\n"
@@ -287,15 +294,33 @@ static json_t *status_tiers(const struct tiers_report *tr, const struct dispatch
 			 "lower_full_requests", ju64(tr->lower_full_requests));
 }
 
+/* The absolute path of the cgroup root the agent walks, as the kernel names the directory it
+ * opened (/proc/self/fd/N, proc_pid_readlink(); symbolic links resolved): true and the path in
+ * buf, false when it cannot be read or does not fit. */
+static bool cgroup_root_path(const struct tick_report *r, char *buf, size_t size)
+{
+	char link[64];
+	ssize_t n;
+
+	if (!r->cgroups || !r->cgroups->root || r->cgroups->root->dirfd < 0 || size < 2)
+		return false;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", r->cgroups->root->dirfd);
+	n = readlink(link, buf, size - 1);
+	if (n <= 0 || (size_t)n >= size - 1 || buf[0] != '/')
+		return false;
+	buf[n] = '\0';
+	return true;
+}
+
 static json_t *status_config(const struct tick_report *r, usec_t now_real)
 {
-	char when[64] = "";
+	char when[64] = "", root[PATH_MAX];
 	time_t t = (time_t)(r->timing.config_loaded_realtime_us / USEC_PER_SEC);
 	struct tm tm;
 
 	if (gmtime_r(&t, &tm))
 		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return json_pack("{s:o?,s:s,s:f,s:I,s:f,s:b,s:o,s:o,s:s?,s:s?}",
+	json_t *o = json_pack("{s:o?,s:s,s:f,s:I,s:f,s:b,s:o,s:o,s:s?,s:s?}",
 		"file", jstr(r->opts->config_path), "loaded_at", when,
 		"loaded_ago_s", seconds(sub_sat(now_real, r->timing.config_loaded_realtime_us)),
 		"rules", (json_int_t)r->ctx.config->n_rules,
@@ -303,6 +328,10 @@ static json_t *status_config(const struct tick_report *r, usec_t now_real)
 		"reloads", ju64(r->timing.reloads), "reloads_rejected", ju64(r->timing.reloads_rejected),
 		"status_socket", r->ctx.config->status.socket,
 		"status_read_group", r->ctx.config->status.read_group);
+
+	if (o && cgroup_root_path(r, root, sizeof(root)))
+		json_object_set_new(o, "cgroup_root", jstr(root));
+	return o;
 }
 
 static json_t *status_tick(const struct tick_report *r)
@@ -467,13 +496,31 @@ static json_t *job_json(const struct cgroup_node *cg)
 			 "headroom", (cg->job.flags & DISPATCH_HEADROOM) != 0);
 }
 
+/* What the cgroup's path says it is (reclaimd/workload.h), set on o: "kind" ("pod",
+ * "container", ...; null when not recognised), "qos" (a pod's class, in a pod; else null),
+ * "pod_uid" (with '-', as the Kubernetes API shows it; null outside a pod), "container_id" (64 hex
+ * digits; null when not a container) and "runtime" (null when not a container). */
+static void workload_fields(json_t *o, const struct workload *w)
+{
+	const char *kind = w->kind != WORKLOAD_OTHER ? workload_kind_name(w->kind) : NULL;
+	const char *qos = w->qos != WORKLOAD_QOS_NONE ? workload_qos_name(w->qos) : NULL;
+	const char *rt = w->runtime != WORKLOAD_RUNTIME_NONE ? workload_runtime_name(w->runtime) : NULL;
+
+	json_object_set_new(o, "kind", kind ? json_string(kind) : json_null());
+	json_object_set_new(o, "qos", qos ? json_string(qos) : json_null());
+	json_object_set_new(o, "pod_uid", w->pod_uid[0] ? json_string(w->pod_uid) : json_null());
+	json_object_set_new(o, "container_id",
+			    w->container_id[0] ? json_string(w->container_id) : json_null());
+	json_object_set_new(o, "runtime", rt ? json_string(rt) : json_null());
+}
+
 static json_t *cgroup_row(const struct tick_report *r, const struct cgroup_node *cg,
 			  const struct cgroup_sample *s, usec_t now)
 {
 	const typeof(cg->policy.last) *l = &cg->policy.last;
 	bool decided = l->at_us != 0;
 
-	return json_pack("{s:o,s:s?,s:I,s:s?,s:o,s:o,s:o,s:o,s:o,s:s?,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
+	json_t *o = json_pack("{s:o,s:s?,s:I,s:s?,s:o,s:o,s:o,s:o,s:o,s:s?,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
 		"cgroup", jstr(cg->path), "rule", cg->rule ? cg->rule->match : NULL,
 		"rule_index", (json_int_t)rule_index(r, cg),
 		"policy", cg->rule ? cg->rule->policy->name : NULL,
@@ -491,6 +538,10 @@ static json_t *cgroup_row(const struct tick_report *r, const struct cgroup_node 
 		"memory_high_bytes", jbytes(s->high_bytes),
 		"memory_max_bytes", jbytes(s->max_bytes),
 		"job", job_json(cg));
+
+	if (o)
+		workload_fields(o, &cg->workload);
+	return o;
 }
 
 static int cmp_row(const void *a, const void *b)
@@ -695,49 +746,172 @@ static json_t *explain_tiers(const struct tick_report *r, const struct cgroup_no
 			 "reason", tier_plan_reason(&p));
 }
 
+/* Hex digits, '-' and '_' only, at least ID_PREFIX_MIN of them: what may name a pod by its UID
+ * or a container by its id (a prefix of either). */
+#define ID_PREFIX_MIN 8
+
+static bool looks_like_id(const char *s)
+{
+	size_t n = strspn(s, "0123456789abcdefABCDEF-_");
+
+	return n >= ID_PREFIX_MIN && s[n] == '\0';
+}
+
+/* Whether id begins with the prefix `want` (lowercase hex and '-' as the API shows a UID; a '_'
+ * of `want`, as systemd's slice names escape a UID's '-', matches a '-'). */
+static bool id_has_prefix(const char *id, const char *want)
+{
+	for (; *want; want++, id++) {
+		char c = *want == '_' ? '-' : (*want >= 'A' && *want <= 'F') ? (char)(*want - 'A' + 'a') :
+			 *want;
+
+		if (*id != c)
+			return false;
+	}
+	return true;
+}
+
+struct resolved {
+	const struct cgroup_node *cg;
+	const char *matched_by;   /* "path", "cgroupfs_path", "pod_uid", "container_id" */
+	const char *reason;       /* why nothing was found, NULL when cg is set */
+	char buf[256];
+};
+
+/*
+ * The cgroup an Explain argument names (docs/operating.md "Status socket and reclaimctl"), tried
+ * in this order: a path relative to the cgroup root ("/a/b/" as "a/b"); an absolute path under the
+ * cgroup root (cgroup_root_path(), e.g. /sys/fs/cgroup/system.slice/x.service); a pod's UID, or
+ * the start of one (at least ID_PREFIX_MIN characters; '_' for '-' as in slice names); a
+ * container's id, or the start of one. A prefix that names more than one pod or container names
+ * none. For a container id, the container's cgroup, or crun's inner "container" child when that
+ * is the one managed. `path` is normalize_path()'s. Fills *ret; false when out of memory.
+ */
+static bool resolve_cgroup(const struct tick_report *r, const char *arg, const char *path,
+			   struct resolved *ret)
+{
+	const struct cgroup_node *pod = NULL, *ctr = NULL;
+	size_t pods = 0, ctrs = 0;
+	char root[PATH_MAX];
+
+	ret->cg = NULL;
+	ret->reason = NULL;
+	CGROUP_SET_FOREACH(r->cgroups, cg)
+		if (strcmp(cg->path, path) == 0) {
+			ret->cg = cg;
+			ret->matched_by = "path";
+			return true;
+		}
+	if (arg[0] == '/' && cgroup_root_path(r, root, sizeof(root))) {
+		size_t len = strlen(root);
+		const char *rest;
+		_cleanup_(freep) char *rel = NULL;
+
+		while (len > 1 && root[len - 1] == '/')
+			root[--len] = '\0';
+		rest = arg + len;
+		if (strncmp(arg, root, len) == 0 && (*rest == '/' || *rest == '\0' || len == 1)) {
+			if (!(rel = normalize_path(rest)))
+				return false;
+			CGROUP_SET_FOREACH(r->cgroups, cg)
+				if (strcmp(cg->path, rel) == 0) {
+					ret->cg = cg;
+					ret->matched_by = "cgroupfs_path";
+					return true;
+				}
+		}
+	}
+	if (!looks_like_id(arg)) {
+		if (arg[0] == '/' && cgroup_root_path(r, root, sizeof(root))) {
+			snprintf(ret->buf, sizeof(ret->buf), "not a cgroup below the cgroup root "
+				 "%.200s the agent walks", root);
+			ret->reason = ret->buf;
+		} else {
+			ret->reason = "no such path below the cgroup root";
+		}
+		return true;
+	}
+	CGROUP_SET_FOREACH(r->cgroups, cg) {
+		const struct workload *w = &cg->workload;
+
+		if (w->kind == WORKLOAD_POD && id_has_prefix(w->pod_uid, arg)) {
+			pods++;
+			pod = cg;
+		}
+		if ((w->kind == WORKLOAD_CONTAINER || w->kind == WORKLOAD_CONTAINER_INNER) &&
+		    id_has_prefix(w->container_id, arg)) {
+			/* One container, two cgroups (crun's inner child): count the container once,
+			 * and keep the managed one of the two, else the container's own. */
+			if (!ctr || strcmp(ctr->workload.container_id, w->container_id) != 0)
+				ctrs++;
+			if (!ctr || strcmp(ctr->workload.container_id, w->container_id) != 0 ||
+			    (cg->managed && !ctr->managed) ||
+			    (cg->managed == ctr->managed && w->kind == WORKLOAD_CONTAINER))
+				ctr = cg;
+		}
+	}
+	if (pods + ctrs > 1) {
+		snprintf(ret->buf, sizeof(ret->buf), "%zu pod UIDs and %zu container ids begin with "
+			 "it: give more of it", pods, ctrs);
+		ret->reason = ret->buf;
+	} else if (pods == 1) {
+		ret->cg = pod;
+		ret->matched_by = "pod_uid";
+	} else if (ctrs == 1) {
+		ret->cg = ctr;
+		ret->matched_by = "container_id";
+	} else {
+		ret->reason = "no such path below the cgroup root, and no pod UID or container id "
+			      "begins so";
+	}
+	return true;
+}
+
 static void m_explain(void *userdata, const struct varlink_call *call, struct varlink_reply *ret)
 {
 	struct status_server *st = userdata;
 	const struct tick_report *r = st->rep;
 	const char *arg = json_string_value(json_object_get(call->parameters, "cgroup"));
-	const struct cgroup_node *found = NULL;
+	const struct cgroup_node *found;
 	_cleanup_(freep) char *path = NULL;
+	struct resolved res;
 	char buf[512];
-	json_t *inputs = NULL, *floor = NULL, *law = NULL, *limits = NULL, *cold = NULL, *dec;
+	json_t *inputs = NULL, *floor = NULL, *law = NULL, *limits = NULL, *cold = NULL, *dec, *o;
 
 	if (!arg) {
 		ret->error = VARLINK_ERROR_INVALID_PARAMETER;
 		ret->parameters = json_pack("{s:s}", "parameter", "cgroup");
 		return;
 	}
-	if (!(path = normalize_path(arg))) {
+	if (!(path = normalize_path(arg)) || !resolve_cgroup(r, arg, path, &res)) {
 		reply_oom(ret);
 		return;
 	}
-	CGROUP_SET_FOREACH(r->cgroups, cg)
-		if (strcmp(cg->path, path) == 0) {
-			found = cg;
-			break;
-		}
+	found = res.cg;
 	if (!found) {
 		ret->error = "io.reclaimd.NoSuchCgroup";
-		ret->parameters = json_pack("{s:s}", "cgroup", path);
+		ret->parameters = json_pack("{s:o,s:s}", "cgroup", jstr(arg), "reason", res.reason);
 		return;
 	}
 	if (!found->managed || !found->rule) {
 		ret->error = "io.reclaimd.CgroupNotManaged";
-		ret->parameters = json_pack("{s:o,s:o}", "cgroup", jstr(path), "reason",
-					    jstr(not_managed_reason(r, found, buf, sizeof(buf))));
+		ret->parameters = json_pack("{s:o,s:o,s:s}", "cgroup", jstr(found->path), "reason",
+					    jstr(not_managed_reason(r, found, buf, sizeof(buf))),
+					    "matched_by", res.matched_by);
 		return;
 	}
 	if (found->policy.last.at_us)
 		dec = explain_decision(r, found, now_us(), &inputs, &floor, &law, &limits, &cold);
 	else
 		dec = json_null();
-	ret->parameters = with_head(json_pack("{s:o,s:o,s:o,s:o*,s:o*,s:o*,s:o*,s:o*,s:o,s:o*}",
-		"cgroup", jstr(found->path), "rule", explain_rule(r, found), "decision", dec,
+	o = json_pack("{s:o,s:s,s:o,s:o,s:o*,s:o*,s:o*,s:o*,s:o*,s:o,s:o*}",
+		"cgroup", jstr(found->path), "matched_by", res.matched_by,
+		"rule", explain_rule(r, found), "decision", dec,
 		"inputs", inputs, "floor", floor, "law", law, "limits", limits, "cold_age", cold,
-		"job", job_json(found), "tiers", explain_tiers(r, found)));
+		"job", job_json(found), "tiers", explain_tiers(r, found));
+	if (o)
+		workload_fields(o, &found->workload);
+	ret->parameters = with_head(o);
 	if (!ret->parameters)
 		reply_oom(ret);
 }
