@@ -75,7 +75,7 @@ TESTS     := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 TEST_SCRIPTS := $(wildcard tests/unit/test_*.sh)
 # reclaimctl: its own code, the varlink wire format and str_escape(), with jansson and
 # libsmartcols (its tables).
-CTL_OBJS  := $(BUILD)/agent/cli/reclaimctl.o $(BUILD)/agent/obs/varlink_proto.o $(BUILD)/agent/base/escape.o
+CTL_OBJS  := $(BUILD)/agent/cli/reclaimctl.o $(BUILD)/agent/cli/ctl_call.o $(BUILD)/agent/cli/ctl_table.o $(BUILD)/agent/obs/varlink_proto.o $(BUILD)/agent/base/escape.o
 CTL_LIBS   = $(shell pkg-config --libs jansson smartcols 2>/dev/null) -lm
 # Host tests that run the programs themselves (tests/host/), counted with the unit tests.
 HOST_TESTS := tests/host/status-socket.sh tests/host/state-file.sh tests/host/safety.sh \
