@@ -1102,6 +1102,84 @@ out:
 	free(snap);
 }
 
+/* shrinker_enabled "auto": turning the shrinker on waits for its record like the parameters. */
+static void test_ctl_record_first_shrinker(void)
+{
+	char sys[512], state[512], buf[4096];
+	struct config *c = NULL;
+	struct config_error err;
+	struct cgroup_set cs = { 0 };
+	struct snapshot *snap = calloc(1, sizeof(*snap));
+	struct state_ledger *l = NULL;
+	struct state_load load;
+	struct zswap_ctl *z = NULL;
+	struct zswap_report rep;
+	struct ctl_env env = { .proc_root = "/proc", .sys_root = sys };
+
+	build_tree(true);
+	make_dir("state2");
+	snprintf(sys, sizeof(sys), "%s/sys", tmp_root);
+	snprintf(state, sizeof(state), "%s/state2/state.json", tmp_root);
+	CHECK(snap != NULL);
+	CHECK_EQ_INT(config_load_string("{ \"zswap\": { \"shrinker_enabled\": \"auto\" } }", &c,
+					&err), 0);
+	CHECK_EQ_INT(state_ledger_open(state, &l, &load), 0);
+	if (!snap || !c || !l)
+		goto out;
+	CHECK(c->zswap.shrinker_auto && c->zswap.manage && c->zswap.restore_on_exit);
+	env.state = l;
+	record_first_ledger_set = faulty_ledger_set;
+	CHECK_EQ_INT(zswap_ctl_new(&env, c, &cs, &z), 0);
+	if (!z)
+		goto out;
+	/* zswap on, its pool at 200 MiB of a 1 GiB host's 20 % (over its target): the shrinker,
+	 * off, is wanted on. */
+	snap->host.zswap.available = true;
+	snap->host.zswap.pool_total_size_bytes = 200 * MiB;
+	snap->host.zswap_params.available = true;
+	snap->host.zswap_params.enabled = true;
+	snap->host.zswap_params.max_pool_percent = 20;
+	snap->host.zswap_params.accept_threshold_percent = 90;
+	snap->host.zswap_params.shrinker_enabled = 0;
+	snap->page_size = PAGE;
+	tick_once(z, c, snap, 1); /* the first sample: no delta yet */
+	fault_errno = EIO;
+	tick_once(z, c, snap, 2);
+	fault_errno = ENOSPC;
+	tick_once(z, c, snap, 3);
+	slurp(PARAMS "shrinker_enabled", buf, sizeof(buf));
+	CHECK_STREQ(buf, "N\n");
+	CHECK(access(state, F_OK) < 0);
+	zswap_ctl_report(z, &rep);
+	CHECK_EQ_U64(rep.held_back.count, 2);
+	CHECK_EQ_INT(rep.held_back.last_error, -ENOSPC);
+	CHECK_EQ_U64(rep.shrinker_switches, 0);
+
+	fault_errno = 0;
+	tick_once(z, c, snap, 4);
+	slurp(PARAMS "shrinker_enabled", buf, sizeof(buf));
+	CHECK_STREQ(buf, "Y");
+	slurp("state2/state.json", buf, sizeof(buf));
+	CHECK(strstr(buf, "\"zswap/shrinker_enabled\"") != NULL);
+	zswap_ctl_report(z, &rep);
+	CHECK_EQ_U64(rep.shrinker_switches, 1);
+	CHECK(!rep.held_back.failing);
+	zswap_ctl_free(z);
+	z = NULL;
+	slurp(PARAMS "shrinker_enabled", buf, sizeof(buf));
+	CHECK_STREQ(buf, "N");
+out:
+	record_first_ledger_set = state_ledger_set;
+	fault_errno = 0;
+	zswap_ctl_free(z);
+	if (l) {
+		(void)state_ledger_close(l);
+		state_ledger_free(l);
+	}
+	config_free(c);
+	free(snap);
+}
+
 static void cleanup_tree(void)
 {
 	char cmd[600];
@@ -1139,6 +1217,7 @@ int main(void)
 	test_cgroup_writers();
 	log_use_stderr(true);
 	test_ctl_record_first();
+	test_ctl_record_first_shrinker();
 	cleanup_tree();
 	return test_report("test_zswap");
 }
