@@ -1180,6 +1180,119 @@ out:
 	free(snap);
 }
 
+/* The fair share's lowering of memory.zswap.max waits for its record: held back (the file keeps
+ * "max") while the record fails, written at the first tick whose record succeeds. */
+static void test_ctl_record_first_lowered(void)
+{
+	char sys[512], state[512], path[512], buf[4096];
+	struct config *c = NULL;
+	struct config_error err;
+	struct cgroup_set cs = { 0 };
+	struct snapshot *snap = calloc(1, sizeof(*snap));
+	struct cgroup_sample *samples = calloc(2, sizeof(*samples));
+	struct cgroup_node *nodes[2] = { NULL, NULL };
+	struct state_ledger *l = NULL;
+	struct state_load load;
+	struct zswap_ctl *z = NULL;
+	struct zswap_report rep;
+	struct ctl_env env = { .proc_root = "/proc", .sys_root = sys };
+	const char *names[2] = { "cg/a", "cg/b" };
+	const uint64_t current[2] = { 600 * MiB, 400 * MiB }, in_zswap[2] = { 150 * MiB, 50 * MiB };
+
+	build_tree(true);
+	make_dir("state3");
+	snprintf(sys, sizeof(sys), "%s/sys", tmp_root);
+	snprintf(state, sizeof(state), "%s/state3/state.json", tmp_root);
+	CHECK_EQ_INT(config_load_string("{ \"rules\": [ { \"match\": \"*\" } ] }", &c, &err), 0);
+	CHECK_EQ_INT(state_ledger_open(state, &l, &load), 0);
+	if (!snap || !samples || !c || !l)
+		goto out;
+	for (int i = 0; i < 2; i++) {
+		char rel[64];
+
+		make_dir(names[i]);
+		snprintf(rel, sizeof(rel), "%s/memory.zswap.max", names[i]);
+		write_file(rel, "max\n");
+		nodes[i] = calloc(1, sizeof(*nodes[i]) + 16);
+		if (!nodes[i])
+			goto out;
+		snprintf(nodes[i]->path, 16, "%s", names[i] + 3);
+		snprintf(path, sizeof(path), "%s/%s", tmp_root, names[i]);
+		nodes[i]->dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		nodes[i]->inode = 100 + (uint64_t)i;
+		nodes[i]->rule = &c->rules[0];
+		samples[i].current_bytes = current[i];
+		samples[i].zswap_current_bytes = in_zswap[i];
+		samples[i].zswap_max_bytes = LIMIT_MAX;
+		samples[i].swap_room_bytes = 1 * GiB;
+	}
+	snap->cgroups = samples;
+	snap->n_cgroups = 2;
+	snap->page_size = PAGE;
+	/* A 1 GiB host, zswap on at 20 % with its pool at 200 MiB: over its target. */
+	snap->host.zswap.available = true;
+	snap->host.zswap.pool_total_size_bytes = 200 * MiB;
+	snap->host.zswap_params.available = true;
+	snap->host.zswap_params.enabled = true;
+	snap->host.zswap_params.max_pool_percent = 20;
+	snap->host.zswap_params.accept_threshold_percent = 90;
+	snap->host.zswap_params.shrinker_enabled = -1;
+	env.state = l;
+	record_first_ledger_set = faulty_ledger_set;
+	CHECK_EQ_INT(zswap_ctl_new(&env, c, &cs, &z), 0);
+	if (!z)
+		goto out;
+	{
+		struct tick_ctx ctx = { .snap = snap, .config = c, .cgroups = nodes };
+		struct reclaim_limits lim;
+
+		for (unsigned t = 1; t <= 4; t++) {
+			fault_errno = t == 2 ? EROFS : t == 3 ? EIO : 0;
+			ctx.tick = t;
+			snap->host.meminfo.mem_total = 1 << 30;
+			snap->timestamp_us = t * 1000000ULL;
+			zswap_ctl_tick(z, &ctx, &lim);
+			if (t == 3) {
+				/* Held back twice: "max" still, no record, counted. */
+				slurp("cg/a/memory.zswap.max", buf, sizeof(buf));
+				CHECK_STREQ(buf, "max\n");
+				CHECK(!nodes[0]->zswap.lowered);
+				CHECK(access(state, F_OK) < 0);
+				zswap_ctl_report(z, &rep);
+				CHECK_EQ_U64(rep.held_back.count, 2);
+				CHECK_EQ_INT(rep.held_back.last_error, -EIO);
+				CHECK_EQ_U64(rep.zswap_max_writes, 0);
+			}
+		}
+	}
+	/* Recorded ("max", the value lowered to), then written. */
+	slurp("cg/a/memory.zswap.max", buf, sizeof(buf));
+	CHECK(strcmp(buf, "max\n") != 0);
+	CHECK(nodes[0]->zswap.lowered);
+	slurp("state3/state.json", buf, sizeof(buf));
+	CHECK(strstr(buf, "\"zswap_max/a\"") != NULL);
+	zswap_ctl_report(z, &rep);
+	CHECK(rep.zswap_max_writes >= 1);
+	CHECK(!rep.held_back.failing);
+out:
+	record_first_ledger_set = state_ledger_set;
+	fault_errno = 0;
+	/* Freed without the cgroup set's walk: the set is empty (buckets NULL). */
+	zswap_ctl_free(z);
+	if (l) {
+		(void)state_ledger_close(l);
+		state_ledger_free(l);
+	}
+	for (int i = 0; i < 2; i++)
+		if (nodes[i]) {
+			close(nodes[i]->dirfd);
+			free(nodes[i]);
+		}
+	config_free(c);
+	free(samples);
+	free(snap);
+}
+
 static void cleanup_tree(void)
 {
 	char cmd[600];
@@ -1218,6 +1331,7 @@ int main(void)
 	log_use_stderr(true);
 	test_ctl_record_first();
 	test_ctl_record_first_shrinker();
+	test_ctl_record_first_lowered();
 	cleanup_tree();
 	return test_report("test_zswap");
 }
