@@ -383,7 +383,8 @@ static void take_lowered(struct zswap_ctl *z)
  * kept, else the value now), so a crash between the write and the record cannot happen. One
  * whose record fails is left out of *apply and marked in z->held_params (tried again at the
  * next tick); the others are unmarked. pre_recorded[p]: recorded here and not before. Returns
- * 0, or -errno of reading the values now (nothing may be applied then). */
+ * 0, or -errno of reading the values now (nothing may be applied then; z->held_params is left
+ * as it was). */
 static int record_before_apply(struct zswap_ctl *z, const struct zswap_settings *want,
 			       unsigned mask, struct zswap_settings *apply, bool *pre_recorded)
 {
@@ -394,12 +395,14 @@ static int record_before_apply(struct zswap_ctl *z, const struct zswap_settings 
 	for (int i = 0; i < _ZSWAP_PARAM_MAX; i++)
 		if (mask & (1u << i))
 			copy_setting(apply, want, (enum zswap_param)i);
-	z->held_params &= ~mask;
-	if (!z->env.state || !z->config->zswap.restore_on_exit)
+	if (!z->env.state || !z->config->zswap.restore_on_exit) {
+		z->held_params &= ~mask;
 		return 0;
+	}
 	r = zswap_params_read(z->env.sys_root, &now);
 	if (r < 0)
-		return r;
+		return r; /* held ones stay held */
+	z->held_params &= ~mask;
 	for (int i = 0; i < _ZSWAP_PARAM_MAX; i++) {
 		enum zswap_param p = (enum zswap_param)i;
 		char a[STATE_VALUE_MAX], b[STATE_VALUE_MAX], cur[STATE_VALUE_MAX], key[64], what[200];
