@@ -499,7 +499,7 @@ static void zswap_apply(struct zswap_ctl *z, unsigned mask)
 			/* Keep the value found first: a reload must not make it the "original". */
 			if (!zswap_settings_is_set(&z->saved.old, p))
 				copy_setting(&z->saved.old, &saved.old, p);
-			record_param(z, p, want);
+			/* Its record was saved before the write (record_before_apply()). */
 		} else if (res.error[p] == -ENOENT) {
 			log_event(LOG_NOTICE, MSGID_ZSWAP, NULL,
 				  "zswap: %s does not exist on this kernel; not applied", zswap_param_name(p));

@@ -29,7 +29,7 @@
 #                      and status shows the events;
 #   swap-full          all swap full: no futile EAGAIN loop (requests that reclaim nothing back
 #                      off), log lines for the cgroup per minute bounded (both printed);
-#   state-enospc-*,    no change without its record: the state file on a 4 KiB tmpfs that is
+#   state-enospc-*,    no change without its record: the state file on an 8 KiB tmpfs that is
 #   state-erofs-*      full (ENOSPC), then remounted read-only (EROFS), under an agent that sets
 #                      max_pool_percent 7 and accept_threshold_percent 80 (the administrator's:
 #                      20 and 90). While the record fails neither is written (one warning, held
@@ -97,7 +97,7 @@ EOF
 }
 rf_config /tmp/rf.json 1
 rf_config /tmp/rf-none.json 0
-rf_file() { tr -d ' \n' <"$RF_STATE" 2>/dev/null || echo none; }
+rf_file() { if [ -e "$RF_STATE" ]; then tr -d ' \n' <"$RF_STATE"; else echo none; fi; }
 # rf_ok NAME ADMIN: parameter NAME is the administrator's ADMIN, or the state file records it
 # with ADMIN as the original (so a start after a crash puts it back).
 rf_ok() {
@@ -149,13 +149,14 @@ rf_goes_ahead() {
 }
 rf_run() {
 	mkdir -p "$RF"
-	if ! mount -t tmpfs -o size=4k,mode=0755 tmpfs "$RF"; then
+	# Two pages: the state file and its temporary copy, written before the rename.
+	if ! mount -t tmpfs -o size=8k,mode=0755 tmpfs "$RF"; then
 		fail state-setup "cannot mount a tmpfs on $RF"
 		return 0
 	fi
 	zswap_param max_pool_percent 20
 	zswap_param accept_threshold_percent 90
-	# ENOSPC: the tmpfs full (its one page taken).
+	# ENOSPC: the tmpfs full (both pages taken).
 	dd if=/dev/zero of="$RF/fill" bs=4096 count=4 2>/dev/null
 	# 1. Started on the full file system: held back. SIGKILL.
 	agent_start /tmp/rf.json "$RESULTS/agent-rf-1.log"
