@@ -918,13 +918,14 @@ void zswap_ctl_tick(struct zswap_ctl *z, const struct tick_ctx *ctx, struct recl
 	z->config = ctx->config;
 	reclaim_limits_none(&z->limits);
 	*ret = z->limits;
+	/* Parameters held back for want of a record: tried again (the same configuration), at
+	 * every tick, whether or not this tick's host sample could be read. */
+	if (z->held_params && !z->env.dry_run)
+		zswap_apply(z, z->held_params);
 	if (cur->meminfo.mem_total == 0)
 		return; /* the host files could not be read this tick */
 	if (!z->prev_host && !(z->prev_host = malloc(sizeof(*z->prev_host))))
 		return;
-	/* Parameters held back for want of a record: tried again, the same configuration. */
-	if (z->held_params && !z->env.dry_run)
-		zswap_apply(z, z->held_params);
 	for (size_t i = 0; i < ctx->snap->n_cgroups && !z->env.dry_run; i++)
 		if (ctx->cgroups[i]->rule && strcmp(ctx->cgroups[i]->rule->policy->name, "none") != 0)
 			apply_rule_zswap(z, ctx, ctx->cgroups[i], &ctx->snap->cgroups[i]);
