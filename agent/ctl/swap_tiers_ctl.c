@@ -13,7 +13,9 @@
  * devices as arranged, and so does a crash, except between the swapoff(2) and the swapon(2) of
  * a re-prioritisation, which leaves the device off. That window is recorded in the state file
  * (section "swap", state_file.h: "swap/<path>", the priority it had, "off"); a start that finds
- * the record and the device still off swaps it on again at the priority it had.
+ * the record and the device still off swaps it on again at the priority it had. No swapoff
+ * without that record (record_first.h): when it cannot be saved the device is left as it is and
+ * the next tick arranges the devices again.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -17,7 +17,8 @@
  * run left, before it reads any value as the administrator's, and decides each (state_merge.h):
  * a parameter this configuration sets too is adopted (the record's original is put back at
  * stop), another is put back at once, and so is every lowered memory.zswap.max still as the dead
- * run left it.
+ * run left it. Every change is recorded before it is written (record_first.h): one whose record
+ * cannot be saved is held back, counted in the report, and tried again at the next tick.
  *
  * On kubelet-managed cgroups (workload_kubelet_managed()) none of those cgroup files is written
  * unless the cgroup's rule says "kubelet_managed_write": true (rule_cgroup_write_allowed()): the
