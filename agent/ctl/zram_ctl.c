@@ -21,7 +21,9 @@
  * the thread records the change in the state file (section "zram", state_file.h: the ledger is
  * locked) before it and drops the record after, so a start after a crash in the middle puts back
  * what an administrator had: writeback_limit_enable 0, or the administrator's budget less what
- * the chunk used (state_merge_budget()).
+ * the chunk used (state_merge_budget()). A chunk whose record cannot be saved changes nothing
+ * (record_first.h): the round ends, is counted in the report, and the device is tried again at
+ * the next tick.
  */
 #include <errno.h>
 #include <inttypes.h>
