@@ -13,7 +13,9 @@
  * devices as arranged, and so does a crash, except between the swapoff(2) and the swapon(2) of
  * a re-prioritisation, which leaves the device off. That window is recorded in the state file
  * (section "swap", state_file.h: "swap/<path>", the priority it had, "off"); a start that finds
- * the record and the device still off swaps it on again at the priority it had.
+ * the record and the device still off swaps it on again at the priority it had. No swapoff
+ * without that record (record_first.h): when it cannot be saved the device is left as it is and
+ * the next tick arranges the devices again.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ctl/record_first.h"
 #include "ctl/swap_tiers_ctl.h"
 #include "reclaimd/log.h"
 #include "reclaimd/reader.h"
@@ -43,6 +46,10 @@ struct swap_tiers_ctl {
 	bool arrange_pending;        /* the first arrangement waits for the first tick */
 	char *kubepods_path;         /* last tick's kubepods cgroup (a kubelet runs here), or NULL */
 	unsigned held;               /* devices the last arrangement did not swap on (kubelet) */
+	/* Re-prioritisations not made because their record could not be saved (record_first.h);
+	 * rearrange_held: one was held back, the next tick arranges again. */
+	struct held_back held_back;
+	bool rearrange_held;
 };
 
 /* /proc/swaps and MemAvailable, read now (not from the snapshot: swapon/swapoff change them). */
@@ -81,20 +88,20 @@ static int read_swaps_meminfo(const char *proc_root, const char *sys_root, struc
 
 #define STATE_SWAP "swap"
 
-/* Before the swapoff of a re-prioritisation: the device was on at `priority`. */
-static void record_off(struct swap_tiers_ctl *st, const char *path, int priority)
+/* Before the swapoff of a re-prioritisation: the device was on at `priority`, through
+ * record_first(). 0: go ahead; -errno: held back, the device is left as it is. */
+static int record_off(struct swap_tiers_ctl *st, const char *path, int priority)
 {
 	_cleanup_(freep) char *key = NULL;
-	char prio[16];
-	int r;
+	char prio[16], what[PATH_MAX + 64];
 
-	if (!st->env.state || asprintf(&key, STATE_SWAP "/%s", path) < 0)
-		return;
+	if (!st->env.state)
+		return 0;
+	if (asprintf(&key, STATE_SWAP "/%s", path) < 0)
+		return -ENOMEM;
 	snprintf(prio, sizeof(prio), "%d", priority);
-	r = state_ledger_set(st->env.state, key, 0, prio, "off");
-	if (r < 0)
-		log_event(LOG_WARNING, MSGID_STATE, NULL, "state file %s: cannot record %s: %s",
-			  state_ledger_path(st->env.state), key, strerror(-r));
+	snprintf(what, sizeof(what), "swap %s off to re-prioritise it", path);
+	return record_first(st->env.state, &st->held_back, what, key, 0, prio, "off", NULL);
 }
 
 static void forget_off(struct swap_tiers_ctl *st, const char *path)
@@ -257,8 +264,12 @@ static void swap_arrange(struct swap_tiers_ctl *st, const struct config *c)
 					  r == -EBUSY ? " (already in use, perhaps active under another name)" : "");
 			break;
 		case SWAP_ACT_REPRIORITIZE:
-			/* Safe by the plan: empty, or its pages fit in memory (swap_swapoff_fits()). */
-			record_off(st, a->path, a->have_priority);
+			/* Safe by the plan: empty, or its pages fit in memory (swap_swapoff_fits()).
+			 * Not without its record: the next tick arranges again. */
+			if (record_off(st, a->path, a->have_priority) < 0) {
+				st->rearrange_held = true;
+				break;
+			}
 			r = swap_deactivate(a->path);
 			if (r < 0) {
 				forget_off(st, a->path);
@@ -418,8 +429,12 @@ int swap_tiers_ctl_tick(struct swap_tiers_ctl *st, const struct tick_ctx *ctx)
 	kubelet_update(st, ctx);
 	if (st->arrange_pending) {
 		st->arrange_pending = false;
+		st->rearrange_held = false;
 		swap_arrange(st, c);
 		warn_zswap_before_zram(st);
+	} else if (st->rearrange_held && !st->env.dry_run) {
+		st->rearrange_held = false;
+		swap_arrange(st, c);
 	}
 	st->swapout_cap = SWAPPINESS_UNSET;
 	if (cur->meminfo.mem_total == 0)
@@ -453,15 +468,18 @@ int swap_tiers_ctl_tick(struct swap_tiers_ctl *st, const struct tick_ctx *ctx)
 
 void swap_tiers_ctl_reload(struct swap_tiers_ctl *st, const struct config *c)
 {
-	if (!st->env.dry_run && !st->arrange_pending) /* else the first tick does it */
+	if (!st->env.dry_run && !st->arrange_pending) { /* else the first tick does it */
+		st->rearrange_held = false;
 		swap_arrange(st, c);
+	}
 }
 
 void swap_tiers_ctl_report(const struct swap_tiers_ctl *st, struct swap_tiers_report *ret)
 {
 	*ret = (struct swap_tiers_report){ .n_devices = st->have_prev ? st->prev->n : 0,
 					   .swapout_cap = st->swapout_cap,
-					   .kubepods_path = st->kubepods_path, .held = st->held };
+					   .kubepods_path = st->kubepods_path, .held = st->held,
+					   .held_back = st->held_back };
 }
 
 int swap_tiers_ctl_new(const struct ctl_env *env, const struct config *c, struct swap_tiers_ctl **ret)

@@ -10,6 +10,7 @@
 #define RECLAIMD_SWAP_TIERS_CTL_H
 
 #include "ctl/ctl.h"
+#include "ctl/record_first.h"
 
 struct swap_tiers_report {
 	size_t n_devices;   /* active swap devices at the last tick */
@@ -18,6 +19,10 @@ struct swap_tiers_report {
 				    * cgroup, or KUBELET_STATE_DIR (swap_kubelet_evidence()); NULL
 				    * on other hosts; valid until the next tick */
 	unsigned held;      /* configured devices the last arrangement left off (kubelet node) */
+	/* Re-prioritisations (swapoff, swapon at the new priority) not made because the state
+	 * file could not record the device's priority first (record_first.h): count since start,
+	 * the last -errno, whether the last record tried failed. Tried again at the next tick. */
+	struct held_back held_back;
 };
 
 struct swap_tiers_ctl;

@@ -21,7 +21,9 @@
  * the thread records the change in the state file (section "zram", state_file.h: the ledger is
  * locked) before it and drops the record after, so a start after a crash in the middle puts back
  * what an administrator had: writeback_limit_enable 0, or the administrator's budget less what
- * the chunk used (state_merge_budget()).
+ * the chunk used (state_merge_budget()). A chunk whose record cannot be saved changes nothing
+ * (record_first.h): the round ends, is counted in the report, and the device is tried again at
+ * the next tick.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -33,6 +35,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "ctl/record_first.h"
 #include "ctl/zram_ctl.h"
 #include "reclaimd/config.h"
 #include "reclaimd/log.h"
@@ -70,6 +73,8 @@ struct zram_ctl {
 	/* Thread output (read after join). */
 	int error;              /* 0 or the -errno that ended the round */
 	bool mark_failed;       /* error came from marking pages idle */
+	int record_error;       /* 0 or the state file's -errno that held the round's chunk back */
+	char record_key[96];    /* with record_error: the record that could not be saved */
 	uint64_t written_bytes;
 	unsigned chunks;
 	usec_t started_us, finished_us;
@@ -86,33 +91,42 @@ struct zram_ctl {
 	usec_t day_start_us;
 	uint64_t total_written_bytes;
 	uint64_t before_held_bytes, disksize_bytes;
+	struct held_back held;  /* chunks not written for want of their record (record_first.h) */
 };
 
 /* ---- the state file --------------------------------------------------------------------- */
 
 #define STATE_ZRAM "zram"
 
-/* zram_writeback_chunk()'s hooks, on the writeback thread: the ledger takes its own lock. */
-static void chunk_before(void *userdata, const char *dev, bool admin_limit, uint64_t admin_units,
-			 uint64_t chunk_units)
+/* zram_writeback_chunk()'s hooks, on the writeback thread (userdata: the controller): the
+ * ledger takes its own lock. The chunk's record first (record_try()): when it cannot be saved
+ * the chunk changes nothing and the round ends; on_round_done() counts and logs it. */
+static int chunk_before(void *userdata, const char *dev, bool admin_limit, uint64_t admin_units,
+			uint64_t chunk_units)
 {
-	struct state_ledger *l = userdata;
+	struct zram_ctl *wb = userdata;
 	char key[96], a[32], b[32];
+	int r;
 
 	if (admin_limit) {
 		snprintf(key, sizeof(key), STATE_ZRAM "/%s/writeback_limit", dev);
 		snprintf(a, sizeof(a), "%" PRIu64, admin_units);
 		snprintf(b, sizeof(b), "%" PRIu64, chunk_units);
-		(void)state_ledger_set(l, key, 0, a, b);
+		r = record_try(wb->env.state, key, 0, a, b, NULL);
 	} else {
 		snprintf(key, sizeof(key), STATE_ZRAM "/%s/writeback_limit_enable", dev);
-		(void)state_ledger_set(l, key, 0, "0", "1");
+		r = record_try(wb->env.state, key, 0, "0", "1", NULL);
 	}
+	if (r < 0) {
+		wb->record_error = r;
+		memcpy(wb->record_key, key, sizeof(key));
+	}
+	return r;
 }
 
 static void chunk_after(void *userdata, const char *dev)
 {
-	struct state_ledger *l = userdata;
+	struct state_ledger *l = ((struct zram_ctl *)userdata)->env.state;
 	char key[96];
 
 	snprintf(key, sizeof(key), STATE_ZRAM "/%s/writeback_limit", dev);
@@ -209,7 +223,7 @@ static void *writeback_thread(void *arg)
 		r = zram_writeback_chunk(wb->sys_root, wb->name, chunk,
 					 wb->env.state ? &(struct zram_wb_hooks){
 						 .before = chunk_before, .after = chunk_after,
-						 .userdata = wb->env.state } : NULL,
+						 .userdata = wb } : NULL,
 					 &written);
 		wb->written_bytes += written;
 		left -= written < left ? written : left;
@@ -258,6 +272,14 @@ static void on_round_done(struct zram_ctl *wb)
 
 	pthread_join(wb->thread, NULL);
 	wb->running = false;
+	if (wb->env.state && !atomic_load(&wb->cancel)) {
+		char what[160];
+
+		snprintf(what, sizeof(what), "a writeback chunk of %s", wb->name);
+		held_back_note(&wb->held, wb->env.state, wb->record_error,
+			       wb->record_error ? wb->record_key : "zram writeback", what);
+	}
+
 	secs = (double)sub_sat(wb->finished_us, wb->started_us) / 1e6;
 	wb->day_written_bytes += wb->written_bytes;
 	wb->total_written_bytes += wb->written_bytes;
@@ -270,6 +292,9 @@ static void on_round_done(struct zram_ctl *wb)
 		else
 			t->backoff_us = MIN(t->backoff_us * 2, ZRAM_WB_BACKOFF_MAX_US);
 		t->next_try_us = now_us() + t->backoff_us;
+		/* A chunk held back for want of its record: the next tick tries again. */
+		if (wb->record_error)
+			t->next_try_us = 0;
 	}
 
 	if (wb->error == -EOPNOTSUPP) {
@@ -286,6 +311,8 @@ static void on_round_done(struct zram_ctl *wb)
 		why = ", stopped (the agent is stopping)";
 	else if (wb->error == -EDQUOT)
 		why = ", the device's writeback_limit is used up";
+	else if (wb->record_error)
+		why = ", held back: its record could not be saved in the state file";
 	else if (wb->error == -ENOSPC)
 		why = ", the backing device is full";
 	else if (wb->error) {
@@ -297,7 +324,8 @@ static void on_round_done(struct zram_ctl *wb)
 	if (r == 0)
 		snprintf(now_held, sizeof(now_held), "%.1f MiB",
 			 (double)zram_in_memory_bytes(z) / 1048576.0);
-	log_event(wb->error && wb->error != -EDQUOT ? LOG_WARNING :
+	/* A round held back is logged once by held_back_note(). */
+	log_event(wb->record_error ? LOG_DEBUG : wb->error && wb->error != -EDQUOT ? LOG_WARNING :
 		  wb->written_bytes ? LOG_INFO : LOG_DEBUG, MSGID_SWAP,
 		  &(struct log_fields){ .reason = "zram-writeback" },
 		  "%s: wrote back %.1f MiB of pages idle for %" PRIu64 " s in %u chunks (%.2f s)%s; "
@@ -431,6 +459,7 @@ void zram_ctl_tick(struct zram_ctl *wb, const struct tick_ctx *ctx)
 		atomic_store(&wb->cancel, false);
 		wb->error = 0;
 		wb->mark_failed = false;
+		wb->record_error = 0;
 		wb->written_bytes = 0;
 		wb->chunks = 0;
 		if (pthread_create(&wb->thread, NULL, writeback_thread, wb) != 0) {
@@ -457,7 +486,7 @@ void zram_ctl_reload(struct zram_ctl *wb, const struct config *c)
 void zram_ctl_report(const struct zram_ctl *wb, struct zram_report *ret)
 {
 	*ret = (struct zram_report){ .running = wb->running, .written_bytes = wb->total_written_bytes,
-				     .day_written_bytes = wb->day_written_bytes };
+				     .day_written_bytes = wb->day_written_bytes, .held_back = wb->held };
 }
 
 void zram_ctl_free(struct zram_ctl *wb)

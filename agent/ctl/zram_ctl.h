@@ -7,11 +7,16 @@
 #define RECLAIMD_ZRAM_CTL_H
 
 #include "ctl/ctl.h"
+#include "ctl/record_first.h"
 
 struct zram_report {
 	bool running;               /* a round is writing back now */
 	uint64_t written_bytes;     /* written back since start */
 	uint64_t day_written_bytes; /* in the current 24 h budget window */
+	/* Writeback chunks not started because their state-file record (writeback_limit or
+	 * writeback_limit_enable) could not be saved (record_first.h): count since start, the
+	 * last -errno, whether the last round's record failed. Tried again at the next tick. */
+	struct held_back held_back;
 };
 
 struct zram_ctl;

@@ -17,7 +17,8 @@
  * run left, before it reads any value as the administrator's, and decides each (state_merge.h):
  * a parameter this configuration sets too is adopted (the record's original is put back at
  * stop), another is put back at once, and so is every lowered memory.zswap.max still as the dead
- * run left it.
+ * run left it. Every change is recorded before it is written (record_first.h): one whose record
+ * cannot be saved is held back, counted in the report, and tried again at the next tick.
  *
  * On kubelet-managed cgroups (workload_kubelet_managed()) none of those cgroup files is written
  * unless the cgroup's rule says "kubelet_managed_write": true (rule_cgroup_write_allowed()): the
@@ -33,6 +34,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ctl/record_first.h"
 #include "ctl/zswap_ctl.h"
 #include "reclaimd/features.h"
 #include "reclaimd/log.h"
@@ -62,6 +64,11 @@ struct zswap_ctl {
 	bool shrinker_missing_warned, shrinker_failed_warned;
 	uint64_t shrinker_switches;       /* shrinker_enabled "auto": times turned on or off */
 	uint64_t lowered_writes;          /* memory.zswap.max lowered or given back, writes */
+	/* Changes not made because their state-file record failed (record_first.h), and the
+	 * parameters (bit 1 << enum zswap_param) of the "zswap" section held back so: applied
+	 * again at each tick until their record succeeds. */
+	struct held_back held;
+	unsigned held_params;
 	/* Rules (by index in `kubelet_warned_config`) whose zswap keys were found on a
 	 * kubelet-managed cgroup and not written: logged once per rule per configuration. */
 	const struct config *kubelet_warned_config;
@@ -135,6 +142,27 @@ static void record_param(struct zswap_ctl *z, enum zswap_param p, const struct z
 			  state_ledger_path(z->env.state), key, strerror(-r));
 }
 
+/* record_param() before parameter p changes to its value in `agent`, through record_first():
+ * `prev` holds the value recorded before (the value now) when p has a record, else NULL.
+ * 0: go ahead (recorded, or nothing to record without restore_on_exit); -errno: held back. */
+static int record_param_first(struct zswap_ctl *z, enum zswap_param p,
+			      const struct zswap_settings *agent, const struct zswap_settings *prev)
+{
+	char key[64], admin[STATE_VALUE_MAX], mine[STATE_VALUE_MAX], was[STATE_VALUE_MAX];
+	char what[200];
+
+	if (!z->env.state || !z->config->zswap.restore_on_exit ||
+	    !zswap_settings_is_set(&z->saved.old, p))
+		return 0;
+	param_key(p, key, sizeof(key));
+	zswap_param_format(&z->saved.old, p, admin, sizeof(admin));
+	zswap_param_format(agent, p, mine, sizeof(mine));
+	if (prev)
+		zswap_param_format(prev, p, was, sizeof(was));
+	snprintf(what, sizeof(what), "zswap %s -> %s", zswap_param_name(p), mine);
+	return record_first(z->env.state, &z->held, what, key, 0, admin, mine, prev ? was : NULL);
+}
+
 /* memory.zswap.max as the kernel shows it: "max" or bytes in whole pages (the write rounds
  * down to a page, mm/memcontrol.c page_counter_memparse()). */
 static void zswap_max_str(uint64_t bytes, uint64_t page_size, char *buf, size_t size)
@@ -161,6 +189,28 @@ static void record_lowered(struct zswap_ctl *z, const struct cgroup_node *cg, ui
 	if (r < 0)
 		log_event(LOG_WARNING, MSGID_STATE, NULL, "state file %s: cannot record %s: %s",
 			  state_ledger_path(z->env.state), key, strerror(-r));
+}
+
+/* Before the fair share lowers cg's memory.zswap.max from `before` to `lowered` (bytes): the
+ * record, through record_first(). 0: go ahead; -errno: held back, not written. */
+static int record_lowered_first(struct zswap_ctl *z, const struct cgroup_node *cg,
+				uint64_t before, uint64_t lowered)
+{
+	_cleanup_(freep) char *key = NULL;
+	char admin[STATE_VALUE_MAX], mine[STATE_VALUE_MAX], prev[STATE_VALUE_MAX], what[160];
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	if (!z->env.state)
+		return 0;
+	if (asprintf(&key, STATE_ZSWAP_MAX "/%s", cg->path) < 0)
+		return -ENOMEM;
+	zswap_max_str(before, page, admin, sizeof(admin));
+	zswap_max_str(lowered, page, mine, sizeof(mine));
+	if (cg->zswap.lowered)
+		zswap_max_str(cg->zswap.max_written, page, prev, sizeof(prev));
+	snprintf(what, sizeof(what), "%s memory.zswap.max lowered to %s", cg->path, mine);
+	return record_first(z->env.state, &z->held, what, key, cg->inode, admin, mine,
+			    cg->zswap.lowered ? prev : NULL);
 }
 
 static void forget_lowered(struct zswap_ctl *z, const struct cgroup_node *cg)
@@ -329,35 +379,59 @@ static void take_lowered(struct zswap_ctl *z)
 	state_list_done(&recs);
 }
 
-/* Before zswap_params_apply() writes: each parameter it is about to change is recorded with its
- * original (the one kept, else the value now), so a crash between the write and the record
- * cannot happen. pre_recorded[p]: recorded here and not before. */
-static void record_before_apply(struct zswap_ctl *z, const struct zswap_settings *want,
-				bool *pre_recorded)
+/* The parameters of `want` selected by `mask` (bit 1 << enum zswap_param) into *apply, each
+ * recorded before zswap_params_apply() writes it (record_first()): with its original (the one
+ * kept, else the value now), so a crash between the write and the record cannot happen. One
+ * whose record fails is left out of *apply and marked in z->held_params (tried again at the
+ * next tick); the others are unmarked. pre_recorded[p]: recorded here and not before. Returns
+ * 0, or -errno of reading the values now (nothing may be applied then; z->held_params is left
+ * as it was). */
+static int record_before_apply(struct zswap_ctl *z, const struct zswap_settings *want,
+			       unsigned mask, struct zswap_settings *apply, bool *pre_recorded)
 {
 	struct zswap_settings now;
+	int r;
 
-	if (!z->env.state || !z->config->zswap.restore_on_exit ||
-	    zswap_params_read(z->env.sys_root, &now) < 0)
-		return;
+	zswap_settings_init(apply);
+	for (int i = 0; i < _ZSWAP_PARAM_MAX; i++)
+		if (mask & (1u << i))
+			copy_setting(apply, want, (enum zswap_param)i);
+	if (!z->env.state || !z->config->zswap.restore_on_exit) {
+		z->held_params &= ~mask;
+		return 0;
+	}
+	r = zswap_params_read(z->env.sys_root, &now);
+	if (r < 0)
+		return r; /* held ones stay held */
+	z->held_params &= ~mask;
 	for (int i = 0; i < _ZSWAP_PARAM_MAX; i++) {
 		enum zswap_param p = (enum zswap_param)i;
-		char a[STATE_VALUE_MAX], b[STATE_VALUE_MAX], key[64];
+		char a[STATE_VALUE_MAX], b[STATE_VALUE_MAX], cur[STATE_VALUE_MAX], key[64], what[200];
 		const struct zswap_settings *orig;
+		bool kept = zswap_settings_is_set(&z->saved.old, p);
 
-		if (!zswap_settings_is_set(want, p) || !zswap_settings_is_set(&now, p))
+		if (!zswap_settings_is_set(apply, p) || !zswap_settings_is_set(&now, p))
 			continue;
-		zswap_param_format(&now, p, a, sizeof(a));
-		zswap_param_format(want, p, b, sizeof(b));
-		if (strcmp(a, b) == 0)
+		zswap_param_format(&now, p, cur, sizeof(cur));
+		zswap_param_format(apply, p, b, sizeof(b));
+		if (strcmp(cur, b) == 0)
 			continue;
-		orig = zswap_settings_is_set(&z->saved.old, p) ? &z->saved.old : &now;
+		orig = kept ? &z->saved.old : &now;
 		zswap_param_format(orig, p, a, sizeof(a));
 		param_key(p, key, sizeof(key));
-		pre_recorded[p] = !zswap_settings_is_set(&z->saved.old, p);
-		if (state_ledger_set(z->env.state, key, 0, a, b) < 0)
-			pre_recorded[p] = false;
+		snprintf(what, sizeof(what), "zswap %s %s -> %s", zswap_param_name(p), cur, b);
+		/* A kept original has its record, whose agent value is the value now. */
+		if (record_first(z->env.state, &z->held, what, key, 0, a, b, kept ? cur : NULL) < 0) {
+			struct zswap_settings unset;
+
+			zswap_settings_init(&unset);
+			copy_setting(apply, &unset, p);
+			z->held_params |= 1u << i;
+			continue;
+		}
+		pre_recorded[p] = !kept;
 	}
+	return 0;
 }
 
 /* The records of parameters the apply did not change after all (`res` NULL: none changed). */
@@ -374,10 +448,16 @@ static void forget_unapplied(struct zswap_ctl *z, const bool *pre_recorded,
 	}
 }
 
-/* Applies the configured zswap parameters; the first values found are kept for the restore. */
-static void zswap_apply(struct zswap_ctl *z)
+/* Every parameter, for zswap_apply()'s mask. */
+#define ZSWAP_PARAMS_ALL ((1u << _ZSWAP_PARAM_MAX) - 1)
+
+/* Applies the configured zswap parameters selected by `mask` (bit 1 << enum zswap_param), each
+ * only once its record is saved (record_before_apply()); the first values found are kept for
+ * the restore. */
+static void zswap_apply(struct zswap_ctl *z, unsigned mask)
 {
 	const struct zswap_settings *want = &z->config->zswap.settings;
+	struct zswap_settings apply;
 	struct zswap_saved saved;
 	struct zswap_params_result res;
 	bool pre_recorded[_ZSWAP_PARAM_MAX] = { false };
@@ -385,11 +465,20 @@ static void zswap_apply(struct zswap_ctl *z)
 	int r;
 
 	for (int p = 0; p < _ZSWAP_PARAM_MAX; p++)
-		any |= zswap_settings_is_set(want, (enum zswap_param)p);
-	if (!any)
+		any |= (mask & (1u << p)) && zswap_settings_is_set(want, (enum zswap_param)p);
+	if (!any) {
+		z->held_params &= ~mask;
 		return;
-	record_before_apply(z, want, pre_recorded);
-	r = zswap_params_apply(z->env.sys_root, want, &saved, &res);
+	}
+	r = record_before_apply(z, want, mask, &apply, pre_recorded);
+	if (r >= 0) {
+		any = false;
+		for (int p = 0; p < _ZSWAP_PARAM_MAX; p++)
+			any |= zswap_settings_is_set(&apply, (enum zswap_param)p);
+		if (!any)
+			return; /* all held back */
+		r = zswap_params_apply(z->env.sys_root, &apply, &saved, &res);
+	}
 	if (r < 0) {
 		log_event(LOG_WARNING, MSGID_ZSWAP, NULL,
 			  "zswap: cannot apply the \"zswap\" settings: %s/module/zswap/parameters: %s",
@@ -402,7 +491,7 @@ static void zswap_apply(struct zswap_ctl *z)
 		enum zswap_param p = (enum zswap_param)i;
 		char a[32], b[32];
 
-		if (!zswap_settings_is_set(want, p))
+		if (!zswap_settings_is_set(&apply, p))
 			continue;
 		if (res.changed[p]) {
 			log_event(LOG_NOTICE, MSGID_ZSWAP, NULL, "zswap: %s %s -> %s", zswap_param_name(p),
@@ -411,7 +500,7 @@ static void zswap_apply(struct zswap_ctl *z)
 			/* Keep the value found first: a reload must not make it the "original". */
 			if (!zswap_settings_is_set(&z->saved.old, p))
 				copy_setting(&z->saved.old, &saved.old, p);
-			record_param(z, p, want);
+			/* Its record was saved before the write (record_before_apply()). */
 		} else if (res.error[p] == -ENOENT) {
 			log_event(LOG_NOTICE, MSGID_ZSWAP, NULL,
 				  "zswap: %s does not exist on this kernel; not applied", zswap_param_name(p));
@@ -635,7 +724,7 @@ static void shrinker_auto(struct zswap_ctl *z, const struct tick_ctx *ctx,
 			  const struct zswap_host_delta *delta, uint64_t target, bool inversion)
 {
 	int now = ctx->snap->host.zswap_params.shrinker_enabled;
-	struct zswap_settings want;
+	struct zswap_settings want, now_set;
 	struct zswap_saved saved;
 	struct zswap_params_result res = { 0 };
 	bool on, first = false;
@@ -657,12 +746,18 @@ static void shrinker_auto(struct zswap_ctl *z, const struct tick_ctx *ctx,
 		return;
 	zswap_settings_init(&want);
 	want.shrinker_enabled = on;
+	zswap_settings_init(&now_set);
+	now_set.shrinker_enabled = now;
 	/* Recorded before the write, with the original: the one kept, else the value now. */
 	if (!zswap_settings_is_set(&z->saved.old, ZSWAP_PARAM_SHRINKER_ENABLED)) {
 		z->saved.old.shrinker_enabled = now;
 		first = true;
 	}
-	record_param(z, ZSWAP_PARAM_SHRINKER_ENABLED, &want);
+	if (record_param_first(z, ZSWAP_PARAM_SHRINKER_ENABLED, &want, first ? NULL : &now_set) < 0) {
+		if (first)
+			z->saved.old.shrinker_enabled = ZSWAP_SETTING_UNSET;
+		return; /* held back: this function runs again at the next tick */
+	}
 	r = zswap_params_apply(z->env.sys_root, &want, &saved, &res);
 	if (r >= 0)
 		r = res.error[ZSWAP_PARAM_SHRINKER_ENABLED];
@@ -758,10 +853,12 @@ static void fair_share(struct zswap_ctl *z, const struct tick_ctx *ctx,
 		struct cgroup_node *cg = ctx->cgroups[z->row_index[ch->cgroup_index]];
 		uint64_t old = z->rows[ch->cgroup_index].zswap_max_bytes;
 
-		/* Recorded before the write: a crash right after it must find the record. */
-		if (!ch->restore)
-			record_lowered(z, cg, cg->zswap.lowered ? cg->zswap.max_before : old,
-				       ch->zswap_max_bytes);
+		/* Recorded before the write: a crash right after it must find the record. Held
+		 * back when it cannot be: the next tick's fair share asks again. */
+		if (!ch->restore &&
+		    record_lowered_first(z, cg, cg->zswap.lowered ? cg->zswap.max_before : old,
+					 ch->zswap_max_bytes) < 0)
+			continue;
 		if (cgroup_write_zswap_max(cg->dirfd, ch->zswap_max_bytes) < 0) {
 			if (!ch->restore && !cg->zswap.lowered)
 				forget_lowered(z, cg);
@@ -822,6 +919,10 @@ void zswap_ctl_tick(struct zswap_ctl *z, const struct tick_ctx *ctx, struct recl
 	z->config = ctx->config;
 	reclaim_limits_none(&z->limits);
 	*ret = z->limits;
+	/* Parameters held back for want of a record: tried again (the same configuration), at
+	 * every tick, whether or not this tick's host sample could be read. */
+	if (z->held_params && !z->env.dry_run)
+		zswap_apply(z, z->held_params);
 	if (cur->meminfo.mem_total == 0)
 		return; /* the host files could not be read this tick */
 	if (!z->prev_host && !(z->prev_host = malloc(sizeof(*z->prev_host))))
@@ -862,8 +963,9 @@ void zswap_ctl_reload(struct zswap_ctl *z, const struct config *c)
 {
 	z->config = c;
 	z->kubelet_warned_config = NULL; /* the new rules get their own notices */
+	z->held_params = 0;
 	if (!z->env.dry_run)
-		zswap_apply(z);
+		zswap_apply(z, ZSWAP_PARAMS_ALL);
 }
 
 void zswap_ctl_report(const struct zswap_ctl *z, struct zswap_report *ret)
@@ -871,7 +973,8 @@ void zswap_ctl_report(const struct zswap_ctl *z, struct zswap_report *ret)
 	*ret = (struct zswap_report){
 		.pool_fill = z->pool_fill, .inversions = z->inversions,
 		.shrinker_switches = z->shrinker_switches, .zswap_max_writes = z->lowered_writes,
-		.limits = z->limits,
+		.limits = z->limits, .held_back = z->held,
+		.held_back_params = z->held_params,
 	};
 }
 
@@ -893,7 +996,7 @@ int zswap_ctl_new(const struct ctl_env *env, const struct config *c, struct cgro
 		 * administrator's by the apply below. */
 		take_params(z);
 		take_lowered(z);
-		zswap_apply(z);
+		zswap_apply(z, ZSWAP_PARAMS_ALL);
 	}
 	*ret = z;
 	return 0;

@@ -9,6 +9,7 @@
 #define RECLAIMD_ZSWAP_CTL_H
 
 #include "ctl/ctl.h"
+#include "ctl/record_first.h"
 #include "reclaimd/limits.h"
 
 struct zswap_report {
@@ -17,6 +18,12 @@ struct zswap_report {
 	uint64_t shrinker_switches;  /* shrinker_enabled "auto": times turned on or off */
 	uint64_t zswap_max_writes;   /* fair-share memory.zswap.max writes, since start */
 	struct reclaim_limits limits; /* the last tick's */
+	/* Changes not made because their state-file record could not be saved (record_first.h):
+	 * "zswap" parameters, the shrinker switch, lowered memory.zswap.max; count since start,
+	 * the last -errno, and whether the last record tried failed. */
+	struct held_back held_back;
+	unsigned held_back_params;   /* "zswap" parameters waiting for their record now, bit
+				      * 1 << enum zswap_param (zswap_params.h); retried each tick */
 };
 
 struct zswap_ctl;

@@ -180,11 +180,10 @@ static int write_u64_attr(int dirfd, const char *name, uint64_t v)
 	return write_attr(dirfd, name, s);
 }
 
-static void hook_before(const struct zram_wb_hooks *h, const char *dev, bool admin_limit,
-			uint64_t admin_units, uint64_t chunk_units)
+static int hook_before(const struct zram_wb_hooks *h, const char *dev, bool admin_limit,
+		       uint64_t admin_units, uint64_t chunk_units)
 {
-	if (h && h->before)
-		h->before(h->userdata, dev, admin_limit, admin_units, chunk_units);
+	return h && h->before ? h->before(h->userdata, dev, admin_limit, admin_units, chunk_units) : 0;
 }
 
 static void hook_after(const struct zram_wb_hooks *h, const char *dev)
@@ -226,7 +225,9 @@ int zram_writeback_chunk(const char *sys_root, const char *dev_name, uint64_t ma
 		if (chunk_units > budget_units)
 			chunk_units = budget_units;
 	}
-	hook_before(hooks, dev_name, admin_limit, budget_units, chunk_units);
+	r = hook_before(hooks, dev_name, admin_limit, budget_units, chunk_units);
+	if (r < 0)
+		return r; /* not recorded: nothing changed */
 	r = write_u64_attr(dirfd, "writeback_limit", chunk_units);
 	if (r >= 0 && !admin_limit)
 		r = write_attr(dirfd, "writeback_limit_enable", "1");

@@ -93,14 +93,16 @@ int zram_mark_idle(const char *sys_root, const char *dev_name, uint64_t idle_age
  * Returns 0 (fewer bytes than max_bytes written: no idle page was left); -EDQUOT when an enabled
  * writeback_limit is used up (nothing written); -EOPNOTSUPP without CONFIG_ZRAM_WRITEBACK;
  * -ENODEV without a backing device; -ENOSPC when the backing device is full; -EINVAL for a bad
- * name or max_bytes under 4 KiB; -EBADMSG for an unreadable limit; -errno otherwise.
+ * name or max_bytes under 4 KiB; -EBADMSG for an unreadable limit; the before hook's -errno
+ * (nothing written); -errno otherwise.
  */
 struct zram_wb_hooks {
 	/* admin_limit: writeback_limit_enable was on, with admin_units (4 KiB units) left, and
 	 * writeback_limit becomes chunk_units; else writeback_limit_enable goes from 0 to 1 with
-	 * chunk_units. */
-	void (*before)(void *userdata, const char *dev_name, bool admin_limit, uint64_t admin_units,
-		       uint64_t chunk_units);
+	 * chunk_units. Returns 0, or -errno to write nothing (the change could not be recorded):
+	 * zram_writeback_chunk() then returns that -errno with nothing changed. */
+	int (*before)(void *userdata, const char *dev_name, bool admin_limit, uint64_t admin_units,
+		      uint64_t chunk_units);
 	void (*after)(void *userdata, const char *dev_name);
 	void *userdata;
 };

@@ -565,8 +565,8 @@ struct hook_log {
 	char enable_seen[8]; /* writeback_limit_enable when `before` ran */
 };
 
-static void on_before(void *ud, const char *dev, bool admin_limit, uint64_t admin_units,
-		      uint64_t chunk_units)
+static int on_before(void *ud, const char *dev, bool admin_limit, uint64_t admin_units,
+		     uint64_t chunk_units)
 {
 	struct hook_log *h = ud;
 
@@ -577,6 +577,7 @@ static void on_before(void *ud, const char *dev, bool admin_limit, uint64_t admi
 	h->chunk_units = chunk_units;
 	snprintf(h->enable_seen, sizeof(h->enable_seen), "%s",
 		 get("sys/block/zram0/writeback_limit_enable"));
+	return 0;
 }
 
 static void on_after(void *ud, const char *dev)

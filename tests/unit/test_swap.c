@@ -14,8 +14,13 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include "reclaimd/config.h"
+#include "reclaimd/log.h"
+#include "reclaimd/snapshot.h"
+#include "reclaimd/state_file.h"
 #include "reclaimd/swap.h"
 #include "reclaimd/zram.h"
+#include "ctl/record_first.h"
 #include "ctl/swap_tiers_ctl.h"
 #include "test.h"
 
@@ -967,6 +972,144 @@ static void test_kubelet_evidence(void)
 	rmdir(dir);
 }
 
+/* record_first()'s ledger call with a fault: -fault_errno while it is set, else the real save. */
+static int fault_errno;
+
+static int faulty_ledger_set(struct state_ledger *l, const char *key, uint64_t id,
+			     const char *admin, const char *agent)
+{
+	if (fault_errno)
+		return -fault_errno;
+	return state_ledger_set(l, key, id, admin, agent);
+}
+
+/* One tick of the swap tiers controller with the agent's stderr log in tmp_root/LOG_REL. */
+#define LOG_REL "swap-ctl.log"
+static void swap_tick_logged(struct swap_tiers_ctl *st, const struct tick_ctx *ctx)
+{
+	char path[PATH_MAX];
+	int fd, saved;
+
+	snprintf(path, sizeof(path), "%s/" LOG_REL, tmp_root);
+	fflush(stderr);
+	saved = dup(2);
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (saved < 0 || fd < 0)
+		die("log", path);
+	dup2(fd, 2);
+	close(fd);
+	(void)swap_tiers_ctl_tick(st, ctx);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+}
+
+/* The whole of tmp_root/LOG_REL, malloc'd (NULL when it cannot be read). */
+static char *read_log(void)
+{
+	char path[PATH_MAX], *buf = malloc(1 << 16);
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/" LOG_REL, tmp_root);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (!buf || fd < 0) {
+		free(buf);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	n = read(fd, buf, (1 << 16) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return buf;
+}
+
+/* No swapoff without its record: a re-prioritisation (the device on at 5, empty, configured at
+ * 10) is held back while the state file's save fails (ENOSPC, EROFS): no swapoff is tried, each
+ * tick counts one; once the record is saved, the swapoff is tried (here it fails: the file is no
+ * swap area, so nothing on this host changes). */
+static void test_reprioritize_record_first(void)
+{
+	char json[2 * PATH_MAX], proc[PATH_MAX], sys[PATH_MAX], state[PATH_MAX], swaps[2 * PATH_MAX];
+	struct config *c = NULL;
+	struct config_error err;
+	struct snapshot *snap = calloc(1, sizeof(*snap));
+	struct state_ledger *l = NULL;
+	struct state_load load;
+	struct swap_tiers_ctl *st = NULL;
+	struct swap_tiers_report rep;
+	struct ctl_env env = { .proc_root = proc, .sys_root = sys };
+	struct tick_ctx ctx = { .snap = snap };
+	char *log;
+
+	mkdirs("rf-proc");
+	mkdirs("rf-sys");
+	PUT("rf-swapfile", "not a swap area");
+	snprintf(swaps, sizeof(swaps),
+		 "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n%s/rf-swapfile file\t\t1024\t\t0\t\t5\n",
+		 tmp_root);
+	PUT("rf-proc/swaps", swaps);
+	PUT("rf-proc/meminfo", "MemTotal:        1048576 kB\nMemFree:          524288 kB\n"
+			       "MemAvailable:     524288 kB\nSwapTotal:          1024 kB\nSwapFree:           1024 kB\n");
+	snprintf(proc, sizeof(proc), "%s/rf-proc", tmp_root);
+	snprintf(sys, sizeof(sys), "%s/rf-sys", tmp_root);
+	snprintf(state, sizeof(state), "%s/rf-state.json", tmp_root);
+	snprintf(json, sizeof(json),
+		 "{ \"swap\": { \"devices\": [ { \"path\": \"%s/rf-swapfile\", \"priority\": 10, "
+		 "\"kind\": \"file\" } ], \"reprioritize\": \"empty-only\" } }", tmp_root);
+	CHECK_EQ_INT(config_load_string(json, &c, &err), 0);
+	if (!c)
+		fprintf(stderr, "%s\n", err.text);
+	CHECK_EQ_INT(state_ledger_open(state, &l, &load), 0);
+	if (!snap || !c || !l)
+		goto out;
+	env.state = l;
+	ctx.config = c;
+	snap->host.meminfo.mem_total = 1 << 30;
+	record_first_ledger_set = faulty_ledger_set;
+	CHECK_EQ_INT(swap_tiers_ctl_new(&env, c, &st), 0);
+	if (!st)
+		goto out;
+
+	fault_errno = ENOSPC;
+	ctx.tick = 1;
+	swap_tick_logged(st, &ctx);
+	fault_errno = EROFS;
+	ctx.tick = 2;
+	swap_tick_logged(st, &ctx);
+	log = read_log();
+	CHECK(log && strstr(log, "cannot record swap/") && strstr(log, "REASON=held-back"));
+	CHECK(log && !strstr(log, "cannot swap off"));
+	free(log);
+	CHECK(access(state, F_OK) < 0);
+	swap_tiers_ctl_report(st, &rep);
+	CHECK_EQ_U64(rep.held_back.count, 2);
+	CHECK_EQ_INT(rep.held_back.last_error, -EROFS);
+	CHECK(rep.held_back.failing);
+
+	/* Recorded: the swapoff is tried (and fails on a file that is no swap area). */
+	fault_errno = 0;
+	ctx.tick = 3;
+	swap_tick_logged(st, &ctx);
+	log = read_log();
+	CHECK(log && strstr(log, "cannot swap off to re-prioritise it"));
+	free(log);
+	swap_tiers_ctl_report(st, &rep);
+	CHECK_EQ_U64(rep.held_back.count, 2);
+	CHECK(!rep.held_back.failing);
+out:
+	record_first_ledger_set = state_ledger_set;
+	fault_errno = 0;
+	swap_tiers_ctl_free(st);
+	if (l) {
+		(void)state_ledger_close(l);
+		state_ledger_free(l);
+	}
+	config_free(c);
+	free(snap);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmp_root))
@@ -989,6 +1132,8 @@ int main(void)
 	test_zram_read_tree();
 	test_zram_writeback();
 	test_needs_writeback();
+	log_use_stderr(true);
+	test_reprioritize_record_first();
 
 	cleanup_tmp();
 	return test_report("test_swap");

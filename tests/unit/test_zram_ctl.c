@@ -15,9 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ctl/record_first.h"
 #include "ctl/zram_ctl.h"
 #include "reclaimd/config.h"
 #include "reclaimd/log.h"
+#include "reclaimd/state_file.h"
 #include "test.h"
 
 /* The fixture's root: a mkdtemp() directory under /tmp, resolved (short: a swaps path has room). */
@@ -193,9 +195,116 @@ out:
 	CHECK_EQ_INT(system(cmd), 0);
 }
 
+/* record_first()'s ledger call with a fault: -fault_errno while it is set, else the real save. */
+static int fault_errno;
+
+static int faulty_ledger_set(struct state_ledger *l, const char *key, uint64_t id,
+			     const char *admin, const char *agent)
+{
+	if (fault_errno)
+		return -fault_errno;
+	return state_ledger_set(l, key, id, admin, agent);
+}
+
+/* No chunk without its record: with the state file's save failing (ENOSPC, then EROFS, then
+ * EIO), a round changes neither writeback_limit nor writeback_limit_enable and writes nothing
+ * back; it is counted, and the next tick's round, recorded, writes back. */
+static void test_record_first(void)
+{
+	const int faults[] = { ENOSPC, EROFS, EIO };
+	char tmpl[] = "/tmp/test_zram_ctl.XXXXXX", resolved[PATH_MAX], json[4 * PATH_MAX],
+	     sys[PATH_MAX + 8], state[PATH_MAX + 32], cmd[PATH_MAX + 16];
+	struct config *c = NULL;
+	struct config_error err;
+	struct snapshot *snap = calloc(1, sizeof(*snap));
+	struct zram_ctl *z = NULL;
+	struct zram_report rep;
+	struct state_ledger *l = NULL;
+	struct state_load load;
+	sd_event *e = NULL;
+	struct ctl_env env = { .proc_root = "/proc", .sys_root = sys };
+	struct tick_ctx ctx = { .snap = snap, .tick = 1 };
+
+	if (!snap || !mkdtemp(tmpl) || !realpath(tmpl, resolved) || strlen(resolved) >= sizeof(root)) {
+		CHECK(false);
+		free(snap);
+		return;
+	}
+	memcpy(root, resolved, strlen(resolved) + 1);
+	make_zram("zram0");
+	snprintf(json, sizeof(json),
+		 "{ \"swap\": { \"devices\": [ { \"path\": \"%s/dev/zram0\", \"priority\": 100, \"kind\": \"zram\" } ],"
+		 " \"zram_writeback_at_pct\": 20, \"zram_idle_age\": 600 },"
+		 " \"rules\": [ { \"match\": \"*\" } ] }", root);
+	CHECK_EQ_INT(config_load_string(json, &c, &err), 0);
+	snap->host.meminfo.mem_total = 1 << 30;
+	snap->host.swaps.n = 1;
+	snprintf(snap->host.swaps.dev[0].path, sizeof(snap->host.swaps.dev[0].path), "%s/dev/zram0", root);
+	snprintf(sys, sizeof(sys), "%s/sys", root);
+	snprintf(state, sizeof(state), "%s/state.json", root);
+	CHECK_EQ_INT(sd_event_new(&e), 0);
+	CHECK_EQ_INT(state_ledger_open(state, &l, &load), 0);
+	if (!c || !e || !l)
+		goto out;
+	env.event = e;
+	env.state = l;
+	ctx.config = c;
+	record_first_ledger_set = faulty_ledger_set;
+	CHECK_EQ_INT(zram_ctl_new(&env, c, &z), 0);
+	if (!z)
+		goto out;
+
+	for (unsigned i = 0; i < 3; i++) {
+		fault_errno = faults[i];
+		ctx.tick = i + 1;
+		zram_ctl_tick(z, &ctx);
+		zram_ctl_report(z, &rep);
+		CHECK(rep.running);
+		CHECK(wait_round(e, z));
+		CHECK_STREQ(get("sys/block/zram0/writeback_limit"), "0");
+		CHECK_STREQ(get("sys/block/zram0/writeback_limit_enable"), "0");
+		CHECK_STREQ(get("sys/block/zram0/writeback"), "");
+		CHECK(access(state, F_OK) < 0);
+		zram_ctl_report(z, &rep);
+		CHECK_EQ_U64(rep.held_back.count, i + 1);
+		CHECK_EQ_INT(rep.held_back.last_error, -faults[i]);
+		CHECK(rep.held_back.failing);
+	}
+
+	/* Recorded now: the next tick's round (no backoff after a hold) writes back one chunk and
+	 * puts writeback_limit_enable back; its record is dropped after it. */
+	fault_errno = 0;
+	ctx.tick = 4;
+	zram_ctl_tick(z, &ctx);
+	zram_ctl_report(z, &rep);
+	CHECK(rep.running);
+	CHECK(wait_round(e, z));
+	CHECK_STREQ(get("sys/block/zram0/writeback"), "idle");
+	CHECK_STREQ(get("sys/block/zram0/writeback_limit"), "256");
+	CHECK_STREQ(get("sys/block/zram0/writeback_limit_enable"), "0");
+	zram_ctl_report(z, &rep);
+	CHECK_EQ_U64(rep.held_back.count, 3);
+	CHECK(!rep.held_back.failing);
+	CHECK_EQ_U64(state_ledger_count(l), 0);
+out:
+	record_first_ledger_set = state_ledger_set;
+	fault_errno = 0;
+	zram_ctl_free(z);
+	if (l) {
+		(void)state_ledger_close(l);
+		state_ledger_free(l);
+	}
+	sd_event_unref(e);
+	config_free(c);
+	free(snap);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	CHECK_EQ_INT(system(cmd), 0);
+}
+
 int main(void)
 {
 	log_use_stderr(true);
 	test_rounds();
+	test_record_first();
 	return test_report("test_zram_ctl");
 }

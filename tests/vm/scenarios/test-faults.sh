@@ -28,7 +28,15 @@
 #                      back to max says it is no longer throttled (one NOTICE), manages all 300,
 #                      and status shows the events;
 #   swap-full          all swap full: no futile EAGAIN loop (requests that reclaim nothing back
-#                      off), log lines for the cgroup per minute bounded (both printed).
+#                      off), log lines for the cgroup per minute bounded (both printed);
+#   state-enospc-*,    no change without its record: the state file on an 8 KiB tmpfs that is
+#   state-erofs-*      full (ENOSPC), then remounted read-only (EROFS), under an agent that sets
+#                      max_pool_percent 7 and accept_threshold_percent 80 (the administrator's:
+#                      20 and 90). While the record fails neither is written (one warning, held
+#                      back every tick); at the first tick after it can be saved, both are.
+#                      SIGKILL after each step; after every kill each parameter is the
+#                      administrator's or recorded with it, and a restart puts them back. These
+#                      run first, with an agent of their own (no swap, zswap not managed).
 # SIGTERM during a write is test-lifecycle's sigterm-during-reclaim, SIGKILL during zram writeback
 # and zswap management test-restart's, and a kernel booted with psi=0 is test-psi-off.
 set -u
@@ -73,6 +81,150 @@ EOF
 }
 write_config /tmp/faults.json psi
 printf '{ "interval": 1, "rules": [ { "match": "a" } \n' >/tmp/bad.json
+
+# ---- state-enospc, state-erofs: no change without its record ---------------------------------------
+RF=/run/reclaimd-rf
+RF_STATE=$RF/state.json
+rf_mpp0=$(zswap_param max_pool_percent)
+rf_atp0=$(zswap_param accept_threshold_percent)
+rf_config() { # FILE WITH_ZSWAP(0|1)
+	_zs='"manage": false'
+	[ "$2" = 1 ] && _zs='"max_pool_percent": 7, "accept_threshold_percent": 80, "manage": false, "restore_on_exit": true'
+	cat >"$1" <<EOF
+{ "interval": 1, "log_level": "info", "headroom": false, "state_file": "$RF_STATE",
+  "zswap": { $_zs }, "rules": [ { "match": "reclaimd", "policy": "none" } ] }
+EOF
+}
+rf_config /tmp/rf.json 1
+rf_config /tmp/rf-none.json 0
+rf_file() { if [ -e "$RF_STATE" ]; then tr -d ' \n' <"$RF_STATE"; else echo none; fi; }
+# rf_ok NAME ADMIN: parameter NAME is the administrator's ADMIN, or the state file records it
+# with ADMIN as the original (so a start after a crash puts it back).
+rf_ok() {
+	[ "$(zswap_param "$1")" = "$2" ] ||
+		rf_file | grep -q "\"key\":\"zswap/$1\",\"administrator\":\"$2\""
+}
+rf_values() {
+	echo "max_pool_percent $(zswap_param max_pool_percent), accept_threshold_percent $(zswap_param accept_threshold_percent), state file: $(rf_file)"
+}
+# rf_check NAME: after a SIGKILL, both parameters are the administrator's or recorded with it.
+rf_check() {
+	if rf_ok max_pool_percent 20 && rf_ok accept_threshold_percent 90; then
+		pass "$1" "$(rf_values)"
+	else
+		fail "$1" "changed without a record: $(rf_values)"
+	fi
+}
+rf_kill() {
+	kill -9 "$AGENT_PID" 2>/dev/null
+	wait "$AGENT_PID" 2>/dev/null
+}
+# rf_held NAME LOG ERRNO_TEXT: the agent's record failed with ERRNO_TEXT, and for 4 more ticks
+# nothing was written, with one warning in all.
+rf_held() {
+	if ! log_wait "$2" "cannot record zswap/.*: $3; not changed" 20 >/dev/null; then
+		fail "$1" "no held-back warning ($3): $(grep -E 'state file|zswap' "$2" | tail -n 3 | log_message)"
+		return 0
+	fi
+	sleep 4
+	_w=$(lines "$2" 'REASON=held-back')
+	_a=$(lines "$2" 'zswap: (max_pool_percent|accept_threshold_percent) [0-9]+ -> ')
+	if [ "$(zswap_param max_pool_percent)" = 20 ] && [ "$(zswap_param accept_threshold_percent)" = 90 ] &&
+		[ "$_w" = 1 ] && [ "$_a" = 0 ] && [ ! -e "$RF_STATE" ]; then
+		pass "$1" "held back 4+ ticks, $_w warning: $(grep -m1 'REASON=held-back' "$2" | log_message)"
+	else
+		fail "$1" "$_w warnings, $_a applied lines; $(rf_values)"
+	fi
+}
+# rf_goes_ahead NAME LOG: once the record can be saved, a later tick records and writes both.
+rf_goes_ahead() {
+	if log_wait "$2" 'zswap: accept_threshold_percent 90 -> 80' 10 >/dev/null &&
+		log_wait "$2" 'zswap: max_pool_percent 20 -> 7' 10 >/dev/null &&
+		[ "$(zswap_param max_pool_percent)" = 7 ] &&
+		rf_file | grep -q '"key":"zswap/max_pool_percent","administrator":"20","agent":"7"'; then
+		pass "$1" "recorded, then written: $(grep -m1 'REASON=recorded' "$2" | log_message)"
+	else
+		fail "$1" "$(rf_values); $(grep -E 'state file|zswap' "$2" | tail -n 3 | log_message)"
+	fi
+}
+rf_run() {
+	mkdir -p "$RF"
+	# Two pages: the state file and its temporary copy, written before the rename.
+	if ! mount -t tmpfs -o size=8k,mode=0755 tmpfs "$RF"; then
+		fail state-setup "cannot mount a tmpfs on $RF"
+		return 0
+	fi
+	zswap_param max_pool_percent 20
+	zswap_param accept_threshold_percent 90
+	# ENOSPC: the tmpfs full (both pages taken).
+	dd if=/dev/zero of="$RF/fill" bs=4096 count=4 2>/dev/null
+	# 1. Started on the full file system: held back. SIGKILL.
+	agent_start /tmp/rf.json "$RESULTS/agent-rf-1.log"
+	rf_held state-enospc-held "$RESULTS/agent-rf-1.log" 'No space left on device'
+	rf_kill
+	rf_check state-enospc-kill-held
+	# 2. Started again, still full; room made while it runs: a later tick records and writes.
+	agent_start /tmp/rf.json "$RESULTS/agent-rf-2.log"
+	log_wait "$RESULTS/agent-rf-2.log" 'REASON=held-back' 20 >/dev/null
+	sleep 2
+	rm -f "$RF/fill"
+	rf_goes_ahead state-enospc-goes-ahead "$RESULTS/agent-rf-2.log"
+	rf_kill
+	rf_check state-enospc-kill-applied
+	# 3. A restart without the zswap settings puts the administrator's values back at start.
+	agent_start /tmp/rf-none.json "$RESULTS/agent-rf-3.log"
+	log_wait "$RESULTS/agent-rf-3.log" 'started: cgroup root' 20 >/dev/null
+	sleep 1
+	check state-enospc-restart-restores [ "$(zswap_param max_pool_percent).$(zswap_param accept_threshold_percent)" = 20.90 ]
+	agent_stop >/dev/null
+	check state-enospc-stop-removes [ ! -e "$RF_STATE" ]
+
+	# EROFS: the same tmpfs remounted read-only.
+	mount -o remount,ro "$RF"
+	# 4. Started on it: held back. SIGKILL.
+	agent_start /tmp/rf.json "$RESULTS/agent-rf-4.log"
+	rf_held state-erofs-held "$RESULTS/agent-rf-4.log" 'Read-only file system'
+	rf_kill
+	rf_check state-erofs-kill-held
+	# 5. Started again; read-write while it runs: recorded and written; read-only again, SIGKILL.
+	agent_start /tmp/rf.json "$RESULTS/agent-rf-5.log"
+	log_wait "$RESULTS/agent-rf-5.log" 'REASON=held-back' 20 >/dev/null
+	mount -o remount,rw "$RF"
+	rf_goes_ahead state-erofs-goes-ahead "$RESULTS/agent-rf-5.log"
+	mount -o remount,ro "$RF"
+	rf_kill
+	rf_check state-erofs-kill-applied
+	# 6. Restarted on the read-only file system: it adopts the records, and its clean stop puts
+	# the administrator's values back though it cannot drop the records.
+	agent_start /tmp/rf.json "$RESULTS/agent-rf-6.log"
+	log_wait "$RESULTS/agent-rf-6.log" 'started: cgroup root' 20 >/dev/null
+	sleep 2
+	agent_stop >/dev/null
+	check state-erofs-stop-restores [ "$(zswap_param max_pool_percent).$(zswap_param accept_threshold_percent)" = 20.90 ]
+	# 7. Read-write again: the next start finds the stale records, leaves 20 and 90 as they
+	# are, and its stop removes the file.
+	mount -o remount,rw "$RF"
+	agent_start /tmp/rf-none.json "$RESULTS/agent-rf-7.log"
+	log_wait "$RESULTS/agent-rf-7.log" 'started: cgroup root' 20 >/dev/null
+	sleep 1
+	agent_stop >/dev/null
+	if [ "$(zswap_param max_pool_percent).$(zswap_param accept_threshold_percent)" = 20.90 ] &&
+		[ ! -e "$RF_STATE" ]; then
+		pass state-erofs-final "the administrator's values, the state file gone"
+	else
+		fail state-erofs-final "$(rf_values)"
+	fi
+	grep -h -E 'state file|as the last run|put back|restored|changed since' "$RESULTS"/agent-rf-*.log |
+		log_message | sed 's/^/  /'
+	umount "$RF"
+	zswap_param max_pool_percent "$rf_mpp0"
+	zswap_param accept_threshold_percent "$rf_atp0"
+}
+if [ -d /sys/module/zswap/parameters ]; then
+	rf_run
+else
+	fail state-setup "no zswap in this kernel"
+fi
 
 cg=$(cg_create faults)
 echo "+memory" >"$cg/cgroup.subtree_control"
