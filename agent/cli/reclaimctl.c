@@ -253,6 +253,20 @@ static void print_status(json_t *p)
 		       integer(p, "zswap.accept_threshold_percent"), integer(p, "zswap.inversions"),
 		       integer(p, "zswap.zswap_max_writes"), integer(p, "zswap.shrinker_switches"),
 		       num(p, "zswap.pacing_step_factor"));
+	{
+		static const char *const held[] = { "zswap", "zram", "swap" };
+
+		for (size_t k = 0; k < ARRAY_SIZE(held); k++) {
+			json_t *h = json_object_get(get(p, "held_back"), held[k]);
+
+			if (integer(h, "changes") > 0 || json_is_true(get(h, "failing")))
+				printf("state:   %s: %lld change%s held back for want of a state-file "
+				       "record (%s)%s\n", held[k], integer(h, "changes"),
+				       integer(h, "changes") == 1 ? "" : "s", str(h, "last_error"),
+				       json_is_true(get(h, "failing")) ?
+				       "; failing now, retried every tick" : "; recording again");
+		}
+	}
 	printf("zram:    %zu swap devices, %s written back since start (%s in the current day)%s\n",
 	       json_array_size(get(p, "zram.swap_devices")), B(get(p, "zram.written_back_bytes")),
 	       B(get(p, "zram.day_written_back_bytes")),

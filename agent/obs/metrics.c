@@ -65,6 +65,9 @@ static void put_label_value(FILE *f, const char *v)
 	}
 }
 
+/* The controller label of metrics_input.held_back[i]. */
+static const char *const held_back_names[] = { "zswap", "zram", "swap" };
+
 static void family(FILE *f, const char *name, const char *type, const char *help)
 {
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
@@ -248,6 +251,16 @@ static void render_host(FILE *f, const struct metrics_input *in)
 	}
 	counter(f, "reclaimd_zram_writeback_bytes_total",
 		"Bytes reclaimd had zram write back to its backing device.", in->zram_written_bytes);
+	family(f, "reclaimd_changes_held_back_total", "counter",
+	       "Changes not made because their state-file record could not be saved first.");
+	for (size_t i = 0; i < ARRAY_SIZE(in->held_back); i++)
+		series(f, "reclaimd_changes_held_back_total", "controller", held_back_names[i], NULL,
+		       NULL, in->held_back[i].count);
+	family(f, "reclaimd_state_record_failing", "gauge",
+	       "1 while the last state-file record a controller tried failed (changes held back).");
+	for (size_t i = 0; i < ARRAY_SIZE(in->held_back); i++)
+		series(f, "reclaimd_state_record_failing", "controller", held_back_names[i], NULL,
+		       NULL, in->held_back[i].failing);
 	gauge(f, "reclaimd_mglru_aging_active", "1 when managed memcgs are aged through lru_gen.",
 	      in->aging_active);
 	counter(f, "reclaimd_mglru_lruvecs_aged_total", "lru_gen aging commands the kernel accepted.",

@@ -118,6 +118,9 @@ struct metrics_swap {
 };
 
 /* Everything one exposition shows: plain numbers, the pointers valid during metrics_render(). */
+/* The controllers whose changes wait for a state-file record, in metrics_input.held_back[]. */
+enum { METRICS_HELD_BACK_ZSWAP, METRICS_HELD_BACK_ZRAM, METRICS_HELD_BACK_SWAP };
+
 struct metrics_input {
 	const char *version;
 	uint64_t managed_cgroups;
@@ -143,6 +146,12 @@ struct metrics_input {
 	const struct metrics_swap *swaps;
 	/* zram */
 	uint64_t zram_written_bytes;
+	/* Changes held back because their state-file record failed (ctl/record_first.h), per
+	 * controller: zswap, zram, swap (METRICS_HELD_BACK_*). */
+	struct metrics_held_back {
+		uint64_t count;                   /* counter: held back since start */
+		bool failing;                     /* gauge 0/1: the last record tried failed */
+	} held_back[3];
 	/* MGLRU aging */
 	bool aging_active;
 	uint64_t lruvecs_aged, aging_jobs;

@@ -278,6 +278,12 @@ void metrics_tick(struct metrics *mx, const struct tick_report *rep)
 	}
 	in.swaps = swaps;
 	in.zram_written_bytes = zm->written_bytes;
+	in.held_back[METRICS_HELD_BACK_ZSWAP] = (struct metrics_held_back){
+		.count = zr->held_back.count, .failing = zr->held_back.failing };
+	in.held_back[METRICS_HELD_BACK_ZRAM] = (struct metrics_held_back){
+		.count = zm->held_back.count, .failing = zm->held_back.failing };
+	in.held_back[METRICS_HELD_BACK_SWAP] = (struct metrics_held_back){
+		.count = rep->swap_tiers.held_back.count, .failing = rep->swap_tiers.held_back.failing };
 	in.aging_active = ar->active;
 	in.lruvecs_aged = ar->lruvecs_aged;
 	in.aging_jobs = ar->aging_jobs;

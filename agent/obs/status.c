@@ -47,14 +47,16 @@ const char status_interface_idl[] =
 	"interface io.reclaimd\n\n"
 	"# The agent: host, NUMA nodes and their worker pools and headroom, swap tiers, zswap,\n"
 	"# zram, memory tiers, MGLRU aging, totals, tick timing, configuration, this socket, kernel\n"
-	"# features, memory.reclaim writes bounded on an over-reclaiming kernel, and the agent's own\n"
-	"# cgroup (self: null when it is not watched).\n"
+	"# features, memory.reclaim writes bounded on an over-reclaiming kernel, the agent's own\n"
+	"# cgroup (self: null when it is not watched), and held_back: per controller (zswap, zram,\n"
+	"# swap), changes not made because their state-file record failed (changes since start,\n"
+	"# failing: the last record tried failed, last_error: its reason or null).\n"
 	"method Status() -> (\n"
 	"  version: string,\n  protocol: int,\n  host: object,\n  uptime_s: float,\n"
 	"  config: object,\n  tick: object,\n  nodes: []object,\n  swap: object,\n"
 	"  zswap: object,\n  zram: object,\n  tiers: object,\n  mglru: object,\n"
 	"  totals: object,\n  socket: object,\n  features: object,\n  memory_reclaim: object,\n"
-	"  self: ?object\n)\n\n"
+	"  self: ?object,\n  held_back: object\n)\n\n"
 	"# One row per managed cgroup: rule, policy, memory.current, floor, last decision, ...; kind,\n"
 	"# qos, pod_uid, container_id and runtime: what its path says it is (null: not known).\n"
 	"method Cgroups() -> (version: string, protocol: int, interval_s: float, cgroups: []object)\n\n"
@@ -261,6 +263,20 @@ static json_t *status_zram(const struct host_sample *h, const struct zram_report
 			 "round_running", zm->running);
 }
 
+/* One controller's changes held back for want of a state-file record (ctl/record_first.h). */
+static json_t *status_held_back_one(const struct held_back *hb)
+{
+	return json_pack("{s:o,s:b,s:o}", "changes", ju64(hb->count), "failing", hb->failing,
+			 "last_error", hb->last_error ? jstr(strerror(-hb->last_error)) : json_null());
+}
+
+static json_t *status_held_back(const struct tick_report *r)
+{
+	return json_pack("{s:o,s:o,s:o}", "zswap", status_held_back_one(&r->zswap.held_back),
+			 "zram", status_held_back_one(&r->zram.held_back),
+			 "swap", status_held_back_one(&r->swap_tiers.held_back));
+}
+
 /* Memory tiers (tiers_ctl.h): one entry per tiered node, fastest tier first; the kernel's
  * counters since boot (all reclaimers), and what reclaimd's own jobs demoted and freed. */
 static json_t *status_tiers(const struct tiers_report *tr, const struct dispatcher_report *dr,
@@ -464,6 +480,7 @@ static void m_status(void *userdata, const struct varlink_call *call _unused_,
 	if (o) {
 		json_object_set_new(o, "features", status_features(r->ctx.features));
 		json_object_set_new(o, "self", status_self(&r->self));
+		json_object_set_new(o, "held_back", status_held_back(r));
 		json_object_set_new(o, "memory_reclaim", status_memory_reclaim(dr, r->ctx.snap->page_size));
 		json_object_set_new(json_object_get(o, "totals"), "headroom_node_reclaim",
 			json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",

@@ -150,6 +150,9 @@ run "$T/o" ctl --json status
 check "status --json: exit 0" [ $? -eq 0 ]
 check "status --json: protocol" grep -q '"protocol": 1' "$T/o"
 check "status --json: uptime" grep -q '"uptime_s":' "$T/o"
+check "status: held_back per controller, none held" \
+	grep -q '"held_back":{"zswap":{"changes":0,"failing":false,"last_error":null},"zram":{"changes":0,"failing":false,"last_error":null},"swap":{"changes":0,"failing":false,"last_error":null}}' "$T/features.json"
+check "status: no state: line while nothing is held back" sh -c "! grep -q '^state:' '$T/status'"
 
 run "$T/cgroups" ctl cgroups
 check "cgroups: exit 0" [ $? -eq 0 ]

@@ -70,6 +70,7 @@ static void fill_input(struct metrics_input *in, uint64_t k, struct metrics_rule
 		.zswap_shrinker_switches = k,
 		.n_swaps = 2, .swaps = swaps,
 		.zram_written_bytes = 4096 * k,
+		.held_back = { [METRICS_HELD_BACK_ZSWAP] = { .count = 3 * k, .failing = true } },
 		.aging_active = true, .lruvecs_aged = 5 * k, .aging_jobs = 5 * k,
 		.ticks = 10 * k, .last_tick_seconds = 0.00125, .tick_seconds_sum = 0.0125 * (double)k,
 		.n_rules = 3, .rules = rules,
@@ -240,6 +241,10 @@ static void test_render(void)
 	CHECK(contains(a, "\nreclaimd_zswap_pool_fill_ratio 0.25\n"));
 	CHECK(contains(a, "\nreclaimd_swap_used_bytes{device=\"/swap file\",priority=\"-2\"} 0\n"));
 	CHECK(contains(a, "\nreclaimd_zram_writeback_bytes_total 4096\n"));
+	CHECK(contains(a, "\nreclaimd_changes_held_back_total{controller=\"zswap\"} 3\n"));
+	CHECK(contains(a, "\nreclaimd_changes_held_back_total{controller=\"swap\"} 0\n"));
+	CHECK(contains(a, "\nreclaimd_state_record_failing{controller=\"zswap\"} 1\n"));
+	CHECK(contains(a, "\nreclaimd_state_record_failing{controller=\"zram\"} 0\n"));
 	CHECK(contains(a, "\nreclaimd_last_tick_duration_seconds 0.00125\n"));
 	CHECK(contains(a, "# TYPE reclaimd_tick_duration_seconds summary\n"));
 	CHECK(contains(a, "\nreclaimd_tick_duration_seconds_count 10\n"));

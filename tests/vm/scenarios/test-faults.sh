@@ -35,8 +35,9 @@
 #                      20 and 90). While the record fails neither is written (one warning, held
 #                      back every tick); at the first tick after it can be saved, both are.
 #                      SIGKILL after each step; after every kill each parameter is the
-#                      administrator's or recorded with it, and a restart puts them back. These
-#                      run first, with an agent of their own (no swap, zswap not managed).
+#                      administrator's or recorded with it, and a restart puts them back;
+#                      state-enospc-shown: reclaimctl status says what is held back and why.
+#                      These run first, with an agent of their own (no swap, zswap not managed).
 # SIGTERM during a write is test-lifecycle's sigterm-during-reclaim, SIGKILL during zram writeback
 # and zswap management test-restart's, and a kernel booted with psi=0 is test-psi-off.
 set -u
@@ -161,6 +162,13 @@ rf_run() {
 	# 1. Started on the full file system: held back. SIGKILL.
 	agent_start /tmp/rf.json "$RESULTS/agent-rf-1.log"
 	rf_held state-enospc-held "$RESULTS/agent-rf-1.log" 'No space left on device'
+	# What an operator sees: reclaimctl status's state: line.
+	_st=$(reclaimctl status 2>&1 | grep '^state:')
+	case $_st in
+	*"zswap: "[1-9]*"held back"*"No space left on device"*"failing now"*)
+		pass state-enospc-shown "$_st" ;;
+	*) fail state-enospc-shown "reclaimctl status: ${_st:-no state: line}" ;;
+	esac
 	rf_kill
 	rf_check state-enospc-kill-held
 	# 2. Started again, still full; room made while it runs: a later tick records and writes.
