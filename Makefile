@@ -92,7 +92,7 @@ DEB_REVISION := 1
 # Checks that are scripts, counted with the unit tests (same "N passed, N failed, N skipped").
 CHECK_SCRIPTS := tests/pkg/check-doc-keys.sh tests/pkg/check-deb.sh tests/pkg/check-kubernetes.sh \
                  tests/pkg/check-imports.sh tests/pkg/check-alerts.sh \
-                 tests/pkg/check-dashboard.sh
+                 tests/pkg/check-dashboard.sh tests/pkg/check-deploy.sh
 
 all: reclaimd reclaimctl
 
