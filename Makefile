@@ -262,6 +262,8 @@ deb: FORCE
 # The DaemonSet's container image (config/kubernetes/): a Debian bookworm minbase rootfs with the
 # package's Depends (debootstrap, cached under tests/vm/.cache/image/), imported with podman,
 # the .deb installed on it by podman build; then podman save to build/reclaimd-image.tar.
+# With registry access, config/kubernetes/Dockerfile builds the same image FROM
+# debian:bookworm-slim (docker build -f config/kubernetes/Dockerfile build/; docs/kubernetes.md).
 image: deb
 	config/kubernetes/build-image.sh --save
 
