@@ -9,7 +9,8 @@ Prometheus Operator's CRDs). This script writes, from them only:
   deploy/kustomize/monitoring/   the PodMonitor and PrometheusRule, and a kustomization.yaml
   deploy/helm/reclaimd/          Chart.yaml, values.yaml and templates/: the same objects with
                                  the image, its pull policy and the namespace as values, the
-                                 monitoring objects behind values (off by default)
+                                 monitoring objects and the dashboard's ConfigMap behind
+                                 values (off by default)
   deploy/prometheus/reclaimd-rules.yaml
                                  the PrometheusRule's groups as a plain rules file (promtool)
   deploy/grafana/reclaimd-dashboard.json
@@ -39,7 +40,8 @@ DASHBOARD = "reclaimd-dashboard.json"
 MONITORING = ["reclaimd-podmonitor.yaml", "reclaimd-prometheusrule.yaml"]
 # Which value turns each monitoring object on in the chart.
 MONITORING_VALUE = {"reclaimd-podmonitor.yaml": "monitoring.podMonitor",
-                    "reclaimd-prometheusrule.yaml": "monitoring.prometheusRule"}
+                    "reclaimd-prometheusrule.yaml": "monitoring.prometheusRule",
+                    "reclaimd-dashboard.yaml": "monitoring.dashboard"}
 
 
 def version():
@@ -132,10 +134,20 @@ def files():
         "# registry: --set image.repository=REGISTRY/reclaimd,image.pullPolicy=IfNotPresent.",
         "image:", "  repository: " + repo, '  tag: "%s"' % tag, "  pullPolicy: " + policy,
         "# The Prometheus Operator's objects (need its CRDs): docs/kubernetes.md \"Monitoring\".",
-        "monitoring:", "  podMonitor: false", "  prometheusRule: false"]) + "\n"
+        "# monitoring.dashboard: the Grafana dashboard as a ConfigMap labelled grafana_dashboard: \"1\"",
+        "# (Grafana's dashboard sidecar), needs no CRD.",
+        "monitoring:", "  podMonitor: false", "  prometheusRule: false", "  dashboard: false"]) + "\n"
     dash = read("monitoring/" + DASHBOARD)
     out["grafana/" + DASHBOARD] = dash
     out["kustomize/monitoring/" + DASHBOARD] = dash
+    # The chart's copy of the kustomize base's generated ConfigMap, the JSON inline.
+    cm = "\n".join([
+        "apiVersion: v1", "kind: ConfigMap", "metadata:", "  name: reclaimd-dashboard",
+        "  namespace: " + ns, "  labels:", '    grafana_dashboard: "1"', "data:",
+        "  %s: |-" % DASHBOARD] + ["    " + l if l else "" for l in dash.rstrip("\n").split("\n")])
+    out["helm/reclaimd/templates/reclaimd-dashboard.yaml"] = (
+        "{{- /* " + (HEADER % ("monitoring/" + DASHBOARD)).strip("# \n") + " */}}\n" +
+        template(cm + "\n", "reclaimd-dashboard.yaml", repo, tag, policy, ns))
     rule = yaml.safe_load(read("monitoring/" + MONITORING[1]))
     out["prometheus/reclaimd-rules.yaml"] = (
         HEADER % ("monitoring/" + MONITORING[1]) + "# Its spec.groups, for Prometheus without the "

@@ -20,6 +20,7 @@ if/end, comments); anything else is an error.
 Prints PASS/FAIL lines.
 """
 import glob
+import json
 import os
 import re
 import sys
@@ -312,17 +313,19 @@ def main():
     try:
         rendered = chart_docs(defaults, ns)
         on = chart_docs(merge(defaults, {"monitoring": {"podMonitor": True,
-                                                        "prometheusRule": True}}), ns)
+                                                        "prometheusRule": True,
+                                                        "dashboard": True}}), ns)
         other = chart_docs(merge(defaults, {
             "image": {"repository": "registry.example.net/ops/reclaimd", "tag": "9.9.9",
                       "pullPolicy": "IfNotPresent"},
-            "monitoring": {"podMonitor": True, "prometheusRule": True}}), "reclaim")
+            "monitoring": {"podMonitor": True, "prometheusRule": True, "dashboard": True}}),
+            "reclaim")
     except ValueError as e:
         out(False, "chart-render", str(e))
         return
     flat = [d for f in sorted(rendered) for d in rendered[f]]
-    out(not rendered["reclaimd-podmonitor.yaml"] and not rendered["reclaimd-prometheusrule.yaml"],
-        "chart-defaults", "monitoring objects off by default: %s" % ", ".join(
+    out(not rendered["reclaimd-podmonitor.yaml"] and not rendered["reclaimd-prometheusrule.yaml"]
+        and not rendered["reclaimd-dashboard.yaml"], "chart-defaults", "monitoring objects off by default: %s" % ", ".join(
             "%s %s" % (d["kind"], d["metadata"]["name"]) for d in flat))
     key = lambda d: (d["kind"], d["metadata"]["name"])
     same = sorted(flat, key=key) == sorted(bases["base"], key=key)
@@ -334,7 +337,22 @@ def main():
     out(same, "chart-equals-kustomize monitoring",
         "PodMonitor and PrometheusRule turned on %s the monitoring base's" % (
             "are" if same else "differ from"))
-    for doc in flat:
+    # The dashboard's ConfigMap: what the monitoring base's configMapGenerator makes.
+    mk = yaml.safe_load(open(os.path.join(DEPLOY, "kustomize", "monitoring", "kustomization.yaml")))
+    gen = mk["configMapGenerator"][0]
+    with open(os.path.join(DEPLOY, "kustomize", "monitoring", gen["files"][0])) as f:
+        dash = json.load(f)
+    cms = on["reclaimd-dashboard.yaml"]
+    cm = cms[0] if len(cms) == 1 else {}
+    ok = (cm.get("kind") == "ConfigMap" and cm["metadata"]["name"] == gen["name"] and
+          cm["metadata"].get("namespace") == mk.get("namespace") and
+          cm["metadata"].get("labels") == gen["options"]["labels"] and
+          list(cm.get("data", {})) == gen["files"] and
+          json.loads(cm["data"][gen["files"][0]]) == dash)
+    out(ok, "chart-equals-kustomize dashboard", "ConfigMap %s (labels %s) %s the configMapGenerator's, "
+        "%d panels" % (gen["name"], gen["options"]["labels"], "is" if ok else "differs from",
+                       len(dash.get("panels", []))))
+    for doc in flat + cms:
         if k8s is not None:
             schema_check(doc, "helm")
 
@@ -352,7 +370,7 @@ def main():
                                                          c["imagePullPolicy"]))
         if d["kind"] == "PodMonitor" and d["spec"]["namespaceSelector"]["matchNames"] != ["reclaim"]:
             errs.append("PodMonitor namespaceSelector %s" % d["spec"]["namespaceSelector"])
-    out(not errs and len(all_other) == len(flat) + 2, "chart-values-applied",
+    out(not errs and len(all_other) == len(flat) + 3, "chart-values-applied",
         "; ".join(errs) or "image registry.example.net/ops/reclaimd:9.9.9, IfNotPresent and "
         "namespace reclaim in all %d objects" % len(all_other))
     crd_check(all_other, "helm (values set)")
