@@ -91,7 +91,8 @@ VERSION   := $(shell sed -n 's/^\#define RECLAIMD_VERSION "\(.*\)"/\1/p' include
 DEB_REVISION := 1
 # Checks that are scripts, counted with the unit tests (same "N passed, N failed, N skipped").
 CHECK_SCRIPTS := tests/pkg/check-doc-keys.sh tests/pkg/check-deb.sh tests/pkg/check-kubernetes.sh \
-                 tests/pkg/check-imports.sh
+                 tests/pkg/check-imports.sh tests/pkg/check-alerts.sh \
+                 tests/pkg/check-dashboard.sh tests/pkg/check-deploy.sh
 
 all: reclaimd reclaimctl
 
@@ -261,6 +262,8 @@ deb: FORCE
 # The DaemonSet's container image (config/kubernetes/): a Debian bookworm minbase rootfs with the
 # package's Depends (debootstrap, cached under tests/vm/.cache/image/), imported with podman,
 # the .deb installed on it by podman build; then podman save to build/reclaimd-image.tar.
+# With registry access, config/kubernetes/Dockerfile builds the same image FROM
+# debian:bookworm-slim (docker build -f config/kubernetes/Dockerfile build/; docs/kubernetes.md).
 image: deb
 	config/kubernetes/build-image.sh --save
 

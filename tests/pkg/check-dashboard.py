@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""check-dashboard.py DASHBOARD PROMETHEUS_URL - every query of a Grafana dashboard returns data.
+
+Run by tests/pkg/check-dashboard.sh, which starts the agent and Prometheus. Waits (at most 60 s)
+for at least 3 scrapes of job "reclaimd", then evaluates each panel's each target through
+/api/v1/query with $cluster and $node as Grafana's "All" (".*"); a target passes when Prometheus
+answers "success" with at least one series. The template variables' label_values(QUERY, LABEL)
+are asked of /api/v1/label/LABEL/values. Prints PASS/FAIL lines and, for each query, its
+series and their values (the data docs/kubernetes.md shows).
+"""
+import json
+import re
+import sys
+import time
+import urllib.parse
+import urllib.request
+
+VARS = {"$cluster": ".*", "$node": ".*"}
+
+
+def get(url, path, params):
+    q = urllib.parse.urlencode(params, doseq=True)
+    with urllib.request.urlopen("%s%s?%s" % (url, path, q), timeout=10) as r:
+        return json.load(r)
+
+
+def subst(expr):
+    for k, v in VARS.items():
+        expr = expr.replace(k, v)
+    return expr
+
+
+def query(url, expr):
+    return get(url, "/api/v1/query", {"query": expr})
+
+
+def out(ok, name, msg):
+    print("%s %s: %s" % ("PASS" if ok else "FAIL", name, msg))
+    return ok
+
+
+def show(result):
+    parts = []
+    for s in result[:6]:
+        labels = ",".join("%s=%s" % kv for kv in sorted(s["metric"].items()))
+        parts.append("{%s} %s" % (labels, s["value"][1]))
+    more = " (+%d more)" % (len(result) - 6) if len(result) > 6 else ""
+    return "; ".join(parts) + more
+
+
+def main():
+    dash_file, url = sys.argv[1], sys.argv[2].rstrip("/")
+    with open(dash_file) as f:
+        dash = json.load(f)
+
+    # At least 3 scrapes of the agent, all up.
+    deadline = time.time() + 60
+    n = 0
+    while time.time() < deadline:
+        try:
+            r = query(url, 'count_over_time(up{job="reclaimd"}[5m])')["data"]["result"]
+            n = int(r[0]["value"][1]) if r else 0
+            u = query(url, 'min_over_time(up{job="reclaimd"}[5m])')["data"]["result"]
+            if n >= 3 and u and u[0]["value"][1] == "1":
+                break
+        except OSError:
+            pass
+        time.sleep(0.5)
+    else:
+        out(False, "scrapes", "Prometheus at %s did not scrape reclaimd up 3 times in 60 s (%d)"
+            % (url, n))
+        return
+    out(True, "scrapes", "%d scrapes of job reclaimd, all up" % n)
+
+    # Every target of every panel.
+    values = {}
+    ids = set()
+    for p in dash["panels"]:
+        if p["id"] in ids:
+            out(False, "panel-ids", "panel id %d twice" % p["id"])
+        ids.add(p["id"])
+        if not p.get("targets"):
+            out(False, "panel-query", "panel %r has no target" % p["title"])
+        for t in p.get("targets", []):
+            name = "panel-query %s/%s" % (p["title"], t["refId"])
+            expr = subst(t["expr"])
+            if "$" in expr:
+                out(False, name, "a variable the test does not know in %s" % expr)
+                continue
+            try:
+                r = query(url, expr)
+            except OSError as e:
+                out(False, name, "%s: %s" % (expr, e))
+                continue
+            res = r.get("data", {}).get("result", [])
+            if r.get("status") != "success" or not res:
+                out(False, name, "%s: %s, %d series" % (expr, r.get("status"), len(res)))
+                continue
+            values[(p["title"], t["refId"])] = res
+            out(True, name, "%d series: %s" % (len(res), show(res)))
+
+    # The template variables (Grafana's label_values(QUERY, LABEL)).
+    want = {"cluster": "test", "node": "node-a"}
+    for v in dash["templating"]["list"]:
+        if v["type"] != "query":
+            continue
+        q = v["query"]["query"] if isinstance(v["query"], dict) else v["query"]
+        m = re.fullmatch(r"label_values\((.*), *(\w+)\)", q)
+        if not m:
+            out(False, "variable " + v["name"], "not label_values(QUERY, LABEL): %s" % q)
+            continue
+        r = get(url, "/api/v1/label/%s/values" % m.group(2), {"match[]": subst(m.group(1))})
+        got = r.get("data", [])
+        out(want.get(v["name"]) in got, "variable " + v["name"],
+            "%s -> %s" % (q, got))
+
+    # Values that say the data is the agent's.
+    def first(title, ref="A"):
+        res = values.get((title, ref))
+        return float(res[0]["value"][1]) if res else None
+
+    up = first("Agents up, by cluster")
+    out(up == 1.0, "value agents-up", "sum(up) of cluster test is %s (1 agent)" % up)
+    mem = values.get(("Pods' memory by QoS class", "A"), [])
+    classes = sorted(s["metric"].get("qos", "") for s in mem if float(s["value"][1]) > 0)
+    # "none": the cgroups that are not pods (work.slice's).
+    out(classes == ["besteffort", "burstable", "guaranteed", "none"], "value qos-memory",
+        "QoS classes with memory.current > 0: %s" % classes)
+    dec = first("PSI: decisions held back by memory PSI, by rule", "B")
+    out(dec is not None and dec > 0, "value decisions", "decisions a second of a rule: %s" % dec)
+    busy = first("Agent time per second (ticks)")
+    out(busy is not None and busy > 0, "value tick-time", "seconds in ticks a second: %s" % busy)
+
+
+if __name__ == "__main__":
+    main()
