@@ -366,6 +366,9 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 		.pgdemote = memory_stat_pgdemote(&stat_parsed),
 		.pgpromote_success = stat_parsed.pgpromote_success,
 		.has_tier_counters = stat_parsed.has_tier_counters,
+		.pgmajfault = stat_parsed.pgmajfault,
+		.zswpin = stat_parsed.zswpin,
+		.has_zswpin = stat_parsed.has_zswpin,
 	};
 
 	r = read_hot(cg, &cg->files.fd_pressure, "memory.pressure", small, sizeof(small), &len);
@@ -386,6 +389,21 @@ int cgroup_read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 			return r;
 		else
 			s.io_some_total_us = psi.some.total_us;
+	}
+
+	/* io.stat exists while the io controller is enabled for the cgroup, which can change at
+	 * any time: tried every tick. Unreadable or malformed, the pages-back signal falls back
+	 * to the memory counters (pages_back.h). */
+	r = read_single_at(cg->dirfd, "io.stat", big_buf, sizeof(big_buf), &len);
+	if (r == 0) {
+		struct io_stat io;
+
+		if (io_stat_parse(big_buf, len, &io) == 0) {
+			s.io_read_bytes = io.rbytes;
+			s.has_io_stat = true;
+		}
+	} else if (r == -ENODEV) {
+		return r;
 	}
 
 	if ((r = read_u64_or_max_at(cg->dirfd, "memory.min", &s.min_bytes)) < 0 ||
