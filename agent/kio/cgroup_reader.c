@@ -6,7 +6,8 @@
  * exact (bench/overhead measures it):
  *  - every tick, the files a decision uses: memory.current, memory.stat, memory.pressure and
  *    io.pressure keep their fds open and are re-read with one pread() at offset 0 (cgroup files
- *    are single-record seq_files, see pread_single()); memory.min, memory.low and memory.high
+ *    are single-record seq_files, see pread_single()); io.stat (the pages-back signal,
+ *    pages_back.h; absent without the io controller), memory.min, memory.low and memory.high
  *    are opened and read (the floor and the stand-back at memory.high, policy.h), and so are
  *    memory.min, memory.low and memory.high of each memory-enabled child (where one is set,
  *    its memory.current, and where min or low is, its memory.stat: what it protects bounds the
