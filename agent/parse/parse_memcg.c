@@ -61,7 +61,7 @@ static const struct u64_field memory_stat_fields[] = {
 
 /* The index of pgpromote_success above: its line tells has_tier_counters. */
 #define MEMORY_STAT_PGPROMOTE_SUCCESS (ARRAY_SIZE(memory_stat_fields) - 1)
-/* The index of zswpin: its line tells has_zswpin. */
+/* The index of zswpin above: its line tells has_zswpin. */
 #define MEMORY_STAT_ZSWPIN 31
 
 /* low/high/max/oom since 4.5, oom_kill since 4.13 (all older than memory.reclaim);

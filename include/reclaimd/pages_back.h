@@ -26,7 +26,7 @@
 /* What the kernel gives for this cgroup (feature-probed when its files are read). */
 enum {
 	PAGES_BACK_HAS_IO_STAT = 1u << 0, /* io.stat readable: the io controller is on for it */
-	PAGES_BACK_HAS_ZSWPIN = 1u << 1,  /* memory.stat has zswpin (CONFIG_ZSWAP, 5.19+) */
+	PAGES_BACK_HAS_ZSWPIN = 1u << 1,  /* memory.stat has a zswpin line (CONFIG_ZSWAP) */
 };
 
 /* Counter deltas over one interval. */

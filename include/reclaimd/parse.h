@@ -62,7 +62,7 @@ struct memory_stat {
 	uint64_t pgdemote_kswapd, pgdemote_direct, pgdemote_khugepaged, pgdemote_proactive;
 	uint64_t pgpromote_success;
 	bool has_tier_counters;
-	bool has_zswpin;  /* the file has a zswpin line (CONFIG_ZSWAP, 5.19+) */
+	bool has_zswpin;  /* the file has a zswpin line (CONFIG_ZSWAP) */
 };
 
 /* Pages demoted from the cgroup by every reclaimer: the pgdemote_* sum. */
