@@ -493,10 +493,20 @@ static void print_explain(json_t *p)
 		       json_is_true(get(lim, "file_only")) ? ", page cache only (more than the pool's room)" : "",
 		       B(get(lim, "request_bytes")), str(lim, "reason"));
 		if (json_is_object(cold))
-			printf("cold age:  %g s (was %g s, at most %g s); %.1f pages refaulted a minute "
+			printf("cold age:  %g s (was %g s, at most %g s); %.1f pages read back a minute "
 			       "(target %g %% of memory.current a minute)\n", num(cold, "cold_age_s"),
 			       num(cold, "previous_cold_age_s"), num(cold, "max_cold_age_s"),
-			       num(cold, "refaults_per_min"), num(cold, "refault_target_pct"));
+			       num(cold, "pages_back_per_min"), num(cold, "refault_target_pct"));
+		if (json_is_object(get(in, "pages_back"))) {
+			json_t *pb = get(in, "pages_back");
+
+			printf("back:      %.1f pages/s read back (%lld in %.1f s, %s): refaults "
+			       "anon %lld file %lld, pgmajfault %lld, zswpin %lld, io.stat reads %lld "
+			       "pages\n", num(pb, "pages_per_s"), integer(pb, "pages"),
+			       num(pb, "interval_s"), str(pb, "from"), integer(pb, "refault_anon_pages"),
+			       integer(pb, "refault_file_pages"), integer(pb, "pgmajfault"),
+			       integer(pb, "zswpin_pages"), integer(pb, "io_read_pages"));
+		}
 	}
 	if (json_is_object(tiers)) {
 		printf("tiers:     tick %lld: of %s to evict, demote %s from the upper tiers, evict %s "

@@ -6,7 +6,8 @@
  * exact (bench/overhead measures it):
  *  - every tick, the files a decision uses: memory.current, memory.stat, memory.pressure and
  *    io.pressure keep their fds open and are re-read with one pread() at offset 0 (cgroup files
- *    are single-record seq_files, see pread_single()); memory.min, memory.low and memory.high
+ *    are single-record seq_files, see pread_single()); io.stat (the pages-back signal,
+ *    pages_back.h; absent without the io controller), memory.min, memory.low and memory.high
  *    are opened and read (the floor and the stand-back at memory.high, policy.h), and so are
  *    memory.min, memory.low and memory.high of each memory-enabled child (where one is set,
  *    its memory.current, and where min or low is, its memory.stat: what it protects bounds the
@@ -371,6 +372,9 @@ static int read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 		.pgdemote = memory_stat_pgdemote(&stat_parsed),
 		.pgpromote_success = stat_parsed.pgpromote_success,
 		.has_tier_counters = stat_parsed.has_tier_counters,
+		.pgmajfault = stat_parsed.pgmajfault,
+		.zswpin = stat_parsed.zswpin,
+		.has_zswpin = stat_parsed.has_zswpin,
 	};
 
 	*file = "memory.pressure";
@@ -393,6 +397,22 @@ static int read_sample(struct cgroup_node *cg, unsigned generation, uint64_t hos
 			return r;
 		else
 			s.io_some_total_us = psi.some.total_us;
+	}
+
+	/* io.stat exists while the io controller is enabled for the cgroup, which can change at
+	 * any time: tried every tick. Unreadable or malformed, the pages-back signal falls back
+	 * to the memory counters (pages_back.h). */
+	*file = "io.stat";
+	r = read_single_at(cg->dirfd, "io.stat", big_buf, sizeof(big_buf), &len);
+	if (r == 0) {
+		struct io_stat io;
+
+		if (io_stat_parse(big_buf, len, &io) == 0) {
+			s.io_read_bytes = io.rbytes;
+			s.has_io_stat = true;
+		}
+	} else if (r == -ENODEV) {
+		return r;
 	}
 
 	if ((r = read_u64_or_max_at(cg->dirfd, *file = "memory.min", &s.min_bytes)) < 0 ||

@@ -247,6 +247,11 @@ static void keep_decision(const struct daemon *d, struct cgroup_node *cg,
 	l->pacing = lim->step_factor;
 	l->reaches_zswap = lc->reaches_zswap;
 	l->child_at_high = s->child_at_high;
+	l->back = s->back;
+	l->back_deltas = s->back_deltas;
+	l->back_features = s->back_features;
+	l->back_pages_per_s = s->back_pages_per_s;
+	l->elapsed_us = s->elapsed_us;
 }
 
 /* Whether cg's eviction, if page cache only is not asked for, would go at swappiness 0 (file

@@ -51,9 +51,12 @@ void snapshot_free(struct loop_snapshot *ls)
 
 /* Deltas against the previous sample. A counter going backwards means the object was recreated:
  * start over. */
-static void fold_history(struct cgroup_node *cg, usec_t now, struct cgroup_sample *s)
+static void fold_history(struct cgroup_node *cg, usec_t now, uint64_t page_size,
+			 struct cgroup_sample *s)
 {
 	uint64_t refaults = s->stat.workingset_refault_anon + s->stat.workingset_refault_file;
+	unsigned features = (s->has_io_stat ? PAGES_BACK_HAS_IO_STAT : 0) |
+			    (s->stat.has_zswpin ? PAGES_BACK_HAS_ZSWPIN : 0);
 
 	if (cg->hist.has_prev && s->mem_some_total_us >= cg->hist.mem_some_us &&
 	    s->io_some_total_us >= cg->hist.io_some_us && now > cg->hist.timestamp_us) {
@@ -62,12 +65,36 @@ static void fold_history(struct cgroup_node *cg, usec_t now, struct cgroup_sampl
 		s->mem_some_delta_us = s->mem_some_total_us - cg->hist.mem_some_us;
 		s->io_some_delta_us = s->io_some_total_us - cg->hist.io_some_us;
 		s->refault_delta_pages = sub_sat(refaults, cg->hist.refault_pages);
+		/* The pages-back signal, once per tick for every consumer: a term is used only
+		 * when both samples had it (io.stat comes and goes with the io controller). */
+		s->back_features = features & cg->hist.back_features;
+		s->back_deltas = (struct pages_back_deltas){
+			.refault_anon = sub_sat(s->stat.workingset_refault_anon, cg->hist.refault_anon),
+			.refault_file = sub_sat(s->stat.workingset_refault_file, cg->hist.refault_file),
+			.pgmajfault = sub_sat(s->stat.pgmajfault, cg->hist.pgmajfault),
+			.zswpin = sub_sat(s->stat.zswpin, cg->hist.zswpin),
+			.io_read_bytes = sub_sat(s->io_read_bytes, cg->hist.io_read_bytes),
+		};
+		s->back = pages_back_count(&s->back_deltas, s->back_features, page_size);
+		s->back_pages_per_s = pages_back_rate(s->back.pages, s->elapsed_us);
+		cg->hist.back_total.pages += s->back.pages;
+		cg->hist.back_total.refault_anon += s->back_deltas.refault_anon;
+		cg->hist.back_total.refault_file += s->back_deltas.refault_file;
+		cg->hist.back_total.pgmajfault += s->back_deltas.pgmajfault;
+		cg->hist.back_total.zswpin += s->back_deltas.zswpin;
+		cg->hist.back_total.io_pages += s->back.io_pages;
 	}
 	cg->hist.has_prev = true;
 	cg->hist.timestamp_us = now;
 	cg->hist.mem_some_us = s->mem_some_total_us;
 	cg->hist.io_some_us = s->io_some_total_us;
 	cg->hist.refault_pages = refaults;
+	cg->hist.refault_anon = s->stat.workingset_refault_anon;
+	cg->hist.refault_file = s->stat.workingset_refault_file;
+	cg->hist.pgmajfault = s->stat.pgmajfault;
+	cg->hist.zswpin = s->stat.zswpin;
+	cg->hist.io_read_bytes = s->io_read_bytes;
+	cg->hist.back_features = features;
 }
 
 /* Reads one managed cgroup into s. Returns 0 when s is this tick's sample, 1 when the cgroup is
@@ -143,7 +170,7 @@ void snapshot_build(struct daemon *d)
 				  cg->rule->match, (long)(cg->rule - d->config->rules),
 				  cg->rule->policy->name);
 		trigger_install(d, cg);
-		fold_history(cg, now, s);
+		fold_history(cg, now, snap->page_size, s);
 		dispatcher_take_results(cg, s);
 		d->snap.nodes[snap->n_cgroups++] = cg;
 	}

@@ -416,6 +416,36 @@ static void render_rules(FILE *f, const struct metrics_input *in)
 		series(f, "reclaimd_cgroup_reclaimed_bytes_total", "cgroup", in->cgroups[i].path,
 		       "rule", idx, in->cgroups[i].reclaimed_bytes);
 	}
+	family(f, "reclaimd_cgroup_pages_back_total", "counter",
+	       "Pages the cgroup read back (io.stat reads + zswap loads, at least its refaults; "
+	       "docs/pages-back.md), metrics.per_cgroup.");
+	for (size_t i = 0; i < in->n_cgroups; i++) {
+		char idx[24];
+
+		snprintf(idx, sizeof(idx), "%zu", in->cgroups[i].rule);
+		series(f, "reclaimd_cgroup_pages_back_total", "cgroup", in->cgroups[i].path,
+		       "rule", idx, in->cgroups[i].pages_back);
+	}
+	family(f, "reclaimd_cgroup_pages_back_source_total", "counter",
+	       "The raw counters beside reclaimd_cgroup_pages_back_total, by source "
+	       "(pgmajfault in faults, the others in pages), metrics.per_cgroup.");
+	for (size_t i = 0; i < in->n_cgroups; i++) {
+		static const char *const src[_METRICS_BACK_MAX] = {
+			[METRICS_BACK_REFAULT_ANON] = "refault_anon",
+			[METRICS_BACK_REFAULT_FILE] = "refault_file",
+			[METRICS_BACK_PGMAJFAULT] = "pgmajfault",
+			[METRICS_BACK_ZSWPIN] = "zswpin",
+			[METRICS_BACK_IO_READ] = "io_read",
+		};
+		char idx[24];
+
+		snprintf(idx, sizeof(idx), "%zu", in->cgroups[i].rule);
+		for (int t = 0; t < _METRICS_BACK_MAX; t++)
+			series_n(f, "reclaimd_cgroup_pages_back_source_total",
+				 (const char *const[]){ "cgroup", in->cgroups[i].path, "rule", idx,
+							"source", src[t] },
+				 3, in->cgroups[i].back_terms[t]);
+	}
 	gauge(f, "reclaimd_cgroup_series_capped",
 	      "Managed cgroups without series of their own (past metrics.max_cgroup_series); the "
 	      "rule series include them.", in->cgroups_capped);

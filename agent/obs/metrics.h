@@ -96,11 +96,23 @@ struct metrics_pod {
 };
 
 /* One cgroup's own series (metrics.per_cgroup). */
+/* The raw terms of the pages-back signal, label source= of reclaimd_cgroup_pages_back_source_total:
+ * refault_anon, refault_file, pgmajfault, zswpin (pages; pgmajfault in faults), io_read (pages). */
+enum metrics_back_term {
+	METRICS_BACK_REFAULT_ANON, METRICS_BACK_REFAULT_FILE, METRICS_BACK_PGMAJFAULT,
+	METRICS_BACK_ZSWPIN, METRICS_BACK_IO_READ, _METRICS_BACK_MAX,
+};
+
 struct metrics_cgroup {
 	const char *path;                      /* relative to the cgroup root */
 	size_t rule;                           /* its rule's index */
 	uint64_t reclaimed_bytes;              /* counter, since reclaimd first saw this cgroup */
+	/* Counters since then: the pages-back signal (pages_back.h) and its raw terms, indexed
+	 * by enum metrics_back_term. */
+	uint64_t pages_back;
+	uint64_t back_terms[_METRICS_BACK_MAX];
 };
+
 
 struct metrics_node {
 	int node;

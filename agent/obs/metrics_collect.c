@@ -315,7 +315,15 @@ void metrics_tick(struct metrics *mx, const struct tick_report *rep)
 				cgs[n++] = (struct metrics_cgroup){
 					.path = cg->path,
 					.rule = (size_t)(cg->rule - c->rules),
-					.reclaimed_bytes = cg->job.total_reclaimed_bytes };
+					.reclaimed_bytes = cg->job.total_reclaimed_bytes,
+					.pages_back = cg->hist.back_total.pages,
+					.back_terms = {
+						[METRICS_BACK_REFAULT_ANON] = cg->hist.back_total.refault_anon,
+						[METRICS_BACK_REFAULT_FILE] = cg->hist.back_total.refault_file,
+						[METRICS_BACK_PGMAJFAULT] = cg->hist.back_total.pgmajfault,
+						[METRICS_BACK_ZSWPIN] = cg->hist.back_total.zswpin,
+						[METRICS_BACK_IO_READ] = cg->hist.back_total.io_pages,
+					} };
 		}
 		/* Path order: the same cgroups keep their series from one tick to the next. */
 		qsort(cgs, n, sizeof(*cgs), cmp_cgroup_path);

@@ -101,11 +101,11 @@ void report_cold_age(const struct cgroup_node *cg, const struct reclaim_decision
 		  &(struct log_fields){ .cgroup = cg->path, .workload = &cg->workload,
 					.policy = cg->rule ? cg->rule->policy->name : NULL },
 		  dec->cold_age_ms > dec->prev_cold_age_ms ?
-			  "%s: cold age %.0f s -> %.0f s: %.0f pages refaulted a minute, over "
+			  "%s: cold age %.0f s -> %.0f s: %.0f pages read back a minute, over "
 			  "refault_target_pct of its memory (pages it still uses were taken)" :
-			  "%s: cold age %.0f s -> %.0f s: refaults under the target for %.0f min",
+			  "%s: cold age %.0f s -> %.0f s: pages read back under the target for %.0f min",
 		  cg->path, (double)dec->prev_cold_age_ms / 1000.0, (double)dec->cold_age_ms / 1000.0,
-		  dec->cold_age_ms > dec->prev_cold_age_ms ? dec->refaults_per_min :
+		  dec->cold_age_ms > dec->prev_cold_age_ms ? dec->back_per_min :
 		  (double)cold_age_calm_us(dec->prev_cold_age_ms) / (60.0 * (double)USEC_PER_SEC));
 }
 

@@ -531,13 +531,34 @@ static void workload_fields(json_t *o, const struct workload *w)
 	json_object_set_new(o, "runtime", rt ? json_string(rt) : json_null());
 }
 
+/* The interval's pages back (pages_back.h) with the raw counter deltas it was made from, so an
+ * operator sees where the pages came from; null before a cgroup has two samples. */
+static json_t *pages_back_json(bool has_prev, const struct pages_back *b,
+			       const struct pages_back_deltas *dl, unsigned features, double per_s,
+			       usec_t elapsed_us)
+{
+	if (!has_prev)
+		return json_null();
+	return json_pack("{s:f,s:o,s:f,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:b}",
+		"pages_per_s", per_s, "pages", ju64(b->pages), "interval_s", seconds(elapsed_us),
+		"from", b->from_io ? "io.stat reads + zswpin (at least the refaults)" :
+			"refault_file + max(refault_anon, pgmajfault, zswpin): no io.stat",
+		"refault_anon_pages", ju64(dl->refault_anon),
+		"refault_file_pages", ju64(dl->refault_file),
+		"pgmajfault", ju64(dl->pgmajfault), "zswpin_pages", ju64(dl->zswpin),
+		"io_read_bytes", ju64(dl->io_read_bytes), "io_read_pages", ju64(b->io_pages),
+		"refault_pages", ju64(b->refaults),
+		"has_io_stat", (features & PAGES_BACK_HAS_IO_STAT) != 0,
+		"has_zswpin", (features & PAGES_BACK_HAS_ZSWPIN) != 0);
+}
+
 static json_t *cgroup_row(const struct tick_report *r, const struct cgroup_node *cg,
 			  const struct cgroup_sample *s, usec_t now)
 {
 	const typeof(cg->policy.last) *l = &cg->policy.last;
 	bool decided = l->at_us != 0;
 
-	json_t *o = json_pack("{s:o,s:s?,s:I,s:s?,s:o,s:o,s:o,s:o,s:o,s:s?,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
+	json_t *o = json_pack("{s:o,s:s?,s:I,s:s?,s:o,s:o,s:o,s:o,s:o,s:s?,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
 		"cgroup", jstr(cg->path), "rule", cg->rule ? cg->rule->match : NULL,
 		"rule_index", (json_int_t)rule_index(r, cg),
 		"policy", cg->rule ? cg->rule->policy->name : NULL,
@@ -554,6 +575,8 @@ static json_t *cgroup_row(const struct tick_report *r, const struct cgroup_node 
 		"zswap_bytes", ju64(s->zswap_current_bytes),
 		"memory_high_bytes", jbytes(s->high_bytes),
 		"memory_max_bytes", jbytes(s->max_bytes),
+		"pages_back", pages_back_json(s->has_prev, &s->back, &s->back_deltas,
+					      s->back_features, s->back_pages_per_s, s->elapsed_us),
 		"job", job_json(cg));
 
 	if (o)
@@ -699,7 +722,7 @@ static json_t *explain_decision(const struct tick_report *r, const struct cgroup
 	factor = l->dec.psi_some_pct >= pp->psi_some_target_pct ? 0.0 :
 		 1.0 - l->dec.psi_some_pct / pp->psi_some_target_pct;
 	computed = (double)l->dec.reclaimable_bytes * l->dec.step * factor;
-	*ret_inputs = json_pack("{s:o,s:o,s:o,s:o,s:o,s:b,s:o,s:o,s:o,s:o,s:b,s:b}",
+	*ret_inputs = json_pack("{s:o,s:o,s:o,s:o,s:o,s:b,s:o,s:o,s:o,s:o,s:b,s:b,s:o}",
 		"current_bytes", ju64(l->current_bytes),
 		"memory_min_bytes", ju64(l->memory_min_bytes),
 		"memory_low_bytes", ju64(l->memory_low_bytes),
@@ -708,7 +731,9 @@ static json_t *explain_decision(const struct tick_report *r, const struct cgroup
 		"at_high", cgroup_at_high(&in),
 		"anon_bytes", ju64(l->anon_bytes), "file_bytes", ju64(l->file_bytes),
 		"swap_room_bytes", ju64(l->swap_room_bytes), "cold_bytes", ju64(l->cold_bytes),
-		"mglru", l->mglru, "reaches_zswap", l->reaches_zswap);
+		"mglru", l->mglru, "reaches_zswap", l->reaches_zswap,
+		"pages_back", pages_back_json(l->elapsed_us != 0, &l->back, &l->back_deltas,
+					      l->back_features, l->back_pages_per_s, l->elapsed_us));
 	*ret_floor = json_pack("{s:o,s:s,s:o,s:o,s:o,s:o,s:o,s:o}",
 		"floor_bytes", ju64(l->dec.floor_bytes), "applied", ft.applied,
 		"min_bytes", ju64(ft.min_bytes), "memory_min_bytes", ju64(ft.memory_min_bytes),
@@ -733,7 +758,7 @@ static json_t *explain_decision(const struct tick_report *r, const struct cgroup
 	*ret_cold = l->mglru ? json_pack("{s:f,s:f,s:f,s:f,s:f}",
 		"cold_age_s", (double)l->dec.cold_age_ms / 1000.0,
 		"previous_cold_age_s", (double)l->dec.prev_cold_age_ms / 1000.0,
-		"refaults_per_min", l->dec.refaults_per_min,
+		"pages_back_per_min", l->dec.back_per_min,
 		"refault_target_pct", pp->refault_target_pct,
 		"max_cold_age_s", (double)pp->max_cold_age_s) : json_null();
 	return json_pack("{s:I,s:f,s:s,s:o,s:b}", "tick", (json_int_t)l->tick,

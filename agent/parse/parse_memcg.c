@@ -61,6 +61,8 @@ static const struct u64_field memory_stat_fields[] = {
 
 /* The index of pgpromote_success above: its line tells has_tier_counters. */
 #define MEMORY_STAT_PGPROMOTE_SUCCESS (ARRAY_SIZE(memory_stat_fields) - 1)
+/* The index of zswpin above: its line tells has_zswpin. */
+#define MEMORY_STAT_ZSWPIN 31
 
 /* low/high/max/oom since 4.5, oom_kill since 4.13 (all older than memory.reclaim);
  * oom_group_kill since 5.16. */
@@ -146,6 +148,7 @@ int memory_stat_parse(const char *buf, size_t len, struct memory_stat *ret)
 	if (r < 0)
 		return r;
 	s.has_tier_counters = seen & (UINT64_C(1) << MEMORY_STAT_PGPROMOTE_SUCCESS);
+	s.has_zswpin = seen & (UINT64_C(1) << MEMORY_STAT_ZSWPIN);
 	*ret = s;
 	return 0;
 }

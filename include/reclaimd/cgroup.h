@@ -102,6 +102,15 @@ struct cgroup_node {
 		bool has_prev;
 		usec_t timestamp_us, mem_some_us, io_some_us;
 		uint64_t refault_pages;
+		/* The previous sample's pages-back counters (pages_back.h) and which it had
+		 * (PAGES_BACK_HAS_*). */
+		uint64_t refault_anon, refault_file, pgmajfault, zswpin, io_read_bytes;
+		unsigned back_features;
+		/* Sums since the agent first saw the cgroup (metrics): the pages-back signal and
+		 * its raw terms (pages; pgmajfault in faults; io in pages, rounded up per tick). */
+		struct {
+			uint64_t pages, refault_anon, refault_file, pgmajfault, zswpin, io_pages;
+		} back_total;
 		usec_t read_warning_us;     /* rate limit of read and trigger warnings */
 	} hist;
 
@@ -126,6 +135,13 @@ struct cgroup_node {
 			double pacing;          /* the tick's step_factor (limits.h) */
 			bool reaches_zswap;
 			bool child_at_high;     /* a child at its own memory.high */
+			/* The interval's pages back (snapshot.h cgroup_sample.back and the raw
+			 * deltas, features and rate beside it) and the interval, us. */
+			struct pages_back back;
+			struct pages_back_deltas back_deltas;
+			unsigned back_features;
+			double back_pages_per_s;
+			usec_t elapsed_us;
 		} last;
 	} policy;
 

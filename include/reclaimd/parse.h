@@ -62,6 +62,7 @@ struct memory_stat {
 	uint64_t pgdemote_kswapd, pgdemote_direct, pgdemote_khugepaged, pgdemote_proactive;
 	uint64_t pgpromote_success;
 	bool has_tier_counters;
+	bool has_zswpin;  /* the file has a zswpin line (CONFIG_ZSWAP) */
 };
 
 /* Pages demoted from the cgroup by every reclaimer: the pgdemote_* sum. */
@@ -83,6 +84,16 @@ struct numa_stat {
 
 /* Requires "anon" and "file" lines. Node ids >= RECLAIMD_MAX_NODES give -EBADMSG. */
 int numa_stat_parse(const char *buf, size_t len, struct numa_stat *ret);
+
+/* ---- io.stat: "<maj>:<min> rbytes=N wbytes=N rios=N ..." per device ---------------------- */
+struct io_stat {
+	uint64_t rbytes;     /* bytes read, summed over the devices listed */
+	unsigned n_devices;  /* lines */
+};
+
+/* An empty file is valid (no I/O yet). A line not starting with "<maj>:<min> ", a bad rbytes
+ * value or a sum past UINT64_MAX give -EBADMSG; a truncated last line -EBADMSG. */
+int io_stat_parse(const char *buf, size_t len, struct io_stat *ret);
 
 /* ---- memory.events ----------------------------------------------------------------------- */
 struct memory_events {

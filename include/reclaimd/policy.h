@@ -36,11 +36,12 @@ const char *decision_reason_str(enum decision_reason r);
 /* State a policy keeps per cgroup between ticks; owned by the agent, zeroed for a new cgroup. */
 struct policy_state {  /* one per managed cgroup: ordered without padding holes */
 	double step;          /* psi policy: current probe step */
-	double refaults_1m;   /* refaulted pages per minute, a leaky integral with a 60 s time
-			       * constant (cold_age.c); 0 for a new cgroup */
+	double back_1m;       /* pages back per minute (snapshot.h cgroup_sample.back), a leaky
+			       * integral with a 60 s time constant (cold_age.c); 0 for a new
+			       * cgroup */
 	uint64_t cold_age_ms; /* idle time after which a page counts as cold (cold_age.c); 0:
 			       * not yet set, the rule's cold_age applies */
-	usec_t calm_us;       /* time since the refaults last exceeded the target, or since the
+	usec_t calm_us;       /* time since the pages back last exceeded the target, or since the
 			       * cold age last changed */
 	unsigned since_change; /* intervals since the cold age last changed (saturating) */
 	bool initialised;
@@ -59,7 +60,7 @@ struct reclaim_decision {
 	double step;                /* step used for this request */
 	uint64_t cold_age_ms;       /* the cold age after this interval (cold_age.c) */
 	uint64_t prev_cold_age_ms;  /* and before it */
-	double refaults_per_min;    /* refaulted pages per minute over the last minute (cold_age.c) */
+	double back_per_min;        /* pages back per minute over the last minute (cold_age.c) */
 };
 
 struct policy_desc {
@@ -162,18 +163,19 @@ uint64_t swap_room_down(uint64_t own_bytes, bool has_children, uint64_t children
 #define RECLAIM_BACKOFF_MAX_INTERVALS 16
 unsigned reclaim_backoff_intervals(unsigned short_streak);
 
-/* The cold age of one cgroup, from its refaults (policies/cgroup/cold_age.c): what
- * lru_gen_plan.h counts as cold. Refaulted pages per minute (workingset_refault_anon + _file,
- * memory.stat), measured over the last minute (a leaky integral with a 60 s time constant, so a
+/* The cold age of one cgroup, from the pages it reads back (policies/cgroup/cold_age.c): what
+ * lru_gen_plan.h counts as cold. Pages back per minute (cg->back.pages, the snapshot's
+ * pages-back signal, pages_back.h: io.stat reads and zswap loads, at least the
+ * workingset_refault_* count), measured over the last minute (a leaky integral with a 60 s time constant, so a
  * steady rate reads as itself and one burst of N pages reads as at most N a minute, whatever the
  * interval), above refault_target_pct of the cgroup's pages (memory.current) mean pages it
  * still uses were taken: the cold age doubles, up to max_cold_age,
  * but only once a job planned at the current cold age has reclaimed (cg->reclaimed_bytes two or
  * more intervals after the change: the tick after a change still runs a job planned before it),
  * so refaults that trail evictions made at the old age do not double it again. After
- * max(10 min, 10 cold ages) with the refaults at or under the target it halves, down to
- * cold_age. Sets d->cold_age_ms, d->prev_cold_age_ms and d->refaults_per_min; updates
- * state->cold_age_ms, state->refaults_1m and state->calm_us. Needs cg->has_prev; never fails. */
+ * max(10 min, 10 cold ages) with the pages back at or under the target it halves, down to
+ * cold_age. Sets d->cold_age_ms, d->prev_cold_age_ms and d->back_per_min; updates
+ * state->cold_age_ms, state->back_1m and state->calm_us. Needs cg->has_prev; never fails. */
 /* How long refaults must stay at or under the target before a cold age of cold_age_ms halves:
  * max(10 min, 10 cold ages), microseconds. Pure. */
 usec_t cold_age_calm_us(uint64_t cold_age_ms);

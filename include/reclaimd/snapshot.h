@@ -10,6 +10,7 @@
 #define RECLAIMD_SNAPSHOT_H
 
 #include "reclaimd/common.h"
+#include "reclaimd/pages_back.h"
 #include "reclaimd/parse.h"
 
 struct host_sample {
@@ -57,6 +58,10 @@ struct cgroup_memory_stat {
 	 * the per-memcg counters when has_tier_counters (6.12 yes, 6.1 no). */
 	uint64_t pgdemote, pgpromote_success;
 	bool has_tier_counters;
+	/* The "pages back" terms (pages_back.h): pgmajfault (faults) and zswpin (pages, when
+	 * has_zswpin: the file has the line). */
+	uint64_t pgmajfault, zswpin;
+	bool has_zswpin;
 };
 
 struct cgroup_sample {
@@ -95,12 +100,22 @@ struct cgroup_sample {
 	/* memory.pressure and io.pressure "some" totals (the averages are not kept: decisions use
 	 * the deltas below); io stays 0 without io.pressure. */
 	usec_t mem_some_total_us, io_some_total_us;
+	/* io.stat rbytes summed over its devices (bytes), every tick; has_io_stat: the file was
+	 * read (absent when the io controller is not enabled for the cgroup). */
+	uint64_t io_read_bytes;
+	bool has_io_stat;
 
 	/* Deltas against the previous tick; valid only when has_prev. */
 	usec_t elapsed_us;           /* wall time between the two samples */
 	usec_t mem_some_delta_us;    /* memory.pressure some total delta */
 	usec_t io_some_delta_us;     /* io.pressure some total delta */
 	uint64_t refault_delta_pages;/* workingset_refault_anon + _file delta */
+	/* The pages back over the interval (pages_back_count() on the deltas below, computed
+	 * once here for every consumer), and as a rate in pages per second. */
+	struct pages_back back;
+	double back_pages_per_s;
+	struct pages_back_deltas back_deltas; /* the raw counter deltas it was made from */
+	unsigned back_features;               /* PAGES_BACK_HAS_* of both samples */
 	bool has_prev;
 
 	/* Results of reclaim jobs that finished since the previous tick. */

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * cold_age.c - a cgroup's cold age from its refaults (policy.h cold_age_update(); what the
- * cold age selects: lru_gen_plan.h). Pure: no I/O, no clocks, no logging.
+ * cold_age.c - a cgroup's cold age from the pages it reads back (policy.h cold_age_update();
+ * what the cold age selects: lru_gen_plan.h). Pure: no I/O, no clocks, no logging.
  *
- * A refault is a page read back in soon after reclaim took it (mm/workingset.c): the page was
- * still in use. For a page touched at random with a mean gap of g seconds, the share of it found
+ * A page read back in soon after reclaim took it (a refault, mm/workingset.c) was still in use.
+ * The pages counted are the snapshot's "pages back" signal (pages_back.h: io.stat reads and
+ * zswap loads, at least the refaults), not workingset_refault_* alone, which under MGLRU misses
+ * pages that come back on another NUMA node. For a page touched at random with a mean gap of g seconds, the share of it found
  * idle for a cold age A is e^(-A/g), so doubling A squares that share: a few doublings take a
  * service whose pages are touched every few seconds from thousands of refaults a minute to
  * none, while memory that is never touched again is still taken, only later. The rate is that
@@ -24,22 +26,21 @@ usec_t cold_age_calm_us(uint64_t cold_age_ms)
 	return MAX((usec_t)COLD_AGE_CALM_US, (usec_t)cold_age_ms * 10 * USEC_PER_MSEC);
 }
 
-/* Refaulted pages per minute over the last minute: r' = r e^(-t/T) + (n/t) T (1 - e^(-t/T))
- * with T = 1 min, for n pages refaulted at an even rate over an interval of t. A steady rate
+/* Pages back per minute over the last minute: r' = r e^(-t/T) + (n/t) T (1 - e^(-t/T))
+ * with T = 1 min, for n pages back (cg->back.pages) at an even rate over an interval of t. A steady rate
  * reads as itself and one burst of n pages as at most n, so a few refaults in one short interval
  * are not taken for a rate ten times theirs; storms of thousands still cross the target within
  * an interval or two. */
-static double refaults_per_min(struct policy_state *state, const struct cgroup_sample *cg)
+static double back_per_min(struct policy_state *state, const struct cgroup_sample *cg)
 {
 	double t, decay;
 
 	if (!cg->has_prev || cg->elapsed_us == 0)
-		return state->refaults_1m;
+		return state->back_1m;
 	t = (double)cg->elapsed_us / (60.0 * (double)USEC_PER_SEC); /* minutes */
 	decay = exp(-t);
-	state->refaults_1m = state->refaults_1m * decay +
-			     (double)cg->refault_delta_pages * (1.0 - decay) / t;
-	return state->refaults_1m;
+	state->back_1m = state->back_1m * decay + (double)cg->back.pages * (1.0 - decay) / t;
+	return state->back_1m;
 }
 
 void cold_age_update(const struct policy_params *params, const struct cgroup_sample *cg,
@@ -63,10 +64,10 @@ void cold_age_update(const struct policy_params *params, const struct cgroup_sam
 	}
 	if (state->since_change >= 2 && cg->reclaimed_bytes > 0)
 		state->taken_at_age = true;
-	d->refaults_per_min = refaults_per_min(state, cg);
-	/* At least one page a minute: a handful of refaults on a tiny cgroup is noise. */
+	d->back_per_min = back_per_min(state, cg);
+	/* At least one page a minute: a handful of pages back on a tiny cgroup is noise. */
 	limit = MAX(pages * params->refault_target_pct / 100.0, 1.0);
-	if (d->refaults_per_min > limit) {
+	if (d->back_per_min > limit) {
 		if (state->taken_at_age)
 			age = MIN(age * 2, hi);
 		state->calm_us = 0;

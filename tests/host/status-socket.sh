@@ -171,6 +171,38 @@ done
 run "$T/o" ctl --json explain "/$one/"
 check "explain --json, path with slashes: exit 0" [ $? -eq 0 ]
 check "explain --json: floor term" grep -q '"applied":' "$T/o"
+
+# The pages-back signal (include/reclaimd/pages_back.h) from the cgroup's files: 1000 pages read
+# on one device (io.stat), 200 loaded from zswap, 900 major faults and 3 refaults over one
+# interval are 1200 pages back, the faults and refaults being among the reads. The files are
+# rewritten in place (the agent keeps memory.stat open); the tick that reads them shows it.
+cgdir=$T/tree/$one
+awk '$1 == "zswpin" { $2 += 200 } $1 == "pgmajfault" { $2 += 900 }
+	$1 == "workingset_refault_anon" { $2 += 3 } { print }' "$cgdir/memory.stat" >"$T/stat.new"
+awk '$1 == "253:0" { sub(/rbytes=[0-9]+/, "rbytes=" (substr($2, 8) + 4096000)) } { print }' \
+	"$cgdir/io.stat" >"$T/io.new"
+if grep -q "^253:0 " "$cgdir/io.stat" && ! cmp -s "$T/io.new" "$cgdir/io.stat"; then
+	cat "$T/stat.new" >"$cgdir/memory.stat"
+	cat "$T/io.new" >"$cgdir/io.stat"
+	got=
+	for _ in $(seq 50); do
+		ctl --json explain "$one" >"$T/o" 2>&1
+		if grep -q '"pages": 1200,' "$T/o"; then
+			got=1
+			break
+		fi
+		sleep 0.1
+	done
+	check "explain --json: pages back 1200 from io.stat + zswpin" [ -n "$got" ]
+	for k in '"io_read_pages": 1000,' '"zswpin_pages": 200,' '"pgmajfault": 900,' \
+		'"refault_anon_pages": 3,' '"has_io_stat": true'; do
+		check "explain --json: pages_back $k" grep -q "$k" "$T/o"
+	done
+	run "$T/explain" ctl explain "$one"
+	check "explain: back: line" grep -q '^back: .* pages/s read back' "$T/explain"
+else
+	bad "pages back: the template's io.stat has no 253:0 line to grow"
+fi
 run "$T/o" ctl explain no/such.scope
 check "explain unknown cgroup: exit 6" [ $? -eq 6 ]
 check "explain unknown cgroup: says so" grep -q 'no cgroup "no/such.scope"' "$T/o"

@@ -104,7 +104,8 @@ static void fill_input(struct metrics_input *in, uint64_t k, struct metrics_rule
 		rules[0].decisions[r] = rules[1].decisions[r] = rules[2].decisions[r] =
 			k * (uint64_t)r;
 	cgs[0] = (struct metrics_cgroup){ .path = "system.slice/a.service",
-					  .rule = 0, .reclaimed_bytes = 20 * k };
+					  .rule = 0, .reclaimed_bytes = 20 * k, .pages_back = 70 * k,
+					  .back_terms = { 1 * k, 2 * k, 3 * k, 4 * k, 5 * k } };
 	cgs[1] = (struct metrics_cgroup){ .path = "odd\\dir/\"quoted\"\nnext/c",
 					  .rule = 1, .reclaimed_bytes = 10 * k };
 	for (int q = 0; q < 4; q++) {
@@ -261,6 +262,19 @@ static void test_render(void)
 	CHECK(contains(a, "\nreclaimd_rule_requests_total{rule=\"1\",match=\"odd\\\\dir/\\\"quoted\\\"\\nnext\"} 4\n"));
 	CHECK(contains(a, "\nreclaimd_cgroup_reclaimed_bytes_total{cgroup=\"odd\\\\dir/\\\"quoted\\\"\\nnext/c\","
 			  "rule=\"1\"} 10\n"));
+	/* The pages-back signal per cgroup, the raw counters beside it by source. */
+	CHECK(contains(a, "\nreclaimd_cgroup_pages_back_total{cgroup=\"system.slice/a.service\","
+			  "rule=\"0\"} 70\n"));
+	CHECK(contains(a, "\nreclaimd_cgroup_pages_back_source_total{cgroup=\"system.slice/a.service\","
+			  "rule=\"0\",source=\"refault_anon\"} 1\n"
+			  "reclaimd_cgroup_pages_back_source_total{cgroup=\"system.slice/a.service\","
+			  "rule=\"0\",source=\"refault_file\"} 2\n"
+			  "reclaimd_cgroup_pages_back_source_total{cgroup=\"system.slice/a.service\","
+			  "rule=\"0\",source=\"pgmajfault\"} 3\n"
+			  "reclaimd_cgroup_pages_back_source_total{cgroup=\"system.slice/a.service\","
+			  "rule=\"0\",source=\"zswpin\"} 4\n"
+			  "reclaimd_cgroup_pages_back_source_total{cgroup=\"system.slice/a.service\","
+			  "rule=\"0\",source=\"io_read\"} 5\n"));
 	/* By QoS class, in the input's order, none included. */
 	CHECK(contains(a, "\nreclaimd_qos_reclaimed_bytes_total{qos=\"guaranteed\"} 40\n"
 			  "reclaimd_qos_reclaimed_bytes_total{qos=\"burstable\"} 80\n"

@@ -511,39 +511,39 @@ static void test_cold_age_from_refaults(void)
 	s.has_prev = true;
 	/* A steady 10 refaults every 6 s reads as 100 a minute (under the 102.4 target) once a
 	 * minute's worth has been seen, and never doubles the cold age, even with reclaims. */
-	s.refault_delta_pages = 10;
+	s.back.pages = 10;
 	s.reclaimed_bytes = 8 * MiB;
 	for (int i = 0; i < 100; i++)
 		decide(&p, &s, &st, &d);
-	CHECK_NEAR(d.refaults_per_min, 100, 0.01);
+	CHECK_NEAR(d.back_per_min, 100, 0.01);
 	CHECK_EQ_U64(d.cold_age_ms, 30000);
 	/* One burst of 90 refaults in one interval is at most 90 in the last minute, not 900 a
 	 * minute: unchanged. */
 	st = (struct policy_state){ 0 };
-	s.refault_delta_pages = 0;
+	s.back.pages = 0;
 	decide(&p, &s, &st, &d);
-	s.refault_delta_pages = 90;
+	s.back.pages = 90;
 	decide(&p, &s, &st, &d);
-	CHECK(d.refaults_per_min > 80 && d.refaults_per_min <= 90);
+	CHECK(d.back_per_min > 80 && d.back_per_min <= 90);
 	CHECK_EQ_U64(d.cold_age_ms, 30000);
-	s.refault_delta_pages = 0;
+	s.back.pages = 0;
 	decide(&p, &s, &st, &d);
-	CHECK(d.refaults_per_min < 90);
+	CHECK(d.back_per_min < 90);
 	CHECK_EQ_U64(d.cold_age_ms, 30000);
 	/* The same read scaled to a minute whatever the interval: 60 refaults in one 60 s interval
 	 * after a calm one read as 60 * (1 - 1/e). */
 	st = (struct policy_state){ 0 };
 	s.elapsed_us = 60 * USEC_PER_SEC;
-	s.refault_delta_pages = 60;
+	s.back.pages = 60;
 	decide(&p, &s, &st, &d);
-	CHECK_NEAR(d.refaults_per_min, 60 * (1 - exp(-1.0)), 1e-9);
+	CHECK_NEAR(d.back_per_min, 60 * (1 - exp(-1.0)), 1e-9);
 	s.elapsed_us = 6 * USEC_PER_SEC;
 	/* A storm: 200 refaults every 6 s, but nothing reclaimed yet: not ours, no change. */
 	st = (struct policy_state){ 0 };
 	s.reclaimed_bytes = 0;
-	s.refault_delta_pages = 200;
+	s.back.pages = 200;
 	decide(&p, &s, &st, &d);
-	CHECK(d.refaults_per_min > 102.4);
+	CHECK(d.back_per_min > 102.4);
 	CHECK_EQ_U64(d.cold_age_ms, 30000);
 	/* Over the target after a job reclaimed at this cold age: doubled at once. */
 	s.reclaimed_bytes = 8 * MiB;
@@ -573,13 +573,13 @@ static void test_cold_age_from_refaults(void)
 	 * about 2,000 a minute and decays by e^-0.1 an interval, so 30 intervals (3 min) pass
 	 * before the calm clock runs; then the cold age halves after max(10 min, 10 cold ages) =
 	 * 100 min at 600 s, not before. */
-	s.refault_delta_pages = 0;
+	s.back.pages = 0;
 	{
 		int over = 0;
 
 		for (;;) {
 			decide(&p, &s, &st, &d);
-			if (d.refaults_per_min <= 102.4)
+			if (d.back_per_min <= 102.4)
 				break;
 			over++;
 		}
@@ -597,13 +597,13 @@ static void test_cold_age_from_refaults(void)
 	/* A refault storm in between (after a reclaim) restarts the calm clock. */
 	s.reclaimed_bytes = 4 * MiB;
 	decide(&p, &s, &st, &d);
-	s.refault_delta_pages = 1000;
+	s.back.pages = 1000;
 	decide(&p, &s, &st, &d);
 	CHECK_EQ_U64(d.cold_age_ms, 60000);
-	s.refault_delta_pages = 0;
+	s.back.pages = 0;
 	s.reclaimed_bytes = 0;
 	/* 1,000 in one interval decays under the target after about 21 intervals; then 100 of calm. */
-	while (d.refaults_per_min > 102.4)
+	while (d.back_per_min > 102.4)
 		decide(&p, &s, &st, &d);
 	for (int i = 0; i < 98; i++)
 		decide(&p, &s, &st, &d);
@@ -613,21 +613,21 @@ static void test_cold_age_from_refaults(void)
 	/* A tiny cgroup: at least one page a minute before it counts (1 MiB: 0.256 pages). */
 	st = (struct policy_state){ 0 };
 	s = sample(1 * MiB, 1 * MiB, 0, 1024 * MiB, 0);
-	s.refault_delta_pages = 0;
+	s.back.pages = 0;
 	decide(&p, &s, &st, &d);
 	CHECK_EQ_U64(d.cold_age_ms, 30000);
 	s.elapsed_us = 60 * USEC_PER_SEC;
 	s.reclaimed_bytes = PAGE;
-	s.refault_delta_pages = 1;
+	s.back.pages = 1;
 	decide(&p, &s, &st, &d);
 	CHECK_EQ_U64(d.cold_age_ms, 30000);
-	s.refault_delta_pages = 2;
+	s.back.pages = 2;
 	decide(&p, &s, &st, &d);
 	CHECK_EQ_U64(d.cold_age_ms, 60000);
 	/* Bounds moved by a reload are applied at once. */
 	p.cold_age_s = 120;
 	p.max_cold_age_s = 240;
-	s.refault_delta_pages = 0;
+	s.back.pages = 0;
 	decide(&p, &s, &st, &d);
 	CHECK_EQ_U64(d.prev_cold_age_ms, 120000);
 	CHECK_EQ_U64(d.cold_age_ms, 120000);
@@ -646,14 +646,14 @@ static void test_cold_age_reload_is_a_change(void)
 	p.max_cold_age_s = 600;
 	s.has_prev = true;
 	s.reclaimed_bytes = 8 * MiB;
-	s.refault_delta_pages = 0;
+	s.back.pages = 0;
 	decide(&p, &s, &st, &d);
 	decide(&p, &s, &st, &d);
 	CHECK_EQ_U64(d.cold_age_ms, 30000);
 	CHECK(st.taken_at_age);
 	/* The reload raises cold_age to 120 s; the jobs planned at 30 s refault. */
 	p.cold_age_s = 120;
-	s.refault_delta_pages = 1000;
+	s.back.pages = 1000;
 	decide(&p, &s, &st, &d);
 	CHECK_EQ_U64(d.cold_age_ms, 120000);
 	CHECK(!st.taken_at_age);
@@ -666,21 +666,21 @@ static void test_cold_age_reload_is_a_change(void)
 	CHECK_EQ_U64(d.cold_age_ms, 240000);
 	/* max_cold_age lowered under the current age by a reload: clamped, and a change too. */
 	p.max_cold_age_s = 150;
-	s.refault_delta_pages = 0;
+	s.back.pages = 0;
 	decide(&p, &s, &st, &d);
 	CHECK_EQ_U64(d.cold_age_ms, 150000);
 	CHECK_EQ_U64(st.since_change, 0);
 	/* Absurd inputs: no time elapsed, no page size, nothing read: the last minute's rate is
 	 * kept as it was, finite. */
 	{
-		double before = d.refaults_per_min;
+		double before = d.back_per_min;
 
 		s.elapsed_us = 0;
-		s.refault_delta_pages = UINT64_MAX;
+		s.back.pages = UINT64_MAX;
 		decide(&p, &s, &st, &d);
 		CHECK_EQ_U64(d.cold_age_ms, 150000);
-		CHECK_NEAR(d.refaults_per_min, before, 0);
-		CHECK(isfinite(d.refaults_per_min));
+		CHECK_NEAR(d.back_per_min, before, 0);
+		CHECK(isfinite(d.back_per_min));
 	}
 }
 
