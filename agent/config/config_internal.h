@@ -272,6 +272,24 @@ extern const struct value_type cfg_t_size, cfg_t_number, cfg_t_seconds, cfg_t_in
 /* "rules" (rules.c). */
 extern const struct value_type cfg_t_rules;
 
+/* ---- loading (config.c, dropins.c) -------------------------------------------------------- */
+
+/* Decodes buf[0..len) (duplicate keys refused): 0 and the document, or -EINVAL with
+ * "NAME:LINE:COLUMN: what" in err. */
+int cfg_decode(const char *buf, size_t len, const char *name, json_t **ret,
+	       struct config_error *err);
+/* A fresh struct config from the document `root` (messages name `name`; c->path = path). 0, or
+ * -EINVAL (-ENOMEM) with err set. */
+int cfg_build(const json_t *root, const char *name, const char *path, struct config **ret,
+	      struct config_error *err);
+/* The whole file at `path` (trusted_open() unless CONFIG_LOAD_UNSAFE_PATH): 0 and a malloc'd
+ * buffer, or -errno (-EPERM refused, -EINVAL not a regular file) with err set. */
+int cfg_read_file(const char *path, unsigned flags, char **ret_buf, size_t *ret_len,
+		  struct config_error *err);
+/* config_load_file() after its argument checks (dropins.c). */
+int cfg_load_with_dropins(const char *path, unsigned flags, struct config **ret,
+			  struct config_error *err);
+
 /* ---- checks -------------------------------------------------------------------------------- */
 
 /* Constraints between policy parameters (params.c); `overlaid`: a rule's, with "defaults"

@@ -129,6 +129,9 @@ struct status_section {
 
 struct config {
 	char *path;          /* file it came from, or NULL for a string */
+	/* Every file read, in the order merged: path, then the drop-ins (config_load_file()). */
+	char **files;
+	size_t n_files;
 	usec_t interval_us;  /* tick interval; 6 s */
 	int log_level;       /* syslog priority, LOG_ERR..LOG_DEBUG; LOG_INFO */
 	char *cgroup_root;   /* NULL = find the cgroup-v2 mount through libcgroup */
@@ -178,7 +181,19 @@ enum {
 	CONFIG_LOAD_TRUST_RO_MOUNTS = 1 << 1,
 };
 
-/* Returns 0, -ENOENT/-EACCES/... for an unreadable file, -EPERM for a file (or a directory
+/* The drop-in directory of the configuration at `path`: "<dir of path>/reclaimd.d". */
+#define CONFIG_DROPIN_DIR "reclaimd.d"
+/* Most drop-in files read from it; more is an error (a runaway config management). */
+#define CONFIG_DROPINS_MAX 256
+
+/* Loads `path`, then every "*.json" in <dir of path>/reclaimd.d/ (absent: none) in strcmp(3)
+ * order, each through the same trust check as `path`, each decoded and validated on its own,
+ * then merged into one document (docs/configuration.md "Drop-ins"): a top-level key given again
+ * replaces the earlier value, except "defaults", "swap", "zswap", "metrics" and "status", which
+ * merge key by key, and "rules", which go before the earlier files' rules (the drop-ins' rules,
+ * in file order, then the main file's). The merged document is loaded as one file; c->files lists
+ * what was read. A bad drop-in fails the whole load.
+ * Returns 0, -ENOENT/-EACCES/... for an unreadable file, -EPERM for a file (or a directory
  * above it, or a symlink on the way) that someone other than root could change (trusted_open(),
  * trust.h; unless CONFIG_LOAD_UNSAFE_PATH), -EINVAL for any content error. On failure *ret is
  * untouched and `err` says what and where: for -EPERM the component, its owner and its mode. */
