@@ -50,15 +50,17 @@ static const struct {
 static int parse_log_level(struct loader *l, const char *where, const struct key_desc *d,
 			   const json_t *v, void *base)
 {
-	char vbuf[72];
+	static const char valid[] = "err, warning, notice, info, debug";
+	char vbuf[72], mean[96];
 
 	for (size_t i = 0; i < ARRAY_SIZE(log_levels); i++)
 		if (strcmp(json_string_value(v), log_levels[i].name) == 0) {
 			*(int *)field_of(base, d) = log_levels[i].level;
 			return 0;
 		}
-	return cfg_fail(l, where, "unknown level \"%s\" (valid: err, warning, notice, info, debug)",
-			cfg_printable(json_string_value(v), vbuf));
+	return cfg_fail(l, where, "unknown level \"%s\"%s (valid: %s)",
+			cfg_printable(json_string_value(v), vbuf),
+			cfg_did_you_mean(json_string_value(v), valid, mean), valid);
 }
 
 static void print_log_level(FILE *out, const char *label, const struct key_desc *d,

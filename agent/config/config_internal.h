@@ -53,6 +53,9 @@ int cfg_fail_type(struct loader *l, const char *where, const char *expected, con
 /* A key or value from the file, made safe for a one-line message: printable ASCII, at most 64
  * bytes and "..." (buf holds 72). Returns buf. */
 const char *cfg_printable(const char *s, char buf[static 72]);
+/* ": did you mean \"X\"?" with X the closest name of the comma-separated `valid` ("a, b") to
+ * `value` (other case, a prefix, a typo), or "" when none is close. Returns buf. */
+const char *cfg_did_you_mean(const char *value, const char *valid, char buf[static 96]);
 /* "an object", "a string", ...: v's JSON type, for messages. */
 const char *cfg_type_str(const json_t *v);
 

@@ -93,7 +93,7 @@ static int parse_policy(struct loader *l, const char *where, const struct key_de
 			const json_t *v, void *base)
 {
 	const struct policy_desc *pd = policy_find(json_string_value(v));
-	char valid[128] = "", vbuf[72];
+	char valid[128] = "", vbuf[72], mean[96];
 	size_t n = 0;
 
 	if (pd) {
@@ -102,8 +102,9 @@ static int parse_policy(struct loader *l, const char *where, const struct key_de
 	}
 	for (const char *const *name = policy_names(); *name && n < sizeof(valid); name++)
 		n += (size_t)snprintf(valid + n, sizeof(valid) - n, "%s%s", n ? ", " : "", *name);
-	return cfg_fail(l, where, "unknown policy \"%s\" (valid: %s)",
-			cfg_printable(json_string_value(v), vbuf), valid);
+	return cfg_fail(l, where, "unknown policy \"%s\"%s (valid: %s)",
+			cfg_printable(json_string_value(v), vbuf),
+			cfg_did_you_mean(json_string_value(v), valid, mean), valid);
 }
 
 static int init_policy(const struct key_desc *d, void *base)
@@ -124,7 +125,7 @@ static int parse_name_set(struct loader *l, const char *where, const json_t *v, 
 			  const char *valid, int (*from_name)(const char *), unsigned *ret)
 {
 	unsigned mask = 0;
-	char vbuf[72];
+	char vbuf[72], mean[96];
 
 	if (json_array_size(v) == 0)
 		return cfg_fail(l, where, "is empty (name at least one of %s, or leave the key out)", valid);
@@ -138,8 +139,9 @@ static int parse_name_set(struct loader *l, const char *where, const json_t *v, 
 			return cfg_fail_type(l, sub, "a string", e);
 		x = from_name(json_string_value(e));
 		if (x < 0)
-			return cfg_fail(l, sub, "\"%s\" is not a %s (valid: %s)",
-					cfg_printable(json_string_value(e), vbuf), what, valid);
+			return cfg_fail(l, sub, "\"%s\" is not a %s%s (valid: %s)",
+					cfg_printable(json_string_value(e), vbuf), what,
+					cfg_did_you_mean(json_string_value(e), valid, mean), valid);
 		if (mask & (1u << x))
 			return cfg_fail(l, sub, "\"%s\" is named twice", json_string_value(e));
 		mask |= 1u << x;
@@ -169,15 +171,15 @@ static int parse_level(struct loader *l, const char *where, const struct key_des
 		       const json_t *v, void *base)
 {
 	const char *s = json_string_value(v);
-	char vbuf[72];
+	char vbuf[72], mean[96];
 
 	if (strcmp(s, "pod") == 0)
 		*(enum rule_level *)field_of(base, d) = RULE_LEVEL_POD;
 	else if (strcmp(s, "container") == 0)
 		*(enum rule_level *)field_of(base, d) = RULE_LEVEL_CONTAINER;
 	else
-		return cfg_fail(l, where, "\"%s\" is not a level (valid: pod, container)",
-				cfg_printable(s, vbuf));
+		return cfg_fail(l, where, "\"%s\" is not a level%s (valid: pod, container)",
+				cfg_printable(s, vbuf), cfg_did_you_mean(s, "pod, container", mean));
 	return 0;
 }
 

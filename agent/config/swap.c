@@ -90,9 +90,13 @@ static const struct value_type t_devices = {
 static int parse_reprioritize(struct loader *l, const char *where, const struct key_desc *d,
 			      const json_t *v, void *base)
 {
-	if (!json_is_string(v) ||
-	    swap_reprioritize_from_string(json_string_value(v), field_of(base, d)) < 0)
+	char mean[96];
+
+	if (!json_is_string(v))
 		return cfg_fail(l, where, "expected \"empty-only\" or \"when-fits\"");
+	if (swap_reprioritize_from_string(json_string_value(v), field_of(base, d)) < 0)
+		return cfg_fail(l, where, "expected \"empty-only\" or \"when-fits\"%s",
+				cfg_did_you_mean(json_string_value(v), "empty-only, when-fits", mean));
 	return 0;
 }
 
@@ -155,7 +159,7 @@ static int parse_budget(struct loader *l, const char *where, const struct key_de
 {
 	struct swap_section *sw = base;
 	const char *kind;
-	char kbuf[72];
+	char kbuf[72], mean[96];
 	json_t *b;
 
 	json_object_foreach((json_t *)v, kind, b) {
@@ -165,8 +169,9 @@ static int parse_budget(struct loader *l, const char *where, const struct key_de
 
 		snprintf(sub, sizeof(sub), "%s.%.32s", where, kind);
 		if (swap_kind_from_string(kind, &k) < 0)
-			return cfg_fail(l, where, "unknown kind \"%s\" (valid: ssd, hdd, file)",
-					cfg_printable(kind, kbuf));
+			return cfg_fail(l, where, "unknown kind \"%s\"%s (valid: ssd, hdd, file)",
+					cfg_printable(kind, kbuf),
+					cfg_did_you_mean(kind, "ssd, hdd, file", mean));
 		if (k == SWAP_KIND_ZRAM)
 			return cfg_fail(l, sub, "zram has no wear to budget (valid: ssd, hdd, file)");
 		r = cfg_parse_size_value(l, sub, d, b, &sw->swapout_budget[k]);

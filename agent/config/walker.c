@@ -5,9 +5,11 @@
  * you mean", type and range checks, late and required keys, the section's check),
  * cfg_section_init() that gives every key its default and cfg_section_print() that shows them.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
+#include <strings.h>
 
 #include "config/config_internal.h"
 
@@ -108,6 +110,49 @@ static void consider(const char *key, const char *candidate, const char **best, 
 		*best = candidate;
 		*best_d = d;
 	}
+}
+
+/* ": did you mean \"X\"?" for `value`, with X the closest of the comma-separated `valid`
+ * ("a, b, c"): the same name in other case, a name `value` begins (at least 2 characters:
+ * "warn" -> "warning"), one edit away, or within the edit distance a key's typo gets and with
+ * the same first letter; else "". */
+const char *cfg_did_you_mean(const char *value, const char *valid, char buf[static 96])
+{
+	const char *best = NULL, *p = valid;
+	size_t best_d = SIZE_MAX, len = strlen(value), best_len = 0;
+	char name[SUGGEST_MAX_LEN + 1];
+
+	buf[0] = '\0';
+	if (len == 0 || len > SUGGEST_MAX_LEN)
+		return buf;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		size_t d;
+
+		if (n <= SUGGEST_MAX_LEN) {
+			memcpy(name, p, n);
+			name[n] = '\0';
+			if (strcasecmp(name, value) == 0 || (len >= 2 && strncmp(name, value, len) == 0))
+				d = 0;
+			else
+				d = edit_distance(value, name);
+			if (d < best_d) {
+				best = p;
+				best_len = n;
+				best_d = d;
+			}
+		}
+		p += n;
+		while (*p == ',' || *p == ' ')
+			p++;
+	}
+	/* Two edits and more only for a name that starts alike: "debgu" -> "debug", not "node" ->
+	 * "pod". */
+	if (best && best_d > 1 && tolower((unsigned char)*best) != tolower((unsigned char)*value))
+		best = NULL;
+	if (best && best_d <= MAX((size_t)2, len / 2) && best_d < len)
+		snprintf(buf, 96, ": did you mean \"%.*s\"?", (int)best_len, best);
+	return buf;
 }
 
 /* ---- the walker ---------------------------------------------------------------------------- */
