@@ -106,6 +106,28 @@ static int relative_cgroup_path(const char *path, const char *root, char *out)
 	return 0;
 }
 
+/* A warning for each rule that can never apply because an earlier one takes every cgroup it
+ * could match (config_rule_shadowed_by()): on stderr for --check-config, else to the log. */
+static void warn_shadowed_rules(const struct config *c, bool check_only)
+{
+	for (size_t i = 0; i < c->n_rules; i++) {
+		ssize_t j = config_rule_shadowed_by(c, i);
+
+		if (j < 0)
+			continue;
+		if (check_only)
+			fprintf(stderr, "reclaimd: warning: %s: rules[%zu] \"%s\" never applies: "
+				"rules[%zd] \"%s\" comes first and takes every cgroup it could match\n",
+				c->path ? c->path : "(config)", i, c->rules[i].match, j,
+				c->rules[j].match);
+		else
+			log_warning("%s: rules[%zu] \"%s\" never applies: rules[%zd] \"%s\" comes "
+				    "first and takes every cgroup it could match",
+				    c->path ? c->path : "(config)", i, c->rules[i].match, j,
+				    c->rules[j].match);
+	}
+}
+
 /* --check-config: the kernel features of this host (features.h), probed without writing. */
 static void print_features(const struct daemon_options *o, const struct config *c)
 {
@@ -275,6 +297,7 @@ int main(int argc, char **argv)
 			log_event(LOG_ERR, MSGID_CONFIG_REJECTED, NULL, "%s", err.text);
 		return 2;
 	}
+	warn_shadowed_rules(config, check_only);
 	if (check_only) {
 		struct numa_topology *topo = malloc(sizeof(*topo));
 

@@ -473,3 +473,41 @@ void config_explain(const struct config *c, const char *relpath, FILE *out)
 			fputc('\n', out);
 	}
 }
+
+/* ---- shadowed rules ------------------------------------------------------------------------- */
+
+/* Whether glob `outer` matches every path glob `inner` can match, by their text: "**" covers
+ * everything; a glob covers itself; P followed by the component "**" covers "P" and every
+ * "P/..." (the same text P matches the same first components). Anything else is not decided
+ * here (false). */
+static bool glob_covers(const char *outer, const char *inner)
+{
+	size_t n = strlen(outer);
+
+	if (strcmp(outer, "**") == 0 || strcmp(outer, inner) == 0)
+		return true;
+	if (n < 3 || strcmp(outer + n - 3, "/**") != 0)
+		return false;
+	n -= 3;
+	return strncmp(inner, outer, n) == 0 && (inner[n] == '\0' || inner[n] == '/');
+}
+
+/* Whether rule `a` selects every workload rule `b` selects: `a` has no selectors, or the same. */
+static bool selectors_cover(const struct rule *a, const struct rule *b)
+{
+	if (!a->qos_mask && !a->runtime_mask && a->level == RULE_LEVEL_ANY)
+		return true;
+	return a->qos_mask == b->qos_mask && a->runtime_mask == b->runtime_mask &&
+	       rule_level(a) == rule_level(b);
+}
+
+ssize_t config_rule_shadowed_by(const struct config *c, size_t i)
+{
+	if (i >= c->n_rules)
+		return -1;
+	for (size_t j = 0; j < i; j++)
+		if (glob_covers(c->rules[j].match, c->rules[i].match) &&
+		    selectors_cover(&c->rules[j], &c->rules[i]))
+			return (ssize_t)j;
+	return -1;
+}

@@ -13,6 +13,7 @@
 
 #include <stdio.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 
 #include "reclaimd/common.h"
 #include "reclaimd/swap.h"
@@ -235,6 +236,13 @@ bool rule_cgroup_write_allowed(const struct rule *r, const struct workload *w);
 /* The rule's keys that write a cgroup file (zswap_max, zswap_writeback): true when either is set
  * (after "defaults"). Pure. */
 bool rule_writes_cgroup_files(const struct rule *r);
+
+/* The earlier rule that takes every cgroup rule i could match (first match wins, so rule i never
+ * applies), or -1. Detected, by the globs' text and the selectors: an earlier "**", the same
+ * glob, or P followed by the component "**" before "P" or "P/..."; and the earlier rule has no selectors ("qos",
+ * "runtime", "level") or the same ones. Other overlaps (globs that cover by their wildcards,
+ * pod-level rules that take a pod's insides) are not detected. Pure. */
+ssize_t config_rule_shadowed_by(const struct config *c, size_t i);
 
 /* For --check-config --explain-path: what `relpath` is and how each rule decides on it. */
 void config_explain(const struct config *c, const char *relpath, FILE *out);

@@ -2,7 +2,7 @@
 /*
  * test_config_errors.c - what a configuration error says: "did you mean" for enumerated values
  * (log_level, policy, qos, runtime, level, swap kinds, reprioritize), and none when nothing is
- * close.
+ * close; rules shadowed by earlier ones (config_rule_shadowed_by()).
  */
 #include "test_config.h"
 
@@ -44,9 +44,66 @@ static void test_no_guess(void)
 	CHECK(c == NULL);
 }
 
+/* Rule i's shadowing rule, loading `json`. */
+static ssize_t shadow_of(const char *json, size_t i)
+{
+	struct config *c = load_string_ok(json);
+	ssize_t j;
+
+	if (!c)
+		return -2;
+	j = config_rule_shadowed_by(c, i);
+	config_free(c);
+	return j;
+}
+
+static void test_shadowed(void)
+{
+	/* An earlier "**" without selectors takes everything. */
+	CHECK_EQ_INT(shadow_of("{\"rules\": [{\"match\": \"**\"}, {\"match\": \"a/b\"}]}", 1), 0);
+	/* A prefix glob covers what lies below it, and the prefix itself. */
+	CHECK_EQ_INT(shadow_of("{\"rules\": [{\"match\": \"x\"}, {\"match\": \"a/**\"}, "
+			       "{\"match\": \"a/b/**\"}]}", 2), 1);
+	CHECK_EQ_INT(shadow_of("{\"rules\": [{\"match\": \"a/**\"}, {\"match\": \"a\"}]}", 1), 0);
+	/* The same glob twice. */
+	CHECK_EQ_INT(shadow_of("{\"rules\": [{\"match\": \"a/*.scope\"}, "
+			       "{\"match\": \"a/*.scope\", \"policy\": \"none\"}]}", 1), 0);
+	/* Identical selectors shadow; different ones do not. */
+	CHECK_EQ_INT(shadow_of("{\"rules\": [{\"match\": \"**\", \"qos\": [\"burstable\"]}, "
+			       "{\"match\": \"k/**\", \"qos\": [\"burstable\"]}]}", 1), 0);
+	CHECK_EQ_INT(shadow_of("{\"rules\": [{\"match\": \"**\", \"qos\": [\"burstable\"]}, "
+			       "{\"match\": \"k/**\", \"qos\": [\"besteffort\"]}]}", 1), -1);
+	/* A rule with selectors does not take a later rule without them. */
+	CHECK_EQ_INT(shadow_of("{\"rules\": [{\"match\": \"**\", \"qos\": [\"burstable\"]}, "
+			       "{\"match\": \"k/**\"}]}", 1), -1);
+	/* Not covered: a narrower earlier glob, a sibling prefix, a later broader one. */
+	CHECK_EQ_INT(shadow_of("{\"rules\": [{\"match\": \"a/b/**\"}, {\"match\": \"a/**\"}]}", 1),
+		     -1);
+	CHECK_EQ_INT(shadow_of("{\"rules\": [{\"match\": \"a/**\"}, {\"match\": \"ab/**\"}]}", 1),
+		     -1);
+	CHECK_EQ_INT(shadow_of("{\"rules\": [{\"match\": \"a/**\"}]}", 0), -1);
+	CHECK_EQ_INT(shadow_of("{\"rules\": [{\"match\": \"a/**\"}]}", 5), -1);
+}
+
+/* The shipped configuration has no rule that can never apply. */
+static void test_shipped_not_shadowed(void)
+{
+	struct config *c = NULL;
+	struct config_error err;
+
+	CHECK_EQ_INT(config_load_file("config/reclaimd.json", CONFIG_LOAD_UNSAFE_PATH, &c, &err), 0);
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n_rules; i++)
+		CHECK_EQ_INT(config_rule_shadowed_by(c, i), -1);
+	config_free(c);
+}
+
 int main(void)
 {
 	test_did_you_mean();
 	test_no_guess();
+	test_shadowed();
+	test_shipped_not_shadowed();
 	return test_report("test_config_errors");
 }
