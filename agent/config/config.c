@@ -267,14 +267,17 @@ int cfg_build(const json_t *root, const char *name, const char *path, struct con
 	      struct config_error *err)
 {
 	struct loader l = { .name = name, .err = err };
+	int r = config_build(&l, root, path, ret);
 
-	return config_build(&l, root, path, ret);
+	if (r == -EINVAL)
+		cfg_errors_finish(err);
+	return r;
 }
 
 static int load_buffer(const char *buf, size_t len, const char *path, struct config **ret,
 		       struct config_error *err)
 {
-	struct config_error local;
+	struct config_error local = { .n_errors = 0 };
 	const char *name = path ? path : "<string>";
 	json_t *root;
 	int r;
@@ -420,7 +423,7 @@ int cfg_read_file(const char *path, unsigned flags, char **ret_buf, size_t *ret_
 int config_load_file(const char *path, unsigned flags, struct config **ret,
 		     struct config_error *err)
 {
-	struct config_error local;
+	struct config_error local = { .n_errors = 0 };
 
 	error_reset(err);
 	if (!path || !ret)

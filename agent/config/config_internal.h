@@ -6,8 +6,8 @@
  * file: config.c the top level, params.c the policy parameters, rules.c a rule, swap.c, zswap.c,
  * metrics_status.c). config.c describes how a load goes.
  *
- * Every parse function returns 0, or -EINVAL (-ENOMEM) with one line in l->err naming the file
- * and the JSON path `where`; nothing here logs.
+ * Every parse function returns 0, or -EINVAL (-ENOMEM) with one line added to l->err (cfg_fail())
+ * naming the file and the JSON path `where`; nothing here logs.
  */
 #ifndef RECLAIMD_CONFIG_INTERNAL_H
 #define RECLAIMD_CONFIG_INTERNAL_H
@@ -46,6 +46,11 @@ struct loader {
 
 /* "NAME: WHERE: message" (or "NAME: message" at the top level); returns -EINVAL. */
 _printf_(3, 4) int cfg_fail(struct loader *l, const char *where, const char *fmt, ...);
+/* Whether another error can still be collected (fewer than CONFIG_ERRORS_MAX so far): a parser
+ * of a list goes on to the next element after a failed one while this holds. */
+bool cfg_collecting(const struct loader *l);
+/* After a failed load: " (and N more: ...)" after the first error when there were more. */
+void cfg_errors_finish(struct config_error *err);
 /* "NAME: out of memory"; returns -ENOMEM. */
 int cfg_fail_oom(struct loader *l);
 /* "expected <expected>, got <v's type>"; returns -EINVAL. */

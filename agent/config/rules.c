@@ -232,6 +232,8 @@ static int parse_rules(struct loader *l, const char *where, const struct key_des
 	struct config *c = base;
 	size_t n = json_array_size(v);
 
+	int failed = 0;
+
 	(void)d;
 	c->rules = calloc(MAX(n, (size_t)1), sizeof(*c->rules));
 	if (!c->rules)
@@ -247,10 +249,13 @@ static int parse_rules(struct loader *l, const char *where, const struct key_des
 					"registry");
 		snprintf(sub, sizeof(sub), "%s[%zu]", where, i);
 		r = cfg_parse_object(l, sub, &cfg_sec_rule, json_array_get(v, i), rule);
-		if (r < 0)
-			return r;
+		if (r < 0) {
+			failed = r;
+			if (r != -EINVAL || !cfg_collecting(l))
+				return r;
+		}
 	}
-	return 0;
+	return failed;
 }
 
 static void print_rules(FILE *out, const char *label, const struct key_desc *d, const void *base)

@@ -3,6 +3,7 @@
  * swap.c - the "swap" section (struct swap_section) and its "devices" (struct swap_device_cfg):
  * their tables and value types.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <string.h>
@@ -39,6 +40,7 @@ static int parse_devices(struct loader *l, const char *where, const struct key_d
 {
 	struct swap_section *sw = base;
 	size_t bad;
+	int failed = 0;
 
 	(void)d;
 	if (json_array_size(v) > RECLAIMD_MAX_SWAPS)
@@ -54,9 +56,14 @@ static int parse_devices(struct loader *l, const char *where, const struct key_d
 		snprintf(sub, sizeof(sub), "%s[%zu]", where, i);
 		sw->n_devices = i + 1;
 		r = cfg_parse_object(l, sub, &cfg_sec_device, json_array_get(v, i), &sw->devices[i]);
-		if (r < 0)
-			return r;
+		if (r < 0) {
+			failed = r;
+			if (r != -EINVAL || !cfg_collecting(l))
+				return r;
+		}
 	}
+	if (failed)
+		return failed;
 	if (swap_config_validate(sw->devices, sw->n_devices, &bad) < 0)
 		return cfg_fail(l, where, "devices[%zu]: the same path is listed twice", bad);
 	return 0;

@@ -161,9 +161,17 @@ struct config {
 /* Error detail for a failed load. `text` is one line, e.g.
  *   "/etc/reclaimd/reclaimd.json:12:5: '}' expected near ']'"            (syntax, from jansson)
  *   "/etc/reclaimd/reclaimd.json: rules[1].probe_max: 0.9 is out of range (0 < x <= 1)" */
+/* Most errors one load collects (of one file: a load stops after the first file with errors). */
+#define CONFIG_ERRORS_MAX 20
+
+/* `text` is the first error; when the file had more, it ends in " (and N more: reclaimd
+ * --check-config lists them)" and all[0..n_errors) holds each, the first included, up to
+ * CONFIG_ERRORS_MAX (n_errors stops there too). */
 struct config_error {
 	char text[512];
 	int line, column; /* 0 when not known */
+	unsigned n_errors; /* 0 or 1: text alone says it */
+	char all[CONFIG_ERRORS_MAX][512];
 };
 
 /* Largest max_workers_per_node the loader accepts. */

@@ -2,7 +2,8 @@
 /*
  * test_config_errors.c - what a configuration error says: "did you mean" for enumerated values
  * (log_level, policy, qos, runtime, level, swap kinds, reprioritize), and none when nothing is
- * close; rules shadowed by earlier ones (config_rule_shadowed_by()).
+ * close; rules shadowed by earlier ones (config_rule_shadowed_by()); every error of a file
+ * collected in one pass, up to CONFIG_ERRORS_MAX.
  */
 #include "test_config.h"
 
@@ -99,11 +100,56 @@ static void test_shipped_not_shadowed(void)
 	config_free(c);
 }
 
+/* Every error of a file in one pass: the first in text with the count, each in all[]. */
+static void test_all_errors(void)
+{
+	struct config *c = NULL;
+	struct config_error err;
+	char json[4096];
+	size_t n = 0;
+
+	CHECK(config_load_string("{\"interval\": 0, \"log_level\": \"warn\", \"intervall\": 1,\n"
+				 " \"defaults\": {\"probe_max\": 2},\n"
+				 " \"rules\": [{\"match\": \"a\", \"policy\": \"x\"}, {\"policy\": \"none\"},\n"
+				 "           {\"match\": \"/b\"}]}", &c, &err) == -EINVAL);
+	CHECK(c == NULL);
+	CHECK_EQ_INT(err.n_errors, 7);
+	CHECK(contains(err.text, "<string>: interval: "));
+	CHECK(contains(err.text, " (and 6 more: reclaimd --check-config lists them)"));
+	CHECK(!strchr(err.text, '\n'));
+	CHECK(contains(err.all[0], "interval: "));
+	CHECK(!contains(err.all[0], "more:"));
+	CHECK(contains(err.all[1], "log_level: unknown level \"warn\": did you mean"));
+	CHECK(contains(err.all[2], "unknown key \"intervall\" (did you mean \"interval\"?)"));
+	CHECK(contains(err.all[3], "defaults.probe_max: "));
+	CHECK(contains(err.all[4], "rules[0].policy: unknown policy \"x\""));
+	CHECK(contains(err.all[5], "rules[1]: "));
+	CHECK(contains(err.all[6], "rules[2].match: "));
+
+	/* One error: no count, n_errors 1. */
+	CHECK(config_load_string("{\"interval\": 0}", &c, &err) == -EINVAL);
+	CHECK_EQ_INT(err.n_errors, 1);
+	CHECK(!contains(err.text, "more"));
+
+	/* Capped at CONFIG_ERRORS_MAX. */
+	n += (size_t)snprintf(json + n, sizeof(json) - n, "{\"rules\": [");
+	for (int i = 0; i < 30; i++)
+		n += (size_t)snprintf(json + n, sizeof(json) - n, "%s{\"match\": \"a\", \"policy\": "
+				      "\"x%d\"}", i ? ", " : "", i);
+	snprintf(json + n, sizeof(json) - n, "]}");
+	CHECK(config_load_string(json, &c, &err) == -EINVAL);
+	CHECK_EQ_INT(err.n_errors, CONFIG_ERRORS_MAX);
+	CHECK(contains(err.all[CONFIG_ERRORS_MAX - 1], "rules[19].policy"));
+	CHECK(contains(err.text, "(and at least 19 more"));
+	CHECK(c == NULL);
+}
+
 int main(void)
 {
 	test_did_you_mean();
 	test_no_guess();
 	test_shadowed();
+	test_all_errors();
 	test_shipped_not_shadowed();
 	return test_report("test_config_errors");
 }
