@@ -268,4 +268,4 @@ image: deb
 clean:
 	rm -rf build reclaimd reclaimctl tests/vm/out
 
--include $(shell find build -name '*.d' 2>/dev/null)
+-include $(shell find build -name '*.d' -type f 2>/dev/null)
