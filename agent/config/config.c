@@ -450,6 +450,9 @@ void config_free(struct config *c)
 	free(c->metrics.listen);
 	free(c->status.socket);
 	free(c->status.read_group);
+	for (size_t i = 0; i < c->n_files; i++)
+		free(c->files[i]);
+	free(c->files);
 	free(c);
 }
 
