@@ -4,7 +4,8 @@
 # --dry-run on this host's cgroup2 mount (skipped without one, or without PSI), its configuration
 # in a root-only directory and read through the trust check (no --allow-unsafe-paths):
 #   - at start, <dir>/reclaimd.d/10-a.json is merged: its "interval" wins over the main file's,
-#     its rule is added; --check-config lists the files read, in order;
+#     its rule is added; --check-config lists the files read, in order, and warns about a main
+#     file's rule that a drop-in's "**" shadows;
 #   - SIGHUP with a drop-in that has a syntax error: rejected naming the drop-in, line and
 #     column; the agent runs on with the previous configuration (interval, rule count);
 #   - SIGHUP with a drop-in others can write: refused naming it, previous configuration kept;
@@ -80,6 +81,15 @@ check "--check-config: the main file read first" has "$T/cc" "# read 1: $CFG"
 check "--check-config: then the drop-in" has "$T/cc" "# read 2: $D/10-a.json"
 check "--check-config: the drop-in's interval" grep -q '^interval  *2 s' "$T/cc"
 check "--check-config: the drop-in's rule first" has "$T/cc" 'rules[0]  match "system.slice/cron.service"'
+
+# A drop-in rule the main file's rule already covers: accepted, with a warning naming both.
+mkdir -m 0755 "$T/sh" "$T/sh/reclaimd.d"
+echo '{"rules": [{"match": "a/**"}]}' >"$T/sh/reclaimd.json"
+echo '{"rules": [{"match": "**"}]}' >"$T/sh/reclaimd.d/10-all.json"
+run "$T/sh.out" "$AGENT" --check-config -c "$T/sh/reclaimd.json" --cgroup-root "$CG" --proc-root "$T/proc" --sys-root "$T/sys"
+check "--check-config, a shadowed rule: still valid, exit 0 (was $?)" [ $? -eq 0 ]
+check "--check-config, a shadowed rule: warned about" has "$T/sh.out" \
+	"reclaimd: warning: $T/sh/reclaimd.json with its drop-ins: rules[1] \"a/**\" never applies: rules[0] \"**\" comes first"
 
 # The interval in use, in seconds, from the agent's Status.
 interval() { "$CTL" --socket "$SOCK" --json status 2>/dev/null |
