@@ -79,7 +79,7 @@ CTL_OBJS  := $(BUILD)/agent/cli/reclaimctl.o $(BUILD)/agent/cli/ctl_call.o $(BUI
 CTL_LIBS   = $(shell pkg-config --libs jansson smartcols 2>/dev/null) -lm
 # Host tests that run the programs themselves (tests/host/), counted with the unit tests.
 HOST_TESTS := tests/host/status-socket.sh tests/host/state-file.sh tests/host/safety.sh \
-	tests/host/hostile-paths.sh tests/host/floods.sh
+	tests/host/hostile-paths.sh tests/host/floods.sh tests/host/dropins.sh
 HOST_DEPS := reclaimd reclaimctl $(BUILD)/tests/status_probe $(BUILD)/tests/gen_cgroupfs
 
 .PHONY: all deps check check-unit check-san check-vm check-kernels check-matrix demo bench fuzz install man deb image clean FORCE
@@ -229,6 +229,7 @@ install: $(BUILD)/reclaimd $(BUILD)/reclaimctl man
 		install -d -m 0755 $(DESTDIR)/etc/reclaimd; \
 		install -m 0644 config/reclaimd.json $(DESTDIR)/etc/reclaimd/reclaimd.json; \
 	fi
+	install -d -m 0755 $(DESTDIR)/etc/reclaimd/reclaimd.d
 
 # Man pages from one source each: help2man on the binary's --help and --version (with
 # config/man/<name>.h2m for DESCRIPTION, FILES, SEE ALSO), reclaimd.json(5) from the configuration
@@ -270,4 +271,4 @@ image: deb
 clean:
 	rm -rf build reclaimd reclaimctl tests/vm/out
 
--include $(shell find build -name '*.d' 2>/dev/null)
+-include $(shell find build -name '*.d' -type f 2>/dev/null)

@@ -33,9 +33,11 @@ static void usage(FILE *out)
 		"Usage: reclaimd [OPTIONS]\n"
 		"PSI-driven proactive memory reclaim for cgroup-v2 workloads.\n\n"
 		"Options:\n"
-		"  -c, --config FILE     configuration (default " DEFAULT_CONFIG ")\n"
-		"      --check-config    validate the configuration, print the effective policy of\n"
-		"                        every rule, exit 0 (valid) or 2 (invalid)\n"
+		"  -c, --config FILE     configuration (default " DEFAULT_CONFIG "), then the\n"
+		"                        drop-ins reclaimd.d/*.json beside it, merged in name order\n"
+		"      --check-config    validate the configuration, list the files read, print the\n"
+		"                        effective policy of every rule and every error, exit 0\n"
+		"                        (valid) or 2 (invalid)\n"
 		"      --explain-path PATH  with --check-config: what reclaimd makes of the cgroup\n"
 		"                        PATH (pod, container, QoS class, pod UID, runtime, id)\n"
 		"                        and which rule matches it and why, instead of the rules\n"
@@ -104,6 +106,30 @@ static int relative_cgroup_path(const char *path, const char *root, char *out)
 	}
 	out[len] = '\0';
 	return 0;
+}
+
+/* A warning for each rule that can never apply because an earlier one takes every cgroup it
+ * could match (config_rule_shadowed_by()): on stderr for --check-config, else to the log. */
+static void warn_shadowed_rules(const struct config *c, bool check_only)
+{
+	const char *merged = c->n_files > 1 ? " with its drop-ins" : "";
+
+	for (size_t i = 0; i < c->n_rules; i++) {
+		ssize_t j = config_rule_shadowed_by(c, i);
+
+		if (j < 0)
+			continue;
+		if (check_only)
+			fprintf(stderr, "reclaimd: warning: %s%s: rules[%zu] \"%s\" never applies: "
+				"rules[%zd] \"%s\" comes first and takes every cgroup it could match\n",
+				c->path ? c->path : "(config)", merged, i, c->rules[i].match, j,
+				c->rules[j].match);
+		else
+			log_warning("%s%s: rules[%zu] \"%s\" never applies: rules[%zd] \"%s\" comes "
+				    "first and takes every cgroup it could match",
+				    c->path ? c->path : "(config)", merged, i, c->rules[i].match, j,
+				    c->rules[j].match);
+	}
 }
 
 /* --check-config: the kernel features of this host (features.h), probed without writing. */
@@ -268,13 +294,19 @@ int main(int argc, char **argv)
 
 	r = config_load_file(o.config_path, daemon_config_flags(&o), &config, &err);
 	if (r < 0) {
-		/* One line naming file, position or key; nothing has been touched yet. */
+		/* One line naming file, position or key (--check-config: one per error, up to
+		 * CONFIG_ERRORS_MAX); nothing has been touched yet. */
 		/* On the terminal always (the operator is looking there), and to the journal. */
-		fprintf(stderr, "reclaimd: %s\n", err.text);
+		if (check_only && err.n_errors > 1)
+			for (unsigned i = 0; i < err.n_errors; i++)
+				fprintf(stderr, "reclaimd: %s\n", err.all[i]);
+		else
+			fprintf(stderr, "reclaimd: %s\n", err.text);
 		if (!check_only && log_to_journal())
 			log_event(LOG_ERR, MSGID_CONFIG_REJECTED, NULL, "%s", err.text);
 		return 2;
 	}
+	warn_shadowed_rules(config, check_only);
 	if (check_only) {
 		struct numa_topology *topo = malloc(sizeof(*topo));
 

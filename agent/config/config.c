@@ -50,15 +50,17 @@ static const struct {
 static int parse_log_level(struct loader *l, const char *where, const struct key_desc *d,
 			   const json_t *v, void *base)
 {
-	char vbuf[72];
+	static const char valid[] = "err, warning, notice, info, debug";
+	char vbuf[72], mean[96];
 
 	for (size_t i = 0; i < ARRAY_SIZE(log_levels); i++)
 		if (strcmp(json_string_value(v), log_levels[i].name) == 0) {
 			*(int *)field_of(base, d) = log_levels[i].level;
 			return 0;
 		}
-	return cfg_fail(l, where, "unknown level \"%s\" (valid: err, warning, notice, info, debug)",
-			cfg_printable(json_string_value(v), vbuf));
+	return cfg_fail(l, where, "unknown level \"%s\"%s (valid: %s)",
+			cfg_printable(json_string_value(v), vbuf),
+			cfg_did_you_mean(json_string_value(v), valid, mean), valid);
 }
 
 static void print_log_level(FILE *out, const char *label, const struct key_desc *d,
@@ -235,30 +237,57 @@ static const char *syntax_error_text(const json_error_t *jerr, char *buf, size_t
 	return buf;
 }
 
-static int load_buffer(const char *buf, size_t len, const char *path, struct config **ret,
-		       struct config_error *err)
+/* Decodes buf[0..len) as the document of `name` (duplicate keys refused); 0, or -EINVAL with
+ * "NAME:LINE:COLUMN: what" in err. */
+int cfg_decode(const char *buf, size_t len, const char *name, json_t **ret,
+	       struct config_error *err)
 {
-	struct config_error local;
-	struct loader l = { .name = path ? path : "<string>", .err = err ? err : &local };
 	char what[JSON_ERROR_TEXT_LENGTH + 128];
 	json_error_t jerr;
 	json_t *root;
-	int r;
 
 	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
 		syntax_error_text(&jerr, what, sizeof(what));
 		if (jerr.line > 0) {
-			l.err->line = jerr.line;
-			l.err->column = jerr.column;
-			snprintf(l.err->text, sizeof(l.err->text), "%s:%d:%d: %s", l.name, jerr.line,
+			err->line = jerr.line;
+			err->column = jerr.column;
+			snprintf(err->text, sizeof(err->text), "%s:%d:%d: %s", name, jerr.line,
 				 jerr.column, what);
 		} else {
-			snprintf(l.err->text, sizeof(l.err->text), "%s: %s", l.name, what);
+			snprintf(err->text, sizeof(err->text), "%s: %s", name, what);
 		}
 		return -EINVAL;
 	}
-	r = config_build(&l, root, path, ret);
+	*ret = root;
+	return 0;
+}
+
+int cfg_build(const json_t *root, const char *name, const char *path, struct config **ret,
+	      struct config_error *err)
+{
+	struct loader l = { .name = name, .err = err };
+	int r = config_build(&l, root, path, ret);
+
+	if (r == -EINVAL)
+		cfg_errors_finish(err);
+	return r;
+}
+
+static int load_buffer(const char *buf, size_t len, const char *path, struct config **ret,
+		       struct config_error *err)
+{
+	struct config_error local = { .n_errors = 0 };
+	const char *name = path ? path : "<string>";
+	json_t *root;
+	int r;
+
+	if (!err)
+		err = &local;
+	r = cfg_decode(buf, len, name, &root, err);
+	if (r < 0)
+		return r;
+	r = cfg_build(root, name, path, ret, err);
 	json_decref(root);
 	return r;
 }
@@ -358,18 +387,13 @@ static int open_unchecked(const char *path)
 	return fd;
 }
 
-int config_load_file(const char *path, unsigned flags, struct config **ret,
-		     struct config_error *err)
+int cfg_read_file(const char *path, unsigned flags, char **ret_buf, size_t *ret_len,
+		  struct config_error *err)
 {
-	_cleanup_(freep) char *buf = NULL;
 	_cleanup_(closep) int fd = -1;
 	struct trust_refusal *why = NULL;
-	size_t len = 0;
 	int r;
 
-	error_reset(err);
-	if (!path || !ret)
-		return -EINVAL;
 	if (flags & CONFIG_LOAD_UNSAFE_PATH) {
 		fd = open_unchecked(path);
 	} else {
@@ -387,14 +411,24 @@ int config_load_file(const char *path, unsigned flags, struct config **ret,
 		if (fd == -EPERM)
 			return -EPERM;
 	}
-	r = fd < 0 ? fd : read_fd(fd, &buf, &len);
+	r = fd < 0 ? fd : read_fd(fd, ret_buf, ret_len);
 	if (r < 0) {
-		if (err)
-			snprintf(err->text, sizeof(err->text), "%s: cannot read: %s", path,
-				 r == -EBADFD ? "not a regular file" : strerror(-r));
+		error_set(err, "%s: cannot read: %s", path,
+			  r == -EBADFD ? "not a regular file" : strerror(-r));
 		return r == -EBADFD ? -EINVAL : r;
 	}
-	return load_buffer(buf, len, path, ret, err);
+	return 0;
+}
+
+int config_load_file(const char *path, unsigned flags, struct config **ret,
+		     struct config_error *err)
+{
+	struct config_error local = { .n_errors = 0 };
+
+	error_reset(err);
+	if (!path || !ret)
+		return -EINVAL;
+	return cfg_load_with_dropins(path, flags, ret, err ? err : &local);
 }
 
 void config_free(struct config *c)
@@ -416,6 +450,9 @@ void config_free(struct config *c)
 	free(c->metrics.listen);
 	free(c->status.socket);
 	free(c->status.read_group);
+	for (size_t i = 0; i < c->n_files; i++)
+		free(c->files[i]);
+	free(c->files);
 	free(c);
 }
 
@@ -424,6 +461,8 @@ void config_free(struct config *c)
 void config_print(const struct config *c, FILE *out)
 {
 	fprintf(out, "# effective configuration%s%s\n", c->path ? " of " : "", c->path ? c->path : "");
+	for (size_t i = 0; i < c->n_files; i++)
+		fprintf(out, "# read %zu: %s\n", i + 1, c->files[i]);
 	cfg_section_print(out, &cfg_sec_top, c);
 }
 

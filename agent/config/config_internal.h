@@ -6,8 +6,8 @@
  * file: config.c the top level, params.c the policy parameters, rules.c a rule, swap.c, zswap.c,
  * metrics_status.c). config.c describes how a load goes.
  *
- * Every parse function returns 0, or -EINVAL (-ENOMEM) with one line in l->err naming the file
- * and the JSON path `where`; nothing here logs.
+ * Every parse function returns 0, or -EINVAL (-ENOMEM) with one line added to l->err (cfg_fail())
+ * naming the file and the JSON path `where`; nothing here logs.
  */
 #ifndef RECLAIMD_CONFIG_INTERNAL_H
 #define RECLAIMD_CONFIG_INTERNAL_H
@@ -46,6 +46,11 @@ struct loader {
 
 /* "NAME: WHERE: message" (or "NAME: message" at the top level); returns -EINVAL. */
 _printf_(3, 4) int cfg_fail(struct loader *l, const char *where, const char *fmt, ...);
+/* Whether another error can still be collected (fewer than CONFIG_ERRORS_MAX so far): a parser
+ * of a list goes on to the next element after a failed one while this holds. */
+bool cfg_collecting(const struct loader *l);
+/* After a failed load: " (and N more: ...)" after the first error when there were more. */
+void cfg_errors_finish(struct config_error *err);
 /* "NAME: out of memory"; returns -ENOMEM. */
 int cfg_fail_oom(struct loader *l);
 /* "expected <expected>, got <v's type>"; returns -EINVAL. */
@@ -53,6 +58,9 @@ int cfg_fail_type(struct loader *l, const char *where, const char *expected, con
 /* A key or value from the file, made safe for a one-line message: printable ASCII, at most 64
  * bytes and "..." (buf holds 72). Returns buf. */
 const char *cfg_printable(const char *s, char buf[static 72]);
+/* ": did you mean \"X\"?" with X the closest name of the comma-separated `valid` ("a, b") to
+ * `value` (other case, a prefix, a typo), or "" when none is close. Returns buf. */
+const char *cfg_did_you_mean(const char *value, const char *valid, char buf[static 96]);
 /* "an object", "a string", ...: v's JSON type, for messages. */
 const char *cfg_type_str(const json_t *v);
 
@@ -271,6 +279,24 @@ extern const struct value_type cfg_t_size, cfg_t_number, cfg_t_seconds, cfg_t_in
 	cfg_t_path, cfg_t_path_or_null, cfg_t_section, cfg_t_defaults;
 /* "rules" (rules.c). */
 extern const struct value_type cfg_t_rules;
+
+/* ---- loading (config.c, dropins.c) -------------------------------------------------------- */
+
+/* Decodes buf[0..len) (duplicate keys refused): 0 and the document, or -EINVAL with
+ * "NAME:LINE:COLUMN: what" in err. */
+int cfg_decode(const char *buf, size_t len, const char *name, json_t **ret,
+	       struct config_error *err);
+/* A fresh struct config from the document `root` (messages name `name`; c->path = path). 0, or
+ * -EINVAL (-ENOMEM) with err set. */
+int cfg_build(const json_t *root, const char *name, const char *path, struct config **ret,
+	      struct config_error *err);
+/* The whole file at `path` (trusted_open() unless CONFIG_LOAD_UNSAFE_PATH): 0 and a malloc'd
+ * buffer, or -errno (-EPERM refused, -EINVAL not a regular file) with err set. */
+int cfg_read_file(const char *path, unsigned flags, char **ret_buf, size_t *ret_len,
+		  struct config_error *err);
+/* config_load_file() after its argument checks (dropins.c). */
+int cfg_load_with_dropins(const char *path, unsigned flags, struct config **ret,
+			  struct config_error *err);
 
 /* ---- checks -------------------------------------------------------------------------------- */
 

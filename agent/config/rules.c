@@ -93,7 +93,7 @@ static int parse_policy(struct loader *l, const char *where, const struct key_de
 			const json_t *v, void *base)
 {
 	const struct policy_desc *pd = policy_find(json_string_value(v));
-	char valid[128] = "", vbuf[72];
+	char valid[128] = "", vbuf[72], mean[96];
 	size_t n = 0;
 
 	if (pd) {
@@ -102,8 +102,9 @@ static int parse_policy(struct loader *l, const char *where, const struct key_de
 	}
 	for (const char *const *name = policy_names(); *name && n < sizeof(valid); name++)
 		n += (size_t)snprintf(valid + n, sizeof(valid) - n, "%s%s", n ? ", " : "", *name);
-	return cfg_fail(l, where, "unknown policy \"%s\" (valid: %s)",
-			cfg_printable(json_string_value(v), vbuf), valid);
+	return cfg_fail(l, where, "unknown policy \"%s\"%s (valid: %s)",
+			cfg_printable(json_string_value(v), vbuf),
+			cfg_did_you_mean(json_string_value(v), valid, mean), valid);
 }
 
 static int init_policy(const struct key_desc *d, void *base)
@@ -124,7 +125,7 @@ static int parse_name_set(struct loader *l, const char *where, const json_t *v, 
 			  const char *valid, int (*from_name)(const char *), unsigned *ret)
 {
 	unsigned mask = 0;
-	char vbuf[72];
+	char vbuf[72], mean[96];
 
 	if (json_array_size(v) == 0)
 		return cfg_fail(l, where, "is empty (name at least one of %s, or leave the key out)", valid);
@@ -138,8 +139,9 @@ static int parse_name_set(struct loader *l, const char *where, const json_t *v, 
 			return cfg_fail_type(l, sub, "a string", e);
 		x = from_name(json_string_value(e));
 		if (x < 0)
-			return cfg_fail(l, sub, "\"%s\" is not a %s (valid: %s)",
-					cfg_printable(json_string_value(e), vbuf), what, valid);
+			return cfg_fail(l, sub, "\"%s\" is not a %s%s (valid: %s)",
+					cfg_printable(json_string_value(e), vbuf), what,
+					cfg_did_you_mean(json_string_value(e), valid, mean), valid);
 		if (mask & (1u << x))
 			return cfg_fail(l, sub, "\"%s\" is named twice", json_string_value(e));
 		mask |= 1u << x;
@@ -169,15 +171,15 @@ static int parse_level(struct loader *l, const char *where, const struct key_des
 		       const json_t *v, void *base)
 {
 	const char *s = json_string_value(v);
-	char vbuf[72];
+	char vbuf[72], mean[96];
 
 	if (strcmp(s, "pod") == 0)
 		*(enum rule_level *)field_of(base, d) = RULE_LEVEL_POD;
 	else if (strcmp(s, "container") == 0)
 		*(enum rule_level *)field_of(base, d) = RULE_LEVEL_CONTAINER;
 	else
-		return cfg_fail(l, where, "\"%s\" is not a level (valid: pod, container)",
-				cfg_printable(s, vbuf));
+		return cfg_fail(l, where, "\"%s\" is not a level%s (valid: pod, container)",
+				cfg_printable(s, vbuf), cfg_did_you_mean(s, "pod, container", mean));
 	return 0;
 }
 
@@ -230,6 +232,8 @@ static int parse_rules(struct loader *l, const char *where, const struct key_des
 	struct config *c = base;
 	size_t n = json_array_size(v);
 
+	int failed = 0;
+
 	(void)d;
 	c->rules = calloc(MAX(n, (size_t)1), sizeof(*c->rules));
 	if (!c->rules)
@@ -245,10 +249,13 @@ static int parse_rules(struct loader *l, const char *where, const struct key_des
 					"registry");
 		snprintf(sub, sizeof(sub), "%s[%zu]", where, i);
 		r = cfg_parse_object(l, sub, &cfg_sec_rule, json_array_get(v, i), rule);
-		if (r < 0)
-			return r;
+		if (r < 0) {
+			failed = r;
+			if (r != -EINVAL || !cfg_collecting(l))
+				return r;
+		}
 	}
-	return 0;
+	return failed;
 }
 
 static void print_rules(FILE *out, const char *label, const struct key_desc *d, const void *base)
@@ -470,4 +477,42 @@ void config_explain(const struct config *c, const char *relpath, FILE *out)
 		else
 			fputc('\n', out);
 	}
+}
+
+/* ---- shadowed rules ------------------------------------------------------------------------- */
+
+/* Whether glob `outer` matches every path glob `inner` can match, by their text: "**" covers
+ * everything; a glob covers itself; P followed by the component "**" covers "P" and every
+ * "P/..." (the same text P matches the same first components). Anything else is not decided
+ * here (false). */
+static bool glob_covers(const char *outer, const char *inner)
+{
+	size_t n = strlen(outer);
+
+	if (strcmp(outer, "**") == 0 || strcmp(outer, inner) == 0)
+		return true;
+	if (n < 3 || strcmp(outer + n - 3, "/**") != 0)
+		return false;
+	n -= 3;
+	return strncmp(inner, outer, n) == 0 && (inner[n] == '\0' || inner[n] == '/');
+}
+
+/* Whether rule `a` selects every workload rule `b` selects: `a` has no selectors, or the same. */
+static bool selectors_cover(const struct rule *a, const struct rule *b)
+{
+	if (!a->qos_mask && !a->runtime_mask && a->level == RULE_LEVEL_ANY)
+		return true;
+	return a->qos_mask == b->qos_mask && a->runtime_mask == b->runtime_mask &&
+	       rule_level(a) == rule_level(b);
+}
+
+ssize_t config_rule_shadowed_by(const struct config *c, size_t i)
+{
+	if (i >= c->n_rules)
+		return -1;
+	for (size_t j = 0; j < i; j++)
+		if (glob_covers(c->rules[j].match, c->rules[i].match) &&
+		    selectors_cover(&c->rules[j], &c->rules[i]))
+			return (ssize_t)j;
+	return -1;
 }

@@ -3,6 +3,7 @@
  * swap.c - the "swap" section (struct swap_section) and its "devices" (struct swap_device_cfg):
  * their tables and value types.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <string.h>
@@ -39,6 +40,7 @@ static int parse_devices(struct loader *l, const char *where, const struct key_d
 {
 	struct swap_section *sw = base;
 	size_t bad;
+	int failed = 0;
 
 	(void)d;
 	if (json_array_size(v) > RECLAIMD_MAX_SWAPS)
@@ -54,9 +56,14 @@ static int parse_devices(struct loader *l, const char *where, const struct key_d
 		snprintf(sub, sizeof(sub), "%s[%zu]", where, i);
 		sw->n_devices = i + 1;
 		r = cfg_parse_object(l, sub, &cfg_sec_device, json_array_get(v, i), &sw->devices[i]);
-		if (r < 0)
-			return r;
+		if (r < 0) {
+			failed = r;
+			if (r != -EINVAL || !cfg_collecting(l))
+				return r;
+		}
 	}
+	if (failed)
+		return failed;
 	if (swap_config_validate(sw->devices, sw->n_devices, &bad) < 0)
 		return cfg_fail(l, where, "devices[%zu]: the same path is listed twice", bad);
 	return 0;
@@ -90,9 +97,13 @@ static const struct value_type t_devices = {
 static int parse_reprioritize(struct loader *l, const char *where, const struct key_desc *d,
 			      const json_t *v, void *base)
 {
-	if (!json_is_string(v) ||
-	    swap_reprioritize_from_string(json_string_value(v), field_of(base, d)) < 0)
+	char mean[96];
+
+	if (!json_is_string(v))
 		return cfg_fail(l, where, "expected \"empty-only\" or \"when-fits\"");
+	if (swap_reprioritize_from_string(json_string_value(v), field_of(base, d)) < 0)
+		return cfg_fail(l, where, "expected \"empty-only\" or \"when-fits\"%s",
+				cfg_did_you_mean(json_string_value(v), "empty-only, when-fits", mean));
 	return 0;
 }
 
@@ -155,7 +166,7 @@ static int parse_budget(struct loader *l, const char *where, const struct key_de
 {
 	struct swap_section *sw = base;
 	const char *kind;
-	char kbuf[72];
+	char kbuf[72], mean[96];
 	json_t *b;
 
 	json_object_foreach((json_t *)v, kind, b) {
@@ -165,8 +176,9 @@ static int parse_budget(struct loader *l, const char *where, const struct key_de
 
 		snprintf(sub, sizeof(sub), "%s.%.32s", where, kind);
 		if (swap_kind_from_string(kind, &k) < 0)
-			return cfg_fail(l, where, "unknown kind \"%s\" (valid: ssd, hdd, file)",
-					cfg_printable(kind, kbuf));
+			return cfg_fail(l, where, "unknown kind \"%s\"%s (valid: ssd, hdd, file)",
+					cfg_printable(kind, kbuf),
+					cfg_did_you_mean(kind, "ssd, hdd, file", mean));
 		if (k == SWAP_KIND_ZRAM)
 			return cfg_fail(l, sub, "zram has no wear to budget (valid: ssd, hdd, file)");
 		r = cfg_parse_size_value(l, sub, d, b, &sw->swapout_budget[k]);

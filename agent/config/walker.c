@@ -5,9 +5,11 @@
  * you mean", type and range checks, late and required keys, the section's check),
  * cfg_section_init() that gives every key its default and cfg_section_print() that shows them.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
+#include <strings.h>
 
 #include "config/config_internal.h"
 
@@ -16,10 +18,15 @@
 /* "NAME: WHERE: message" (or "NAME: message" at the top level); returns -EINVAL. */
 int cfg_fail(struct loader *l, const char *where, const char *fmt, ...)
 {
-	char *text = l->err->text;
-	size_t size = sizeof(l->err->text);
+	struct config_error *e = l->err;
+	char *text;
+	size_t size = sizeof(e->text);
 	int n;
 	va_list ap;
+
+	if (e->n_errors >= CONFIG_ERRORS_MAX)
+		return -EINVAL;
+	text = e->all[e->n_errors++];
 
 	if (where && *where)
 		n = snprintf(text, size, "%s: %s: ", l->name, where);
@@ -30,7 +37,26 @@ int cfg_fail(struct loader *l, const char *where, const char *fmt, ...)
 		vsnprintf(text + n, size - (size_t)n, fmt, ap);
 		va_end(ap);
 	}
+	if (e->n_errors == 1)
+		memcpy(e->text, text, sizeof(e->text));
 	return -EINVAL;
+}
+
+bool cfg_collecting(const struct loader *l)
+{
+	return l->err->n_errors < CONFIG_ERRORS_MAX;
+}
+
+void cfg_errors_finish(struct config_error *err)
+{
+	size_t n;
+
+	if (err->n_errors < 2)
+		return;
+	n = strlen(err->text);
+	snprintf(err->text + n, sizeof(err->text) - n, " (and %s%u more: reclaimd --check-config "
+		 "lists them)", err->n_errors >= CONFIG_ERRORS_MAX ? "at least " : "",
+		 err->n_errors - 1);
 }
 
 int cfg_fail_oom(struct loader *l)
@@ -110,6 +136,49 @@ static void consider(const char *key, const char *candidate, const char **best, 
 	}
 }
 
+/* ": did you mean \"X\"?" for `value`, with X the closest of the comma-separated `valid`
+ * ("a, b, c"): the same name in other case, a name `value` begins (at least 2 characters:
+ * "warn" -> "warning"), one edit away, or within the edit distance a key's typo gets and with
+ * the same first letter; else "". */
+const char *cfg_did_you_mean(const char *value, const char *valid, char buf[static 96])
+{
+	const char *best = NULL, *p = valid;
+	size_t best_d = SIZE_MAX, len = strlen(value), best_len = 0;
+	char name[SUGGEST_MAX_LEN + 1];
+
+	buf[0] = '\0';
+	if (len == 0 || len > SUGGEST_MAX_LEN)
+		return buf;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		size_t d;
+
+		if (n <= SUGGEST_MAX_LEN) {
+			memcpy(name, p, n);
+			name[n] = '\0';
+			if (strcasecmp(name, value) == 0 || (len >= 2 && strncmp(name, value, len) == 0))
+				d = 0;
+			else
+				d = edit_distance(value, name);
+			if (d < best_d) {
+				best = p;
+				best_len = n;
+				best_d = d;
+			}
+		}
+		p += n;
+		while (*p == ',' || *p == ' ')
+			p++;
+	}
+	/* Two edits and more only for a name that starts alike: "debgu" -> "debug", not "node" ->
+	 * "pod". */
+	if (best && best_d > 1 && tolower((unsigned char)*best) != tolower((unsigned char)*value))
+		best = NULL;
+	if (best && best_d <= MAX((size_t)2, len / 2) && best_d < len)
+		snprintf(buf, 96, ": did you mean \"%.*s\"?", (int)best_len, best);
+	return buf;
+}
+
 /* ---- the walker ---------------------------------------------------------------------------- */
 
 static const struct key_desc *section_find(const struct section *s, const char *key)
@@ -169,10 +238,12 @@ int cfg_parse_object(struct loader *l, const char *where, const struct section *
 {
 	const char *key;
 	json_t *v;
-	int r;
+	int r, failed = 0;
 
 	if (!json_is_object(obj))
 		return cfg_fail_type(l, where, s->expected, obj);
+	/* A key that fails is reported and the next one parsed, until CONFIG_ERRORS_MAX errors:
+	 * every error of the file in one pass. The section's check needs every key parsed. */
 	json_object_foreach((json_t *)obj, key, v) {
 		const struct key_desc *d = section_find(s, key);
 		void *b = base;
@@ -180,23 +251,34 @@ int cfg_parse_object(struct loader *l, const char *where, const struct section *
 		if (!d && (d = section_find(s->inherit, key)))
 			b = (char *)base + s->inherit_offset;
 		if (!d)
-			return fail_unknown_key(l, where, s, key);
-		if (d->late)
+			r = fail_unknown_key(l, where, s, key);
+		else if (d->late)
 			continue;
-		r = parse_value(l, where, d, v, b);
-		if (r < 0)
-			return r;
+		else
+			r = parse_value(l, where, d, v, b);
+		if (r < 0) {
+			failed = r;
+			if (r != -EINVAL || !cfg_collecting(l))
+				return r;
+		}
 	}
 	for (size_t i = 0; i < s->n_keys; i++) {
 		const struct key_desc *d = &s->keys[i];
 
 		v = json_object_get(obj, d->key);
-		if (d->late && v && (r = parse_value(l, where, d, v, base)) < 0)
-			return r;
+		if (d->late && v && (r = parse_value(l, where, d, v, base)) < 0) {
+			failed = r;
+			if (r != -EINVAL || !cfg_collecting(l))
+				return r;
+		}
 	}
 	for (size_t i = 0; i < s->n_keys; i++)
-		if (s->keys[i].required && !json_object_get(obj, s->keys[i].key))
-			return cfg_fail(l, where, "%s", s->missing);
+		if (s->keys[i].required && !json_object_get(obj, s->keys[i].key)) {
+			failed = cfg_fail(l, where, "%s", s->missing);
+			break;
+		}
+	if (failed)
+		return failed;
 	return s->check ? s->check(l, where, base) : 0;
 }
 

@@ -28,6 +28,7 @@ gzip -9n "$doc/README.md" "$doc"/docs/*.md
 sed -i 's|file:///usr/share/doc/reclaimd/README.md$|file:///usr/share/doc/reclaimd/README.md.gz|' \
 	"$stage/lib/systemd/system/reclaimd.service"
 install -m 0644 "$here/copyright" "$doc/copyright"
+install -d -m 0755 "$stage/etc/reclaimd/reclaimd.d" # drop-ins (docs/configuration.md), shipped empty
 sed -e "s/@VERSION@/$version/" -e "s/@DATE@/$(date -R -u -d "@${SOURCE_DATE_EPOCH:-$(git -C "$here" log -1 --format=%ct 2>/dev/null || date +%s)}")/" \
 	"$here/changelog" | gzip -9n >"$doc/changelog.Debian.gz"
 

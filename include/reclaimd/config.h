@@ -13,6 +13,7 @@
 
 #include <stdio.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 
 #include "reclaimd/common.h"
 #include "reclaimd/swap.h"
@@ -129,6 +130,9 @@ struct status_section {
 
 struct config {
 	char *path;          /* file it came from, or NULL for a string */
+	/* Every file read, in the order merged: path, then the drop-ins (config_load_file()). */
+	char **files;
+	size_t n_files;
 	usec_t interval_us;  /* tick interval; 6 s */
 	int log_level;       /* syslog priority, LOG_ERR..LOG_DEBUG; LOG_INFO */
 	char *cgroup_root;   /* NULL = find the cgroup-v2 mount through libcgroup */
@@ -157,9 +161,17 @@ struct config {
 /* Error detail for a failed load. `text` is one line, e.g.
  *   "/etc/reclaimd/reclaimd.json:12:5: '}' expected near ']'"            (syntax, from jansson)
  *   "/etc/reclaimd/reclaimd.json: rules[1].probe_max: 0.9 is out of range (0 < x <= 1)" */
+/* Most errors one load collects (of one file: a load stops after the first file with errors). */
+#define CONFIG_ERRORS_MAX 20
+
+/* `text` is the first error; when the file had more, it ends in " (and N more: reclaimd
+ * --check-config lists them)" and all[0..n_errors) holds each, the first included, up to
+ * CONFIG_ERRORS_MAX (n_errors stops there too). */
 struct config_error {
 	char text[512];
 	int line, column; /* 0 when not known */
+	unsigned n_errors; /* 0 or 1: text alone says it */
+	char all[CONFIG_ERRORS_MAX][512];
 };
 
 /* Largest max_workers_per_node the loader accepts. */
@@ -178,7 +190,19 @@ enum {
 	CONFIG_LOAD_TRUST_RO_MOUNTS = 1 << 1,
 };
 
-/* Returns 0, -ENOENT/-EACCES/... for an unreadable file, -EPERM for a file (or a directory
+/* The drop-in directory of the configuration at `path`: "<dir of path>/reclaimd.d". */
+#define CONFIG_DROPIN_DIR "reclaimd.d"
+/* Most drop-in files read from it; more is an error (a runaway config management). */
+#define CONFIG_DROPINS_MAX 256
+
+/* Loads `path`, then every "*.json" in <dir of path>/reclaimd.d/ (absent: none) in strcmp(3)
+ * order, each through the same trust check as `path`, each decoded and validated on its own,
+ * then merged into one document (docs/configuration.md "Drop-ins"): a top-level key given again
+ * replaces the earlier value, except "defaults", "swap", "zswap", "metrics" and "status", which
+ * merge key by key, and "rules", which go before the earlier files' rules (the drop-ins' rules,
+ * in file order, then the main file's). The merged document is loaded as one file; c->files lists
+ * what was read. A bad drop-in fails the whole load.
+ * Returns 0, -ENOENT/-EACCES/... for an unreadable file, -EPERM for a file (or a directory
  * above it, or a symlink on the way) that someone other than root could change (trusted_open(),
  * trust.h; unless CONFIG_LOAD_UNSAFE_PATH), -EINVAL for any content error. On failure *ret is
  * untouched and `err` says what and where: for -EPERM the component, its owner and its mode. */
@@ -220,6 +244,13 @@ bool rule_cgroup_write_allowed(const struct rule *r, const struct workload *w);
 /* The rule's keys that write a cgroup file (zswap_max, zswap_writeback): true when either is set
  * (after "defaults"). Pure. */
 bool rule_writes_cgroup_files(const struct rule *r);
+
+/* The earlier rule that takes every cgroup rule i could match (first match wins, so rule i never
+ * applies), or -1. Detected, by the globs' text and the selectors: an earlier "**", the same
+ * glob, or P followed by the component "**" before "P" or "P/..."; and the earlier rule has no selectors ("qos",
+ * "runtime", "level") or the same ones. Other overlaps (globs that cover by their wildcards,
+ * pod-level rules that take a pod's insides) are not detected. Pure. */
+ssize_t config_rule_shadowed_by(const struct config *c, size_t i);
 
 /* For --check-config --explain-path: what `relpath` is and how each rule decides on it. */
 void config_explain(const struct config *c, const char *relpath, FILE *out);

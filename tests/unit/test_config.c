@@ -920,12 +920,11 @@ static void test_shipped_config(void)
 			}
 		}
 	}
-	/* what recognition does not take keeps the glob rules it had */
-	r = config_match(c, "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1234.slice/"
-			    "cri-containerd-5678.scope");
-	CHECK(r && r->policy == policy_find("psi") && r->params.min_bytes == 64 * MiB && !r->qos_mask);
-	r = config_match(c, "kubepods/burstable/pod1234/5678abcd");
-	CHECK(r && r->policy == policy_find("psi") && r->params.min_bytes == 64 * MiB && !r->qos_mask);
+	/* A cgroup under kubepods that recognition does not take (a pod not named the kubelet's
+	 * way) matches no rule: the pod rule is the only Kubernetes rule. */
+	CHECK(config_match(c, "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1234."
+			   "slice/cri-containerd-5678.scope") == NULL);
+	CHECK(config_match(c, "kubepods/burstable/pod1234/5678abcd") == NULL);
 	CHECK(config_match(c, "kubepods.slice/kubepods-besteffort.slice") == NULL);
 	r = config_match(c, "system.slice/docker-" K_CID ".scope");
 	CHECK(r && r->params.min_bytes == 64 * MiB && !r->qos_mask);

@@ -292,8 +292,8 @@ static void test_registry(void)
 static void test_selectors_bad(void)
 {
 	EXPECT_FAIL("{\"rules\": [{\"match\": \"**\", \"qos\": [\"Burstable\"]}]}",
-		    "rules[0].qos[0]: \"Burstable\" is not a QoS class (valid: guaranteed, burstable, "
-		    "besteffort)");
+		    "rules[0].qos[0]: \"Burstable\" is not a QoS class: did you mean \"burstable\"? "
+		    "(valid: guaranteed, burstable, besteffort)");
 	EXPECT_FAIL("{\"rules\": [{\"match\": \"a\"}, {\"match\": \"**\", \"qos\": [\"burstable\", "
 		    "\"guranteed\"]}]}", "rules[1].qos[1]: \"guranteed\" is not a QoS class");
 	EXPECT_FAIL("{\"rules\": [{\"match\": \"**\", \"qos\": []}]}", "rules[0].qos: is empty");
@@ -308,8 +308,8 @@ static void test_selectors_bad(void)
 	EXPECT_FAIL("{\"rules\": [{\"match\": \"**\", \"level\": [\"pod\"]}]}",
 		    "rules[0].level: expected \"pod\" or \"container\", got an array");
 	EXPECT_FAIL("{\"rules\": [{\"match\": \"**\", \"level\": \"container\", \"runtime\": "
-		    "[\"cri-o\"]}]}", "rules[0].runtime[0]: \"cri-o\" is not a container runtime "
-		    "(valid: containerd, crio, docker, podman)");
+		    "[\"cri-o\"]}]}", "rules[0].runtime[0]: \"cri-o\" is not a container runtime: "
+		    "did you mean \"crio\"? (valid: containerd, crio, docker, podman)");
 	EXPECT_FAIL("{\"rules\": [{\"match\": \"**\", \"level\": \"container\", \"runtime\": "
 		    "[\"unknown\"]}]}", "rules[0].runtime[0]: \"unknown\" is not a container runtime");
 	EXPECT_FAIL("{\"rules\": [{\"match\": \"**\", \"level\": \"container\", \"runtime\": []}]}",
