@@ -562,6 +562,27 @@ int metrics_render(const struct metrics_input *in, char **ret_text, size_t *ret_
 	       "Wall time of the ticks since start (sum and count).");
 	put_double(f, "reclaimd_tick_duration_seconds_sum", in->tick_seconds_sum);
 	put_u64(f, "reclaimd_tick_duration_seconds_count", in->ticks);
+	if (in->process_known) {
+		/* The names and meanings the Prometheus client libraries give them. */
+		family(f, "process_cpu_seconds_total", "counter",
+		       "Total user and system CPU time spent in seconds.");
+		fprintf(f, "process_cpu_seconds_total %.15g\n", in->process.cpu_seconds);
+		family(f, "process_start_time_seconds", "gauge",
+		       "Start time of the process since unix epoch in seconds.");
+		/* 15 digits: an epoch time to the hundredth of a second (%.9g would round it to
+		 * ten seconds). */
+		fprintf(f, "process_start_time_seconds %.15g\n", in->process.start_time_seconds);
+		gauge(f, "process_resident_memory_bytes", "Resident memory size in bytes.",
+		      in->process.resident_bytes);
+		gauge(f, "process_virtual_memory_bytes", "Virtual memory size in bytes.",
+		      in->process.virtual_bytes);
+		gauge(f, "process_open_fds", "Number of open file descriptors.", in->process.open_fds);
+		family(f, "process_max_fds", "gauge", "Maximum number of open file descriptors.");
+		if (in->process.max_fds == UINT64_MAX)
+			fputs("process_max_fds +Inf\n", f);
+		else
+			put_u64(f, "process_max_fds", in->process.max_fds);
+	}
 	if (ferror(f)) {
 		fclose(f);
 		free(text);

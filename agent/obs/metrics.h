@@ -41,6 +41,7 @@
 #include "reclaimd/actuator.h"
 #include "reclaimd/common.h"
 #include "reclaimd/config.h"
+#include "reclaimd/self_process.h"
 #include "reclaimd/policy.h"
 
 /* HTTP connections at once, and from one client address: one address (a pod, a host) holds
@@ -185,6 +186,9 @@ struct metrics_input {
 	uint64_t self_memory_bytes;           /* gauge: its memory.current */
 	uint64_t self_high_events;            /* counter: memory.events "high" rises since start */
 	bool self_throttled;                  /* gauge 0/1: held at its memory.high now */
+	/* the agent's own process (self_process.h), when /proc/self could be read */
+	bool process_known;
+	struct self_process process;
 	/* ticks */
 	uint64_t ticks;
 	double last_tick_seconds, tick_seconds_sum;

@@ -288,6 +288,8 @@ void metrics_tick(struct metrics *mx, const struct tick_report *rep)
 	in.lruvecs_aged = ar->lruvecs_aged;
 	in.aging_jobs = ar->aging_jobs;
 	in.ticks = rep->timing.ticks_timed;
+	/* The agent's own process, always from the real /proc (--proc-root names the host's). */
+	in.process_known = self_process_read("/proc", &in.process) == 0;
 	in.self_watched = rep->self.watched;
 	in.self_memory_bytes = rep->self.current_bytes;
 	in.self_high_events = rep->self.high_events;

@@ -331,3 +331,91 @@ int proc_cgroup_v2_path_parse(const char *buf, size_t len, char *path, size_t si
 	}
 	return -EBADMSG;
 }
+
+/* ---- /proc/<pid>/stat, /proc/stat btime ----------------------------------------------------- */
+
+/* The decimal number starting at *p (after blanks) into *ret; *p past it. False when none. */
+static bool next_u64(const char **p, const char *end, uint64_t *ret)
+{
+	uint64_t v = 0;
+	bool any = false;
+
+	while (*p < end && **p == ' ')
+		(*p)++;
+	if (*p < end && **p == '-') { /* negative fields (priority, nice) count as a field */
+		(*p)++;
+		while (*p < end && **p >= '0' && **p <= '9')
+			(*p)++;
+		*ret = 0;
+		return true;
+	}
+	while (*p < end && **p >= '0' && **p <= '9') {
+		if (v > (UINT64_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(**p - '0');
+		(*p)++;
+		any = true;
+	}
+	*ret = v;
+	return any && (*p == end || **p == ' ' || **p == '\n');
+}
+
+int proc_pid_stat_parse(const char *buf, size_t len, struct proc_pid_stat *ret)
+{
+	const char *end = buf + len, *p = NULL;
+	struct proc_pid_stat st = { 0 };
+
+	if (len == 0)
+		return -ENODATA;
+	for (const char *q = buf; q < end; q++)
+		if (*q == ')')
+			p = q + 1;
+	if (!p || p + 3 > end || p[0] != ' ')
+		return -EBADMSG;
+	p++; /* the state, field 3: one character */
+	if (*p == ' ' || *p == '\n')
+		return -EBADMSG;
+	p++;
+	/* Fields 4 .. 24. */
+	for (unsigned field = 4; field <= 24; field++) {
+		uint64_t v;
+
+		if (!next_u64(&p, end, &v))
+			return -EBADMSG;
+		switch (field) {
+		case 14: st.utime_ticks = v; break;
+		case 15: st.stime_ticks = v; break;
+		case 22: st.starttime_ticks = v; break;
+		case 23: st.vsize_bytes = v; break;
+		case 24: st.rss_pages = v; break;
+		default: break;
+		}
+	}
+	*ret = st;
+	return 0;
+}
+
+int proc_stat_btime_parse(const char *buf, size_t len, uint64_t *ret_s)
+{
+	const char *end = buf + len;
+
+	if (len == 0)
+		return -ENODATA;
+	for (const char *line = buf; line < end;) {
+		const char *nl = memchr(line, '\n', (size_t)(end - line));
+		const char *le = nl ? nl : end;
+
+		if (le - line > 6 && memcmp(line, "btime ", 6) == 0) {
+			const char *p = line + 6;
+			uint64_t v;
+
+			if (next_u64(&p, le, &v) && p == le) {
+				*ret_s = v;
+				return 0;
+			}
+			return -EBADMSG;
+		}
+		line = nl ? nl + 1 : end;
+	}
+	return -EBADMSG;
+}

@@ -177,6 +177,22 @@ int swaps_parse(const char *buf, size_t len, struct swaps *ret);
  * start with '/', or one that does not fit). */
 int proc_cgroup_v2_path_parse(const char *buf, size_t len, char *path, size_t size);
 
+/* ---- /proc/<pid>/stat and /proc/stat's btime -------------------------------------------- */
+/* A process's own accounting, as the Prometheus client libraries' process_* series use it. */
+struct proc_pid_stat {
+	uint64_t utime_ticks, stime_ticks; /* fields 14, 15: CPU time in clock ticks (_SC_CLK_TCK) */
+	uint64_t starttime_ticks;          /* field 22: start, clock ticks after boot */
+	uint64_t vsize_bytes;              /* field 23: virtual memory, bytes */
+	uint64_t rss_pages;                /* field 24: resident set, pages */
+};
+/* /proc/<pid>/stat (fs/proc/array.c do_task_stat()): "pid (comm) state ..."; comm may hold
+ * spaces and parentheses, so fields are counted after the last ')'. Returns 0, -ENODATA for an
+ * empty buffer, or -EBADMSG (no ')', too few fields, a field that is not a number). */
+int proc_pid_stat_parse(const char *buf, size_t len, struct proc_pid_stat *ret);
+/* The "btime <seconds since the epoch>" line of /proc/stat (fs/proc/stat.c show_stat()): the
+ * boot time. Returns 0, -ENODATA for an empty buffer, -EBADMSG when there is no such line. */
+int proc_stat_btime_parse(const char *buf, size_t len, uint64_t *ret_s);
+
 /* ---- zswap: /sys/kernel/debug/zswap/<name> and /sys/module/zswap/parameters/<name> --------- */
 /* Both directories hold one value per file; the reader fills these structs file by file. */
 struct zswap_stats {

@@ -71,6 +71,10 @@ static void fill_input(struct metrics_input *in, uint64_t k, struct metrics_rule
 		.n_swaps = 2, .swaps = swaps,
 		.zram_written_bytes = 4096 * k,
 		.held_back = { [METRICS_HELD_BACK_ZSWAP] = { .count = 3 * k, .failing = true } },
+		.process_known = true,
+		.process = { .cpu_seconds = 1.5, .start_time_seconds = 1765000000.25,
+			     .resident_bytes = 8 << 20, .virtual_bytes = 64 << 20, .open_fds = 12,
+			     .max_fds = UINT64_MAX },
 		.aging_active = true, .lruvecs_aged = 5 * k, .aging_jobs = 5 * k,
 		.ticks = 10 * k, .last_tick_seconds = 0.00125, .tick_seconds_sum = 0.0125 * (double)k,
 		.n_rules = 3, .rules = rules,
@@ -188,7 +192,7 @@ static void check_structure(const char *text, unsigned min_samples)
 			bool total = nl > 6 && strcmp(name + nl - 6, "_total") == 0;
 
 			CHECK_STREQ(help_for, name);
-			CHECK(strncmp(name, "reclaimd_", 9) == 0);
+			CHECK(strncmp(name, "reclaimd_", 9) == 0 || strncmp(name, "process_", 8) == 0);
 			if (counter != total)
 				fprintf(stderr, "%s is a %s\n", name, type);
 			CHECK(counter == total);
@@ -246,6 +250,11 @@ static void test_render(void)
 	CHECK(contains(a, "\nreclaimd_changes_held_back_total{controller=\"swap\"} 0\n"));
 	CHECK(contains(a, "\nreclaimd_state_record_failing{controller=\"zswap\"} 1\n"));
 	CHECK(contains(a, "\nreclaimd_state_record_failing{controller=\"zram\"} 0\n"));
+	CHECK(contains(a, "# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 1.5\n"));
+	CHECK(contains(a, "\nprocess_start_time_seconds 1765000000.25\n"));
+	CHECK(contains(a, "\nprocess_resident_memory_bytes 8388608\n"));
+	CHECK(contains(a, "\nprocess_open_fds 12\n"));
+	CHECK(contains(a, "\nprocess_max_fds +Inf\n"));
 	CHECK(contains(a, "\nreclaimd_last_tick_duration_seconds 0.00125\n"));
 	CHECK(contains(a, "# TYPE reclaimd_tick_duration_seconds summary\n"));
 	CHECK(contains(a, "\nreclaimd_tick_duration_seconds_count 10\n"));

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_self_process.c - the process_* metrics' sources: /proc/<pid>/stat (a comm with spaces and
+ * parentheses, truncated and malformed lines), /proc/stat's btime line, and self_process_read()
+ * on this test's own /proc/self.
+ */
+#include <errno.h>
+#include <time.h>
+
+#include "reclaimd/parse.h"
+#include "reclaimd/self_process.h"
+#include "test.h"
+
+/* A 6.12 line for a process whose comm is "a) (b c" (comm may hold anything but NUL). */
+static const char stat_line[] =
+	"4242 (a) (b c) S 1 4242 4242 0 -1 4194560 1234 0 5 0 150 75 0 0 20 0 3 0 98765 "
+	"123456789 2048 18446744073709551615 1 1 0 0 0 0 0 4096 0 0 0 0 17 1 0 0 0 0 0\n";
+
+static void test_pid_stat(void)
+{
+	struct proc_pid_stat st, keep = { .utime_ticks = 7 };
+	char buf[sizeof(stat_line)];
+
+	CHECK_EQ_INT(proc_pid_stat_parse(stat_line, strlen(stat_line), &st), 0);
+	CHECK_EQ_U64(st.utime_ticks, 150);
+	CHECK_EQ_U64(st.stime_ticks, 75);
+	CHECK_EQ_U64(st.starttime_ticks, 98765);
+	CHECK_EQ_U64(st.vsize_bytes, 123456789);
+	CHECK_EQ_U64(st.rss_pages, 2048);
+
+	/* Cut before field 24 (rss): refused, *ret untouched. */
+	st = keep;
+	CHECK_EQ_INT(proc_pid_stat_parse(stat_line, (size_t)(strstr(stat_line, " 2048") - stat_line),
+					 &st), -EBADMSG);
+	CHECK_EQ_U64(st.utime_ticks, 7);
+	CHECK_EQ_INT(proc_pid_stat_parse("", 0, &st), -ENODATA);
+	CHECK_EQ_INT(proc_pid_stat_parse("4242 no-paren S 1", 17, &st), -EBADMSG);
+	/* A letter where utime goes. */
+	memcpy(buf, stat_line, sizeof(stat_line));
+	*strstr(buf, " 150 ") = 'x';
+	CHECK_EQ_INT(proc_pid_stat_parse(buf, strlen(buf), &st), -EBADMSG);
+	/* A number too large for 64 bits. */
+	CHECK_EQ_INT(proc_pid_stat_parse("1 (x) S 1 1 1 0 -1 0 0 0 0 0 99999999999999999999999 0 0 0 "
+					 "20 0 1 0 1 1 1\n", 78, &st), -EBADMSG);
+}
+
+static void test_btime(void)
+{
+	static const char s[] = "cpu  1 2 3 4\ncpu0 1 2 3 4\nintr 5\nctxt 6\nbtime 1765000000\n"
+				"processes 7\n";
+	uint64_t b = 0;
+
+	CHECK_EQ_INT(proc_stat_btime_parse(s, strlen(s), &b), 0);
+	CHECK_EQ_U64(b, 1765000000);
+	CHECK_EQ_INT(proc_stat_btime_parse("cpu 1 2\n", 8, &b), -EBADMSG);
+	CHECK_EQ_INT(proc_stat_btime_parse("btime x\n", 8, &b), -EBADMSG);
+	CHECK_EQ_INT(proc_stat_btime_parse("", 0, &b), -ENODATA);
+	/* The last line without its newline. */
+	CHECK_EQ_INT(proc_stat_btime_parse("btime 12", 8, &b), 0);
+	CHECK_EQ_U64(b, 12);
+}
+
+static void test_read_self(void)
+{
+	struct self_process sp;
+	double now = (double)time(NULL);
+	volatile uint64_t spin = 0;
+
+	for (uint64_t i = 0; i < 50000000; i++)
+		spin += i;
+	if (access("/proc/self/stat", R_OK) < 0) {
+		SKIP("no /proc/self/stat here");
+		return;
+	}
+	CHECK_EQ_INT(self_process_read("/proc", &sp), 0);
+	CHECK(sp.cpu_seconds > 0);
+	CHECK(sp.start_time_seconds > now - 3600 && sp.start_time_seconds <= now + 1);
+	CHECK(sp.resident_bytes > 0);
+	CHECK(sp.virtual_bytes >= sp.resident_bytes);
+	CHECK(sp.open_fds >= 3);
+	CHECK(sp.max_fds >= sp.open_fds);
+	CHECK_EQ_INT(self_process_read("/nonexistent", &sp), -ENOENT);
+}
+
+int main(void)
+{
+	test_pid_stat();
+	test_btime();
+	test_read_self();
+	return test_report("test_self_process");
+}
