@@ -54,7 +54,7 @@ write_config() { # FILE MARKER_RULE
 	cat >"$1" <<EOF
 {
   "interval": 1,
-  "log_level": "info",
+  "log_level": "debug",
   "headroom": false,
   "mglru_aging": true,
   "defaults": { "min_bytes": "16M", "cold_age": 6, "psi_some_target_pct": 50, "chunk_bytes": "8M" },
