@@ -105,7 +105,7 @@ fi
 thrash_reclaimed=$(log_sum "$RESULTS/agent.log" test/thrash RECLAIMED_BYTES)
 if [ "$thrash_reclaimed" -le $((1 * MiB)) ] &&
 	grep "CGROUP=test/thrash " "$RESULTS/agent.log" | grep -q "REASON=memory-pressure"; then
-	pass thrash-not-squeezed "agent reclaimed $thrash_reclaimed bytes; log: $(grep 'CGROUP=test/thrash ' "$RESULTS/agent.log" | grep -m1 'not reclaiming' | sed 's/.*reclaimd\[[a-z]*\]: //; s/ |.*//')"
+	pass thrash-not-squeezed "agent reclaimed $thrash_reclaimed bytes; log: $(grep 'CGROUP=test/thrash ' "$RESULTS/agent.log" | grep 'REASON=memory-pressure' | grep -m1 'not reclaiming' | sed 's/.*reclaimd\[[a-z]*\]: //; s/ |.*//')"
 else
 	fail thrash-not-squeezed "agent reclaimed $thrash_reclaimed bytes, or no memory-pressure reason logged"
 fi
