@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * report.c - what only observes (report.h): one line per decision (repeated skip reasons once a
- * minute), direct reclaim on the host and memory.events high/max of managed cgroups since the
- * last tick (what policy headroom exists to prevent), sd_notify STATUS= and the stop summary from
+ * report.c - what only observes (report.h): one line per decision (INFO when the cgroup's state
+ * changes, within a budget per cgroup; DEBUG otherwise), the reclaim summary once a minute, direct
+ * reclaim on the host and memory.events high/max of managed cgroups (what policy headroom exists
+ * to prevent; at most once a minute each), sd_notify STATUS= and the stop summary from
  * the loop's tick report (loop/tick_report.h). It keeps the running totals the metrics read: by
  * rule (by index in the configuration in use, carried over a reload by rule identity), by QoS
  * class (since start: cgroups coming and going never take a counter back) and by pod (while the

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * report.h - what only observes the loop's work (agent/obs/report.c, metrics_collect.c): one log
- * line per decision, direct reclaim and memory.events since the last tick, sd_notify STATUS=, the
- * stop summary, the running totals the metrics read, and the metrics' input. The loop calls
+ * report.h - what only observes the loop's work (agent/obs/report.c, metrics_collect.c): a log
+ * line per decision (INFO for a change of state, else DEBUG), the reclaim summary, direct reclaim
+ * and memory.events (at most once a minute), sd_notify STATUS=, the stop summary, the running totals the metrics read, and the metrics' input. The loop calls
  * these; they never call the loop. What they show of the controllers comes from the loop's
  * struct tick_report (loop/tick_report.h).
  */
