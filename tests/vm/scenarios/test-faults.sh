@@ -476,8 +476,9 @@ sleep 60
 reqs=$(tail -n +$((_mark + 1)) "$RESULTS/agent.log" | grep -c 'CGROUP=faults/full .*REASON=reclaim' || true)
 futile=$(tail -n +$((_mark + 1)) "$RESULTS/agent.log" | grep -c 'faults/full: reclaim [a-z]* on node .*reclaimed 0 KiB' || true)
 loglines=$(tail -n +$((_mark + 1)) "$RESULTS/agent.log" | grep -c 'faults/full' || true)
+infolines=$(tail -n +$((_mark + 1)) "$RESULTS/agent.log" | grep 'faults/full' | grep -vc 'reclaimd\[debug\]' || true)
 all=$(tail -n +$((_mark + 1)) "$RESULTS/agent.log" | wc -l)
-echo "swap full: in 60 s, $reqs reclaim requests for faults/full ($futile reclaimed nothing), $loglines log lines naming it, $all lines in all" |
+echo "swap full: in 60 s, $reqs reclaim requests for faults/full ($futile reclaimed nothing), $loglines log lines naming it ($infolines above debug, what the default level writes), $all lines in all" |
 	tee -a "$RESULTS/results.txt"
 # A request every tick, as before the backoff, would be 60 requests and 120 lines a minute here.
 # Requests that reclaim nothing back the cgroup off 1, 2, 4, 8, then 16 intervals: at most 6
