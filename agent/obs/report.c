@@ -28,10 +28,9 @@ static bool quiet_reason(enum decision_reason r)
 	       r == DECISION_NOT_COLD;
 }
 
-/* The state a decision puts cg in, against what its last state line said (`said`;
- * _DECISION_MAX: none yet): whether this
- * decision is a change worth a line at the default level. Reclaim and backing off are one run of
- * being reclaimed: the first back-off of a run is said, the requests around it are not. */
+/* Whether decision reason r changes the state cg's last state line said (`said`; _DECISION_MAX:
+ * none yet), so that it is worth a line at the default level. Reclaim and backing off are one
+ * run of being reclaimed: the first back-off of a run is said, the requests around it are not. */
 static bool state_changed(enum decision_reason said, enum decision_reason r)
 {
 	if (quiet_reason(r))

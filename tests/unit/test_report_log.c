@@ -4,7 +4,8 @@
  * says a change of state once (starts being reclaimed, its first back-off, a skip reason), at most
  * once a minute, and nothing for the routine requests in between; at debug every decision is one
  * line; the reclaim summary comes at most once per REPORT_SUMMARY_US with the period's numbers,
- * and not at all for a period with nothing done; memory.events lines at most once a minute.
+ * and not at all for a period with nothing done; memory.events and direct reclaim lines at most
+ * once a minute.
  */
 #include <stdlib.h>
 #include <unistd.h>
@@ -184,6 +185,21 @@ int main(void)
 		}
 		capture_end(buf, sizeof(buf));
 		CHECK_EQ_INT((int)count(buf, "a/y: memory.events high +10"), 1);
+
+		/* Host direct reclaim at every tick: one line, the rest within the minute summed
+		 * into the next one. */
+		capture_start();
+		for (int i = 0; i < 5; i++) {
+			struct dispatcher_report dr = { 0 };
+
+			snap.host.vmstat.allocstall = (uint64_t)i * 3;
+			report_direct_reclaim(&t, &ctx, &dr);
+		}
+		capture_end(buf, sizeof(buf));
+		CHECK_EQ_INT((int)count(buf, "direct reclaim since the last such line"), 1);
+		CHECK(strstr(buf, ": 3 allocstalls") != NULL);
+		CHECK_EQ_U64(t.direct.stalls, 9);  /* 3 ticks of 3 not said yet */
+		CHECK_EQ_U64(t.allocstalls, 12);   /* every tick counted for the metrics */
 		for (int i = 0; i < 3; i++)
 			free(cgs[i]);
 	}
