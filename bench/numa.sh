@@ -21,7 +21,8 @@
 #   cpu_s      the agent's utime + stime (/proc/<pid>/stat, clock ticks / 100) at the end: the
 #              kernel's reclaim work inside the memory.reclaim writes is system time of the workers
 #   cpu_s/GiB  cpu_s per GiB reclaimed
-#   on node    finished reclaims per node (the "on node <N>" of the log)
+#   on node    finished reclaims per node (the "on node <N>" of the log: DEBUG lines, so the
+#              agent runs at "log_level": "debug")
 # At most one reclaim is in flight per cgroup, so with one cgroup per node a second worker per node
 # has nothing to do; the 2-cgroups rows show what it adds.
 set -u
@@ -93,7 +94,7 @@ for c in $CGROUPS; do
 		for name in $cgs; do wait_for_file "/tmp/r$run-$name.ready" 180 || echo "memhog $name not ready"; done
 		sum_current() { s=0; for x in $cgs; do s=$((s + $(cat "$top/$x/memory.current"))); done; echo $s; }
 		cat >/tmp/numa-bench.json <<JSON
-{ "interval": 2, "log_level": "info", "headroom": false, "mglru_aging": false, "max_workers_per_node": $w,
+{ "interval": 2, "log_level": "debug", "headroom": false, "mglru_aging": false, "max_workers_per_node": $w,
   "defaults": { "min_bytes": "8M", "probe_min": 1, "probe_max": 1 },
   "rules": [ { "match": "reclaimd", "policy": "none" }, { "match": "bench-numa/r$run/*" } ] }
 JSON

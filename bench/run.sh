@@ -3,6 +3,8 @@
 #
 #   bench/overhead.sh   reclaimd's CPU per tick next to the floor of reading the same files, on a
 #                       fake cgroupfs on the host and on real cgroups in the test VM
+#   bench/logvolume.sh  log lines a minute at 10, 100 and 1,000 managed cgroups (fake cgroupfs,
+#                       --dry-run; 3 minutes)
 #   bench/savings.sh    (when present) what the reclaim saves
 #   bench/numa.sh       reclaim throughput and CPU per GiB with 1 and 2 workers per NUMA node
 #   bench/zswap.sh      (when present) the zswap inversion scenario with and without the agent
@@ -22,6 +24,10 @@ rc=0
 
 echo "== bench/overhead.sh"
 "$HERE/overhead.sh" "$@" || rc=1
+
+echo
+echo "== bench/logvolume.sh"
+"$HERE/logvolume.sh" || rc=1
 
 if [ -f "$HERE/savings.sh" ]; then
 	echo

@@ -131,7 +131,7 @@ static void job_log(struct dispatcher *ds, struct node_pool *np, struct cgroup_n
 	};
 	const char *purpose = !cg ? "" : (flags & DISPATCH_LAST_RESORT) ? " for headroom (last resort)" :
 			      (flags & DISPATCH_HEADROOM) ? " for headroom" : "";
-	int prio = LOG_INFO;
+	int prio = LOG_DEBUG; /* one per request: the reclaim summary (obs/report.h) sums them */
 	const char *msgid = MSGID_RECLAIM_DONE;
 	char aged[160] = "", sw[32] = "", demoted[64] = "";
 

@@ -329,6 +329,7 @@ static bool run_tick(struct daemon *d)
 	zswap_ctl_tick(d->zswap, &ctx, &zlim);
 	reclaim_limits_merge(&zlim, swapout_cap, &d->snap.limits);
 	decide_all(d, &d->snap.limits);
+	report_tick_summary(&d->totals, &ctx, now_us(), d->config->interval_us, d->opts->dry_run);
 	/* Direct reclaim since the last tick, against what the jobs did up to now (the dispatcher's
 	 * counters at this point of the tick, not the last fill's). */
 	dispatcher_report(d->dispatcher, &dr);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * report.c - what only observes (report.h): one line per decision (repeated skip reasons once a
- * minute), direct reclaim on the host and memory.events high/max of managed cgroups since the
- * last tick (what policy headroom exists to prevent), sd_notify STATUS= and the stop summary from
+ * report.c - what only observes (report.h): one line per decision (INFO when the cgroup's state
+ * changes, within a budget per cgroup; DEBUG otherwise), the reclaim summary once a minute, direct
+ * reclaim on the host and memory.events high/max of managed cgroups (what policy headroom exists
+ * to prevent; at most once a minute each), sd_notify STATUS= and the stop summary from
  * the loop's tick report (loop/tick_report.h). It keeps the running totals the metrics read: by
  * rule (by index in the configuration in use, carried over a reload by rule identity), by QoS
  * class (since start: cgroups coming and going never take a counter back) and by pod (while the
@@ -19,6 +20,47 @@
 #include "reclaimd/features.h"
 #include "reclaimd/log.h"
 
+/* Decisions that say nothing about the cgroup's state: it keeps the one its last state line
+ * said (a cgroup alternating reclaim and "no cold generation yet" is still being reclaimed). */
+static bool quiet_reason(enum decision_reason r)
+{
+	return r == DECISION_NO_HISTORY || r == DECISION_BELOW_PAGE || r == DECISION_EXCLUDED ||
+	       r == DECISION_NOT_COLD;
+}
+
+/* Whether decision reason r changes the state cg's last state line said (`said`; _DECISION_MAX:
+ * none yet), so that it is worth a line at the default level. Reclaim and backing off are one
+ * run of being reclaimed: the first back-off of a run is said, the requests around it are not. */
+static bool state_changed(enum decision_reason said, enum decision_reason r)
+{
+	if (quiet_reason(r))
+		return false;
+	if (r == DECISION_RECLAIM)
+		return said != DECISION_RECLAIM && said != DECISION_BACKING_OFF;
+	return r != said;
+}
+
+/* Whether cg may say a state line at `now`, and if so spends it: REPORT_STATE_BURST at once,
+ * then one a minute (one comes back each LOG_REPEAT_US after the first spent). */
+static bool state_line_allowed(struct cgroup_node *cg, usec_t now)
+{
+	unsigned *spent = &cg->policy.log_spent;
+	usec_t *since = &cg->policy.last_log_us;
+
+	if (*spent > 0 && now >= *since + LOG_REPEAT_US) {
+		usec_t back = (now - *since) / LOG_REPEAT_US;
+
+		*spent = back >= *spent ? 0 : *spent - (unsigned)back;
+		*since += back * LOG_REPEAT_US;
+	}
+	if (*spent >= REPORT_STATE_BURST)
+		return false;
+	if (*spent == 0)
+		*since = now;
+	(*spent)++;
+	return true;
+}
+
 void report_decision(struct cgroup_node *cg, const struct reclaim_decision *dec, bool file_only,
 		     usec_t now, bool dry_run)
 {
@@ -28,63 +70,65 @@ void report_decision(struct cgroup_node *cg, const struct reclaim_decision *dec,
 		.has_requested = true, .requested_bytes = dec->request_bytes,
 		.has_psi = true, .psi_some_pct = dec->psi_some_pct,
 	};
+	int prio = LOG_DEBUG;
 
-	if (dec->reason == DECISION_RECLAIM) {
+	/* A change of state is said at INFO within the cgroup's budget; a change over it waits,
+	 * and is said at the first decision after it that still differs from what was said last
+	 * (what was said converges to the state). Everything else is a DEBUG line. */
+	if (state_changed(cg->policy.last_log_us ? cg->policy.last_reason : _DECISION_MAX,
+			  dec->reason) && state_line_allowed(cg, now)) {
 		cg->policy.last_reason = dec->reason;
-		log_event(LOG_INFO, MSGID_RECLAIM_REQUESTED, &f,
+		prio = LOG_INFO;
+	}
+	if (dec->reason == DECISION_RECLAIM) {
+		log_event(prio, MSGID_RECLAIM_REQUESTED, &f,
 			  "%s: %s %" PRIu64 " KiB%s (step %.3f of %" PRIu64 " KiB above floor %"
-			  PRIu64 " KiB; memory PSI some %.3f%%)", cg->path,
+			  PRIu64 " KiB; memory PSI some %.3f%%)%s", cg->path,
 			  dry_run ? "would reclaim (dry run)" : "reclaiming", dec->request_bytes >> 10,
 			  file_only ? " of page cache only (more than the zswap pool's room left)" : "",
 			  dec->step, dec->reclaimable_bytes >> 10, dec->floor_bytes >> 10,
-			  dec->psi_some_pct);
+			  dec->psi_some_pct, prio == LOG_INFO ? "; starts being reclaimed: further "
+			  "requests are DEBUG lines, counted in the reclaim summary" : "");
 		return;
 	}
-	if (dec->reason == DECISION_NO_HISTORY)
-		return;
-	/* Repeated skip reasons: say it when it changes, then once a minute. Backing off alternates
-	 * with the requests it spaces out: said once a minute at most. */
-	if (dec->reason != cg->policy.last_reason && dec->reason != DECISION_BACKING_OFF)
-		cg->policy.last_log_us = 0;
-	cg->policy.last_reason = dec->reason;
-	if (!log_ratelimit(&cg->policy.last_log_us, now, LOG_REPEAT_US))
-		return;
 	switch (dec->reason) {
 	case DECISION_MEMORY_PRESSURE:
-		log_event(LOG_INFO, MSGID_RECLAIM_SKIPPED, &f,
+		log_event(prio, MSGID_RECLAIM_SKIPPED, &f,
 			  "%s: not reclaiming: memory PSI some %.3f%% is at or above the target "
 			  "(the workload is using what it has)", cg->path, dec->psi_some_pct);
 		break;
 	case DECISION_IO_PRESSURE:
-		log_event(LOG_INFO, MSGID_RECLAIM_SKIPPED, &f,
+		log_event(prio, MSGID_RECLAIM_SKIPPED, &f,
 			  "%s: not reclaiming: io PSI some %.3f%% is above its target (file refaults)",
 			  cg->path, dec->io_some_pct);
 		break;
 	case DECISION_ZSWAP_FULL:
-		log_event(LOG_INFO, MSGID_RECLAIM_SKIPPED, &f,
+		log_event(prio, MSGID_RECLAIM_SKIPPED, &f,
 			  "%s: not reclaiming: no room left in the zswap pool below its target and no "
 			  "page cache to take (what reclaim would push now would be refused to the "
 			  "disk)", cg->path);
 		break;
 	case DECISION_AT_FLOOR:
-		log_event(LOG_INFO, MSGID_RECLAIM_SKIPPED, &f,
+		log_event(prio, MSGID_RECLAIM_SKIPPED, &f,
 			  "%s: not reclaiming: at or within %" PRIu64 " KiB of its floor of %" PRIu64
 			  " KiB (min_bytes, memory.min, memory.low or memory that cannot be reclaimed "
 			  "with the swap available)", cg->path, dec->reclaimable_bytes >> 10,
 			  dec->floor_bytes >> 10);
 		break;
 	case DECISION_AT_HIGH:
-		log_event(LOG_INFO, MSGID_RECLAIM_SKIPPED, &f,
+		log_event(prio, MSGID_RECLAIM_SKIPPED, &f,
 			  "%s: not reclaiming: at its memory.high (or a child is at its own), where "
 			  "the kernel reclaims and throttles it itself; taking part again below "
 			  "memory.high - 1/%d",
 			  cg->path, CGROUP_HIGH_MARGIN_DIV);
 		break;
 	case DECISION_BACKING_OFF:
-		log_event(LOG_INFO, MSGID_RECLAIM_SKIPPED, &f,
+		log_event(prio, MSGID_RECLAIM_SKIPPED, &f,
 			  "%s: not reclaiming for now: the kernel found less than the last request "
 			  "asked (memory.reclaim EAGAIN: what is left is in use); asking again later, "
-			  "from the smallest step", cg->path);
+			  "from the smallest step%s", cg->path, prio == LOG_INFO ? " (further "
+			  "back-offs while it is reclaimed are DEBUG lines, counted in the reclaim "
+			  "summary)" : "");
 		break;
 	default:
 		log_event(LOG_DEBUG, MSGID_RECLAIM_SKIPPED, &f, "%s: not reclaiming: %s", cg->path,
@@ -115,6 +159,7 @@ void report_direct_reclaim(struct obs_totals *rp, const struct tick_ctx *ctx,
 	const struct snapshot *snap = ctx->snap;
 	const struct vmstat *v = &snap->host.vmstat;
 	bool evicted, wrote, proactive, own;
+	usec_t now = now_us();
 
 	if (snap->host.meminfo.mem_total == 0) {
 		rp->have_prev_vmstat = false; /* the host files could not be read */
@@ -139,6 +184,7 @@ void report_direct_reclaim(struct obs_totals *rp, const struct tick_ctx *ctx,
 		uint64_t stolen = sub_sat(v->pgsteal_direct, rp->prev_vmstat.pgsteal_direct);
 		uint64_t pro_scanned = sub_sat(v->pgscan_proactive, rp->prev_vmstat.pgscan_proactive);
 		uint64_t pro_stolen = sub_sat(v->pgsteal_proactive, rp->prev_vmstat.pgsteal_proactive);
+		struct report_direct *p = &rp->direct;
 		char mine[160] = "";
 
 		rp->allocstalls += stalls;
@@ -147,18 +193,32 @@ void report_direct_reclaim(struct obs_totals *rp, const struct tick_ctx *ctx,
 		if (proactive) {
 			rp->pgscan_proactive += pro_scanned;
 			rp->pgsteal_proactive += pro_stolen;
-			if (pro_scanned)
+		}
+		/* Said at most once a minute: the sums run from the first tick with something to
+		 * say (allocstalls, or direct scans not the agent's) that no line said yet. */
+		if (stalls || (scanned && !own))
+			p->due = true;
+		if (p->due) {
+			p->stalls += stalls;
+			p->scanned += scanned;
+			p->stolen += stolen;
+			p->pro_scanned += pro_scanned;
+			p->pro_stolen += pro_stolen;
+			p->own |= own && scanned;
+		}
+		if (p->due && log_ratelimit(&p->last_log_us, now, LOG_REPEAT_US)) {
+			if (p->pro_scanned)
 				snprintf(mine, sizeof(mine), "; proactive reclaim (reclaimd's own and any "
 					 "other writer's) %" PRIu64 " scanned, %" PRIu64 " stolen",
-					 pro_scanned, pro_stolen);
-		}
-		if (stalls || (scanned && !own))
+					 p->pro_scanned, p->pro_stolen);
 			log_event(LOG_INFO, MSGID_DIRECT_RECLAIM,
-				  &(struct log_fields){ .has_direct_reclaim = true, .allocstall = stalls,
-							.pgscan_direct = scanned },
-				  "direct reclaim since the last tick: %" PRIu64 " allocstalls, %" PRIu64
-				  " pages scanned, %" PRIu64 " stolen%s%s", stalls, scanned, stolen,
-				  own && scanned ? " (scans include reclaimd's own reclaim)" : "", mine);
+				  &(struct log_fields){ .has_direct_reclaim = true, .allocstall = p->stalls,
+							.pgscan_direct = p->scanned },
+				  "direct reclaim since the last such line: %" PRIu64 " allocstalls, %"
+				  PRIu64 " pages scanned, %" PRIu64 " stolen%s%s", p->stalls, p->scanned,
+				  p->stolen, p->own ? " (scans include reclaimd's own reclaim)" : "", mine);
+			*p = (struct report_direct){ .last_log_us = p->last_log_us };
+		}
 	}
 	rp->prev_vmstat = *v;
 	rp->have_prev_vmstat = true;
@@ -167,9 +227,12 @@ void report_direct_reclaim(struct obs_totals *rp, const struct tick_ctx *ctx,
 		struct cgroup_node *cg = ctx->cgroups[i];
 		const struct cgroup_sample *smp = &snap->cgroups[i];
 
+		/* At most once a minute per cgroup at NOTICE (a cgroup at its memory.high grows
+		 * its count at every tick); the increments in between are DEBUG lines. */
 		if (cg->events.seen && (smp->events_high > cg->events.prev_high ||
 					smp->events_max > cg->events.prev_max))
-			log_event(LOG_NOTICE, MSGID_DIRECT_RECLAIM,
+			log_event(log_ratelimit(&cg->events.last_log_us, now, LOG_REPEAT_US) ?
+				  LOG_NOTICE : LOG_DEBUG, MSGID_DIRECT_RECLAIM,
 				  &(struct log_fields){ .cgroup = cg->path, .workload = &cg->workload },
 				  "%s: memory.events high +%" PRIu64 ", max +%" PRIu64 " since the last "
 				  "read (allocations throttled or reclaimed at the cgroup's limit)",
@@ -192,6 +255,37 @@ void report_direct_reclaim(struct obs_totals *rp, const struct tick_ctx *ctx,
 		cg->events.prev_max = smp->events_max;
 		cg->events.seen = true;
 	}
+}
+
+void report_tick_summary(struct obs_totals *rp, const struct tick_ctx *ctx, usec_t now,
+			 usec_t interval_us, bool dry_run)
+{
+	struct report_period *p = &rp->period;
+	usec_t span = MAX(REPORT_SUMMARY_US, interval_us);
+
+	for (size_t i = 0; i < ctx->snap->n_cgroups; i++)
+		p->refault_pages += ctx->snap->cgroups[i].refault_delta_pages;
+	if (p->start_us == 0) {
+		p->start_us = now;
+		return;
+	}
+	/* Half an interval early is on time: the ticks' timer is not exact. */
+	if (now - p->start_us + interval_us / 2 < span)
+		return;
+	if (p->requests || p->backoffs || p->jobs)
+		log_event(LOG_INFO, MSGID_RECLAIM_SUMMARY,
+			  &(struct log_fields){ .has_requested = true,
+						.requested_bytes = p->requested_bytes,
+						.has_reclaimed = true,
+						.reclaimed_bytes = p->reclaimed_bytes },
+			  "reclaim in the last %.0f s: %" PRIu64 " of %zu managed cgroups %s, %" PRIu64
+			  " requests for %.1f MiB; %" PRIu64 " jobs finished, %.1f MiB reclaimed; %"
+			  PRIu64 " back-offs; %" PRIu64 " pages refaulted in managed cgroups",
+			  (double)(now - p->start_us) / (double)USEC_PER_SEC, p->cgroups,
+			  ctx->snap->n_cgroups, dry_run ? "would be reclaimed (dry run)" : "reclaimed",
+			  p->requests, (double)p->requested_bytes / (1 << 20), p->jobs,
+			  (double)p->reclaimed_bytes / (1 << 20), p->backoffs, p->refault_pages);
+	*p = (struct report_period){ .seq = p->seq + 1, .start_us = now };
 }
 
 void report_notify_status(const struct tick_report *rep)
@@ -319,12 +413,23 @@ static enum workload_qos qos_of(const struct cgroup_node *cg, const char *path,
 }
 
 void report_count_decision(struct obs_totals *rp, const struct config *c,
-			   const struct cgroup_node *cg, const struct reclaim_decision *dec)
+			   struct cgroup_node *cg, const struct reclaim_decision *dec)
 {
 	struct report_totals *t = cg->rule ? report_rule_totals(rp, c, cg->rule) : NULL;
+	struct report_period *p = &rp->period;
 
 	if ((unsigned)dec->reason >= _DECISION_MAX)
 		return;
+	if (dec->reason == DECISION_RECLAIM && dec->request_bytes) {
+		p->requests++;
+		p->requested_bytes += dec->request_bytes;
+		if (cg->policy.summary_period != p->seq + 1) {
+			cg->policy.summary_period = p->seq + 1; /* 0 is a new cgroup's */
+			p->cgroups++;
+		}
+	} else if (dec->reason == DECISION_BACKING_OFF) {
+		p->backoffs++;
+	}
 	if (t)
 		t->decisions[dec->reason]++;
 	rp->qos[cg->workload.qos].decisions[dec->reason]++;
@@ -350,6 +455,8 @@ void report_job_done(struct obs_totals *rp, const struct config *c, const struct
 
 	if (job->request_bytes == 0)
 		return;
+	rp->period.jobs++;
+	rp->period.reclaimed_bytes += job->reclaimed_bytes;
 	if (!rule)
 		rule = config_match(c, job->cgroup_path);
 	if (rule && (t = report_rule_totals(rp, c, rule)))

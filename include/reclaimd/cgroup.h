@@ -116,8 +116,13 @@ struct cgroup_node {
 
 	struct {
 		struct policy_state state;
+		/* What the last state line said (obs/report.c); the state lines' budget: log_spent
+		 * of REPORT_STATE_BURST spent, one back per minute from last_log_us; summary_period:
+		 * the summary period of its last request (report.c counts each cgroup once). */
 		enum decision_reason last_reason;
+		unsigned log_spent;
 		usec_t last_log_us;
+		uint64_t summary_period;
 		/* The last decision and what it was made from (daemon.c; read by the status
 		 * socket's Cgroups and Explain, agent/obs/status.c): the policy's request and
 		 * reason before the tick's limits, `dec` after them. */
@@ -208,6 +213,7 @@ struct cgroup_node {
 		/* memory.events high/max at the last report. */
 		bool seen;
 		uint64_t prev_high, prev_max;
+		usec_t last_log_us;     /* the last memory.events line (report.c), monotonic */
 	} events;
 
 	char path[];                /* relative to the root, "" for the root itself; allocated with

@@ -42,6 +42,7 @@
 #define MSGID_COLD_AGE           "0c4e2a58d2b94f0c9a6b0b1f4d2e7a15"
 #define MSGID_STATE              "0c4e2a58d2b94f0c9a6b0b1f4d2e7a16"
 #define MSGID_SELF_MEMORY        "0c4e2a58d2b94f0c9a6b0b1f4d2e7a17"
+#define MSGID_RECLAIM_SUMMARY    "0c4e2a58d2b94f0c9a6b0b1f4d2e7a18"
 
 /* Optional structured fields; NULL strings and has_* false are left out. */
 struct log_fields {

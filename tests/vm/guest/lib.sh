@@ -115,6 +115,17 @@ agent_start() {
 	AGENT_PID=$!
 }
 
+# config_debug SRC DST: SRC with "log_level": "debug", into DST, for scenarios that read the
+# per-request lines (each request and finished job is a DEBUG line; docs/operating.md "Logs").
+config_debug() {
+	if grep -q '"log_level"' "$1"; then
+		sed 's/"log_level": *"[a-z]*"/"log_level": "debug"/' "$1" >"$2"
+	else
+		sed '1s/^{/{ "log_level": "debug",/' "$1" >"$2"
+	fi
+	grep -q '"log_level": "debug"' "$2" || { echo "config_debug: no log_level in $2" >&2; return 1; }
+}
+
 # agent_stop: SIGTERM, wait; prints the seconds it took.
 agent_stop() {
 	# Polls /proc instead of `wait`: callers use $(agent_stop), and in that subshell the agent

@@ -68,7 +68,9 @@ run_phase() { # PHASE (without|with)
 	printf 't\tcgroup\tcurrent\tpsi_some_us\tpgsteal\tswap\n' >"$RESULTS/samples-$phase.tsv"
 	sample_loop "$t0" >>"$RESULTS/samples-$phase.tsv" &
 	sample_pid=$!
-	[ "$phase" = with ] && agent_start /etc/reclaimd/reclaimd.json "$RESULTS/agent.log"
+	# At debug level: what each workload had reclaimed is summed from the job lines (DEBUG).
+	[ "$phase" = with ] && config_debug /etc/reclaimd/reclaimd.json /tmp/reclaimd-debug.json &&
+		agent_start /tmp/reclaimd-debug.json "$RESULTS/agent.log"
 	# DEMO_TRACE=1: once a second, the batch memcg's MGLRU generations and the host's reclaim
 	# counters, to see where hot pages are when they get evicted.
 	trace_pid=

@@ -341,7 +341,7 @@ snapshot_kubelet_files >"$RESULTS/kubelet-files-before.tsv"
 cat >"$CONF" <<'EOF'
 {
   "interval": 2,
-  "log_level": "info",
+  "log_level": "debug",
   "headroom": false,
   "mglru_aging": true,
   "defaults": { "min_bytes": "16M", "cold_age": 10 },

@@ -71,7 +71,8 @@ kill "$dry_pid" 2>/dev/null || true
 wait "$dry_pid" 2>/dev/null || true
 
 # ---- 6. pressure spike halts in-flight reclaim within 1 s ---------------------------------------
-cp /etc/reclaimd/spike.json /tmp/live.json
+# At debug level: the job lines (REASON=cancelled, "reclaim gone") are DEBUG lines.
+config_debug /etc/reclaimd/spike.json /tmp/live.json
 cg_run "$cg/big" memhog --anon 600M --hot-pct 5 --rate 1000 --duration 600 --ready-file /tmp/big.ready \
 	>"$RESULTS/memhog-big.log" 2>&1
 big_pid=$!

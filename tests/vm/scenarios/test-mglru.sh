@@ -43,7 +43,9 @@ phase() { # NAME CONFIG
 		fail "mglru-$p-ready" "memhog did not start"
 	rm -f /tmp/hot.ready /tmp/cold.ready
 	cold0=$(rss_anon_kib "$cold")
-	agent_start "/etc/reclaimd/$2" "$RESULTS/agent-$p.log"
+	# At debug level: the job lines counted below are DEBUG lines.
+	config_debug "/etc/reclaimd/$2" "/tmp/$2"
+	agent_start "/tmp/$2" "$RESULTS/agent-$p.log"
 	sleep "$RUN"
 	cold1=$(rss_anon_kib "$cold")
 	agent_stop >/dev/null

@@ -37,7 +37,9 @@ fi
 
 mkdir -p "$CGROOT/numa.slice"
 echo "+memory" >"$CGROOT/numa.slice/cgroup.subtree_control"
-agent_start /etc/reclaimd/numa.json "$log"
+# At debug level: the job lines (": reclaim ... on node") are DEBUG lines.
+config_debug /etc/reclaimd/numa.json /tmp/numa.json
+agent_start /tmp/numa.json "$log"
 echo "agent pid $AGENT_PID"
 
 # ---- 1. worker threads pinned to their node's CPUs ---------------------------------------------

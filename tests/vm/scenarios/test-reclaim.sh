@@ -59,12 +59,15 @@ done
 # 60 s window sees eviction). test.json, which test-psi-off also uses, pins it off; plain
 # memory.reclaim on a young memcg makes the kernel age it twice at once and takes hot pages with
 # the cold (docs/policies.md "MGLRU: aging and eviction"). 6.1 has no lru_gen and uses
-# memory.reclaim.
+# memory.reclaim. At debug level: the floors below sum RECLAIMED_BYTES of the job lines, which are
+# DEBUG lines.
 mkdir -p /tmp/metrics
 sed -e '1s|^{|{ "metrics": { "textfile": "/tmp/metrics/reclaimd.prom" },|' \
-	-e 's|"mglru_aging": false|"mglru_aging": true|' -e 's|"min_bytes": "32M" }|"min_bytes": "32M", "cold_age": 10 }|' /etc/reclaimd/test.json \
+	-e 's|"mglru_aging": false|"mglru_aging": true|' -e 's|"min_bytes": "32M" }|"min_bytes": "32M", "cold_age": 10 }|' \
+	-e 's|"log_level": "info"|"log_level": "debug"|' /etc/reclaimd/test.json \
 	>/tmp/test-metrics.json
-grep -q '"mglru_aging": true' /tmp/test-metrics.json && grep -q '"cold_age": 10' /tmp/test-metrics.json ||
+grep -q '"mglru_aging": true' /tmp/test-metrics.json && grep -q '"cold_age": 10' /tmp/test-metrics.json &&
+	grep -q '"log_level": "debug"' /tmp/test-metrics.json ||
 	fail reclaim-setup "the config edit did not apply: $(tr -d '\n' </tmp/test-metrics.json | cut -c1-200)"
 agent_start /tmp/test-metrics.json "$RESULTS/agent.log"
 sleep 60
@@ -102,7 +105,7 @@ fi
 thrash_reclaimed=$(log_sum "$RESULTS/agent.log" test/thrash RECLAIMED_BYTES)
 if [ "$thrash_reclaimed" -le $((1 * MiB)) ] &&
 	grep "CGROUP=test/thrash " "$RESULTS/agent.log" | grep -q "REASON=memory-pressure"; then
-	pass thrash-not-squeezed "agent reclaimed $thrash_reclaimed bytes; log: $(grep 'CGROUP=test/thrash ' "$RESULTS/agent.log" | grep -m1 'not reclaiming' | sed 's/.*reclaimd\[[a-z]*\]: //; s/ |.*//')"
+	pass thrash-not-squeezed "agent reclaimed $thrash_reclaimed bytes; log: $(grep 'CGROUP=test/thrash ' "$RESULTS/agent.log" | grep 'REASON=memory-pressure' | grep -m1 'not reclaiming' | sed 's/.*reclaimd\[[a-z]*\]: //; s/ |.*//')"
 else
 	fail thrash-not-squeezed "agent reclaimed $thrash_reclaimed bytes, or no memory-pressure reason logged"
 fi

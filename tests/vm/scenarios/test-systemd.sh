@@ -66,7 +66,7 @@ config() { # RULES_JSON [EXTRA_TOP_LEVEL_JSON]
 	cat <<EOF
 {
   "interval": 2,
-  "log_level": "info",
+  "log_level": "debug",
   "headroom": false,
   "mglru_aging": true,
   ${2:+$2,}

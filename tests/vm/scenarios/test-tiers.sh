@@ -72,7 +72,9 @@ wait_for_file /tmp/cold.ready 120 && wait_for_file /tmp/hot.ready 60 ||
 swap0=$(swapped)
 dem0=$(pgdemote "$cold")
 pro0=$(memstat "$cold" pgpromote_success)
-agent_start /etc/reclaimd/tiers.json "$log"
+# At debug level: the job lines ("KiB more demoted") are DEBUG lines.
+config_debug /etc/reclaimd/tiers.json /tmp/tiers.json
+agent_start /tmp/tiers.json "$log"
 n2_at_first_swap=
 t=0
 while [ "$t" -lt "$RUN" ]; do
