@@ -404,6 +404,17 @@ static void render_rules(FILE *f, const struct metrics_input *in)
 	for (size_t i = 0; i < in->n_rules; i++)
 		rule_series(f, "reclaimd_rule_memory_events_max_total", &in->rules[i],
 			    in->rules[i].events_max);
+	family(f, "reclaimd_rule_pages_back_total", "counter",
+	       "Pages the rule's managed cgroups read back (io.stat reads + zswap loads, at least "
+	       "their refaults): the cost side of reclaim.");
+	for (size_t i = 0; i < in->n_rules; i++)
+		rule_series(f, "reclaimd_rule_pages_back_total", &in->rules[i], in->rules[i].pages_back);
+	family(f, "reclaimd_rule_cold_age_seconds", "gauge",
+	       "The largest cold age among the rule's managed cgroups now (MGLRU eviction; 0: none "
+	       "set). It doubles while their pages come back faster than refault_target_pct.");
+	for (size_t i = 0; i < in->n_rules; i++)
+		rule_series(f, "reclaimd_rule_cold_age_seconds", &in->rules[i],
+			    in->rules[i].cold_age_ms / 1000);
 	if (!in->per_cgroup)
 		return;
 	family(f, "reclaimd_cgroup_reclaimed_bytes_total", "counter",
@@ -505,6 +516,9 @@ static void render_qos(FILE *f, const struct metrics_input *in)
 		   "memory.events high increments seen in the class's managed cgroups.", events_high);
 	QOS_FAMILY(f, in, "reclaimd_qos_memory_events_max_total", "counter",
 		   "memory.events max increments seen in the class's managed cgroups.", events_max);
+	QOS_FAMILY(f, in, "reclaimd_qos_pages_back_total", "counter",
+		   "Pages the class's managed cgroups read back (io.stat reads + zswap loads, at least "
+		   "their refaults): the cost side of reclaim.", pages_back);
 }
 
 static void render_pods(FILE *f, const struct metrics_input *in)

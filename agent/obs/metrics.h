@@ -70,6 +70,9 @@ struct metrics_rule {
 	uint64_t requested_bytes, reclaimed_bytes; /* of those jobs */
 	uint64_t decisions[_DECISION_MAX];     /* decisions by reason (reclaim or why not) */
 	uint64_t events_high, events_max;      /* memory.events high/max increments seen */
+	uint64_t pages_back;                   /* counter: pages read back (pages_back.h) */
+	uint64_t cold_age_ms;                  /* gauge: the largest cold age of its cgroups now
+						* (cold_age.c; 0: none set, not under MGLRU) */
 };
 
 /* One QoS class's series (label qos="guaranteed|burstable|besteffort|none"). Counters since
@@ -84,6 +87,7 @@ struct metrics_qos {
 	uint64_t requests_by_outcome[_JOB_OUTCOME_MAX];
 	uint64_t decisions[_DECISION_MAX];
 	uint64_t events_high, events_max;
+	uint64_t pages_back;                   /* counter: pages read back (pages_back.h) */
 };
 
 /* One pod's own series (metrics.per_pod): labels pod_uid and qos. */

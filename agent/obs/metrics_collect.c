@@ -80,16 +80,21 @@ static struct metrics_rule *collect_rules(const struct tick_report *rep,
 				 level == RULE_LEVEL_CONTAINER ? "container" : "",
 			.requests = t->requests, .requested_bytes = t->requested_bytes,
 			.reclaimed_bytes = t->reclaimed_bytes, .events_high = t->events_high,
-			.events_max = t->events_max,
+			.events_max = t->events_max, .pages_back = t->pages_back,
 		};
 		memcpy(out[i].decisions, t->decisions, sizeof(out[i].decisions));
 	}
-	/* Managed cgroups per rule, from this tick's snapshot. */
+	/* Managed cgroups per rule and their largest cold age, from this tick's snapshot. */
 	for (size_t i = 0; i < rep->ctx.snap->n_cgroups; i++) {
 		const struct cgroup_node *cg = rep->ctx.cgroups[i];
+		struct metrics_rule *m;
 
-		if (cg->rule && cg->rule >= c->rules && cg->rule < c->rules + c->n_rules)
-			out[cg->rule - c->rules].managed++;
+		if (!cg->rule || cg->rule < c->rules || cg->rule >= c->rules + c->n_rules)
+			continue;
+		m = &out[cg->rule - c->rules];
+		m->managed++;
+		if (cg->policy.state.cold_age_ms > m->cold_age_ms)
+			m->cold_age_ms = cg->policy.state.cold_age_ms;
 	}
 	*ret_labels = labels;
 	*ret_n = c->n_rules;
@@ -128,7 +133,7 @@ static size_t collect_qos(const struct tick_report *rep, struct metrics_qos out[
 			.name = order[k] == WORKLOAD_QOS_NONE ? "none" : workload_qos_name(order[k]),
 			.requests = t->requests, .requested_bytes = t->requested_bytes,
 			.reclaimed_bytes = t->reclaimed_bytes, .events_high = t->events_high,
-			.events_max = t->events_max,
+			.events_max = t->events_max, .pages_back = t->pages_back,
 		};
 		memcpy(out[k].requests_by_outcome, t->requests_by_outcome,
 		       sizeof(out[k].requests_by_outcome));

@@ -244,12 +244,16 @@ void report_direct_reclaim(struct obs_totals *rp, const struct tick_ctx *ctx,
 			uint64_t high = sub_sat(smp->events_high, cg->events.prev_high);
 			uint64_t max = sub_sat(smp->events_max, cg->events.prev_max);
 
+			uint64_t back = smp->has_prev ? smp->back.pages : 0;
+
 			if (t) {
 				t->events_high += high;
 				t->events_max += max;
+				t->pages_back += back;
 			}
 			q->events_high += high;
 			q->events_max += max;
+			q->pages_back += back;
 		}
 		cg->events.prev_high = smp->events_high;
 		cg->events.prev_max = smp->events_max;

@@ -21,6 +21,7 @@ struct report_totals {
 	uint64_t requests_by_outcome[_JOB_OUTCOME_MAX];      /* of those jobs */
 	uint64_t decisions[_DECISION_MAX];
 	uint64_t events_high, events_max;       /* memory.events increments seen */
+	uint64_t pages_back;                    /* pages read back (pages_back.h), summed per tick */
 };
 
 /* One Kubernetes pod's running totals, while the pod lives (its pod cgroup exists, or a managed

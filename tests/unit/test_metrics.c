@@ -95,7 +95,8 @@ static void fill_input(struct metrics_input *in, uint64_t k, struct metrics_rule
 					  .managed = 2,
 					  .requests = 6 * k, .requested_bytes = 60 * k,
 					  .reclaimed_bytes = 50 * k, .events_high = k,
-					  .events_max = k };
+					  .events_max = k, .pages_back = 11 * k,
+					  .cold_age_ms = 120000 };
 	/* A glob with every character the format escapes. */
 	rules[1] = (struct metrics_rule){ .index = 1, .match = "odd\\dir/\"quoted\"\nnext",
 					  .policy = "psi", .qos = "", .runtime = "", .level = "",
@@ -118,7 +119,7 @@ static void fill_input(struct metrics_input *in, uint64_t k, struct metrics_rule
 			.current_bytes = 1000 * ((uint64_t)q + 1), .floor_bytes = 100,
 			.reclaimable_bytes = 900, .requests = k * ((uint64_t)q + 1),
 			.requested_bytes = 50 * k, .reclaimed_bytes = 40 * k * ((uint64_t)q + 1),
-			.events_high = k, .events_max = 2 * k,
+			.events_high = k, .events_max = 2 * k, .pages_back = 7 * k,
 		};
 		for (int o = 0; o < _JOB_OUTCOME_MAX; o++)
 			qos[q].requests_by_outcome[o] = k * (uint64_t)(o + q);
@@ -251,6 +252,8 @@ static void test_render(void)
 	CHECK(contains(a, "\nreclaimd_state_record_failing{controller=\"zswap\"} 1\n"));
 	CHECK(contains(a, "\nreclaimd_state_record_failing{controller=\"zram\"} 0\n"));
 	CHECK(contains(a, "# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 1.5\n"));
+	CHECK(contains(a, "\nreclaimd_rule_pages_back_total{rule=\"0\",match=\"system.slice/*.service\"} 11\n"));
+	CHECK(contains(a, "\nreclaimd_rule_cold_age_seconds{rule=\"0\",match=\"system.slice/*.service\"} 120\n"));
 	CHECK(contains(a, "\nprocess_start_time_seconds 1765000000.25\n"));
 	CHECK(contains(a, "\nprocess_resident_memory_bytes 8388608\n"));
 	CHECK(contains(a, "\nprocess_open_fds 12\n"));
@@ -296,6 +299,7 @@ static void test_render(void)
 	CHECK(contains(a, "\nreclaimd_qos_request_outcomes_total{qos=\"burstable\",outcome=\"done\"} 1\n"));
 	CHECK(contains(a, "\nreclaimd_qos_decisions_total{qos=\"besteffort\",reason=\"reclaim\"} 2\n"));
 	CHECK(contains(a, "\nreclaimd_qos_memory_events_max_total{qos=\"guaranteed\"} 2\n"));
+	CHECK(contains(a, "\nreclaimd_qos_pages_back_total{qos=\"burstable\"} 7\n"));
 	/* Per pod: pod_uid and qos only, escaped; the cap's count. */
 	CHECK(contains(a, "\nreclaimd_pod_reclaimed_bytes_total{pod_uid=\"0a1b2c3d-0000-4000-8000-000000000001\","
 			  "qos=\"besteffort\"} 7\n"));
