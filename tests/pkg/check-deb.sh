@@ -153,17 +153,26 @@ else
 	fi
 fi
 
-# No file of either package holds the absolute directory it was built in.
+# No file of either package holds the absolute directory it was built in: not as bytes, and not
+# in the DWARF of the debug symbols (DW_AT_comp_dir, the line tables), whose sections are
+# compressed (readelf -z reads them decompressed).
 builddir=$(pwd)/build/deb/reclaimd-$version
 found=
 for f in build/deb/*.deb; do
 	rm -rf "$tmp/x"
 	dpkg-deb -x "$f" "$tmp/x"
-	hits=$(grep -rlaF "$builddir" "$tmp/x" | sed "s|^$tmp/x||")
+	hits=$(
+		grep -rlaF "$builddir" "$tmp/x"
+		find "$tmp/x" -type f | while read -r e; do
+			[ "$(head -c 4 "$e" | od -An -c | tr -d ' ')" = '177ELF' ] || continue
+			readelf --debug-dump=info,line -z "$e" 2>/dev/null | grep -qF "$builddir" && echo "$e"
+		done | sort -u
+	)
+	hits=$(echo "$hits" | sed "s|^$tmp/x||" | sort -u | awk NF)
 	[ -z "$hits" ] || found="$found ${f##*/}:$(echo "$hits" | tr '\n' ' ')"
 done
 if [ -z "$found" ]; then
-	pass "deb-no-build-path: no file of $(ls build/deb/*.deb | wc -l) packages holds $builddir"
+	pass "deb-no-build-path: no file of $(ls build/deb/*.deb | wc -l) packages holds $builddir, nor its DWARF"
 else
 	fail "deb-no-build-path:$found"
 fi
