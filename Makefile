@@ -82,7 +82,7 @@ HOST_TESTS := tests/host/status-socket.sh tests/host/state-file.sh tests/host/sa
 	tests/host/hostile-paths.sh tests/host/floods.sh tests/host/dropins.sh
 HOST_DEPS := reclaimd reclaimctl $(BUILD)/tests/status_probe $(BUILD)/tests/gen_cgroupfs
 
-.PHONY: all deps check check-unit check-san check-vm check-kernels check-matrix demo bench fuzz install man deb image clean FORCE
+.PHONY: all deps check check-unit check-san check-vm check-kernels check-matrix demo bench fuzz install man deb deb-build image clean FORCE
 
 # The version has one source: RECLAIMD_VERSION in include/reclaimd/version.h (--version of both
 # binaries, the status socket, the man pages, the .deb).
@@ -246,19 +246,40 @@ man: $(BUILD)/reclaimd $(BUILD)/reclaimctl
 		|| { rm -f build/man/reclaimd.json.5.tmp; exit 1; }
 	mv build/man/reclaimd.json.5.tmp build/man/reclaimd.json.5
 
-# A Debian package staged with "make install", built by dpkg-deb (config/debian/build-deb.sh),
-# compiled apart and afresh (build/deb-gcc) with Debian's hardening flags (all of them: PIE,
-# bindnow); ./reclaimd stays the binary of the last "make".
-deb: FORCE
-	@rm -rf build/deb build/deb-$(notdir $(CC))
-	export DEB_BUILD_MAINT_OPTIONS=hardening=+all; \
-	$(MAKE) --no-print-directory BUILD=build/deb-$(notdir $(CC)) SANITIZER= SAN= SAN_STATIC= \
-		CFLAGS="$$(dpkg-buildflags --get CFLAGS) $$(dpkg-buildflags --get CPPFLAGS)" \
-		LDFLAGS="$$(dpkg-buildflags --get LDFLAGS)" \
-		PREFIX=/usr SYSTEMD_UNIT_DIR=/lib/systemd/system DESTDIR=$(CURDIR)/build/deb/root install
-	config/debian/build-deb.sh $(VERSION)-$(DEB_REVISION) build/deb/root build
-	@# The same under a fixed name, for the systemd VM test.
-	cp -f build/reclaimd_$(VERSION)-$(DEB_REVISION)_$$(dpkg --print-architecture).deb build/reclaimd.deb
+# The Debian package, built by debhelper from debian/ (debian/rules: dh, the Makefile's "all" and
+# "install" with Debian's build flags, the unit installed but neither enabled nor started) with
+# dpkg-buildpackage on a copy of the tree (tracked and new files, as they are in the working
+# tree) in $(DEB_DIR)/reclaimd-$(VERSION), so the build/ of the tree is left alone.
+# The package's version is debian/changelog's; it must be $(VERSION)-$(DEB_REVISION).
+# "make deb-build DEB_DIR=elsewhere" builds it only there (tests/pkg/check-deb.sh builds it twice
+# in two directories and compares the two .debs: reproducibility).
+DEB_DIR ?= build/deb
+DEB_ARCH = $(shell dpkg --print-architecture)
+DEB_FILE = reclaimd_$(VERSION)-$(DEB_REVISION)_$(DEB_ARCH).deb
+
+deb: deb-build
+	cp -f $(DEB_DIR)/$(DEB_FILE) build/$(DEB_FILE)
+	@# The same under a fixed name, for the VM tests and the container image.
+	cp -f $(DEB_DIR)/$(DEB_FILE) build/reclaimd.deb
+	@echo "make deb: build/$(DEB_FILE) (Depends: $$(dpkg-deb -f build/$(DEB_FILE) Depends))"
+
+deb-build: FORCE
+	@v=$$(dpkg-parsechangelog -S Version) || exit 1; \
+	if [ "$$v" != "$(VERSION)-$(DEB_REVISION)" ]; then \
+		echo "make deb: debian/changelog is at $$v, include/reclaimd/version.h and DEB_REVISION" \
+			"give $(VERSION)-$(DEB_REVISION): add a changelog entry (dch -v $(VERSION)-$(DEB_REVISION))" >&2; \
+		exit 1; \
+	fi
+	@git rev-parse --is-inside-work-tree >/dev/null 2>&1 || \
+		{ echo "make deb: needs a git working tree (it copies the files git knows of)" >&2; exit 1; }
+	rm -rf $(DEB_DIR)
+	mkdir -p $(DEB_DIR)/reclaimd-$(VERSION)
+	git ls-files --deleted >$(DEB_DIR)/deleted
+	git ls-files -z --cached --others --exclude-standard >$(DEB_DIR)/files
+	tar -X $(DEB_DIR)/deleted --null -T $(DEB_DIR)/files -cf $(DEB_DIR)/src.tar
+	tar -C $(DEB_DIR)/reclaimd-$(VERSION) -xf $(DEB_DIR)/src.tar
+	cd $(DEB_DIR)/reclaimd-$(VERSION) && dpkg-buildpackage -b -us -uc -j2 >../build.log 2>&1 || \
+		{ tail -n 30 ../build.log >&2; echo "make deb: dpkg-buildpackage failed, see $(DEB_DIR)/build.log" >&2; exit 1; }
 
 # The DaemonSet's container image (config/kubernetes/): a Debian bookworm minbase rootfs with the
 # package's Depends (debootstrap, cached under tests/vm/.cache/image/), imported with podman,
@@ -271,4 +292,5 @@ image: deb
 clean:
 	rm -rf build reclaimd reclaimctl tests/vm/out
 
--include $(shell find build -name '*.d' -type f 2>/dev/null)
+# Not the package's build trees (build/deb*), nor a directory named *.d (etc/reclaimd/reclaimd.d).
+-include $(shell find build -path 'build/deb*' -prune -o -name '*.d' -type f -print 2>/dev/null)
