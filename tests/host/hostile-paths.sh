@@ -22,6 +22,14 @@
 #      the first still serving it); after SIGKILL of the first a restart takes
 #      the lock and the stale socket, adopts the record, and its clean stop puts the
 #      administrator's value back.
+#   7. nobody, owner of the directory above the textfile directory, swaps that directory for a
+#      symlink to a root-only directory: nothing is written there, one refusal names the link and
+#      its owner; root's own symlink on the path is followed;
+#   8. a socket directory writable by status.read_group is refused (no socket made); a socket
+#      nobody serves at the name is logged with its uid and taken over (not exit 4), and root's
+#      status call reaches the agent;
+#   9. nobody flips a symlink into a missing state directory under a sticky directory during 20
+#      starts: nothing is ever written in the symlink's target.
 # Every check of "unchanged" compares sha256, mode and owner of the victim file before and after.
 # Waits are bounded polls (10 s); every daemon run has a timeout, so a hang is a failure, not a
 # stuck test. Needs root (files owned by root and by nobody, setpriv); otherwise skipped.
