@@ -39,7 +39,7 @@ static bool own_uid(uid_t uid)
 
 /* The verdict on one directory of the path: `last` is the one the files are in. NULL: accepted;
  * else a predicate for "<path> %s". */
-static const char *dir_verdict(const struct stat *st, bool last, gid_t group)
+static const char *dir_verdict(const struct stat *st, bool last)
 {
 	bool sticky = st->st_mode & S_ISVTX;
 
@@ -50,143 +50,161 @@ static const char *dir_verdict(const struct stat *st, bool last, gid_t group)
 	if ((st->st_mode & S_IWOTH) && (last || !sticky))
 		return last && sticky ? "is writable by others (sticky, like /tmp)" :
 					"is writable by others";
-	if ((st->st_mode & S_IWGRP) &&
-	    (last ? group == (gid_t)-1 || st->st_gid != group : !sticky))
+	if ((st->st_mode & S_IWGRP) && (last || !sticky))
 		return "is writable by its group";
 	return NULL;
 }
 
-static int dir_check(int fd, const char *path, bool last, gid_t group, char *why, size_t size)
+static int dir_check(int fd, const char *path, bool last, char *why, size_t size)
 {
 	struct stat st;
 	const char *v;
 
 	if (fstat(fd, &st) < 0)
 		return fail(-errno, why, size, "%s: cannot stat it: %s", path, strerror(errno));
-	v = dir_verdict(&st, last, group);
+	v = dir_verdict(&st, last);
 	if (!v)
 		return 0;
 	return fail(-EPERM, why, size, "%s %s (owner uid %u, mode %04o)", path, v,
 		    (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
 }
 
-/* Every symlink met on the way along `dir` as written must be root's or the daemon's: realpath()
- * below follows them, and another user's link could lead anywhere. */
-static int links_check(const char *dir, char *why, size_t size)
+/* The path as walked so far, for messages: `name` appended to `shown` (".." drops the last
+ * component, as the walk does). */
+static void shown_push(char *shown, size_t size, const char *name)
 {
-	char p[PATH_MAX];
-	size_t n = strlen(dir);
+	size_t len = strlen(shown);
 
-	if (n >= sizeof(p))
-		return fail(-ENAMETOOLONG, why, size, "%s: path too long", dir);
-	for (size_t i = 1; i <= n; i++) {
-		struct stat st;
+	if (strcmp(name, "..") == 0) {
+		char *slash = strrchr(shown, '/');
 
-		if (i < n && dir[i] != '/')
-			continue;
-		memcpy(p, dir, i);
-		p[i] = '\0';
-		if (lstat(p, &st) < 0)
-			return errno == ENOENT ? 0 : fail(-errno, why, size, "%s: %s", p, strerror(errno));
-		if (S_ISLNK(st.st_mode) && !own_uid(st.st_uid))
-			return fail(-EPERM, why, size, "%s is a symlink not owned by root (owner uid %u)",
-				    p, (unsigned)st.st_uid);
+		if (slash && slash != shown)
+			*slash = '\0';
+		else
+			strcpy(shown, "/");
+		return;
 	}
-	return 0;
+	if (strcmp(name, ".") == 0)
+		return;
+	snprintf(shown + len, size - len, "%s%s", len > 1 ? "/" : "", name);
 }
 
-int safe_dir_open(const char *dir, unsigned flags, gid_t group, char *why, size_t why_size)
+/* At most this many symlinks are followed on one path (the kernel's MAXSYMLINKS, 40). */
+#define LINKS_MAX 40
+
+int safe_dir_open(const char *dir, unsigned flags, char *why, size_t why_size)
 {
-	char canon[PATH_MAX], head[PATH_MAX], shown[PATH_MAX];
+	char todo[2 * PATH_MAX], shown[PATH_MAX];
+	bool check = !(flags & SAFE_DIR_ANY_OWNER);
 	_cleanup_(closep) int cur = -1;
-	const char *rest;
-	size_t pos, shown_len;
-	int r;
+	size_t pos = 0;
+	int links = 0, r;
 
 	if (!dir || dir[0] != '/')
 		return fail(-EINVAL, why, why_size, "%s: not an absolute path", dir ? dir : "(null)");
-	if (strlen(dir) >= sizeof(head))
+	if (strlen(dir) >= PATH_MAX)
 		return fail(-ENAMETOOLONG, why, why_size, "%s: path too long", dir);
-	r = links_check(dir, why, why_size);
-	if (r < 0)
-		return r;
-
-	/* The longest part that exists, resolved; what follows it is made below. */
-	strcpy(head, dir);
-	while (!realpath(head, canon)) {
-		char *slash;
-
-		if (errno != ENOENT || !(flags & SAFE_DIR_CREATE))
-			return fail(-errno, why, why_size, "%s: %s", head, strerror(errno));
-		slash = strrchr(head, '/');
-		if (slash == head)
-			head[1] = '\0';
-		else
-			*slash = '\0';
-	}
-	rest = dir + strlen(head);
-
+	strcpy(todo, dir);
+	strcpy(shown, "/");
 	cur = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (cur < 0)
 		return fail(-errno, why, why_size, "/: %s", strerror(errno));
-	strcpy(shown, "/");
-	shown_len = 1;
-	r = dir_check(cur, "/", strcmp(canon, "/") == 0 && !rest[strspn(rest, "/")], group, why,
-		      why_size);
-	if (r < 0)
-		return r;
+	if (check) {
+		r = dir_check(cur, "/", !todo[strspn(todo, "/")], why, why_size);
+		if (r < 0)
+			return r;
+	}
 
-	/* canon, then rest: each component opened relative to the one before, never through a
-	 * symlink (O_NOFOLLOW), and checked through the fd that was opened. */
-	for (int part = 0; part < 2; part++) {
-		const char *s = part == 0 ? canon : rest;
+	/* One component at a time, each opened relative to the one before with O_NOFOLLOW and
+	 * checked through the fd that was opened. A symlink is seen through an O_PATH fd: followed
+	 * (its target put in front of what is left) only when root or the daemon owns it. A
+	 * directory made here is opened again with O_NOFOLLOW, so a symlink raced into its place
+	 * fails (ELOOP, ENOTDIR) and is refused. */
+	for (;;) {
+		char name[NAME_MAX + 1], target[PATH_MAX];
+		_cleanup_(closep) int link_fd = -1;
+		struct stat st;
+		bool last, made = false;
+		size_t n;
+		ssize_t tn;
+		int fd;
 
-		pos = 0;
-		for (;;) {
-			char name[NAME_MAX + 1];
-			size_t n;
-			bool made = false, last;
-			int fd;
+		while (todo[pos] == '/')
+			pos++;
+		if (!todo[pos])
+			break;
+		n = strcspn(todo + pos, "/");
+		if (n > NAME_MAX)
+			return fail(-ENAMETOOLONG, why, why_size, "%s: name too long", dir);
+		memcpy(name, todo + pos, n);
+		name[n] = '\0';
+		pos += n;
+		last = !todo[pos + strspn(todo + pos, "/")];
 
-			while (s[pos] == '/')
-				pos++;
-			if (!s[pos])
-				break;
-			n = strcspn(s + pos, "/");
-			if (n > NAME_MAX)
-				return fail(-ENAMETOOLONG, why, why_size, "%s: name too long", dir);
-			memcpy(name, s + pos, n);
-			name[n] = '\0';
-			pos += n;
-			if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-				return fail(-EINVAL, why, why_size,
-					    "%s: \".\" or \"..\" in a directory to be made", dir);
-			last = !s[pos + strspn(s + pos, "/")] &&
-			       (part == 1 || !rest[strspn(rest, "/")]);
-			if (shown_len + 1 + n >= sizeof(shown))
+		link_fd = openat(cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (link_fd < 0 && errno == ENOENT && (flags & SAFE_DIR_CREATE)) {
+			if (mkdirat(cur, name, 0755) == 0)
+				made = true;
+			else if (errno != EEXIST)
+				return fail(-errno, why, why_size, "cannot make %s%s%s: %s", shown,
+					    strcmp(shown, "/") ? "/" : "", name, strerror(errno));
+		} else if (link_fd < 0) {
+			return fail(-errno, why, why_size, "%s%s%s: %s", shown,
+				    strcmp(shown, "/") ? "/" : "", name, strerror(errno));
+		} else if (fstat(link_fd, &st) < 0) {
+			return fail(-errno, why, why_size, "%s: %s", dir, strerror(errno));
+		} else if (S_ISLNK(st.st_mode)) {
+			size_t rest_len = strlen(todo + pos);
+
+			shown_push(shown, sizeof(shown), name);
+			if (!own_uid(st.st_uid))
+				return fail(-EPERM, why, why_size,
+					    "%s is a symlink not owned by root (owner uid %u)", shown,
+					    (unsigned)st.st_uid);
+			if (++links > LINKS_MAX)
+				return fail(-ELOOP, why, why_size, "%s: too many symlinks", dir);
+			tn = readlinkat(link_fd, "", target, sizeof(target));
+			if (tn < 0)
+				return fail(-errno, why, why_size, "%s: %s", shown, strerror(errno));
+			if ((size_t)tn >= sizeof(target) || (size_t)tn + 1 + rest_len >= sizeof(todo))
 				return fail(-ENAMETOOLONG, why, why_size, "%s: path too long", dir);
-			if (shown_len > 1)
-				shown[shown_len++] = '/';
-			memcpy(shown + shown_len, name, n + 1);
-			shown_len += n;
-			if (part == 1) {
-				if (mkdirat(cur, name, 0755) == 0)
-					made = true;
-				else if (errno != EEXIST)
-					return fail(-errno, why, why_size, "cannot make %s: %s", shown,
-						    strerror(errno));
+			target[tn] = '\0';
+			/* todo becomes target + "/" + the rest. */
+			memmove(todo + (size_t)tn + 1, todo + pos, rest_len + 1);
+			memcpy(todo, target, (size_t)tn);
+			todo[tn] = '/';
+			pos = 0;
+			if (target[0] == '/') {
+				fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+				if (fd < 0)
+					return fail(-errno, why, why_size, "/: %s", strerror(errno));
+				close(cur);
+				cur = fd;
+				strcpy(shown, "/");
+			} else {
+				/* Relative: resolved from the directory the link is in. */
+				char *slash = strrchr(shown, '/');
+
+				if (slash && slash != shown)
+					*slash = '\0';
+				else
+					strcpy(shown, "/");
 			}
-			fd = openat(cur, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (fd < 0)
-				return fail(-errno, why, why_size, "%s: %s", shown,
-					    errno == ELOOP ? "a symlink here, not a directory" :
-					    strerror(errno));
-			close(cur);
-			cur = fd;
-			if (made && fchmod(cur, 0755) < 0)
-				return fail(-errno, why, why_size, "%s: cannot set mode 0755: %s", shown,
-					    strerror(errno));
-			r = dir_check(cur, shown, last, group, why, why_size);
+			continue;
+		}
+		fd = openat(cur, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		shown_push(shown, sizeof(shown), name);
+		if (fd < 0)
+			return fail(-errno, why, why_size, "%s: %s", shown,
+				    errno == ELOOP ? "a symlink here, not a directory" :
+				    strerror(errno));
+		close(cur);
+		cur = fd;
+		if (made && fchmod(cur, 0755) < 0)
+			return fail(-errno, why, why_size, "%s: cannot set mode 0755: %s", shown,
+				    strerror(errno));
+		if (check) {
+			r = dir_check(cur, shown, last, why, why_size);
 			if (r < 0)
 				return r;
 		}

@@ -315,7 +315,7 @@ int state_ledger_open(const char *path, struct state_ledger **ret, struct state_
 	state_list_init(&l->own);
 	state_list_init(&l->found);
 
-	l->dirfd = safe_dir_open(dir, SAFE_DIR_CREATE, (gid_t)-1, load.why, sizeof(load.why));
+	l->dirfd = safe_dir_open(dir, SAFE_DIR_CREATE, load.why, sizeof(load.why));
 	if (l->dirfd < 0) {
 		r = l->dirfd;
 		goto fail;

@@ -300,24 +300,30 @@ static void server_stop(struct metrics *m)
  * made exclusively (a FIFO, a symlink or a file someone put at any name is never opened, so the
  * main thread cannot block here), mode 0644 for the collector, then renamed over NAME.prom. The
  * directory may be the collector's (node_exporter's textfile directory is often owned by its
- * user): it is opened, not checked, and nothing in it is followed. Returns 0 or -errno. */
-static int textfile_write(const char *path, const char *text, size_t len)
+ * user), so its owner and mode are not checked, but it is reached each tick by a walk from "/"
+ * that follows only root's symlinks (safe_dir_open(), SAFE_DIR_ANY_OWNER): the owner of the
+ * directory or of one above it cannot swap in a symlink that leads root elsewhere. Returns 0 or
+ * -errno, with `why` naming the path (and the owner of a refused symlink). */
+static int textfile_write(const char *path, const char *text, size_t len, char *why,
+			  size_t why_size)
 {
 	_cleanup_(closep) int dirfd = -1;
 	char dir[PATH_MAX];
 	const char *name = safe_path_split(path, dir, sizeof(dir));
 
+	snprintf(why, why_size, "%s", path);
 	if (!name)
 		return -EINVAL;
-	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dirfd = safe_dir_open(dir, SAFE_DIR_ANY_OWNER, why, why_size);
 	if (dirfd < 0)
-		return -errno;
-	return safe_replace(dirfd, name, text, len, 0644, 0, NULL, 0);
+		return dirfd;
+	return safe_replace(dirfd, name, text, len, 0644, 0, why, why_size);
 }
 
 static void textfile_publish(struct metrics *m, const char *text, size_t len)
 {
-	int r = textfile_write(m->textfile, text, len);
+	char why[PATH_MAX + 128];
+	int r = textfile_write(m->textfile, text, len, why, sizeof(why));
 
 	if (r < 0) {
 		/* One warning when writing starts failing (or fails differently), then at most
@@ -325,8 +331,8 @@ static void textfile_publish(struct metrics *m, const char *text, size_t len)
 		if (r != m->textfile_error)
 			m->textfile_warning_us = 0;
 		if (log_ratelimit(&m->textfile_warning_us, now_us(), 3600 * USEC_PER_SEC))
-			log_warning("metrics.textfile %s: cannot write it: %s; metrics go on without "
-				    "it, retried every tick", m->textfile, strerror(-r));
+			log_warning("metrics.textfile %s: cannot write it: %s (%s); metrics go on "
+				    "without it, retried every tick", m->textfile, strerror(-r), why);
 	} else if (m->textfile_error) {
 		log_info("metrics.textfile %s: written again", m->textfile);
 	}

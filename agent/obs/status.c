@@ -1033,7 +1033,7 @@ int status_server_start(sd_event *event, const struct config *c, const struct ti
 	else if (r == -EPERM)
 		log_event(LOG_ERR, MSGID_KERNEL_FEATURE, NULL,
 			  "status socket %s: refused: %s; its directory and those above it must be "
-			  "writable by root alone (or status.read_group); running without it", path,
+			  "writable by root alone; running without it", path,
 			  why);
 	else if (r < 0)
 		log_event(LOG_ERR, MSGID_KERNEL_FEATURE, NULL,

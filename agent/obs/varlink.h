@@ -145,9 +145,11 @@ struct varlink_server;
 
 /*
  * Listens on `path`: its directory is opened with safe_dir_open() (safe_file.h: made with its
- * parents, 0755, when missing; -EPERM when anyone but root, or read_gid, can write it or a
- * directory above it), a stale socket file there is removed first (a live one is -EADDRINUSE
- * with `why` naming the pid that serves it; anything else there is left alone: -EEXIST), and
+ * parents, 0755, when missing; -EPERM when anyone but root can write it or a directory above
+ * it), a stale socket file there is removed first (a live one is -EADDRINUSE with `why` naming
+ * the pid that serves it only when the socket file is root's and its peer is uid 0, another
+ * reclaimd; a socket of another uid is logged and removed; anything else there is left alone:
+ * -EEXIST), and
  * the new one is bound under umask 0177 and then gets mode 0600, or 0660 and group read_gid when
  * read_gid is not (gid_t)-1, set through an fd of the file, never by following its path. Peers
  * are checked at each call with SO_PEERCRED/SO_PEERGROUPS: uid 0 may call everything, a member

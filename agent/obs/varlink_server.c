@@ -24,8 +24,9 @@
  *  - one call at a time per client: its next request is read once the reply is written.
  * A malformed request gets InvalidRequest and the connection is closed after the reply. Peers
  * are checked at each call (SO_PEERCRED, SO_PEERGROUPS): root may call everything, members of
- * the read group the methods that do not write, others nothing. Nothing here logs: the caller
- * reports start and failure, and the counters (varlink_server_stats()) say the rest.
+ * the read group the methods that do not write, others nothing. Nothing here logs but the
+ * take-over of a name a process of another uid serves (remove_stale()): the caller reports
+ * start and failure, and the counters (varlink_server_stats()) say the rest.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,6 +42,7 @@
 #include <unistd.h>
 
 #include "obs/varlink.h"
+#include "reclaimd/log.h"
 #include "reclaimd/safe_file.h"
 
 /* Accuracy asked of sd-event for the clients' deadlines. */
@@ -538,8 +540,11 @@ static int on_listen(sd_event_source *src _unused_, int fd, uint32_t revents _un
 }
 
 /* A socket file at the server's name: one nobody listens on (ECONNREFUSED) is removed; one a
- * live process serves is -EADDRINUSE (`why` names its pid, SO_PEERCRED); anything that is not a
- * socket is -EEXIST. 0 when the name is free. */
+ * live process serves is another reclaimd, -EADDRINUSE (`why` names its pid, SO_PEERCRED), only
+ * when the socket file is root's and the peer is uid 0. A socket of anyone else is not a
+ * reclaimd: the directory is root's alone (safe_dir_open()), so only the daemon's uid could have
+ * put it there through a directory it has since left; it is logged and removed, and the name is
+ * taken. Anything that is not a socket is -EEXIST. 0 when the name is free. */
 static int remove_stale(const struct varlink_server *s, char *why, size_t why_size)
 {
 	struct stat st;
@@ -559,16 +564,25 @@ static int remove_stale(const struct varlink_server *s, char *why, size_t why_si
 	if (r < 0)
 		r = -errno;
 	if (r == 0 || r == -EAGAIN) {
-		struct ucred cred = { 0 };
+		struct ucred cred = { .pid = 0, .uid = (uid_t)-1 };
 		socklen_t len = sizeof(cred);
 
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
-			cred.pid = 0;
-		if (why && why_size)
-			snprintf(why, why_size, "%s is served by pid %ld", s->addr.sun_path,
-				 (long)cred.pid);
+			cred.pid = 0, cred.uid = (uid_t)-1;
 		close(fd);
-		return -EADDRINUSE;
+		/* geteuid() is 0 for the daemon; tests run it as another uid. */
+		if (cred.uid == geteuid() && st.st_uid == geteuid()) {
+			if (why && why_size)
+				snprintf(why, why_size, "%s is served by pid %ld", s->addr.sun_path,
+					 (long)cred.pid);
+			return -EADDRINUSE;
+		}
+		log_warning("status socket %s: served by pid %ld uid %ld (socket file owner uid %u), "
+			    "not a reclaimd (one runs as uid %u, with a socket file of its own); "
+			    "taking the name over", s->addr.sun_path, (long)cred.pid,
+			    cred.uid == (uid_t)-1 ? -1L : (long)cred.uid, (unsigned)st.st_uid,
+			    (unsigned)geteuid());
+		return unlinkat(s->dirfd, s->name, 0) < 0 && errno != ENOENT ? -errno : 0;
 	}
 	close(fd);
 	if (r != -ECONNREFUSED && r != -ENOENT)
@@ -646,8 +660,9 @@ int varlink_server_new(sd_event *event, const char *path, gid_t read_gid,
 	s->name = s->addr.sun_path + (name - path);
 
 	/* The directory: the unit's RuntimeDirectory=, or made here (with its parents) outside
-	 * systemd; refused when anyone but root (or read_gid) can write it or one above it. */
-	s->dirfd = safe_dir_open(dir, SAFE_DIR_CREATE, read_gid, why, why_size);
+	 * systemd; refused when anyone but root can write it or one above it (read_gid needs only
+	 * to connect to the socket file, never to write the directory). */
+	s->dirfd = safe_dir_open(dir, SAFE_DIR_CREATE, why, why_size);
 	if (s->dirfd < 0) {
 		r = s->dirfd;
 		goto fail;
@@ -668,7 +683,7 @@ int varlink_server_new(sd_event *event, const char *path, gid_t read_gid,
 		r = -errno;
 		goto fail;
 	}
-	/* The directory is writable by root (and read_gid) alone: what is at the name now is the
+	/* The directory is writable by root alone: what is at the name now is the
 	 * socket just bound. Its mode is set, and at stop it is removed, only while it still is. */
 	if (fstatat(s->dirfd, s->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		r = -errno;

@@ -8,13 +8,16 @@
  *  - a directory that holds such a file is opened once (safe_dir_open()) and every file in it is
  *    reached relative to that fd with O_NOFOLLOW (openat(2)), so a symlink swapped in later is
  *    never followed;
+ *  - the path is walked one component at a time from "/", each opened relative to the one
+ *    before with O_NOFOLLOW (openat(2)); a symlink met on the way is followed (readlinkat(2))
+ *    only when root or the daemon's uid owns it, so no check is separated from its use;
  *  - that directory must be owned by root or by the daemon's effective uid, and writable by
- *    nobody else: not by others (a sticky /tmp-like directory is refused too), not by its group
- *    unless the group is the one the caller names (status.read_group). Every directory above it
- *    must be owned by root or the daemon's uid and writable by nobody else unless sticky
- *    (fs/namei.c may_delete(): a sticky directory's entries are removed or renamed only by their
- *    owner). A symlink on the way must be owned by root or the daemon's uid. This is sshd's
- *    StrictModes rule applied to where the daemon writes;
+ *    nobody else: not by others (a sticky /tmp-like directory is refused too), not by its group.
+ *    Every directory above it must be owned by root or the daemon's uid and writable by nobody
+ *    else unless sticky (fs/namei.c may_delete(): a sticky directory's entries are removed or
+ *    renamed only by their owner). This is sshd's StrictModes rule applied to where the daemon
+ *    writes. SAFE_DIR_ANY_OWNER drops the owner and mode checks (a directory another user
+ *    provides, such as node_exporter's textfile directory) but not the symlink rule;
  *  - a file is never opened in a way that can block or have effects: a FIFO or a device is seen
  *    through an O_PATH fd (fstat) and refused before any open for reading or writing; every open
  *    for I/O has O_NONBLOCK (fifo(7): an O_NONBLOCK open of a FIFO never waits for its peer);
@@ -39,7 +42,8 @@
 
 /* safe_dir_open()'s flags. */
 enum {
-	SAFE_DIR_CREATE = 1 << 0, /* make missing directories (mode 0755, whatever the umask) */
+	SAFE_DIR_CREATE = 1 << 0,    /* make missing directories (mode 0755, whatever the umask) */
+	SAFE_DIR_ANY_OWNER = 1 << 1, /* no owner or mode checks; symlinks still only root's */
 };
 
 /* safe_replace()'s flags. */
@@ -48,10 +52,11 @@ enum {
 };
 
 /* Opens the directory `dir` (absolute) under the rules above and returns its fd (O_RDONLY |
- * O_DIRECTORY | O_CLOEXEC), or -errno: -EPERM when it or a directory above it is refused,
- * -ENOENT when missing without SAFE_DIR_CREATE, -ENOTDIR, -EINVAL for a relative path.
- * `group` is the one group that may write the directory itself, (gid_t)-1 for none. */
-int safe_dir_open(const char *dir, unsigned flags, gid_t group, char *why, size_t why_size);
+ * O_DIRECTORY | O_CLOEXEC), or -errno: -EPERM when it or a directory above it is refused or
+ * when a symlink on the way is not root's or the daemon's, -ELOOP when a symlink appears where
+ * a directory was just made (or more than 40 are met), -ENOENT when missing without
+ * SAFE_DIR_CREATE, -ENOTDIR, -EINVAL for a relative path. */
+int safe_dir_open(const char *dir, unsigned flags, char *why, size_t why_size);
 
 /* Splits `path` (absolute, not ending in '/') into its directory, copied to dir[dir_size], and
  * its last component, returned as a pointer into `path`. NULL when the path is relative, ends in

@@ -22,6 +22,14 @@
 #      the first still serving it); after SIGKILL of the first a restart takes
 #      the lock and the stale socket, adopts the record, and its clean stop puts the
 #      administrator's value back.
+#   7. nobody, owner of the directory above the textfile directory, swaps that directory for a
+#      symlink to a root-only directory: nothing is written there, one refusal names the link and
+#      its owner; root's own symlink on the path is followed;
+#   8. a socket directory writable by status.read_group is refused (no socket made); a socket
+#      nobody serves at the name is logged with its uid and taken over (not exit 4), and root's
+#      status call reaches the agent;
+#   9. nobody flips a symlink into a missing state directory under a sticky directory during 20
+#      starts: nothing is ever written in the symlink's target.
 # Every check of "unchanged" compares sha256, mode and owner of the victim file before and after.
 # Waits are bounded polls (10 s); every daemon run has a timeout, so a hang is a failure, not a
 # stuck test. Needs root (files owned by root and by nobody, setpriv); otherwise skipped.
@@ -262,5 +270,103 @@ check "6k: ... serves the socket" timeout 10 "$CTL" --socket "$T/run6/reclaimd.s
 check "6k: SIGTERM within 2 s" stop_within_2s "$PID"
 check "6k: the clean stop puts 20 back" is "$P/max_pool_percent" 20
 check "6k: the victim is unchanged (hash, mode, owner)" victim_unchanged
+
+
+# ---- 7. the textfile directory swapped for a symlink by its owner ------------------------------
+# nobody owns $T/home7 (Debian's /var/lib/prometheus is prometheus's) and the textfile directory
+# in it; it swaps the directory for a symlink to a root-only directory: nothing may be written
+# there, and the refusal names the symlink and its owner.
+mkdir -m 0755 "$T/home7" "$T/run7" "$T/rootonly7"
+chmod 0700 "$T/rootonly7"
+chown "$NOBODY" "$T/home7"
+as_nobody mkdir "$T/home7/textdir"
+config "$T/c7.json" null "\"$T/run7/reclaimd.sock\"" ", \"metrics\": {\"textfile\": \"$T/home7/textdir/reclaimd.prom\"}"
+start "$T/7.log" "$T/c7.json"
+check "7: the agent starts" wait_for started "$T/7.log"
+check "7: the textfile is written in the collector's directory" wait_for test -s "$T/home7/textdir/reclaimd.prom"
+as_nobody sh -c "mv '$T/home7/textdir' '$T/home7/old' && ln -s '$T/rootonly7' '$T/home7/textdir'"
+check "7: the refusal names the symlink and its owner" wait_for grep -qF \
+	"$T/home7/textdir is a symlink not owned by root (owner uid $NOBODY)" "$T/7.log"
+sleep 1 # two more ticks
+check "7: nothing is written in the root-only directory" test -z "$(ls -A "$T/rootonly7")"
+check "7: the refusal is logged once" [ "$(grep -c 'is a symlink not owned by root' "$T/7.log")" -eq 1 ]
+check "7: SIGTERM within 2 s" stop_within_2s "$PID"
+# Root's own symlink on the path is followed (a /var/run -> /run kind of link).
+mkdir -m 0755 "$T/real7"
+ln -s "$T/real7" "$T/link7"
+config "$T/c7b.json" null "\"$T/run7/reclaimd.sock\"" ", \"metrics\": {\"textfile\": \"$T/link7/reclaimd.prom\"}"
+start "$T/7b.log" "$T/c7b.json"
+check "7b: the agent starts" wait_for started "$T/7b.log"
+check "7b: through root's symlink the textfile is written" wait_for test -s "$T/real7/reclaimd.prom"
+check "7b: SIGTERM within 2 s" stop_within_2s "$PID"
+
+# ---- 8. the status socket's directory and a socket of another uid at its name ----------------
+# A directory writable by status.read_group (nogroup) is refused: a member could replace the
+# socket.
+mkdir -m 0775 "$T/run8"
+chgrp nogroup "$T/run8"
+chmod 0775 "$T/run8"
+config "$T/c8.json" null "\"$T/run8/reclaimd.sock\""
+start "$T/8.log" "$T/c8.json"
+check "8: the agent starts" wait_for started "$T/8.log"
+check "8: the group-writable socket directory is refused, naming it, owner and mode" \
+	has "$T/8.log" "status socket $T/run8/reclaimd.sock: refused: $T/run8 is writable by its group (owner uid 0, mode 0775)"
+check "8: no socket is made" test ! -e "$T/run8/reclaimd.sock"
+check "8: SIGTERM within 2 s" stop_within_2s "$PID"
+# A socket nobody serves at the name (left from when the directory was writable; the
+# directory is root's alone now): not a reclaimd, so the start takes the name over, says so,
+# and serves root.
+mkdir -m 0777 "$T/run8b"
+chmod 0777 "$T/run8b"
+setpriv --reuid=nobody --regid=nogroup --clear-groups timeout 40 python3 -c "
+import socket, time
+s = socket.socket(socket.AF_UNIX)
+s.bind('$T/run8b/reclaimd.sock')
+s.listen(5)
+time.sleep(40)" &
+SQUAT=$!
+PIDS+=("$SQUAT")
+check "8b: nobody's socket is in place" wait_for test -S "$T/run8b/reclaimd.sock"
+chmod 0755 "$T/run8b"
+config "$T/c8b.json" null "\"$T/run8b/reclaimd.sock\""
+start "$T/8b.log" "$T/c8b.json"
+check "8b: the agent starts (no exit 4)" wait_for started "$T/8b.log"
+check "8b: it names the uid that served the name and takes it over" \
+	has "$T/8b.log" "uid $NOBODY (socket file owner uid $NOBODY), not a reclaimd"
+check "8b: the socket is root's now" wait_for sh -c "[ \"\$(stat -c %u '$T/run8b/reclaimd.sock')\" = 0 ]"
+check "8b: root's status call reaches the agent" timeout 10 "$CTL" --socket "$T/run8b/reclaimd.sock" --timeout 5 status >/dev/null
+check "8b: SIGTERM within 2 s" stop_within_2s "$PID"
+kill "$SQUAT" 2>/dev/null
+wait "$SQUAT" 2>/dev/null
+
+
+# ---- 9. a symlink raced into a missing directory of the state file's path -----------------------
+# The state file is under a sticky 1777 directory where its own directory does not exist yet;
+# nobody flips that name between nothing and a symlink to a root directory as fast as it can,
+# while root starts the agent 20 times (removing what the last start made). The agent may make
+# the directory or refuse the symlink, but never write into the symlink's target.
+mkdir -m 1777 "$T/sticky9"
+chmod 1777 "$T/sticky9"
+mkdir -m 0755 "$T/target9"
+setpriv --reuid=nobody --regid=nogroup --clear-groups timeout 120 python3 -c "
+import os
+while True:
+    try:
+        os.symlink('$T/target9', '$T/sticky9/sub')
+        os.unlink('$T/sticky9/sub')
+    except OSError:
+        pass" &
+FLIP=$!
+PIDS+=("$FLIP")
+config "$T/c9.json" "\"$T/sticky9/sub/state.json\"" null
+for i in $(seq 20); do
+	start "$T/9.log" "$T/c9.json"
+	wait_for sh -c "grep -q 'started: cgroup root' '$T/9.log' || ! kill -0 $PID 2>/dev/null"
+	stop_within_2s "$PID" || true
+	rm -rf "$T/sticky9/sub" 2>/dev/null
+done
+kill "$FLIP" 2>/dev/null
+wait "$FLIP" 2>/dev/null
+check "9: nothing was written through nobody's symlink (20 starts)" test -z "$(ls -A "$T/target9")"
 
 finish
