@@ -85,8 +85,32 @@ static usec_t monotonic_us(void)
 	return (usec_t)ts.tv_sec * USEC_PER_SEC + (usec_t)ts.tv_nsec / 1000;
 }
 
+/* Under conns_lock, with a connection just listed: when METRICS_HTTP_EVICT_AT or more are
+ * open (not shut down), shuts down the one whose current request began first (the oldest that
+ * has not completed one), so that a newcomer finds a place however many addresses slow clients
+ * come from. Not one younger than METRICS_HTTP_EVICT_MIN_AGE_MS: a scrape just connected has
+ * the time to be answered. */
+static void evict_oldest(struct metrics *m, usec_t now)
+{
+	struct http_conn *oldest = NULL;
+	unsigned open = 0;
+
+	for (struct http_conn *hc = m->conns; hc; hc = hc->next) {
+		if (hc->shut)
+			continue;
+		open++;
+		if (!oldest || hc->since_us <= oldest->since_us)
+			oldest = hc;
+	}
+	if (open < METRICS_HTTP_EVICT_AT || !oldest ||
+	    now - oldest->since_us < METRICS_HTTP_EVICT_MIN_AGE_MS * USEC_PER_MSEC)
+		return;
+	(void)shutdown(oldest->fd, SHUT_RDWR);
+	oldest->shut = true;
+}
+
 /* Runs on the server thread: lists a new connection, unlists a closed one (before MHD closes
- * its descriptor). */
+ * its descriptor); a new one may evict the oldest (evict_oldest()). */
 static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
 			  enum MHD_ConnectionNotificationCode code)
 {
@@ -105,6 +129,7 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
 		if (m->conns)
 			m->conns->prev = hc;
 		m->conns = hc;
+		evict_oldest(m, hc->since_us);
 		pthread_mutex_unlock(&m->conns_lock);
 		*socket_context = hc;
 		return;
