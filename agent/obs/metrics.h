@@ -54,11 +54,10 @@
 #define METRICS_HTTP_REQUEST_DEADLINE_S 5
 /* libmicrohttpd's idle timeout (each byte restarts it): no longer than the deadline. */
 #define METRICS_HTTP_TIMEOUT_S 5
-/* With this many connections open, a new one shuts down the oldest that has not completed its
- * request (older than METRICS_HTTP_EVICT_MIN_AGE_MS), leaving places for scrapers whatever the
- * number of addresses slow clients use. */
+/* With this many connections open, a new one shuts down the oldest (the longest without
+ * completing a request) of the client address holding the most, leaving places for scrapers
+ * whatever the number of addresses slow clients use. */
 #define METRICS_HTTP_EVICT_AT 48
-#define METRICS_HTTP_EVICT_MIN_AGE_MS 200
 /* How often the sweeper looks for connections past their deadline. */
 #define METRICS_HTTP_SWEEP_MS 250
 
