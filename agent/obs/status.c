@@ -78,7 +78,9 @@ const char status_interface_idl[] =
 	"error ConfigRejected (message: string, file: string, line: int, column: int)\n\n"
 	"error PermissionDenied (method: string, needs: string)\n\n"
 	"error InvalidRequest (reason: string)\n\n"
-	"error RequestTooLarge (max_bytes: int)\n";
+	"error RequestTooLarge (max_bytes: int)\n\n"
+	"# Too many replies not yet read, or requests sent ahead; the connection is closed.\n"
+	"error Busy (reason: string, limit: int)\n";
 
 static const struct varlink_service service = {
 	.vendor = "reclaimd",

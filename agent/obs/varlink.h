@@ -55,8 +55,8 @@
  * closed) while the replies of that user's clients not yet read add up to this many bytes,
  * or while it has some and those of all users other than root add up to
  * VARLINK_PENDING_MAX_BYTES (a user with none pending is not refused). */
-#define VARLINK_UID_PENDING_MAX_BYTES (4 * 1024 * 1024)
-#define VARLINK_PENDING_MAX_BYTES (16 * 1024 * 1024)
+#define VARLINK_UID_PENDING_MAX_BYTES (2 * 1024 * 1024)
+#define VARLINK_PENDING_MAX_BYTES (8 * 1024 * 1024)
 /* Requests a client may send before the reply to the one before (pipelined): one is answered
  * per wake-up of the loop, and the one past this many gets VARLINK_ERROR_BUSY and the
  * connection is closed. */

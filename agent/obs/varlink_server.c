@@ -308,7 +308,7 @@ static int client_process(struct client *c)
 		s->stats.refused_pipelined++;
 		r = client_reply(c, VARLINK_ERROR_BUSY,
 				 json_pack("{s:s,s:I}", "reason", "too many pipelined requests",
-					   "max_requests", (json_int_t)VARLINK_PIPELINE_MAX), true);
+					   "limit", (json_int_t)VARLINK_PIPELINE_MAX), true);
 		return r < 0 ? r : 1;
 	}
 	if (!c->in_len)
@@ -320,7 +320,7 @@ static int client_process(struct client *c)
 		s->stats.refused_output++;
 		r = client_reply(c, VARLINK_ERROR_BUSY,
 				 json_pack("{s:s,s:I}", "reason", "too many replies not yet read",
-					   "max_bytes", (json_int_t)VARLINK_UID_PENDING_MAX_BYTES), true);
+					   "limit", (json_int_t)VARLINK_UID_PENDING_MAX_BYTES), true);
 		return r < 0 ? r : 1;
 	}
 	s->stats.calls++;
