@@ -55,6 +55,10 @@
 #define METRICS_HTTP_REQUEST_DEADLINE_S 5
 /* libmicrohttpd's idle timeout (each byte restarts it): no longer than the deadline. */
 #define METRICS_HTTP_TIMEOUT_S 5
+/* With this many connections open, a new one shuts down the oldest (the longest without
+ * completing a request) of the client address holding the most, leaving places for scrapers
+ * whatever the number of addresses slow clients use. */
+#define METRICS_HTTP_EVICT_AT 48
 /* How often the sweeper looks for connections past their deadline. */
 #define METRICS_HTTP_SWEEP_MS 250
 

@@ -74,6 +74,7 @@ struct http_conn {
 	struct http_conn *prev, *next;
 	int fd;
 	usec_t since_us;                /* CLOCK_MONOTONIC: when its current request began */
+	struct sockaddr_storage addr;   /* the client's (AF_UNSPEC when unknown) */
 	bool shut;                      /* shut down at its deadline already */
 };
 
@@ -85,8 +86,52 @@ static usec_t monotonic_us(void)
 	return (usec_t)ts.tv_sec * USEC_PER_SEC + (usec_t)ts.tv_nsec / 1000;
 }
 
+/* Whether two client addresses are the same host (the port aside). */
+static bool same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	if (a->ss_family == AF_INET6)
+		return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+			      &((const struct sockaddr_in6 *)b)->sin6_addr, sizeof(struct in6_addr)) == 0;
+	return false;
+}
+
+/* Under conns_lock, with a connection just listed: when METRICS_HTTP_EVICT_AT or more are
+ * open (not shut down), shuts down the oldest connection (its current request began first:
+ * the one longest without completing a request) of the client address that holds the most,
+ * so that a newcomer finds a place however many addresses slow clients come from, and a
+ * scraper (one connection from its address) is not the one to go. */
+static void evict_oldest(struct metrics *m)
+{
+	struct http_conn *victim = NULL;
+	unsigned open = 0, victim_n = 0;
+
+	for (struct http_conn *hc = m->conns; hc; hc = hc->next)
+		open += !hc->shut;
+	if (open < METRICS_HTTP_EVICT_AT)
+		return;
+	for (struct http_conn *hc = m->conns; hc; hc = hc->next) {
+		unsigned n = 0;
+
+		if (hc->shut)
+			continue;
+		for (struct http_conn *o = m->conns; o; o = o->next)
+			n += !o->shut && same_host(&o->addr, &hc->addr);
+		if (!victim || n > victim_n || (n == victim_n && hc->since_us <= victim->since_us)) {
+			victim = hc;
+			victim_n = n;
+		}
+	}
+	(void)shutdown(victim->fd, SHUT_RDWR);
+	victim->shut = true;
+}
+
 /* Runs on the server thread: lists a new connection, unlists a closed one (before MHD closes
- * its descriptor). */
+ * its descriptor); a new one may evict another (evict_oldest()). */
 static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
 			  enum MHD_ConnectionNotificationCode code)
 {
@@ -100,11 +145,17 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
 			return; /* unlisted: only MHD's idle timeout applies to it */
 		hc->fd = info->connect_fd;
 		hc->since_us = monotonic_us();
+		info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+		if (info && info->client_addr)
+			memcpy(&hc->addr, info->client_addr,
+			       info->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+									sizeof(struct sockaddr_in));
 		pthread_mutex_lock(&m->conns_lock);
 		hc->next = m->conns;
 		if (m->conns)
 			m->conns->prev = hc;
 		m->conns = hc;
+		evict_oldest(m);
 		pthread_mutex_unlock(&m->conns_lock);
 		*socket_context = hc;
 		return;

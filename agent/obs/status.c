@@ -78,7 +78,9 @@ const char status_interface_idl[] =
 	"error ConfigRejected (message: string, file: string, line: int, column: int)\n\n"
 	"error PermissionDenied (method: string, needs: string)\n\n"
 	"error InvalidRequest (reason: string)\n\n"
-	"error RequestTooLarge (max_bytes: int)\n";
+	"error RequestTooLarge (max_bytes: int)\n\n"
+	"# Too many replies not yet read, or requests sent ahead; the connection is closed.\n"
+	"error Busy (reason: string, limit: int)\n";
 
 static const struct varlink_service service = {
 	.vendor = "reclaimd",
@@ -442,7 +444,7 @@ static void m_status(void *userdata, const struct varlink_call *call _unused_,
 
 	o = json_pack("{s:{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:I},s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:o,"
 		      "s:{s:b,s:o,s:o},s:{s:I,s:I,s:o,s:o,s:o,s:I,s:o,s:o,s:o,s:o,s:o},"
-		      "s:{s:o?,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o}}",
+		      "s:{s:o?,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}}",
 		"host", "hostname", jstr(hostname), "kernel", jstr(u.release),
 		"mem_total_bytes", ju64(h->meminfo.mem_total),
 		"mem_free_bytes", ju64(h->meminfo.mem_free),
@@ -474,6 +476,9 @@ static void m_status(void *userdata, const struct varlink_call *call _unused_,
 		"socket", "path", jstr(varlink_server_path(st->server)),
 		"clients", (json_int_t)vs.clients, "accepted", ju64(vs.accepted),
 		"refused_busy", ju64(vs.refused_busy), "evicted_idle", ju64(vs.evicted_idle),
+		"evicted_pending", ju64(vs.evicted_pending),
+		"refused_output", ju64(vs.refused_output),
+		"refused_pipelined", ju64(vs.refused_pipelined),
 		"calls", ju64(vs.calls),
 		"bad_requests", ju64(vs.bad_requests), "denied", ju64(vs.denied),
 		"timeouts", ju64(vs.timeouts));

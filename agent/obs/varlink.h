@@ -48,6 +48,19 @@
  * VARLINK_REPLY_MAX_US for a whole reply; then it is disconnected. */
 #define VARLINK_CLIENT_TIMEOUT_US (3 * USEC_PER_SEC)
 #define VARLINK_REPLY_MAX_US (30 * USEC_PER_SEC)
+/* A reply must be read whole within VARLINK_CLIENT_TIMEOUT_US plus its size at this rate
+ * (bytes per second), VARLINK_REPLY_MAX_US at most; reading part of it does not extend that. */
+#define VARLINK_REPLY_MIN_RATE (1024 * 1024)
+/* A call of a user other than root is refused (VARLINK_ERROR_BUSY, then the connection is
+ * closed) while the replies of that user's clients not yet read add up to this many bytes,
+ * or while it has some and those of all users other than root add up to
+ * VARLINK_PENDING_MAX_BYTES (a user with none pending is not refused). */
+#define VARLINK_UID_PENDING_MAX_BYTES (2 * 1024 * 1024)
+#define VARLINK_PENDING_MAX_BYTES (8 * 1024 * 1024)
+/* Requests a client may send before the reply to the one before (pipelined): one is answered
+ * per wake-up of the loop, and the one past this many gets VARLINK_ERROR_BUSY and the
+ * connection is closed. */
+#define VARLINK_PIPELINE_MAX 8
 /* Connections accepted per wake-up of the listening socket: a flood of connections yields to the
  * tick between batches. */
 #define VARLINK_ACCEPT_BATCH 16
@@ -57,6 +70,7 @@
 /* Error names the server itself replies with (the org.varlink.service ones are the standard's). */
 #define VARLINK_ERROR_INVALID_REQUEST    "io.reclaimd.InvalidRequest"
 #define VARLINK_ERROR_REQUEST_TOO_LARGE  "io.reclaimd.RequestTooLarge"
+#define VARLINK_ERROR_BUSY               "io.reclaimd.Busy"
 #define VARLINK_ERROR_PERMISSION_DENIED  "io.reclaimd.PermissionDenied"
 #define VARLINK_ERROR_METHOD_NOT_FOUND   "org.varlink.service.MethodNotFound"
 #define VARLINK_ERROR_INTERFACE_NOT_FOUND "org.varlink.service.InterfaceNotFound"
@@ -135,6 +149,11 @@ struct varlink_server_stats {
 	uint64_t evicted_per_uid;      /* a user's own oldest client, for that user's new one */
 	uint64_t refused_per_uid;      /* closed at once: the user had VARLINK_MAX_CLIENTS_PER_UID
 	                                * clients, all waiting for a reply to be read */
+	uint64_t evicted_pending;      /* clients whose reply was not yet read, disconnected for
+	                                * room (oldest first; root's only for root) */
+	uint64_t refused_output;       /* calls refused: their user's unread replies were too
+	                                * large (VARLINK_UID_PENDING_MAX_BYTES) */
+	uint64_t refused_pipelined;    /* clients closed for pipelining past VARLINK_PIPELINE_MAX */
 	uint64_t calls;                /* calls answered (errors included) */
 	uint64_t bad_requests;         /* malformed or oversized: error reply, then closed */
 	uint64_t denied;               /* calls refused for the peer's credentials */

@@ -11,17 +11,23 @@
  *    longest for a request, and one past the total takes the place of the client that has
  *    waited longest, whether it sent nothing or part of a request (bytes sent keep no client
  *    in; a client just connected, before its first byte, is the last to go); when every
- *    client is waiting for its reply to be read, it is closed at once;
+ *    client is waiting for its reply to be read, the one whose call came first goes;
  *  - root (uid 0) is always served: its connections are not counted against a full server's
  *    limit, they evict any other user's waiting client, and up to VARLINK_ROOT_EXTRA_CLIENTS
  *    more than VARLINK_MAX_CLIENTS are admitted for root alone;
  *  - a client's request is read into a buffer of VARLINK_REQUEST_MAX_BYTES: one that does not
  *    end (NUL) within it gets RequestTooLarge and is disconnected;
  *  - a client has VARLINK_CLIENT_TIMEOUT_US to send a whole request (after it connected or got
- *    its last reply; the bytes of a partial request do not extend it), and as long to read more of a reply each time (a large Cgroups reply on a
- *    busy host may take several), up to VARLINK_REPLY_MAX_US for the whole reply, else it is
- *    disconnected;
- *  - one call at a time per client: its next request is read once the reply is written.
+ *    its last reply; the bytes of a partial request do not extend it), and to read a whole
+ *    reply VARLINK_CLIENT_TIMEOUT_US plus its size at VARLINK_REPLY_MIN_RATE, at most
+ *    VARLINK_REPLY_MAX_US (reading part of it does not extend that), else it is disconnected;
+ *  - a call of a user other than root is refused (Busy, then closed) while that user's
+ *    unread replies reach VARLINK_UID_PENDING_MAX_BYTES, or while it has some and all such
+ *    users' together reach VARLINK_PENDING_MAX_BYTES: large replies are not built faster than
+ *    they are read, and a user with none pending is always served;
+ *  - one call at a time per client: its next request is read once the reply is written, one
+ *    request already sent is answered per wake-up of the loop, and a client that has sent more
+ *    than VARLINK_PIPELINE_MAX ahead gets Busy and is disconnected.
  * A malformed request gets InvalidRequest and the connection is closed after the reply. Peers
  * are checked at each call (SO_PEERCRED, SO_PEERGROUPS): root may call everything, members of
  * the read group the methods that do not write, others nothing. Nothing here logs but the
@@ -66,6 +72,7 @@ struct client {
 	size_t out_len, out_off;
 	usec_t reply_deadline_us; /* CLOCK_MONOTONIC: the reply being written must be read by then */
 	bool close_after_write;   /* an error that ends the connection */
+	unsigned pipelined;       /* requests answered in a row with the next already sent */
 };
 
 struct varlink_server {
@@ -245,21 +252,24 @@ static int client_reply(struct client *c, const char *error, json_t *params, boo
 	c->close_after_write = close_after;
 	if (sd_event_now(c->srv->event, CLOCK_MONOTONIC, &c->reply_deadline_us) < 0)
 		c->reply_deadline_us = now_us();
-	c->reply_deadline_us += VARLINK_REPLY_MAX_US;
+	c->reply_deadline_us += MIN(VARLINK_CLIENT_TIMEOUT_US +
+				    (usec_t)c->out_len * USEC_PER_SEC / VARLINK_REPLY_MIN_RATE,
+				    VARLINK_REPLY_MAX_US);
+	sd_event_source_set_time(c->timer, c->reply_deadline_us);
+	sd_event_source_set_enabled(c->timer, SD_EVENT_ONESHOT);
 	return 0;
 }
 
-/* The reader took more of the reply: another VARLINK_CLIENT_TIMEOUT_US, within the reply's own
- * deadline. */
-static void client_rearm_progress(struct client *c)
+/* Bytes of replies not yet read by the clients of user `uid`, or by those of every user but
+ * root when `uid` is (uid_t)-2. */
+static size_t pending_out(const struct varlink_server *s, uid_t uid)
 {
-	usec_t t;
+	size_t n = 0;
 
-	if (sd_event_now(c->srv->event, CLOCK_MONOTONIC, &t) < 0)
-		return;
-	t = MIN(t + VARLINK_CLIENT_TIMEOUT_US, c->reply_deadline_us);
-	sd_event_source_set_time(c->timer, t);
-	sd_event_source_set_enabled(c->timer, SD_EVENT_ONESHOT);
+	for (const struct client *c = s->clients; c; c = c->next)
+		if (c->out && (uid == (uid_t)-2 ? c->uid != 0 : c->uid == uid))
+			n += c->out_len - c->out_off;
+	return n;
 }
 
 /* Handles the first whole message in c->in, if any. 1 when a reply is now queued (or the
@@ -271,6 +281,7 @@ static int client_process(struct client *c)
 	struct varlink_reply reply = { 0 };
 	struct varlink_call call;
 	const char *why = NULL;
+	size_t own;
 	ssize_t n;
 	int r;
 
@@ -294,6 +305,26 @@ static int client_process(struct client *c)
 	}
 	if (r < 0)
 		return r;
+	if (c->in_len && ++c->pipelined > VARLINK_PIPELINE_MAX) {
+		varlink_call_done(&call);
+		s->stats.refused_pipelined++;
+		r = client_reply(c, VARLINK_ERROR_BUSY,
+				 json_pack("{s:s,s:I}", "reason", "too many pipelined requests",
+					   "limit", (json_int_t)VARLINK_PIPELINE_MAX), true);
+		return r < 0 ? r : 1;
+	}
+	if (!c->in_len)
+		c->pipelined = 0;
+	own = c->uid != 0 ? pending_out(s, c->uid) : 0;
+	if (own >= VARLINK_UID_PENDING_MAX_BYTES ||
+	    (own && pending_out(s, (uid_t)-2) >= VARLINK_PENDING_MAX_BYTES)) {
+		varlink_call_done(&call);
+		s->stats.refused_output++;
+		r = client_reply(c, VARLINK_ERROR_BUSY,
+				 json_pack("{s:s,s:I}", "reason", "too many replies not yet read",
+					   "limit", (json_int_t)VARLINK_UID_PENDING_MAX_BYTES), true);
+		return r < 0 ? r : 1;
+	}
 	s->stats.calls++;
 	client_call(c, &call, &reply);
 	if (call.oneway) {
@@ -309,8 +340,6 @@ static int client_process(struct client *c)
 /* Writes what it can of the reply. 1 when it is all written, 0 when the socket is full, -errno. */
 static int client_write(struct client *c)
 {
-	size_t was = c->out_off;
-
 	while (c->out_off < c->out_len) {
 		ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
 				 MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -320,8 +349,6 @@ static int client_write(struct client *c)
 				continue;
 			if (errno != EAGAIN)
 				return -errno;
-			if (c->out_off > was)
-				client_rearm_progress(c);
 			return 0;
 		}
 		c->out_off += (size_t)n;
@@ -332,10 +359,13 @@ static int client_write(struct client *c)
 	return 1;
 }
 
-/* Processes requests and writes replies until the client must wait for input or for room to
- * write. 0, or -errno (or -ECONNRESET after a closing reply) to drop the client. */
+/* Writes the pending reply and answers at most one request per wake-up, so that a client
+ * that pipelines requests waits its turn behind the loop's other sources. 0, or -errno (or
+ * -ECONNRESET after a closing reply) to drop the client. */
 static int client_run(struct client *c)
 {
+	bool answered = false;
+
 	for (;;) {
 		int r;
 
@@ -349,13 +379,18 @@ static int client_run(struct client *c)
 				return -ECONNRESET;
 			client_rearm_deadline(c);
 		}
+		if (answered && c->in_len) /* woken again at once (writable) for the next one */
+			return sd_event_source_set_io_events(c->io, EPOLLOUT);
 		r = client_process(c);
 		if (r < 0)
 			return r;
 		if (r == 0)
 			return sd_event_source_set_io_events(c->io, EPOLLIN);
-		/* A reply is queued, or a oneway call is done: a new deadline either way. */
-		client_rearm_deadline(c);
+		answered = true;
+		/* A oneway call is done: a new wait for a request. A reply queued has its own
+		 * deadline (client_reply()). */
+		if (!c->out)
+			client_rearm_deadline(c);
 	}
 }
 
@@ -363,7 +398,7 @@ static int on_client_io(sd_event_source *src _unused_, int fd, uint32_t revents,
 {
 	struct client *c = userdata;
 
-	if (revents & EPOLLIN && !c->out) {
+	if (revents & EPOLLIN && !c->out && c->in_len < VARLINK_REQUEST_MAX_BYTES) {
 		ssize_t n = read(fd, c->in + c->in_len, VARLINK_REQUEST_MAX_BYTES - c->in_len);
 
 		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
@@ -440,15 +475,20 @@ static bool client_idle(const struct client *c)
  * read. */
 static struct client *pick_victim(struct varlink_server *s, uid_t uid, bool same_uid)
 {
-	struct client *victim = NULL;
+	struct client *victim = NULL, *pending = NULL;
 
 	for (struct client *c = s->clients; c; c = c->next) {
-		if (c->out || (same_uid && c->uid != uid) || (!same_uid && c->uid == 0 && uid != 0))
+		if ((same_uid && c->uid != uid) || (!same_uid && c->uid == 0 && uid != 0))
 			continue;
+		if (c->out) {
+			if (!pending || c->waiting_since_us <= pending->waiting_since_us)
+				pending = c;
+			continue;
+		}
 		if (!victim || c->waiting_since_us <= victim->waiting_since_us)
 			victim = c; /* newest first: on a tie, the one connected earlier */
 	}
-	return victim;
+	return victim ? victim : pending;
 }
 
 /* How many clients user `uid` has connected. */
@@ -481,7 +521,9 @@ static bool make_room(struct varlink_server *s, uid_t uid)
 		return true;
 	victim = pick_victim(s, uid, false);
 	if (victim) {
-		if (client_idle(victim))
+		if (victim->out)
+			s->stats.evicted_pending++;
+		else if (client_idle(victim))
 			s->stats.evicted_idle++;
 		else
 			s->stats.evicted_partial++;

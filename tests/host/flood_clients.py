@@ -13,6 +13,17 @@ Each prints "key=value" lines of what it saw; the script asserts on them. Exit 0
     An attacker whose connection the server closes connects again 0.2 s later. Prints how many
     connections were made and closed by the server, the longest time one was held, and the
     shortest time before the server closed one (-1: none closed).
+  flood_clients.py slowread SOCKET N CHUNK PERIOD SECONDS
+      N connections to the status socket (threads), each calling io.reclaimd.Cgroups and then
+      reading CHUNK bytes of the reply every PERIOD s, connecting again when closed. Prints
+      slowread_connects, slowread_closed (closed by the server) and slowread_longest_s (the
+      longest a connection was held).
+  flood_clients.py pipeline SOCKET K
+      K io.reclaimd.Status calls in one write on one connection; reads replies until the
+      server closes it or 5 s pass. Prints pipeline_replies (answered without error) and
+      pipeline_errors (error replies).
+  flood_clients.py stats SOCKET
+      One io.reclaimd.Status call; prints the counters of its "socket" object as key=value.
   flood_clients.py measure HOST:PORT|- SOCKET|- N INTERVAL
       N scrapes of GET /metrics and N io.reclaimd.Status calls, one of each every INTERVAL s (in
       two threads), each on a new connection; one answered within 1 s counts as ok. Status
@@ -181,6 +192,104 @@ def status_call(path):
     return True, dt, find_tick(reply.get("parameters"))
 
 
+def slowread(path, n, chunk, period, seconds):
+    end = now() + seconds
+    lock = threading.Lock()
+    st = {"connects": 0, "closed": 0, "longest": 0.0}
+
+    def one():
+        while now() < end:
+            try:
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+                s.connect(path)
+            except OSError:
+                time.sleep(RECONNECT_S)
+                continue
+            t0 = now()
+            with lock:
+                st["connects"] += 1
+            closed = False
+            try:
+                s.sendall(b'{"method":"io.reclaimd.Cgroups"}\0')
+                s.settimeout(5)
+                while now() < end:
+                    if not s.recv(chunk):
+                        closed = True
+                        break
+                    time.sleep(period)
+            except OSError:
+                closed = True
+            s.close()
+            with lock:
+                st["closed"] += closed
+                st["longest"] = max(st["longest"], now() - t0)
+            if closed:
+                time.sleep(RECONNECT_S)
+
+    ts = [threading.Thread(target=one, daemon=True) for _ in range(n)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    print(f"slowread_connects={st['connects']}")
+    print(f"slowread_closed={st['closed']}")
+    print(f"slowread_longest_s={st['longest']:.1f}")
+
+
+def pipeline(path, k):
+    replies = errors = 0
+    data = b""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.connect(path)
+        s.sendall(b'{"method":"io.reclaimd.Status"}\0' * k)
+        end = now() + 5
+        while now() < end:
+            s.settimeout(max(0.01, end - now()))
+            try:
+                chunk = s.recv(1 << 20)
+            except OSError:
+                break
+            if not chunk:
+                break
+            data += chunk
+            *done, data = data.split(b"\0")
+            for m in done:
+                try:
+                    err = "error" in json.loads(m)
+                except ValueError:
+                    err = True
+                errors += err
+                replies += not err
+            if replies + errors >= k:
+                break
+    print(f"pipeline_replies={replies}")
+    print(f"pipeline_errors={errors}")
+
+
+def stats(path):
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(5)
+        s.connect(path)
+        s.sendall(b'{"method":"io.reclaimd.Status"}\0')
+        data = b""
+        while not data.endswith(b"\0"):
+            chunk = s.recv(1 << 20)
+            if not chunk:
+                break
+            data += chunk
+    sock = json.loads(data.rstrip(b"\0"))["parameters"]
+    stack = [sock]
+    while stack:  # the "socket" object, wherever Status puts it
+        o = stack.pop()
+        if isinstance(o, dict):
+            if isinstance(o.get("socket"), dict):
+                for k, v in o["socket"].items():
+                    print(f"{k}={v}")
+                return
+            stack.extend(o.values())
+
+
 def measure(hostport, path, n, interval):
     res = {}
 
@@ -235,6 +344,12 @@ def main(argv):
         attack("tcp", argv[3], argv[4], int(argv[5]), float(argv[6]), float(argv[7]))
     elif len(argv) >= 7 and argv[1] == "attack" and argv[2] == "unix":
         attack("unix", argv[3], None, int(argv[4]), float(argv[5]), float(argv[6]))
+    elif len(argv) >= 7 and argv[1] == "slowread":
+        slowread(argv[2], int(argv[3]), int(argv[4]), float(argv[5]), float(argv[6]))
+    elif len(argv) >= 4 and argv[1] == "pipeline":
+        pipeline(argv[2], int(argv[3]))
+    elif len(argv) >= 3 and argv[1] == "stats":
+        stats(argv[2])
     elif len(argv) >= 6 and argv[1] == "measure":
         measure(argv[2], argv[3], int(argv[4]), float(argv[5]))
     else:

@@ -209,8 +209,88 @@ check "full socket: the four users' clients connected ($full_connects connection
 	[ "$full_connects" -ge 64 ]
 echo "measured: full socket: $(tr '\n' ' ' <"$T/full"); root: $(tr '\n' ' ' <"$T/full-root")"
 
+# ---- pipelined calls ----------------------------------------------------------------------------
+# 200 Status calls in one write: one is answered per wake-up, and the client is closed (Busy)
+# once it is VARLINK_PIPELINE_MAX (8) ahead.
+as_reader "$PY" "$CLIENTS" pipeline "$SOCK" 200 >"$T/pipe" 2>&1
+check "pipelined: 200 calls in one write get 8 answers at most ($(value pipeline_replies "$T/pipe")) and one Busy error ($(value pipeline_errors "$T/pipe"))" \
+	[ "$(value pipeline_replies "$T/pipe")" -le 8 -a "$(value pipeline_errors "$T/pipe")" = 1 ]
+
+# ---- slow HTTP clients from 16 addresses ----------------------------------------------------------
+# 8 from each of 127.0.0.2-17, 128 wanting the 64 places: a newcomer makes the oldest
+# unfinished request give way once 48 are open.
+http_pids=
+for i in $(seq 2 17); do
+	"$PY" "$CLIENTS" attack tcp "127.0.0.1:$PORT" 127.0.0.$i 8 0.5 12 >"$T/http16.$i" 2>&1 &
+	http_pids="$http_pids $!"
+done
+sleep 2
+"$PY" "$CLIENTS" measure "127.0.0.1:$PORT" - 100 0.1 >"$T/http16" 2>&1
+for p in $http_pids; do wait "$p"; done
+h_connects=$(cat "$T"/http16.* | sed -n 's/^attack_connects=//p' | awk '{ n += $1 } END { print n + 0 }')
+check "16 addresses: >= 99 of 100 scrapes within 1 s ($(value scrape_ok "$T/http16"), slowest $(value scrape_max_ms "$T/http16") ms)" \
+	[ "$(value scrape_ok "$T/http16")" -ge 99 ]
+check "16 addresses: the slow clients connected ($h_connects connections)" [ "$h_connects" -ge 128 ]
+
 kill -TERM "$AGENT_PID"
 wait "$AGENT_PID"
 check "SIGTERM after the flood: exit 0" [ $? -eq 0 ]
+AGENT_PID=
+
+# ---- slowly read Cgroups replies ---------------------------------------------------------------
+# A tree of 2000 cgroups (a Cgroups reply of about 1.5 MB); four users of the read group, 16
+# clients each, call Cgroups and read 64 KiB of the reply every 2.5 s, connecting again when
+# closed. Compared with a quiet phase on the same agent: another member's and root's Status
+# calls are answered within 1 s and ticks are not later; the server timed replies out (a
+# reader may still drain what the kernel buffered after the close, so the clients' own
+# holding times are not asserted) and counted its refusals or evictions.
+"$GEN" --cgroups 2000 --template "$TEMPLATE" "$T/tree2" >/dev/null 2>&1 ||
+	{ bad "gen_cgroupfs --cgroups 2000 failed"; finish; }
+"$AGENT" --config "$CFG" --dry-run --cgroup-root "$T/tree2" --allow-unsafe-paths --log-stderr 2>"$LOG.2" &
+AGENT_PID=$!
+for _ in $(seq 200); do
+	"$PY" "$CLIENTS" measure - "$SOCK" 1 0 >"$T/up2" 2>&1 && [ "$(value call_ok "$T/up2")" = 1 ] && break
+	sleep 0.1
+done
+sleep 2
+as_reader "$PY" "$CLIENTS" measure - "$SOCK" 60 0.1 >"$T/big-quiet" 2>&1
+readers=
+for uid in 65534 65532 65531 65530; do
+	setpriv --reuid=$uid --regid=65534 --clear-groups \
+		"$PY" "$CLIENTS" slowread "$SOCK" 16 65536 2.5 "$FLOOD_S" >"$T/slow.$uid" 2>&1 &
+	readers="$readers $!"
+done
+sleep 3
+"$PY" "$CLIENTS" measure - "$SOCK" 20 0.5 >"$T/big-root" 2>&1 &
+root_pid=$!
+as_reader "$PY" "$CLIENTS" measure - "$SOCK" 100 0.1 >"$T/big" 2>&1
+wait "$root_pid"
+for p in $readers; do wait "$p"; done
+"$PY" "$CLIENTS" stats "$SOCK" >"$T/big-stats" 2>&1
+slow_connects=$(cat "$T"/slow.* | sed -n 's/^slowread_connects=//p' | awk '{ n += $1 } END { print n + 0 }')
+check "slow readers: >= 99 of 100 Status calls of a read-group member within 1 s ($(value call_ok "$T/big"), slowest $(value call_max_ms "$T/big") ms)" \
+	[ "$(value call_ok "$T/big")" -ge 99 ]
+check "slow readers: 20 of 20 Status calls of root within 1 s ($(value call_ok "$T/big-root"))" \
+	[ "$(value call_ok "$T/big-root")" = 20 ]
+check "slow readers: they connected ($slow_connects connections)" [ "$slow_connects" -ge 64 ]
+bq_mean=$(value late_mean_us "$T/big-quiet")
+b_mean=$(value late_mean_us "$T/big")
+b_late=$(value late_max_us "$T/big")
+check "slow readers: tick lateness mean ${b_mean:-none} us within 20 ms of the quiet run's ${bq_mean:-none} us" \
+	[ "${b_mean:--1}" -ge 0 -a "${bq_mean:--1}" -ge 0 -a "${b_mean:-0}" -le $((${bq_mean:-0} + 20000)) ]
+check "slow readers: tick lateness max ${b_late:-none} us (quiet $(value late_max_us "$T/big-quiet") us) under 250 ms" \
+	[ "${b_late:--1}" -ge 0 -a "${b_late:-0}" -lt 250000 ]
+ev_pending=$(value evicted_pending "$T/big-stats")
+ref_output=$(value refused_output "$T/big-stats")
+timeouts=$(value timeouts "$T/big-stats")
+refusals=$(( ${ev_pending:-0} + ${ref_output:-0} ))
+check "slow readers: the socket counters show them (evicted_pending ${ev_pending:-none}, refused_output ${ref_output:-none}, timeouts ${timeouts:-none})" \
+	[ "$refusals" -gt 0 -a "${timeouts:-0}" -gt 0 ]
+echo "measured: slow readers: quiet: $(tr '\n' ' ' <"$T/big-quiet")"
+echo "measured: slow readers: member: $(tr '\n' ' ' <"$T/big"); root: $(tr '\n' ' ' <"$T/big-root")"
+
+kill -TERM "$AGENT_PID"
+wait "$AGENT_PID"
+check "SIGTERM after the slow readers: exit 0" [ $? -eq 0 ]
 AGENT_PID=
 finish
