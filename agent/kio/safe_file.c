@@ -371,6 +371,9 @@ int safe_lock(int dirfd, const char *name, long *ret_holder, char *why, size_t w
 		return fail(-errno, why, why_size, "cannot create %s: %s", name, strerror(errno));
 	if (fd < 0) {
 		fd = open_checked(dirfd, name, O_RDWR, why, why_size);
+		/* A read-only file system: flock(2) takes a descriptor opened for reading too. */
+		if (fd == -EROFS)
+			fd = open_checked(dirfd, name, O_RDONLY, why, why_size);
 		if (fd < 0)
 			return fd;
 	}
@@ -383,16 +386,18 @@ int safe_lock(int dirfd, const char *name, long *ret_holder, char *why, size_t w
 			*ret_holder = strtol(text, NULL, 10);
 		}
 		close(fd);
-		if (e == EWOULDBLOCK)
+		if (e == EWOULDBLOCK && *ret_holder > 0)
 			return fail(-EBUSY, why, why_size, "%s is locked by pid %ld", name, *ret_holder);
+		if (e == EWOULDBLOCK)
+			return fail(-EBUSY, why, why_size, "%s is locked by another process (its pid "
+				    "could not be written: the file system was full or read-only)", name);
 		return fail(-e, why, why_size, "cannot lock %s: %s", name, strerror(e));
 	}
+	/* The pid only names the holder in a second instance's message: the lock is the flock,
+	 * held whether or not it can be written (a full or read-only file system, where the state
+	 * file's records fail too and changes are held back, record_first.h). */
 	n = snprintf(text, sizeof(text), "%ld\n", (long)getpid());
-	if (ftruncate(fd, 0) < 0 || pwrite(fd, text, (size_t)n, 0) != n) {
-		int e = errno;
-
-		close(fd);
-		return fail(-e, why, why_size, "cannot write %s: %s", name, strerror(e));
-	}
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, text, (size_t)n, 0) != n)
+		(void)ftruncate(fd, 0);
 	return fd;
 }

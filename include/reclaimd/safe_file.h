@@ -79,10 +79,12 @@ int safe_replace(int dirfd, const char *name, const void *buf, size_t len, mode_
 		 unsigned flags, char *why, size_t why_size);
 
 /* Takes the lock file `name` in `dirfd` (made 0600 when missing; refused like safe_open_read()
- * when it is not a regular file of the daemon's uid with one link) with flock(LOCK_EX | LOCK_NB)
- * and writes the caller's pid in it ("<pid>\n"). Returns the fd, which holds the lock until it is
- * closed (or the process ends); -EBUSY when another process holds it, with *ret_holder set to the
- * pid written in the file (0 when it cannot be read); else -errno. */
+ * when it is not a regular file of the daemon's uid with one link; an existing one on a read-only
+ * file system is opened for reading) with flock(LOCK_EX | LOCK_NB) and writes the caller's pid in
+ * it ("<pid>\n"; left empty when the file system is full or read-only: the lock holds anyway).
+ * Returns the fd, which holds the lock until it is closed (or the process ends); -EBUSY when
+ * another process holds it, with *ret_holder set to the pid written in the file (0 when it cannot
+ * be read); else -errno (-EROFS: no lock file and a read-only file system to make it in). */
 int safe_lock(int dirfd, const char *name, long *ret_holder, char *why, size_t why_size);
 
 #endif
