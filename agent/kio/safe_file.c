@@ -397,7 +397,8 @@ int safe_lock(int dirfd, const char *name, long *ret_holder, char *why, size_t w
 	 * held whether or not it can be written (a full or read-only file system, where the state
 	 * file's records fail too and changes are held back, record_first.h). */
 	n = snprintf(text, sizeof(text), "%ld\n", (long)getpid());
-	if (ftruncate(fd, 0) < 0 || pwrite(fd, text, (size_t)n, 0) != n)
-		(void)ftruncate(fd, 0);
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, text, (size_t)n, 0) != n) {
+		/* Left as it is (empty, or a partial pid a reader's strtol() stops in). */
+	}
 	return fd;
 }

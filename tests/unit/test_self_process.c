@@ -40,8 +40,12 @@ static void test_pid_stat(void)
 	*strstr(buf, " 150 ") = 'x';
 	CHECK_EQ_INT(proc_pid_stat_parse(buf, strlen(buf), &st), -EBADMSG);
 	/* A number too large for 64 bits. */
-	CHECK_EQ_INT(proc_pid_stat_parse("1 (x) S 1 1 1 0 -1 0 0 0 0 0 99999999999999999999999 0 0 0 "
-					 "20 0 1 0 1 1 1\n", 78, &st), -EBADMSG);
+	{
+		static const char big[] = "1 (x) S 1 1 1 0 -1 0 0 0 0 0 99999999999999999999999 0 0 0 "
+					  "20 0 1 0 1 1 1\n";
+
+		CHECK_EQ_INT(proc_pid_stat_parse(big, strlen(big), &st), -EBADMSG);
+	}
 }
 
 static void test_btime(void)
@@ -66,8 +70,10 @@ static void test_read_self(void)
 	double now = (double)time(NULL);
 	volatile uint64_t spin = 0;
 
+	/* Some CPU time for cpu_seconds to show. */
 	for (uint64_t i = 0; i < 50000000; i++)
-		spin += i;
+		spin = spin + i;
+	CHECK(spin > 0);
 	if (access("/proc/self/stat", R_OK) < 0) {
 		SKIP("no /proc/self/stat here");
 		return;

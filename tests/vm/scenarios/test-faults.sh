@@ -29,7 +29,7 @@
 #                      and status shows the events;
 #   swap-full          all swap full: no futile EAGAIN loop (requests that reclaim nothing back
 #                      off), log lines for the cgroup per minute bounded (both printed);
-#   state-enospc-*,    no change without its record: the state file on an 8 KiB tmpfs that is
+#   state-enospc-*,    no change without its record: the state file on a 12 KiB tmpfs that is
 #   state-erofs-*      full (ENOSPC), then remounted read-only (EROFS), under an agent that sets
 #                      max_pool_percent 7 and accept_threshold_percent 80 (the administrator's:
 #                      20 and 90). While the record fails neither is written (one warning, held
@@ -150,8 +150,9 @@ rf_goes_ahead() {
 }
 rf_run() {
 	mkdir -p "$RF"
-	# Two pages: the state file and its temporary copy, written before the rename.
-	if ! mount -t tmpfs -o size=8k,mode=0755 tmpfs "$RF"; then
+	# Three pages: the lock file (the holder's pid, written at a start with room), the state
+	# file and its temporary copy, written before the rename.
+	if ! mount -t tmpfs -o size=12k,mode=0755 tmpfs "$RF"; then
 		fail state-setup "cannot mount a tmpfs on $RF"
 		return 0
 	fi
