@@ -149,6 +149,26 @@ struct cold_hist_choice {
 	unsigned candidates_over; /* candidates found over the target before it */
 };
 
+/*
+ * One managed cgroup's histogram state (cgroup_node.coldhist.state): written by the aging
+ * controller (agent/ctl/aging_ctl.c) on the main thread at each tick's lru_gen read, which
+ * allocates it and the arrays; freed with the node (cold_hist_cgroup_free()). Observers read
+ * `report`, `rates` and `choice` while `tick` is the tick report's.
+ */
+struct cold_hist_cgroup {
+	unsigned tick;                 /* the tick of report and choice; 0: never read */
+	struct cold_hist_report report;
+	struct cold_hist_rates rates;
+	struct cold_hist_choice choice;
+	usec_t counted_us;             /* snapshot time (monotonic) of the last read whose lruvecs
+					* were kept for promotions; 0: none */
+	bool counting;                 /* this tick's read counts promotions (no job in flight) */
+	struct cold_hist_promo promo;  /* this tick's, summed over its lruvecs */
+	/* The lruvecs as last kept (prev) and as read this tick (next), swapped after the read. */
+	struct cold_hist_lruvec *prev, *next;
+	size_t n_prev, n_next, prev_cap, next_cap;
+};
+
 /* "no-evidence", "under-target", ...; "unknown" out of range. */
 const char *cold_choice_reason_str(enum cold_choice_reason r);
 
