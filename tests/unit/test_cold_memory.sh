@@ -84,6 +84,16 @@ EOF
 "$AGENT" --allow-unsafe-paths -c "$T/reclaimd.json" --cgroup-root "$T/cg" --proc-root "$FIX/proc" \
 	--sys-root "$T/sys" --log-stderr >"$T/agent.log" 2>&1 &
 AGENT_PID=$!
+# The agent arms a PSI trigger by writing to its first cgroup's memory.pressure: on this tree a
+# plain file, which the write overwrites (epoll then refuses it and no other trigger is tried).
+# Once it has said so, the recorded files are put back.
+for _ in $(seq 100); do
+	grep -q 'PSI triggers unavailable' "$T/agent.log" && break
+	sleep 0.1
+done
+for c in work.slice/a work.slice/b; do
+	cp "$FIX/sys/fs/cgroup/fixture/memory.pressure" "$T/cg/$c/memory.pressure"
+done
 # pyj FILE EXPR: EXPR on the JSON of FILE (d), printed as JSON; row CGROUP EXPR: EXPR on the
 # Cgroups row of CGROUP (r) in $T/cg.json.
 pyj() {
@@ -93,7 +103,9 @@ row() { pyj "$T/cg.json" "(lambda r: $2)([r for r in d['cgroups'] if r['cgroup']
 for _ in $(seq 100); do
 	[ -S "$SOCK" ] && "$CTL" --socket "$SOCK" --json cgroups 2>/dev/null >"$T/cg.json" &&
 		[ "$(row work.slice/a 'r["idle_horizon_s"]' 2>/dev/null)" != null ] &&
-		[ -s "$T/prom/reclaimd.prom" ] && break
+		"$CTL" --socket "$SOCK" --json explain work.slice/a >"$T/ex.json" 2>/dev/null &&
+		[ "$(pyj "$T/ex.json" 'd["cold_memory"] is not None' 2>/dev/null)" = true ] &&
+		grep -q '^reclaimd_cgroup_idle_bytes' "$T/prom/reclaimd.prom" 2>/dev/null && break
 	sleep 0.1
 done
 check "cgroups: work.slice/a has idle_bytes (agent log: $(tail -n 3 "$T/agent.log" | tr '\n' ' '))" \
