@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_cold_memory.sh - the cold-memory report end to end on a fake tree: the real daemon (not a
 # dry run: a dry run does no MGLRU aging, so it reads no generations) on a copy of the recorded
-# 6.12 files (tests/fixtures/real-6.12) with an lru_gen file written here, two cgroups under
+# 6.12 files (tests/fixtures/real-6.12; all of them copied, since the agent writes its PSI
+# triggers into memory.pressure files) with an lru_gen file written here, two cgroups under
 # policy "observe" (never reclaimed, so nothing is written to lru_gen or memory.reclaim; the
 # youngest generations are 1 s old, so no aging is due either). Checks:
 #   - status Cgroups: idle_bytes of work.slice/a are the lower bounds the generations give
@@ -27,6 +28,8 @@ done
 command -v python3 >/dev/null || { skip "no python3 (make deps installs it)"; summary; }
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/reclaimd-cold.XXXXXX")
+fixture_sums() { find "$FIX" -type f -print0 | sort -z | xargs -0 md5sum; }
+fixture_sums >"$T/fixture.before"
 AGENT_PID=
 cleanup() {
 	[ -n "$AGENT_PID" ] && kill "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID" 2>/dev/null
@@ -43,6 +46,8 @@ for c in work.slice work.slice/a work.slice/a/inner work.slice/b; do
 	cp "$FIX"/sys/fs/cgroup/fixture/* "$T/cg/$c/"
 done
 cp -r "$FIX/sys" "$T/sys"
+# The host's files too: the agent arms its host PSI trigger by writing to proc/pressure/memory.
+cp -r "$FIX/proc" "$T/proc"
 rm -rf "$T/sys/fs/cgroup"
 # Generation lines: seq, age in ms, anon pages, file pages (oldest first). The idle bound of a
 # generation is the age of the next younger one: a's node 0 holds 1024 pages idle >= 400 s,
@@ -81,7 +86,7 @@ cat >"$T/reclaimd.json" <<EOF
   "rules": [ { "match": "work.slice/*", "policy": "observe", "min_bytes": "1M" } ]
 }
 EOF
-"$AGENT" --allow-unsafe-paths -c "$T/reclaimd.json" --cgroup-root "$T/cg" --proc-root "$FIX/proc" \
+"$AGENT" --allow-unsafe-paths -c "$T/reclaimd.json" --cgroup-root "$T/cg" --proc-root "$T/proc" \
 	--sys-root "$T/sys" --log-stderr >"$T/agent.log" 2>&1 &
 AGENT_PID=$!
 # The agent arms a PSI trigger by writing to its first cgroup's memory.pressure: on this tree a
@@ -150,4 +155,6 @@ else
 fi
 check "nothing written to lru_gen (no aging due, nothing evicted)" \
 	grep -q '^memcg    10 /work.slice/a$' "$T/sys/kernel/debug/lru_gen"
+fixture_sums >"$T/fixture.after"
+check "the recorded fixture is untouched" cmp -s "$T/fixture.before" "$T/fixture.after"
 summary
