@@ -31,12 +31,12 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/reclaimd-cold.XXXXXX")
 fixture_sums() { find "$FIX" -type f -print0 | sort -z | xargs -0 md5sum; }
 fixture_sums >"$T/fixture.before"
 AGENT_PID=
+# KEEP=1 keeps the directory (the agent's log, the replies) and says where; the agent stops.
 cleanup() {
 	[ -n "$AGENT_PID" ] && kill "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID" 2>/dev/null
-	rm -rf "$T"
+	if [ -n "${KEEP:-}" ]; then echo "kept $T" >&2; else rm -rf "$T"; fi
 }
 trap cleanup EXIT
-[ -n "${KEEP:-}" ] && trap - EXIT
 
 # The tree: work.slice/a (with an unmanaged child, inner) and work.slice/b.
 mkdir -p "$T/cg/work.slice"
