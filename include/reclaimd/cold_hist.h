@@ -35,7 +35,8 @@
  *     first read: those generations are left out (how much the job took from each lruvec is not
  *     measured, only its cgroup's pgsteal); the eviction's pages are never counted as promoted.
  * What remains is an upper bound of the pages touched again: the kernel's own reclaim (limit or
- * global) and pages freed by the workload count too. What it cannot see: page cache read with
+ * global), the headroom policy's memory.reclaim writes (which name no generation) and pages
+ * freed by the workload count too. What it cannot see: page cache read with
  * read() and never mapped is not moved by the aging walk (its accesses set only the folio's
  * reference bits, mm/swap.c folio_mark_accessed(); MGLRU moves it to a younger generation only
  * when eviction finds it, sort_folio()), so its reuse shows late, as refaults.
