@@ -27,6 +27,7 @@
  *   - generations are matched by seq, never by position: aging between the reads adds a
  *     generation that the first read did not have, and counts nothing by itself;
  *   - a generation that grew counts 0 (pages are added to generations: new faults, merges);
+ *   - an empty generation watches no age (nothing in it could come back);
  *   - min_seq advanced (a full lruvec aged merges its oldest generation into the next,
  *     inc_min_seq(); or eviction emptied it): the generations up to the new min_seq are left
  *     out, since the new oldest one may hold the merged pages;

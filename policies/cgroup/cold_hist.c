@@ -115,7 +115,8 @@ void cold_hist_promotions(const struct cold_hist_lruvec *prev, const struct lru_
 		uint64_t left;
 		unsigned j;
 
-		if (skip && prev->seq[i] <= skip_seq)
+		/* An empty generation watches nothing: no page of it could come back. */
+		if ((skip && prev->seq[i] <= skip_seq) || prev->pages[i] == 0)
 			continue;
 		for (j = 0; j < ncur && cur->seq[j] != prev->seq[i]; j++)
 			;

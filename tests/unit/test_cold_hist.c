@@ -118,6 +118,15 @@ static void test_promotions_same_seq(void)
 	CHECK_EQ_U64(p.pages[3], 0);   /* >= 240 s: no generation that idle */
 	CHECK(!p.watched[3]);
 	CHECK(p.watched[2]);
+
+	/* An empty generation, however idle, watches nothing. */
+	a = LRUVEC(10, L(900, 600, 35), L(0, 300, 100));
+	b = LRUVEC(10, L(906, 606, 41), L(0, 300, 100));
+	cold_hist_lruvec_save(&prev, &a);
+	cold_hist_promotions(&prev, &b, &p);
+	CHECK(p.watched[0]);           /* gen 11, 300 pages idle >= 35 s */
+	CHECK(!p.watched[1]);          /* gen 10 (>= 600 s) held nothing */
+	CHECK(!p.watched[4]);
 }
 
 static void test_promotions_across_aging(void)
