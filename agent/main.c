@@ -109,26 +109,18 @@ static int relative_cgroup_path(const char *path, const char *root, char *out)
 }
 
 /* A warning for each rule that can never apply because an earlier one takes every cgroup it
- * could match (config_rule_shadowed_by()): on stderr for --check-config, else to the log. */
+ * could match (config_shadow_warning()): on stderr for --check-config, else to the log. */
 static void warn_shadowed_rules(const struct config *c, bool check_only)
 {
-	const char *merged = c->n_files > 1 ? " with its drop-ins" : "";
-
 	for (size_t i = 0; i < c->n_rules; i++) {
-		ssize_t j = config_rule_shadowed_by(c, i);
+		_cleanup_(freep) char *text = NULL;
 
-		if (j < 0)
+		if (config_shadow_warning(c, i, &text) <= 0)
 			continue;
 		if (check_only)
-			fprintf(stderr, "reclaimd: warning: %s%s: rules[%zu] \"%s\" never applies: "
-				"rules[%zd] \"%s\" comes first and takes every cgroup it could match\n",
-				c->path ? c->path : "(config)", merged, i, c->rules[i].match, j,
-				c->rules[j].match);
+			fprintf(stderr, "reclaimd: warning: %s\n", text);
 		else
-			log_warning("%s%s: rules[%zu] \"%s\" never applies: rules[%zd] \"%s\" comes "
-				    "first and takes every cgroup it could match",
-				    c->path ? c->path : "(config)", merged, i, c->rules[i].match, j,
-				    c->rules[j].match);
+			log_warning("%s", text);
 	}
 }
 

@@ -4,7 +4,9 @@
 # real 6.12 cgroup, tests/fixtures/real-6.12, copied into a temporary directory on tmpfs when
 # /dev/shm is one), with metrics.textfile and metrics.listen set. Checks:
 #   - the textfile and GET /metrics both pass `promtool check metrics` (Debian: prometheus);
-#   - only GET /metrics answers 200 (404 otherwise), with the exposition's content type;
+#   - GET and HEAD of /metrics answer 200 with the exposition's content type (HEAD: no body on
+#     the wire), of / a landing page linking to /metrics; POST, PUT, DELETE and OPTIONS there
+#     answer 405 with "Allow: GET, HEAD"; other paths 404;
 #   - every _total series of a later scrape is >= the same series of an earlier one;
 #   - a textfile directory that does not exist gets one warning over several ticks, no crash,
 #     and the file appears once the directory does (with one "written again" line);
@@ -83,11 +85,17 @@ write_config() { # FILE TEXTFILE PORT PER_CGROUP_AND_POD
 EOF
 }
 
-# GET PATH [METHOD] -> body on stdout, "HTTP-STATUS CONTENT-TYPE" in $T/http.
+# GET PATH [METHOD] -> body on stdout, "HTTP-STATUS CONTENT-TYPE" in $T/http, the headers in
+# $T/headers (HEAD through curl -I, which reads no body).
 http() { # PORT PATH [METHOD]
 	local method=${3:-GET}
 	if command -v curl >/dev/null; then
-		curl -s -X "$method" -o "$T/body" -D "$T/headers" "http://127.0.0.1:$1$2" || return 1
+		if [ "$method" = HEAD ]; then
+			curl -s -I -o /dev/null -D "$T/headers" "http://127.0.0.1:$1$2" || return 1
+			: >"$T/body"
+		else
+			curl -s -X "$method" -o "$T/body" -D "$T/headers" "http://127.0.0.1:$1$2" || return 1
+		fi
 	else
 		exec 3<>"/dev/tcp/127.0.0.1/$1" || return 1
 		printf '%s %s HTTP/1.0\r\nHost: localhost\r\n\r\n' "$method" "$2" >&3
@@ -99,6 +107,22 @@ http() { # PORT PATH [METHOD]
 	printf '%s %s\n' "$(sed -n '1s/^HTTP\/[0-9.]* \([0-9]*\).*/\1/p' "$T/headers")" \
 		"$(sed -n 's/^[Cc]ontent-[Tt]ype: *\(.*\)\r$/\1/p' "$T/headers")" >"$T/http"
 	cat "$T/body"
+}
+
+# header NAME -> the value of the header NAME in $T/headers (the last response's).
+header() {
+	sed -n "s/^$1: *\(.*\)\r\$/\1/Ip" "$T/headers" | head -n 1
+}
+
+# raw_bytes PORT METHOD PATH -> how many bytes follow the response's header section, the request
+# made over bash's /dev/tcp in HTTP/1.0 (the server closes the connection after it), so bytes a
+# client for HEAD would ignore are counted too.
+raw_bytes() {
+	exec 3<>"/dev/tcp/127.0.0.1/$1" || return 1
+	printf '%s %s HTTP/1.0\r\nHost: localhost\r\n\r\n' "$2" "$3" >&3
+	cat <&3 >"$T/raw"
+	exec 3<&-
+	sed '1,/^\r$/d' "$T/raw" | wc -c
 }
 
 # Waits (at most 10 s) for COMMAND to succeed.
@@ -188,8 +212,41 @@ check "per pod: the cap is warned about once" test "$(grep -c 'max_pod_series' "
 check "no container id in any series" bash -c "! grep -q '$CID' '$P'"
 http "$port" /other >/dev/null
 check "GET /other answers 404" grep -q '^404' "$T/http"
-http "$port" /metrics POST >/dev/null
-check "POST /metrics answers 404" grep -q '^404' "$T/http"
+http "$port" /other POST >/dev/null
+check "POST /other answers 404" grep -q '^404' "$T/http"
+
+# The landing page, HEAD and the methods refused.
+http "$port" / >"$T/landing.html"
+check "GET / answers 200 with an HTML page" grep -q '^200 text/html; charset=utf-8$' "$T/http"
+check "GET / links to /metrics" grep -q '<a href="/metrics">' "$T/landing.html"
+check "GET / names reclaimd" grep -q '<title>reclaimd</title>' "$T/landing.html"
+check "GET / gives the version" \
+	grep -q "version $(sed -n 's/^#define RECLAIMD_VERSION "\(.*\)"/\1/p' include/reclaimd/version.h)\\." "$T/landing.html"
+landing_len=$(header Content-Length)
+check "GET /: Content-Length is the page's ($landing_len)" \
+	test "$landing_len" = "$(wc -c <"$T/landing.html")"
+http "$port" / HEAD >/dev/null
+check "HEAD / answers 200 with GET's Content-Type" grep -q '^200 text/html; charset=utf-8$' "$T/http"
+check "HEAD /: GET's Content-Length ($(header Content-Length))" test "$(header Content-Length)" = "$landing_len"
+check "HEAD /: no body on the wire" test "$(raw_bytes "$port" HEAD /)" -eq 0
+http "$port" /metrics >/dev/null
+get_type=$(sed -n '1s/^[0-9]* //p' "$T/http")
+http "$port" /metrics HEAD >/dev/null
+check "HEAD /metrics answers 200" grep -q '^200 ' "$T/http"
+check "HEAD /metrics: GET's Content-Type ($get_type)" test "$(sed -n '1s/^[0-9]* //p' "$T/http")" = "$get_type"
+check "HEAD /metrics: a Content-Length, the page's size ($(header Content-Length))" \
+	test "$(header Content-Length)" -gt 1000
+check "HEAD /metrics: no body on the wire" test "$(raw_bytes "$port" HEAD /metrics)" -eq 0
+check "GET /metrics over HTTP/1.0 has a body (raw_bytes counts it)" \
+	test "$(raw_bytes "$port" GET /metrics)" -gt 1000
+for m in POST PUT DELETE OPTIONS; do
+	http "$port" /metrics "$m" >/dev/null
+	check "$m /metrics answers 405" grep -q '^405 ' "$T/http"
+	check "$m /metrics: Allow: GET, HEAD ($(header Allow))" test "$(header Allow)" = "GET, HEAD"
+done
+http "$port" / POST >/dev/null
+check "POST / answers 405 with Allow: GET, HEAD" \
+	bash -c "grep -q '^405 ' '$T/http' && grep -qi '^Allow: GET, HEAD' '$T/headers'"
 
 if command -v promtool >/dev/null; then
 	check "promtool check metrics: the textfile" promtool_ok "$T/scrape1.prom"

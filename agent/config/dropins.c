@@ -19,7 +19,8 @@
  *    without owning the main file.
  * What only the merge can get wrong (a rule's parameters against merged "defaults") is reported
  * against "<main file> with its drop-ins", rules numbered as merged. Any error fails the whole
- * load: nothing of a half-read set is applied.
+ * load: nothing of a half-read set is applied. A rule the merge leaves shadowed is no error:
+ * config_shadow_warning() words the warning the caller logs, at start and at each reload.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -233,4 +234,21 @@ out:
 	json_decref(root);
 	free_names(names, n);
 	return r;
+}
+
+int config_shadow_warning(const struct config *c, size_t i, char **ret)
+{
+	ssize_t j = config_rule_shadowed_by(c, i);
+
+	*ret = NULL;
+	if (j < 0)
+		return 0;
+	if (asprintf(ret, "%s%s: rules[%zu] \"%s\" never applies: rules[%zd] \"%s\" comes first "
+		     "and takes every cgroup it could match", c->path ? c->path : "(config)",
+		     c->n_files > 1 ? " with its drop-ins" : "", i, c->rules[i].match, j,
+		     c->rules[(size_t)j].match) < 0) {
+		*ret = NULL;
+		return -ENOMEM;
+	}
+	return 1;
 }

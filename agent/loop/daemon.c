@@ -550,6 +550,13 @@ int loop_reload(struct daemon *d, struct config_error *err)
 	tick_report_fill(d);
 	log_event(LOG_INFO, MSGID_CONFIG_LOADED, NULL, "configuration reloaded from %s (%zu rules)",
 		  d->opts->config_path, c->n_rules);
+	/* The rules the new configuration shadows, as at start (main.c): once per reload. */
+	for (size_t i = 0; i < c->n_rules; i++) {
+		_cleanup_(freep) char *shadowed = NULL;
+
+		if (config_shadow_warning(c, i, &shadowed) > 0)
+			log_warning("%s", shadowed);
+	}
 	/* The tick keeps its deadline: a burst of SIGHUPs must not postpone it. A new interval
 	 * applies from the next tick on. */
 	sd_notify(false, "READY=1");

@@ -22,8 +22,10 @@
  * no gain: nothing the server does needs the loop's state. Connections are bounded in number
  * (METRICS_HTTP_MAX_CONNECTIONS, METRICS_HTTP_MAX_PER_IP from one address) and in time: a whole
  * request gets METRICS_HTTP_REQUEST_DEADLINE_S, enforced by a sweeper thread (metrics_io.c),
- * since libmicrohttpd's own timeout is only an idle one; only GET /metrics answers 200,
- * anything else 404; 503 until the first tick has rendered. docs/limits.md gives the why.
+ * since libmicrohttpd's own timeout is only an idle one. GET and HEAD of /metrics answer 200
+ * (503 until the first tick has rendered), of / a landing page linking to /metrics; another
+ * method on either is 405 with "Allow: GET, HEAD", any other path 404. docs/limits.md gives
+ * the why.
  *
  * Counters (`_total`) are read from running totals the owners keep (dispatcher, headroom, zswap,
  * zram, aging reports; obs/report.c for decisions, bytes by rule, QoS class and pod, and

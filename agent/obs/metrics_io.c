@@ -3,7 +3,8 @@
  * metrics_io.c - where the rendered metrics go (metrics.h): node_exporter's textfile, written
  * as a temporary file in the same directory and renamed over NAME.prom (safe_file.h; no fsync:
  * a crash loses at most one tick's file, and the collector never sees half of one), and the
- * HTTP server.
+ * HTTP server: GET or HEAD of /metrics (the page) and of / (a landing page linking to it), 405
+ * for any other method there, 404 for any other path.
  *
  * The server runs in libmicrohttpd's own thread; the only state it shares with the main thread
  * is `page` (the last rendered exposition) under `lock`. The main thread swaps a new page in
@@ -39,8 +40,14 @@
 #include "obs/metrics.h"
 #include "reclaimd/log.h"
 #include "reclaimd/safe_file.h"
+#include "reclaimd/version.h"
 
+/* The exposition format's type (0.0.4), the landing page's, and every other answer's. */
 #define CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
+#define HTML_TYPE "text/html; charset=utf-8"
+#define TEXT_TYPE "text/plain; charset=utf-8"
+/* The Allow header of a 405 (RFC 9110 15.5.6). */
+#define ALLOWED_METHODS "GET, HEAD"
 
 struct metrics {
 	/* main thread only */
@@ -222,41 +229,68 @@ static void *sweeper_main(void *arg)
 	return NULL;
 }
 
-static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status, const char *body,
-			       size_t len, enum MHD_ResponseMemoryMode mode)
+/* Queues a response of `len` bytes of `body` with its Content-Type; for a HEAD request MHD
+ * sends the same status and headers (Content-Length included) without the body (RFC 9110
+ * 9.3.2). `allow`, when not NULL, is the Allow header of a 405. */
+static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status, const char *type,
+			       const char *allow, const char *body, size_t len,
+			       enum MHD_ResponseMemoryMode mode)
 {
 	struct MHD_Response *resp = MHD_create_response_from_buffer(len, (void *)body, mode);
 	enum MHD_Result r;
 
 	if (!resp)
 		return MHD_NO;
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
-				status == MHD_HTTP_OK ? CONTENT_TYPE : "text/plain; charset=utf-8");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	if (allow)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
 	r = MHD_queue_response(conn, status, resp);
 	MHD_destroy_response(resp);
 	return r;
 }
 
-/* Runs on the server thread. Answers at the first call for a request (no upload is read: a GET
- * has no body, and anything else is 404, the connection closed by MHD if a body follows). */
+/* The page at "/", as node_exporter's: the program, its version, a link to the metrics. */
+static const char landing_page[] =
+	"<!DOCTYPE html>\n"
+	"<html>\n"
+	"<head><meta charset=\"utf-8\"><title>reclaimd</title></head>\n"
+	"<body>\n"
+	"<h1>reclaimd</h1>\n"
+	"<p>Proactive memory reclaim for cgroup v2, version " RECLAIMD_VERSION ".</p>\n"
+	"<p><a href=\"/metrics\">Metrics</a></p>\n"
+	"</body>\n"
+	"</html>\n";
+
+/* Runs on the server thread. Answers at the first call for a request, reading no upload: GET
+ * and HEAD have no body, and anything else is refused (MHD closes the connection if a body
+ * follows). "/" and "/metrics" answer GET and HEAD (HEAD: the headers of the GET, no body),
+ * any other method 405 with Allow; any other path 404. */
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
 				  const char *method, const char *version, const char *upload,
 				  size_t *upload_size, void **req_cls)
 {
-	static const char not_found[] = "only GET /metrics is served here\n";
+	static const char not_found[] = "only / and /metrics are served here\n";
+	static const char not_allowed[] = "only GET and HEAD are answered here\n";
 	static const char not_yet[] = "no tick has run yet\n";
 	struct metrics *m = cls;
 	struct MHD_Response *resp = NULL;
-	bool have_page;
+	bool have_page, landing;
 	enum MHD_Result r;
 
 	(void)version;
 	(void)upload;
 	(void)upload_size;
 	(void)req_cls;
-	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 || strcmp(url, "/metrics") != 0)
-		return respond(conn, MHD_HTTP_NOT_FOUND, not_found, sizeof(not_found) - 1,
-			       MHD_RESPMEM_PERSISTENT);
+	landing = strcmp(url, "/") == 0;
+	if (!landing && strcmp(url, "/metrics") != 0)
+		return respond(conn, MHD_HTTP_NOT_FOUND, TEXT_TYPE, NULL, not_found,
+			       sizeof(not_found) - 1, MHD_RESPMEM_PERSISTENT);
+	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+		return respond(conn, MHD_HTTP_METHOD_NOT_ALLOWED, TEXT_TYPE, ALLOWED_METHODS,
+			       not_allowed, sizeof(not_allowed) - 1, MHD_RESPMEM_PERSISTENT);
+	if (landing)
+		return respond(conn, MHD_HTTP_OK, HTML_TYPE, NULL, landing_page,
+			       sizeof(landing_page) - 1, MHD_RESPMEM_PERSISTENT);
 	/* Only the copy is made under the lock the main thread takes once per tick. */
 	pthread_mutex_lock(&m->lock);
 	have_page = m->page != NULL;
@@ -264,8 +298,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		resp = MHD_create_response_from_buffer(m->page_len, m->page, MHD_RESPMEM_MUST_COPY);
 	pthread_mutex_unlock(&m->lock);
 	if (!have_page)
-		return respond(conn, MHD_HTTP_SERVICE_UNAVAILABLE, not_yet, sizeof(not_yet) - 1,
-			       MHD_RESPMEM_PERSISTENT);
+		return respond(conn, MHD_HTTP_SERVICE_UNAVAILABLE, TEXT_TYPE, NULL, not_yet,
+			       sizeof(not_yet) - 1, MHD_RESPMEM_PERSISTENT);
 	if (!resp)
 		return MHD_NO; /* out of memory: MHD closes the connection */
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, CONTENT_TYPE);

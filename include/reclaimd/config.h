@@ -251,6 +251,12 @@ bool rule_writes_cgroup_files(const struct rule *r);
  * "runtime", "level") or the same ones. Other overlaps (globs that cover by their wildcards,
  * pod-level rules that take a pod's insides) are not detected. Pure. */
 ssize_t config_rule_shadowed_by(const struct config *c, size_t i);
+/* The warning for rule i when config_rule_shadowed_by() finds one, as the daemon logs it at
+ * start and at each reload and --check-config prints it: "<file>[ with its drop-ins]: rules[i]
+ * "<glob>" never applies: rules[j] "<glob>" comes first and takes every cgroup it could match".
+ * Returns 1 and *ret (malloc'ed), 0 and *ret NULL when rule i applies, or -ENOMEM. Does not log
+ * (agent/config/dropins.c). */
+int config_shadow_warning(const struct config *c, size_t i, char **ret);
 
 /* For --check-config --explain-path: what `relpath` is and how each rule decides on it. */
 void config_explain(const struct config *c, const char *relpath, FILE *out);

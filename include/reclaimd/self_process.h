@@ -22,9 +22,11 @@ struct self_process {
 	uint64_t max_fds;           /* the soft RLIMIT_NOFILE; UINT64_MAX when unlimited */
 };
 
-/* Reads the calling process's accounting under proc_root ("/proc"). Returns 0; -errno of
- * /proc/self/stat or /proc/stat (unreadable), -EBADMSG (malformed), -ENOMEM. *ret is written
- * only on success. */
+/* Reads the calling process's accounting under proc_root ("/proc"). <proc_root>/stat's btime
+ * is read once, by the first call that succeeds in reading it, and kept for later calls with the
+ * same proc_root (a call with another proc_root reads its own each time); main thread only.
+ * Returns 0; -errno of /proc/self/stat or /proc/stat (unreadable), -EBADMSG (malformed),
+ * -ENOMEM. *ret is written only on success. */
 int self_process_read(const char *proc_root, struct self_process *ret);
 
 #endif

@@ -11,7 +11,9 @@
 #   - SIGHUP with a drop-in others can write: refused naming it, previous configuration kept;
 #   - `reclaimctl reload` with a drop-in holding two errors: exit 7, the first error and the
 #     count in the reply, previous configuration kept;
-#   - SIGHUP with a good second drop-in: applied (its interval, one rule more).
+#   - SIGHUP with a good second drop-in: applied (its interval, one rule more);
+#   - SIGHUP and `reclaimctl reload` with a third drop-in whose rule shadows the main file's:
+#     the shadow warning logged once per reload (1, 2, 3 in all), none once it is gone.
 # Needs root (the files must be root's to pass the trust check); otherwise skipped. Waits are
 # bounded polls (10 s) and the agent runs under a 60 s timeout. Run by `make check-unit`;
 # ends "dropins: N passed, N failed, N skipped".
@@ -154,6 +156,47 @@ hup
 check "SIGHUP, good drop-ins: loaded with the merged rules" \
 	logged "configuration reloaded from $CFG (3 rules)"
 check "SIGHUP, good drop-ins: interval 3 from the later drop-in" [ "$(interval)" = 3 ]
+
+# Shadowed rules on reload: warned about as at start, once per reload, and no longer once the
+# drop-in that shadows is gone. Merged: 10-a's cron rule, 20-b's user.slice rule, 30-c's
+# system.slice/**, then the main file's system.slice/*.service, which 30-c's takes.
+SHADOW="$CFG with its drop-ins: rules[3] \"system.slice/*.service\" never applies: rules[2] \"system.slice/**\" comes first and takes every cgroup it could match"
+n_shadow() { grep -cF -- "$SHADOW" "$LOG"; }
+n_reloads() { grep -c "configuration reloaded from $CFG " "$LOG"; }
+# reloaded N: wait (up to 10 s) for the Nth "configuration reloaded" line, and its warnings
+# (logged right after it, on the same thread) with a status call answered after them.
+reloaded() {
+	for _ in $(seq 100); do
+		[ "$(n_reloads)" -ge "$1" ] && interval >/dev/null && return 0
+		sleep 0.1
+	done
+	echo "--- not $1 reloads in the agent's log:" >&2
+	cat "$LOG" >&2
+	return 1
+}
+check "no shadowed rule so far, none warned about ($(n_shadow))" [ "$(n_shadow)" -eq 0 ]
+echo '{"rules": [{"match": "system.slice/**"}]}' >"$D/30-c.json"
+r0=$(n_reloads)
+hup
+check "SIGHUP, a drop-in that shadows: reloaded" reloaded $((r0 + 1))
+check "SIGHUP, a drop-in that shadows: loaded with its rule" \
+	logged "configuration reloaded from $CFG (4 rules)"
+check "SIGHUP, a drop-in that shadows: one warning naming both rules ($(n_shadow))" \
+	[ "$(n_shadow)" -eq 1 ]
+check "SIGHUP, a drop-in that shadows: no other rule warned about" \
+	[ "$(grep -c 'never applies' "$LOG")" -eq 1 ]
+hup
+check "SIGHUP again, same files: reloaded" reloaded $((r0 + 2))
+check "SIGHUP again, same files: the warning once more, 2 in all ($(n_shadow))" \
+	[ "$(n_shadow)" -eq 2 ]
+run "$T/o" "$CTL" --socket "$SOCK" reload
+check "reclaimctl reload: exit 0 (was $?)" [ $? -eq 0 ]
+check "reclaimctl reload: reloaded" reloaded $((r0 + 3))
+check "reclaimctl reload: the warning once more, 3 in all ($(n_shadow))" [ "$(n_shadow)" -eq 3 ]
+rm "$D/30-c.json"
+hup
+check "SIGHUP, the shadowing drop-in gone: reloaded" reloaded $((r0 + 4))
+check "SIGHUP, the shadowing drop-in gone: no new warning ($(n_shadow))" [ "$(n_shadow)" -eq 3 ]
 a=$(pgrep -P "$AGENT_PID" | head -n 1)
 kill -TERM "${a:-$AGENT_PID}"
 wait "$AGENT_PID"

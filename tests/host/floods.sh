@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # floods.sh - fair service under floods (docs/limits.md), against a real reclaimd on the host: the
-# agent runs with --dry-run on a generated cgroupfs tree (as status-socket.sh), with its metrics
-# on 127.0.0.1 and its status socket readable by nobody's group. First 100 scrapes and 100
-# Status calls are timed with nothing else going on; then again while
+# agent runs with --dry-run on a generated cgroupfs tree (tests/lib.sh's fake_agent), with its
+# metrics on 127.0.0.1 and its status socket readable by nobody's group. First 100 scrapes and
+# 100 Status calls are timed with nothing else going on; then again while
 #   - 16 slow HTTP clients (from 127.0.0.2) each send the start of a GET and one more header
 #     byte every 2 s, never finishing it, and connect again when closed, and
 #   - 64 clients of the status socket, as nobody (a member of the read group), each send the
@@ -28,6 +28,7 @@ GEN=$BUILD/tests/gen_cgroupfs
 CLIENTS=$PWD/tests/host/flood_clients.py
 TEMPLATE=tests/fixtures/real-6.12/sys/fs/cgroup/fixture
 NAME=floods
+. tests/lib.sh   # fake_agent; the counters below are this script's own
 FLOOD_S=${FLOOD_S:-16}   # how long the attackers run: 2 s to fill, 10+ s of measuring, margin
 
 passed=0 failed=0 skipped=0
@@ -64,29 +65,18 @@ for f in "$AGENT" "$GEN"; do
 	[ -x "$f" ] || { bad "$f is not built (make check-unit builds it)"; finish; }
 done
 
-T=$(mktemp -d "${TMPDIR:-/tmp}/reclaimd-floods.XXXXXX")
-AGENT_PID=
-cleanup() {
-	[ -n "$AGENT_PID" ] && kill "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-[ -n "${KEEP:-}" ] && trap - EXIT
-chmod 755 "$T"
-mkdir -m 755 "$T/run"
-SOCK=$T/run/reclaimd.sock
-CFG=$T/reclaimd.json
-LOG=$T/agent.log
 group=$(getent group 65534 | cut -d: -f1)
 [ -n "$group" ] || skip "no group 65534"
 as_attacker() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 as_reader() { setpriv --reuid=65533 --regid=65534 --clear-groups "$@"; }
 value() { sed -n "s/^$1=//p" "$2"; }
 
-"$GEN" --cgroups 40 --template "$TEMPLATE" --list "$T/managed" "$T/tree" >/dev/null 2>&1 ||
-	{ bad "gen_cgroupfs failed"; finish; }
-PORT=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-cat >"$CFG" <<EOF
+# The agent on 40 generated cgroups (tests/lib.sh's fake_agent), its directory and the socket's
+# open to the other users, metrics on a free port.
+configure() {
+	chmod 755 "$T" "$T/run"
+	PORT=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	cat >"$CFG" <<EOF
 {
   "interval": 0.5,
   "log_level": "info",
@@ -101,8 +91,9 @@ cat >"$CFG" <<EOF
   ]
 }
 EOF
-"$AGENT" --config "$CFG" --dry-run --cgroup-root "$T/tree" --allow-unsafe-paths --log-stderr 2>"$LOG" &
-AGENT_PID=$!
+}
+fake_agent reclaimd-floods 40 configure
+[ $? -eq 1 ] && finish
 for _ in $(seq 200); do
 	"$PY" "$CLIENTS" measure "127.0.0.1:$PORT" "$SOCK" 1 0 >"$T/up" 2>&1 &&
 		[ "$(value scrape_ok "$T/up")" = 1 ] && [ "$(value call_ok "$T/up")" = 1 ] && break
@@ -246,8 +237,7 @@ AGENT_PID=
 # holding times are not asserted) and counted its refusals or evictions.
 "$GEN" --cgroups 2000 --template "$TEMPLATE" "$T/tree2" >/dev/null 2>&1 ||
 	{ bad "gen_cgroupfs --cgroups 2000 failed"; finish; }
-"$AGENT" --config "$CFG" --dry-run --cgroup-root "$T/tree2" --allow-unsafe-paths --log-stderr 2>"$LOG.2" &
-AGENT_PID=$!
+fake_agent_run "$T/tree2" "$LOG.2"
 for _ in $(seq 200); do
 	"$PY" "$CLIENTS" measure - "$SOCK" 1 0 >"$T/up2" 2>&1 && [ "$(value call_ok "$T/up2")" = 1 ] && break
 	sleep 0.1

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # status-socket.sh - the status socket and reclaimctl against a real reclaimd, on the host:
 # the agent runs with --dry-run on a generated cgroupfs tree (bench/gen_cgroupfs, the recorded
-# files of a real 6.12 cgroup) in a temporary directory, its status socket there too, and
+# files of a real 6.12 cgroup) in a temporary directory, its status socket there too
+# (tests/lib.sh's fake_agent), and
 # reclaimctl's commands, its exit codes and the bad-input cases are checked against it.
 # Tick lateness under the abuse is measured (from the agent's own Status) and printed.
 #
@@ -20,6 +21,7 @@ GEN=$BUILD/tests/gen_cgroupfs
 TEMPLATE=tests/fixtures/real-6.12/sys/fs/cgroup/fixture
 NAME=status-socket
 
+. tests/lib.sh   # fake_agent; the counters below are this script's own
 passed=0 failed=0 skipped=0
 ok() { passed=$((passed + 1)); }
 bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
@@ -43,22 +45,7 @@ for f in "$AGENT" "$CTL" "$PROBE" "$GEN"; do
 	[ -x "$f" ] || { bad "$f is not built (make check-unit builds it)"; finish; }
 done
 
-T=$(mktemp -d "${TMPDIR:-/tmp}/reclaimd-status.XXXXXX")
-AGENT_PID=
-cleanup() {
-	[ -n "$AGENT_PID" ] && kill "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-[ -n "${KEEP:-}" ] && trap - EXIT
-SOCK=$T/run/reclaimd.sock
-CFG=$T/reclaimd.json
-LOG=$T/agent.log
 N=40
-
-"$GEN" --cgroups "$N" --template "$TEMPLATE" --list "$T/managed" "$T/tree" >/dev/null 2>&1 ||
-	{ bad "gen_cgroupfs failed"; finish; }
-n_managed=$(wc -l <"$T/managed")
 
 # bench/overhead.sh's rules for the generated shape; interval 0.5 s (the shortest allowed).
 write_config() { # EXTRA (a JSON member, with its comma)
@@ -78,7 +65,6 @@ write_config() { # EXTRA (a JSON member, with its comma)
 }
 EOF
 }
-write_config ""
 
 ctl() { "$CTL" --socket "$SOCK" "$@"; }
 # A number from the agent's Status (a key anywhere in the compact JSON).
@@ -93,20 +79,19 @@ run() { # OUT-FILE COMMAND...: runs it, stdout+stderr to OUT-FILE, returns its s
 }
 
 # ---- start --------------------------------------------------------------------------------
-# A stale socket file in the way: the agent removes it.
-mkdir -p "$T/run"
-"$PROBE" "$SOCK" stale
-run "$T/o" ctl status
-check "a stale socket file: exit 3" [ $? -eq 3 ]
-check "a stale socket file: says so" grep -q "stale socket" "$T/o"
-
-# The tree is a directory, not a cgroup2 mount: --allow-unsafe-paths.
-"$AGENT" --config "$CFG" --dry-run --cgroup-root "$T/tree" --allow-unsafe-paths --log-stderr 2>"$LOG" &
-AGENT_PID=$!
-for _ in $(seq 200); do
-	[ -S "$SOCK" ] && ctl status >/dev/null 2>&1 && break
-	sleep 0.1
-done
+# Before the agent starts: its configuration, and a stale socket file in the way, which the
+# agent removes.
+configure() {
+	write_config ""
+	"$PROBE" "$SOCK" stale
+	run "$T/o" ctl status
+	check "a stale socket file: exit 3" [ $? -eq 3 ]
+	check "a stale socket file: says so" grep -q "stale socket" "$T/o"
+}
+# The tree is a directory, not a cgroup2 mount: fake_agent passes --allow-unsafe-paths.
+fake_agent reclaimd-status "$N" configure
+[ $? -eq 1 ] && finish
+n_managed=$(wc -l <"$T/managed")
 # Decisions need two ticks.
 sleep 1
 check "the agent runs" kill -0 "$AGENT_PID"

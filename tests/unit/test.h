@@ -6,7 +6,9 @@
  * counted as skipped, never as passed, and its reason is printed as a "SKIP" line.
  *
  * Also the helpers the tests share: RUN()/RUNS() call a parser on an exact-size heap copy of its
- * input, test_write_file()/test_write_str() write a fixture file, test_load_fixture() reads one.
+ * input, test_write_file()/test_write_str() write a fixture file, test_load_fixture() reads one,
+ * and fault_ledger_open()/fault_ledger_fail()/fault_ledger_close() give a controller a state-file
+ * ledger whose saves fail on demand (record_first.h's seam).
  */
 #ifndef RECLAIMD_TEST_H
 #define RECLAIMD_TEST_H
@@ -24,7 +26,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ctl/record_first.h"
 #include "reclaimd/reader.h"
+#include "reclaimd/state_file.h"
 
 static unsigned test_passed, test_failed, test_skipped;
 
@@ -187,6 +191,57 @@ static inline size_t test_load_fixture(const char *rel, char *buf, size_t size)
 		exit(2);
 	}
 	return len;
+}
+
+/* ---- a state-file ledger with faults (ctl/record_first.h) ------------------------------------- */
+
+/* The errno record_first()'s saves fail with (0: they go through). One per test program. */
+static inline int *fault_ledger_errno(void)
+{
+	static int fault;
+
+	return &fault;
+}
+
+/* record_first()'s ledger call while a fault_ledger is open: -errno while fault_ledger_fail()
+ * set one, else the real save (state_ledger_set()). */
+static inline int fault_ledger_set(struct state_ledger *l, const char *key, uint64_t id,
+				   const char *admin, const char *agent)
+{
+	int e = *fault_ledger_errno();
+
+	return e ? -e : state_ledger_set(l, key, id, admin, agent);
+}
+
+/* From now on every record_first() save fails with -e (ENOSPC, EROFS, EIO, ...); 0: none fails. */
+static inline void fault_ledger_fail(int e)
+{
+	*fault_ledger_errno() = e;
+}
+
+/* Opens the ledger of the state file at path (one check counted: the open succeeds) and routes
+ * record_first()'s saves through fault_ledger_set(), no fault set. Returns the ledger, or NULL
+ * when it could not be opened (the check failed). Undone by fault_ledger_close(). */
+static inline struct state_ledger *fault_ledger_open(const char *path)
+{
+	struct state_ledger *l = NULL;
+	struct state_load load;
+
+	CHECK_EQ_INT(state_ledger_open(path, &l, &load), 0);
+	fault_ledger_fail(0);
+	record_first_ledger_set = fault_ledger_set;
+	return l;
+}
+
+/* Puts back the real save and no fault, then closes and frees l (NULL: none). */
+static inline void fault_ledger_close(struct state_ledger *l)
+{
+	record_first_ledger_set = state_ledger_set;
+	fault_ledger_fail(0);
+	if (l) {
+		(void)state_ledger_close(l);
+		state_ledger_free(l);
+	}
 }
 
 #endif

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # test_ctl_terminal.sh - reclaimctl in a real terminal: a tmux pane of 80x24 and one of 160x30
 # (tmux new-session -x -y, send-keys, capture-pane -J, which joins a line the terminal wrapped
-# back into one), against the agent on a fake cgroup tree (bench/gen_cgroupfs, --dry-run, as
-# tests/unit/test_escape_names.sh runs it). At each size:
+# back into one), against the agent on a fake cgroup tree (tests/lib.sh's fake_agent:
+# bench/gen_cgroupfs, --dry-run). At each size:
 #  - cgroups and top print no line wider than the pane (so nothing wrapped), with their heading;
 #  - the long kubepods paths are shortened in the middle (their start, "…", their leaf), and
 #    cgroups --full prints them whole;
@@ -30,26 +30,12 @@ for f in "$AGENT" "$CTL" "$GEN"; do
 done
 command -v tmux >/dev/null || { skip "no tmux (make deps installs it)"; summary; }
 
-T=$(mktemp -d "${TMPDIR:-/tmp}/reclaimd-term.XXXXXX")
-TMUX_SOCK=$T/tmux.sock
-AGENT_PID=
-cleanup() {
-	tmux -S "$TMUX_SOCK" kill-server 2>/dev/null
-	[ -n "$AGENT_PID" ] && kill "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-[ -n "${KEEP:-}" ] && trap - EXIT
-SOCK=$T/run/reclaimd.sock
-CTL_ABS=$(cd "$(dirname "$CTL")" && pwd)/$(basename "$CTL")
-
-# 40 managed cgroups: more rows than either pane has.
-"$GEN" --cgroups 40 --template "$TEMPLATE" --list "$T/managed" "$T/tree" >/dev/null 2>&1 ||
-	{ bad "gen_cgroupfs failed"; summary; }
-group=
-[ "$(id -u)" -ne 0 ] && group=", \"read_group\": \"$(id -gn)\""
-# Best-effort pods managed whole (the pod cgroup), burstable ones container by container.
-cat >"$T/reclaimd.json" <<EOF
+# 40 managed cgroups: more rows than either pane has. Best-effort pods managed whole (the pod
+# cgroup), burstable ones container by container.
+configure() {
+	local group=
+	[ "$(id -u)" -ne 0 ] && group=", \"read_group\": \"$(id -gn)\""
+	cat >"$CFG" <<EOF
 {
   "interval": 0.5,
   "mglru_aging": false,
@@ -59,10 +45,13 @@ cat >"$T/reclaimd.json" <<EOF
              { "match": "kubepods.slice/kubepods-burstable.slice/*/*.scope" } ]
 }
 EOF
-mkdir -p "$T/run"
-"$AGENT" --config "$T/reclaimd.json" --dry-run --cgroup-root "$T/tree" --allow-unsafe-paths \
-	--log-stderr 2>"$T/agent.log" &
-AGENT_PID=$!
+}
+# The tmux server goes first, at exit (fake_agent_cleanup calls this).
+fake_agent_on_exit() { [ -n "${TMUX_SOCK:-}" ] && tmux -S "$TMUX_SOCK" kill-server 2>/dev/null; }
+fake_agent reclaimd-term 40 configure
+[ $? -eq 1 ] && summary
+TMUX_SOCK=$T/tmux.sock
+CTL_ABS=$(cd "$(dirname "$CTL")" && pwd)/$(basename "$CTL")
 for _ in $(seq 100); do
 	[ -S "$SOCK" ] && "$CTL" --socket "$SOCK" cgroups 2>/dev/null | grep -q 'reclaim\|at-floor' && break
 	sleep 0.1

@@ -4,7 +4,8 @@
 # cgroups, top and explain and the agent's stderr log show the name escaped ("\x1b", "\\",
 # escape.h), with no raw control byte; reclaimctl --json keeps the exact name in JSON escapes.
 # Any container can name its own cgroups, and these outputs reach terminals (kubectl logs).
-# BUILD names the build directory (default build/gcc; make check-unit sets it). Ends with
+# The agent runs through tests/lib.sh's fake_agent. BUILD names the build directory (default
+# build/gcc; make check-unit sets it). Ends with
 # "test_escape_names.sh: N passed, N failed, N skipped". As root the socket is root's; as
 # another user status.read_group is that user's group.
 set -u
@@ -21,28 +22,16 @@ for f in "$AGENT" "$CTL" "$GEN"; do
 	[ -x "$f" ] || { bad "$f is not built (make check-unit builds it)"; summary; }
 done
 
-T=$(mktemp -d "${TMPDIR:-/tmp}/reclaimd-escape.XXXXXX")
-AGENT_PID=
-cleanup() {
-	[ -n "$AGENT_PID" ] && kill "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-[ -n "${KEEP:-}" ] && trap - EXIT
-SOCK=$T/run/reclaimd.sock
-LOG=$T/agent.log
-
-"$GEN" --cgroups 4 --template "$TEMPLATE" --list "$T/managed" "$T/tree" >/dev/null 2>&1 ||
-	{ bad "gen_cgroupfs failed"; summary; }
-# The hostile cgroup: a copy of a generated service, named with ESC [31m, BEL, CR, LF and "\".
+# The configuration, and the hostile cgroup: a copy of a generated service, named with ESC [31m,
+# BEL, CR, LF and "\".
 EVIL=$'evil\e[31m\a\r\nname\\x.service'
 SHOWN='evil\x1b[31m\x07\x0d\x0aname\\x.service'     # what a terminal must show
-cp -r "$T/tree/system.slice/svc0.service" "$T/tree/system.slice/$EVIL" ||
-	{ bad "cannot create the hostile cgroup"; summary; }
-
-group=
-[ "$(id -u)" -ne 0 ] && group=", \"read_group\": \"$(id -gn)\""
-cat >"$T/reclaimd.json" <<EOF
+configure() {
+	cp -r "$T/tree/system.slice/svc0.service" "$T/tree/system.slice/$EVIL" ||
+		{ bad "cannot create the hostile cgroup"; summary; }
+	local group=
+	[ "$(id -u)" -ne 0 ] && group=", \"read_group\": \"$(id -gn)\""
+	cat >"$CFG" <<EOF2
 {
   "interval": 0.5,
   "log_level": "info",
@@ -50,11 +39,10 @@ cat >"$T/reclaimd.json" <<EOF
   "status": { "socket": "$SOCK" $group },
   "rules": [ { "match": "system.slice/*.service" } ]
 }
-EOF
-mkdir -p "$T/run"
-"$AGENT" --config "$T/reclaimd.json" --dry-run --cgroup-root "$T/tree" --allow-unsafe-paths \
-	--log-stderr 2>"$LOG" &
-AGENT_PID=$!
+EOF2
+}
+fake_agent reclaimd-escape 4 configure
+[ $? -eq 1 ] && summary
 ctl() { "$CTL" --socket "$SOCK" "$@"; }
 # Up, and two ticks for a decision.
 for _ in $(seq 100); do

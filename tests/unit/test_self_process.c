@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_self_process.c - the process_* metrics' sources: /proc/<pid>/stat (a comm with spaces and
- * parentheses, truncated and malformed lines), /proc/stat's btime line, and self_process_read()
- * on this test's own /proc/self.
+ * parentheses, truncated and malformed lines), /proc/stat's btime line, self_process_read()
+ * on a fake proc root (btime read once, kept) and on this test's own /proc/self.
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "reclaimd/parse.h"
@@ -88,8 +92,55 @@ static void test_read_self(void)
 	CHECK_EQ_INT(self_process_read("/nonexistent", &sp), -ENOENT);
 }
 
+/* btime is read at the first call and kept for that proc_root: a later btime (a clock step),
+ * or /proc/stat gone, changes nothing; the first call ran before any other here, so the fake
+ * root is the one kept. */
+static void test_btime_once(void)
+{
+	char root[] = "/tmp/test_self_process.XXXXXX", path[PATH_MAX];
+	long tck = sysconf(_SC_CLK_TCK);
+	struct self_process sp;
+	double start;
+	FILE *f;
+
+	CHECK(mkdtemp(root) != NULL);
+	snprintf(path, sizeof(path), "%s/self", root);
+	CHECK_EQ_INT(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/self/fd", root);
+	CHECK_EQ_INT(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/self/stat", root);
+	CHECK((f = fopen(path, "w")) != NULL);
+	fputs(stat_line, f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/stat", root);
+	CHECK((f = fopen(path, "w")) != NULL);
+	fputs("cpu  1 2 3 4\nbtime 1765000000\n", f);
+	fclose(f);
+
+	start = 1765000000.0 + 98765.0 / (double)tck;
+	CHECK_EQ_INT(self_process_read(root, &sp), 0);
+	CHECK(sp.start_time_seconds > start - 0.001 && sp.start_time_seconds < start + 0.001);
+	CHECK((f = fopen(path, "w")) != NULL);
+	fputs("cpu  1 2 3 4\nbtime 1765003600\n", f);
+	fclose(f);
+	CHECK_EQ_INT(self_process_read(root, &sp), 0);
+	CHECK(sp.start_time_seconds > start - 0.001 && sp.start_time_seconds < start + 0.001);
+	CHECK_EQ_INT(unlink(path), 0);
+	CHECK_EQ_INT(self_process_read(root, &sp), 0);
+	CHECK(sp.start_time_seconds > start - 0.001 && sp.start_time_seconds < start + 0.001);
+
+	snprintf(path, sizeof(path), "%s/self/stat", root);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/self/fd", root);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/self", root);
+	rmdir(path);
+	rmdir(root);
+}
+
 int main(void)
 {
+	test_btime_once();
 	test_pid_stat();
 	test_btime();
 	test_read_self();

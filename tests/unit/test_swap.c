@@ -972,17 +972,6 @@ static void test_kubelet_evidence(void)
 	rmdir(dir);
 }
 
-/* record_first()'s ledger call with a fault: -fault_errno while it is set, else the real save. */
-static int fault_errno;
-
-static int faulty_ledger_set(struct state_ledger *l, const char *key, uint64_t id,
-			     const char *admin, const char *agent)
-{
-	if (fault_errno)
-		return -fault_errno;
-	return state_ledger_set(l, key, id, admin, agent);
-}
-
 /* One tick of the swap tiers controller with the agent's stderr log in tmp_root/LOG_REL. */
 #define LOG_REL "swap-ctl.log"
 static void swap_tick_logged(struct swap_tiers_ctl *st, const struct tick_ctx *ctx)
@@ -1036,7 +1025,6 @@ static void test_reprioritize_record_first(void)
 	struct config_error err;
 	struct snapshot *snap = calloc(1, sizeof(*snap));
 	struct state_ledger *l = NULL;
-	struct state_load load;
 	struct swap_tiers_ctl *st = NULL;
 	struct swap_tiers_report rep;
 	struct ctl_env env = { .proc_root = proc, .sys_root = sys };
@@ -1061,21 +1049,20 @@ static void test_reprioritize_record_first(void)
 	CHECK_EQ_INT(config_load_string(json, &c, &err), 0);
 	if (!c)
 		fprintf(stderr, "%s\n", err.text);
-	CHECK_EQ_INT(state_ledger_open(state, &l, &load), 0);
+	l = fault_ledger_open(state);
 	if (!snap || !c || !l)
 		goto out;
 	env.state = l;
 	ctx.config = c;
 	snap->host.meminfo.mem_total = 1 << 30;
-	record_first_ledger_set = faulty_ledger_set;
 	CHECK_EQ_INT(swap_tiers_ctl_new(&env, c, &st), 0);
 	if (!st)
 		goto out;
 
-	fault_errno = ENOSPC;
+	fault_ledger_fail(ENOSPC);
 	ctx.tick = 1;
 	swap_tick_logged(st, &ctx);
-	fault_errno = EROFS;
+	fault_ledger_fail(EROFS);
 	ctx.tick = 2;
 	swap_tick_logged(st, &ctx);
 	log = read_log();
@@ -1089,7 +1076,7 @@ static void test_reprioritize_record_first(void)
 	CHECK(rep.held_back.failing);
 
 	/* Recorded: the swapoff is tried (and fails on a file that is no swap area). */
-	fault_errno = 0;
+	fault_ledger_fail(0);
 	ctx.tick = 3;
 	swap_tick_logged(st, &ctx);
 	log = read_log();
@@ -1099,13 +1086,8 @@ static void test_reprioritize_record_first(void)
 	CHECK_EQ_U64(rep.held_back.count, 2);
 	CHECK(!rep.held_back.failing);
 out:
-	record_first_ledger_set = state_ledger_set;
-	fault_errno = 0;
 	swap_tiers_ctl_free(st);
-	if (l) {
-		(void)state_ledger_close(l);
-		state_ledger_free(l);
-	}
+	fault_ledger_close(l);
 	config_free(c);
 	free(snap);
 }

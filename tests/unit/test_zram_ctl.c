@@ -195,17 +195,6 @@ out:
 	CHECK_EQ_INT(system(cmd), 0);
 }
 
-/* record_first()'s ledger call with a fault: -fault_errno while it is set, else the real save. */
-static int fault_errno;
-
-static int faulty_ledger_set(struct state_ledger *l, const char *key, uint64_t id,
-			     const char *admin, const char *agent)
-{
-	if (fault_errno)
-		return -fault_errno;
-	return state_ledger_set(l, key, id, admin, agent);
-}
-
 /* No chunk without its record: with the state file's save failing (ENOSPC, then EROFS, then
  * EIO), a round changes neither writeback_limit nor writeback_limit_enable and writes nothing
  * back; it is counted, and the next tick's round, recorded, writes back. */
@@ -220,7 +209,6 @@ static void test_record_first(void)
 	struct zram_ctl *z = NULL;
 	struct zram_report rep;
 	struct state_ledger *l = NULL;
-	struct state_load load;
 	sd_event *e = NULL;
 	struct ctl_env env = { .proc_root = "/proc", .sys_root = sys };
 	struct tick_ctx ctx = { .snap = snap, .tick = 1 };
@@ -243,19 +231,18 @@ static void test_record_first(void)
 	snprintf(sys, sizeof(sys), "%s/sys", root);
 	snprintf(state, sizeof(state), "%s/state.json", root);
 	CHECK_EQ_INT(sd_event_new(&e), 0);
-	CHECK_EQ_INT(state_ledger_open(state, &l, &load), 0);
+	l = fault_ledger_open(state);
 	if (!c || !e || !l)
 		goto out;
 	env.event = e;
 	env.state = l;
 	ctx.config = c;
-	record_first_ledger_set = faulty_ledger_set;
 	CHECK_EQ_INT(zram_ctl_new(&env, c, &z), 0);
 	if (!z)
 		goto out;
 
 	for (unsigned i = 0; i < 3; i++) {
-		fault_errno = faults[i];
+		fault_ledger_fail(faults[i]);
 		ctx.tick = i + 1;
 		zram_ctl_tick(z, &ctx);
 		zram_ctl_report(z, &rep);
@@ -273,7 +260,7 @@ static void test_record_first(void)
 
 	/* Recorded now: the next tick's round (no backoff after a hold) writes back one chunk and
 	 * puts writeback_limit_enable back; its record is dropped after it. */
-	fault_errno = 0;
+	fault_ledger_fail(0);
 	ctx.tick = 4;
 	zram_ctl_tick(z, &ctx);
 	zram_ctl_report(z, &rep);
@@ -287,13 +274,8 @@ static void test_record_first(void)
 	CHECK(!rep.held_back.failing);
 	CHECK_EQ_U64(state_ledger_count(l), 0);
 out:
-	record_first_ledger_set = state_ledger_set;
-	fault_errno = 0;
 	zram_ctl_free(z);
-	if (l) {
-		(void)state_ledger_close(l);
-		state_ledger_free(l);
-	}
+	fault_ledger_close(l);
 	sd_event_unref(e);
 	config_free(c);
 	free(snap);

@@ -25,16 +25,6 @@
 #define GiB (1024ULL * MiB)
 #define PAGE 4096ULL
 
-static int fault_errno;
-
-static int faulty_ledger_set(struct state_ledger *l, const char *key, uint64_t id,
-			     const char *admin, const char *agent)
-{
-	if (fault_errno)
-		return -fault_errno;
-	return state_ledger_set(l, key, id, admin, agent);
-}
-
 /* One tick of the controller on a host sample that was read (nothing else in it). */
 static void tick_once(struct zswap_ctl *z, const struct config *c, struct snapshot *snap,
 		      unsigned n)
@@ -70,14 +60,13 @@ static void test_ctl_record_first(void)
 	CHECK(snap != NULL);
 	CHECK_EQ_INT(config_load_string("{ \"zswap\": { \"max_pool_percent\": 7, "
 					"\"manage\": false } }", &c, &err), 0);
-	CHECK_EQ_INT(state_ledger_open(state, &l, &load), 0);
+	l = fault_ledger_open(state);
 	if (!snap || !c || !l)
 		goto out;
 	env.state = l;
-	record_first_ledger_set = faulty_ledger_set;
 
 	/* ENOSPC at start: max_pool_percent stays 20, nothing recorded, one held back. */
-	fault_errno = ENOSPC;
+	fault_ledger_fail(ENOSPC);
 	CHECK_EQ_INT(zswap_ctl_new(&env, c, &cs, &z), 0);
 	if (!z)
 		goto out;
@@ -92,7 +81,7 @@ static void test_ctl_record_first(void)
 
 	/* Each tick tries again: EROFS, EIO, ENOSPC again, each counted, none written. */
 	for (unsigned i = 0; i < 3; i++) {
-		fault_errno = faults[(i + 1) % 3];
+		fault_ledger_fail(faults[(i + 1) % 3]);
 		tick_once(z, c, snap, i + 1);
 		slurp(PARAMS "max_pool_percent", buf, sizeof(buf));
 		CHECK_STREQ(buf, "20\n");
@@ -103,7 +92,7 @@ static void test_ctl_record_first(void)
 	CHECK(access(state, F_OK) < 0);
 
 	/* The record succeeds: recorded (20, 7), then written; nothing held back any more. */
-	fault_errno = 0;
+	fault_ledger_fail(0);
 	tick_once(z, c, snap, 5);
 	slurp(PARAMS "max_pool_percent", buf, sizeof(buf));
 	CHECK_STREQ(buf, "7");
@@ -165,13 +154,8 @@ static void test_ctl_record_first(void)
 	CHECK_EQ_U64(rep.held_back.count, 2);
 	CHECK_EQ_U64(rep.held_back_params, 0);
 out:
-	record_first_ledger_set = state_ledger_set;
-	fault_errno = 0;
 	zswap_ctl_free(z);
-	if (l) {
-		(void)state_ledger_close(l);
-		state_ledger_free(l);
-	}
+	fault_ledger_close(l);
 	config_free(c);
 	free(snap);
 }
@@ -185,7 +169,6 @@ static void test_ctl_record_first_shrinker(void)
 	struct cgroup_set cs = { 0 };
 	struct snapshot *snap = calloc(1, sizeof(*snap));
 	struct state_ledger *l = NULL;
-	struct state_load load;
 	struct zswap_ctl *z = NULL;
 	struct zswap_report rep;
 	struct ctl_env env = { .proc_root = "/proc", .sys_root = sys };
@@ -197,12 +180,11 @@ static void test_ctl_record_first_shrinker(void)
 	CHECK(snap != NULL);
 	CHECK_EQ_INT(config_load_string("{ \"zswap\": { \"shrinker_enabled\": \"auto\" } }", &c,
 					&err), 0);
-	CHECK_EQ_INT(state_ledger_open(state, &l, &load), 0);
+	l = fault_ledger_open(state);
 	if (!snap || !c || !l)
 		goto out;
 	CHECK(c->zswap.shrinker_auto && c->zswap.manage && c->zswap.restore_on_exit);
 	env.state = l;
-	record_first_ledger_set = faulty_ledger_set;
 	CHECK_EQ_INT(zswap_ctl_new(&env, c, &cs, &z), 0);
 	if (!z)
 		goto out;
@@ -217,9 +199,9 @@ static void test_ctl_record_first_shrinker(void)
 	snap->host.zswap_params.shrinker_enabled = 0;
 	snap->page_size = PAGE;
 	tick_once(z, c, snap, 1); /* the first sample: no delta yet */
-	fault_errno = EIO;
+	fault_ledger_fail(EIO);
 	tick_once(z, c, snap, 2);
-	fault_errno = ENOSPC;
+	fault_ledger_fail(ENOSPC);
 	tick_once(z, c, snap, 3);
 	slurp(PARAMS "shrinker_enabled", buf, sizeof(buf));
 	CHECK_STREQ(buf, "N\n");
@@ -229,7 +211,7 @@ static void test_ctl_record_first_shrinker(void)
 	CHECK_EQ_INT(rep.held_back.last_error, -ENOSPC);
 	CHECK_EQ_U64(rep.shrinker_switches, 0);
 
-	fault_errno = 0;
+	fault_ledger_fail(0);
 	tick_once(z, c, snap, 4);
 	slurp(PARAMS "shrinker_enabled", buf, sizeof(buf));
 	CHECK_STREQ(buf, "Y");
@@ -243,13 +225,8 @@ static void test_ctl_record_first_shrinker(void)
 	slurp(PARAMS "shrinker_enabled", buf, sizeof(buf));
 	CHECK_STREQ(buf, "N");
 out:
-	record_first_ledger_set = state_ledger_set;
-	fault_errno = 0;
 	zswap_ctl_free(z);
-	if (l) {
-		(void)state_ledger_close(l);
-		state_ledger_free(l);
-	}
+	fault_ledger_close(l);
 	config_free(c);
 	free(snap);
 }
@@ -266,7 +243,6 @@ static void test_ctl_record_first_lowered(void)
 	struct cgroup_sample *samples = calloc(2, sizeof(*samples));
 	struct cgroup_node *nodes[2] = { NULL, NULL };
 	struct state_ledger *l = NULL;
-	struct state_load load;
 	struct zswap_ctl *z = NULL;
 	struct zswap_report rep;
 	struct ctl_env env = { .proc_root = "/proc", .sys_root = sys };
@@ -278,7 +254,7 @@ static void test_ctl_record_first_lowered(void)
 	snprintf(sys, sizeof(sys), "%s/sys", tmp_root);
 	snprintf(state, sizeof(state), "%s/state3/state.json", tmp_root);
 	CHECK_EQ_INT(config_load_string("{ \"rules\": [ { \"match\": \"*\" } ] }", &c, &err), 0);
-	CHECK_EQ_INT(state_ledger_open(state, &l, &load), 0);
+	l = fault_ledger_open(state);
 	if (!snap || !samples || !c || !l)
 		goto out;
 	for (int i = 0; i < 2; i++) {
@@ -313,7 +289,6 @@ static void test_ctl_record_first_lowered(void)
 	snap->host.zswap_params.accept_threshold_percent = 90;
 	snap->host.zswap_params.shrinker_enabled = -1;
 	env.state = l;
-	record_first_ledger_set = faulty_ledger_set;
 	CHECK_EQ_INT(zswap_ctl_new(&env, c, &cs, &z), 0);
 	if (!z)
 		goto out;
@@ -322,7 +297,7 @@ static void test_ctl_record_first_lowered(void)
 		struct reclaim_limits lim;
 
 		for (unsigned t = 1; t <= 4; t++) {
-			fault_errno = t == 2 ? EROFS : t == 3 ? EIO : 0;
+			fault_ledger_fail(t == 2 ? EROFS : t == 3 ? EIO : 0);
 			ctx.tick = t;
 			snap->host.meminfo.mem_total = 1 << 30;
 			snap->timestamp_us = t * 1000000ULL;
@@ -350,14 +325,9 @@ static void test_ctl_record_first_lowered(void)
 	CHECK(rep.zswap_max_writes >= 1);
 	CHECK(!rep.held_back.failing);
 out:
-	record_first_ledger_set = state_ledger_set;
-	fault_errno = 0;
 	/* Freed without the cgroup set's walk: the set is empty (buckets NULL). */
 	zswap_ctl_free(z);
-	if (l) {
-		(void)state_ledger_close(l);
-		state_ledger_free(l);
-	}
+	fault_ledger_close(l);
 	for (int i = 0; i < 2; i++)
 		if (nodes[i]) {
 			close(nodes[i]->dirfd);
