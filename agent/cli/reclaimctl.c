@@ -57,13 +57,16 @@ static void usage(FILE *out)
 		"                    deficit), swap tiers, zswap pool and inversions, zram, totals,\n"
 		"                    tick timing, uptime, configuration file and when it was loaded\n"
 		"  cgroups           one row per managed cgroup: rule, policy, memory.current, floor,\n"
-		"                    reclaimable, step, last decision, request, PSI some %%, reclaimed,\n"
-		"                    zswap, job, QoS class, pod UID, container id\n"
+		"                    reclaimable, step, bytes idle 2 minutes or more, last decision,\n"
+		"                    request, PSI some %%, reclaimed, zswap, job, QoS class, pod UID,\n"
+		"                    container id\n"
 		"  explain CGROUP    why the last decision on CGROUP was what it was: the rule and why\n"
 		"                    it matched, the floor and which term applied, every term of the\n"
-		"                    law, the limits. CGROUP is a path relative to the cgroup root, an\n"
-		"                    absolute path below it (/sys/fs/cgroup/...), a pod UID or a\n"
-		"                    container id (or their first 8 or more characters)\n"
+		"                    law, the limits; with MGLRU, the bytes idle 1, 2, 5 and 10 minutes,\n"
+		"                    the generations, the pages coming back by idle age and the cold age\n"
+		"                    they suggest, and why. CGROUP is a path relative to the cgroup\n"
+		"                    root, an absolute path below it (/sys/fs/cgroup/...), a pod UID\n"
+		"                    or a container id (or their first 8 or more characters)\n"
 		"  top               a refreshing view of the cgroups, most reclaimed first ('q' quits)\n"
 		"\n"
 		"On a terminal, tables fit its width: the least useful columns are left out and long\n"
@@ -375,7 +378,7 @@ static const char *short_id(json_t *v, const char *key, int keep)
 static const struct col cgroup_cols[] = {
 	{ "RULE", 0, 5 }, { "POLICY", 0, 10 }, { "CURRENT", COL_RIGHT, 0 },
 	{ "FLOOR", COL_RIGHT, 8 }, { "RECLAIMABLE", COL_RIGHT, 12 }, { "STEP", COL_RIGHT, 13 },
-	{ "DECISION", 0, 0 }, { "REQUEST", COL_RIGHT, 3 }, { "PSI%", COL_RIGHT, 2 },
+	{ "IDLE>=2M", COL_RIGHT, 14 }, { "DECISION", 0, 0 }, { "REQUEST", COL_RIGHT, 3 }, { "PSI%", COL_RIGHT, 2 },
 	{ "RECLAIMED", COL_RIGHT, 1 }, { "ZSWAP", COL_RIGHT, 11 }, { "JOB", COL_RIGHT, 9 },
 	{ "QOS", 0, 4 }, { "POD", 0, 6 }, { "CONTAINER", 0, 7 }, { "CGROUP", COL_PATH, 0 },
 };
@@ -399,7 +402,8 @@ static void print_cgroups(json_t *p)
 			strcpy(step, "-");
 		table_row(&t, (const char *const[]){ rule, str(v, "policy"),
 			B(get(v, "current_bytes")), B(get(v, "floor_bytes")),
-			B(get(v, "reclaimable_bytes")), step, str(v, "decision"),
+			B(get(v, "reclaimable_bytes")), step, B(get(v, "idle_bytes.120")),
+			str(v, "decision"),
 			B(get(v, "request_bytes")), pct(get(v, "psi_some_pct"), psi, sizeof(psi)),
 			B(get(v, "reclaimed_total_bytes")), B(get(v, "zswap_bytes")),
 			json_is_object(job) ? B(get(job, "request_bytes")) : "-", str(v, "qos"),
@@ -408,7 +412,9 @@ static void print_cgroups(json_t *p)
 	table_print(&t, cols, 0);
 	table_free(&t);
 	snprintf(foot, sizeof(foot), "%zu managed cgroups; PSI%% is memory PSI some over the last "
-		 "interval (%g s); REQUEST is the last decision's, JOB what is in flight",
+		 "interval (%g s); IDLE>=2M the bytes idle for 2 minutes at least (MGLRU "
+		 "generations; - when not known); REQUEST is the last decision's, JOB what is in "
+		 "flight",
 		 json_array_size(get(p, "cgroups")), num(p, "interval_s"));
 	print_wrapped(foot, cols, "\n");
 }
@@ -429,6 +435,77 @@ static int cmd_cgroups(void)
 }
 
 /* ---- explain ----------------------------------------------------------------------------- */
+
+/* Why the cold age the histogram suggests is what it is (status Explain "cold_memory.
+ * suggestion", cold_hist.h), in a sentence. */
+static void print_suggestion(json_t *sg)
+{
+	const char *why = str(sg, "reason");
+	long long over = integer(sg, "candidates_over");
+
+	if (json_is_number(get(sg, "cold_age_s")))
+		printf("suggests:  cold age %lld s", integer(sg, "cold_age_s"));
+	else
+		printf("suggests:  no cold age yet");
+	if (strcmp(why, "under-target") == 0)
+		printf(": the smallest age whose pages come back at most %g %% a minute (%lld s: "
+		       "%.1f pages/min, %.3f %%; %lld smaller age(s) over)", num(sg, "refault_target_pct"),
+		       integer(sg, "bucket_s"), num(sg, "rate_pages_per_min"),
+		       num(sg, "rate_pct_per_min"), over);
+	else if (strcmp(why, "none-under-target") == 0)
+		printf(": every age up to %lld s comes back more than %g %% a minute (%lld s: %.3f "
+		       "%%), so the most it may be", integer(sg, "bucket_s"),
+		       num(sg, "refault_target_pct"), integer(sg, "bucket_s"),
+		       num(sg, "rate_pct_per_min"));
+	else if (strcmp(why, "beyond-horizon") == 0)
+		printf(": %lld s is older than the oldest generation (%lld smaller age(s) over %g %% "
+		       "a minute)", integer(sg, "bucket_s"), over, num(sg, "refault_target_pct"));
+	else if (strcmp(why, "no-evidence") == 0)
+		printf(": %lld s not watched long enough yet (%lld smaller age(s) over %g %% a "
+		       "minute)", integer(sg, "bucket_s"), over, num(sg, "refault_target_pct"));
+	else
+		printf(": %s", why);
+	printf(" [%s; shown only, not used]\n", why);
+}
+
+/* The cold-memory report of Explain: idle bytes by age, the generations, the promotions. */
+static void print_cold_memory(json_t *cm)
+{
+	static const char *const ages[] = { "60", "120", "300", "600" };
+	json_t *v;
+	size_t i;
+
+	if (!json_is_object(cm)) {
+		printf("idle:      not known (no MGLRU generations read this tick)\n");
+		return;
+	}
+	printf("idle:      at least");
+	for (i = 0; i < ARRAY_SIZE(ages); i++) {
+		char path[32];
+
+		snprintf(path, sizeof(path), "idle_bytes.%s", ages[i]);
+		printf("%s %s for %s s", i ? "," : "", json_is_number(get(cm, path)) ? B(get(cm, path)) :
+		       "?", ages[i]);
+	}
+	printf(" (of %s in %lld lruvec(s); ? beyond the oldest generation, %.0f s)\n",
+	       B(get(cm, "total_bytes")), integer(cm, "lruvecs"), num(cm, "idle_horizon_s"));
+	printf("gens:     ");
+	json_array_foreach(get(cm, "generations"), i, v)
+		printf(" %s idle>=%.0fs", B(get(v, "bytes")), num(v, "idle_s"));
+	printf("%s\n", json_is_true(get(cm, "generations_merged")) ? " (more merged in)" : "");
+	printf("promoted: ");
+	json_array_foreach(get(cm, "promotions"), i, v) {
+		if (json_is_true(get(v, "known")))
+			printf(" >=%llds %.1f/min", integer(v, "idle_s"), num(v, "pages_per_min"));
+		else
+			printf(" >=%llds ?", integer(v, "idle_s"));
+	}
+	printf(" (pages idle that long touched again, freed or reclaimed by the kernel)\n");
+	if (json_is_number(get(cm, "suggestion.would_reclaim_bytes")))
+		printf("observing: would reclaim %s now (cold at its cold age, above its floor)\n",
+		       B(get(cm, "suggestion.would_reclaim_bytes")));
+	print_suggestion(get(cm, "suggestion"));
+}
 
 static void print_explain(json_t *p)
 {
@@ -508,6 +585,7 @@ static void print_explain(json_t *p)
 			       integer(pb, "zswpin_pages"), integer(pb, "io_read_pages"));
 		}
 	}
+	print_cold_memory(get(p, "cold_memory"));
 	if (json_is_object(tiers)) {
 		printf("tiers:     tick %lld: of %s to evict, demote %s from the upper tiers, evict %s "
 		       "on the lowest", integer(tiers, "tick"), B(get(tiers, "request_bytes")),

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ctl/aging_ctl.h"
+#include "reclaimd/cold_hist.h"
 #include "reclaimd/log.h"
 #include "reclaimd/lru_gen_plan.h"
 
@@ -226,6 +227,109 @@ static bool listed_twice(struct aging_ctl *ag, struct cgroup_node *owner, struct
 	return true;
 }
 
+void cold_hist_cgroup_free(struct cold_hist_cgroup *c)
+{
+	if (!c)
+		return;
+	free(c->prev);
+	free(c->next);
+	free(c);
+}
+
+/* The lruvec kept from the last counted read of cg's histogram for this memcg and node, or
+ * NULL. */
+static struct cold_hist_lruvec *hist_prev(struct cold_hist_cgroup *h, uint64_t memcg_id, int node)
+{
+	for (size_t i = 0; i < h->n_prev; i++)
+		if (h->prev[i].memcg_id == memcg_id && h->prev[i].node == node)
+			return &h->prev[i];
+	return NULL;
+}
+
+/*
+ * Adds lruvec v to the histogram of cg (its owner) for this tick (cold_hist.h): to the report
+ * always, to the promotions only when no job of cg is in flight (`busy`: it may be evicting, and
+ * the generations it evicts from are marked only once it was handed them). A read that counts
+ * keeps its lruvecs for the next one. Out of memory: the cgroup has no report this tick, or its
+ * read does not count.
+ */
+static void hist_note(struct aging_ctl *ag, struct cgroup_node *cg, const struct lru_gen_lruvec *v,
+		      bool busy)
+{
+	struct cold_hist_cgroup *h = cg->coldhist.state;
+	struct cold_hist_lruvec *prev;
+
+	if (!h && !(h = cg->coldhist.state = calloc(1, sizeof(*h))))
+		return;
+	if (h->tick != ag->tick) {
+		h->tick = ag->tick;
+		cold_hist_report_init(&h->report);
+		h->promo = (struct cold_hist_promo){ 0 };
+		h->n_next = 0;
+		h->counting = !busy;
+	}
+	cold_hist_report_add(&h->report, v);
+	if (!h->counting)
+		return;
+	if ((prev = hist_prev(h, v->memcg_id, v->node))) {
+		struct cold_hist_promo p;
+
+		cold_hist_promotions(prev, v, &p);
+		cold_hist_promo_add(&h->promo, &p);
+	}
+	if (h->n_next == h->next_cap) {
+		size_t cap = MAX(h->next_cap * 2, (size_t)2);
+		struct cold_hist_lruvec *n = realloc(h->next, cap * sizeof(*n));
+
+		if (!n) {
+			h->counting = false;
+			return;
+		}
+		h->next = n;
+		h->next_cap = cap;
+	}
+	cold_hist_lruvec_save(&h->next[h->n_next++], v);
+}
+
+/*
+ * After the tick's read: each managed cgroup's promotions since its last counted read go into
+ * its rates, this read's lruvecs replace the kept ones, and the chooser runs at the rule's
+ * max_cold_age and refault_target_pct (shown, not used: cold_hist.h). A read that failed part
+ * way leaves no report (its lruvecs may be missing) and counts nothing.
+ */
+static void hist_finish(struct aging_ctl *ag, const struct tick_ctx *ctx, bool read_ok)
+{
+	usec_t at = ctx->snap->timestamp_us;
+
+	for (size_t i = 0; i < ctx->snap->n_cgroups; i++) {
+		struct cgroup_node *cg = ctx->cgroups[i];
+		struct cold_hist_cgroup *h = cg->coldhist.state;
+
+		if (!h || h->tick != ag->tick || !cg->rule)
+			continue;
+		if (!read_ok) {
+			h->tick = 0;
+			continue;
+		}
+		if (h->counting) {
+			struct cold_hist_lruvec *t = h->prev;
+			size_t cap = h->prev_cap;
+
+			if (h->counted_us && at > h->counted_us)
+				cold_hist_rates_update(&h->rates, &h->promo, at - h->counted_us);
+			h->prev = h->next;
+			h->prev_cap = h->next_cap;
+			h->n_prev = h->n_next;
+			h->next = t;
+			h->next_cap = cap;
+			h->n_next = 0;
+			h->counted_us = at;
+		}
+		cold_hist_choose(&h->rates, &h->report, cg->rule->params.max_cold_age_s,
+				 cg->rule->params.refault_target_pct, &h->choice);
+	}
+}
+
 static int on_lruvec(const struct lru_gen_lruvec *v, void *userdata)
 {
 	struct aging_ctl *ag = userdata;
@@ -233,10 +337,15 @@ static int on_lruvec(const struct lru_gen_lruvec *v, void *userdata)
 	struct cgroup_node *cg = find_path(ag, v->path + 1, v->path_len - 1);
 	struct descent d = { 0 };
 	struct lru_gen_plan plan;
+	bool busy;
 
 	if (!cg)
 		cg = find_owner(ag, v->path + 1, v->path_len - 1, &d);
-	if (!cg || !cg->rule || (ag->hooks.busy && ag->hooks.busy(ag->hooks.userdata, cg)))
+	if (!cg || !cg->rule)
+		return 0;
+	busy = ag->hooks.busy && ag->hooks.busy(ag->hooks.userdata, cg);
+	hist_note(ag, cg, v, busy);
+	if (busy)
 		return 0;
 	if (cg->aging.tick != ag->tick) {
 		cg->aging.tick = ag->tick;
@@ -299,12 +408,29 @@ void aging_ctl_tick(struct aging_ctl *ag, const struct tick_ctx *ctx)
 	ag->n = n;
 	r = mglru_read(ag->mglru, on_lruvec, ag);
 	ag->n = 0; /* the nodes may be freed before the next tick */
+	hist_finish(ag, ctx, r == 0);
 	if (r < 0 && lru_gen_unusable(r)) /* unmounted since recheck(), say */
 		stop(ag, r);
 	else if (r < 0 && log_ratelimit(&ag->warning_us, now_us(), LOG_REPEAT_US))
 		log_event(LOG_WARNING, MSGID_READ_FAILED, NULL,
 			  "cannot read %s/kernel/debug/lru_gen: %s; MGLRU aging skipped this tick",
 			  ag->env.sys_root, strerror(-r));
+}
+
+/* The lruvecs a job may evict from: their generations up to evict_seq are left out of the
+ * promotions of the next counted read (cold_hist.h). */
+static void hist_mark_evicted(struct cgroup_node *cg, const struct lru_gen_target *t, size_t n)
+{
+	struct cold_hist_cgroup *h = cg->coldhist.state;
+
+	for (size_t i = 0; h && i < n; i++) {
+		struct cold_hist_lruvec *e = hist_prev(h, t[i].memcg_id, t[i].node);
+
+		if (!e)
+			continue;
+		e->evict_seq = e->evicted ? MAX(e->evict_seq, t[i].evict_seq) : t[i].evict_seq;
+		e->evicted = true;
+	}
 }
 
 void aging_ctl_take(struct aging_ctl *ag, struct cgroup_node *cg, unsigned tick, bool evict,
@@ -321,6 +447,7 @@ void aging_ctl_take(struct aging_ctl *ag, struct cgroup_node *cg, unsigned tick,
 	    (ret->evict = malloc(cg->aging.n_targets * sizeof(*ret->evict)))) {
 		memcpy(ret->evict, cg->aging.targets, cg->aging.n_targets * sizeof(*ret->evict));
 		ret->n_evict = cg->aging.n_targets;
+		hist_mark_evicted(cg, ret->evict, ret->n_evict);
 	}
 	cg->aging.len = 0; /* once per tick, even if headroom dispatches again */
 	cg->aging.n_targets = 0;

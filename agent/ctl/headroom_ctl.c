@@ -97,7 +97,7 @@ static size_t build_candidates(struct headroom_ctl *h)
 		if (!cg->rule)
 			continue;
 		h->hooks.cgroup_state(h->hooks.userdata, cg, &st);
-		st.excluded = !cg->rule_manages;
+		st.excluded = !cg->rule_manages || cg->rule->policy->never_reclaims;
 		st.sample_us = snap->timestamp_us;
 		nc += headroom_candidate_build(&cg->rule->params, &snap->cgroups[i], i, &st,
 					       snap->page_size, &h->cands[nc]);

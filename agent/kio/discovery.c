@@ -156,6 +156,7 @@ static void cgroup_node_free(struct cgroup_set *s, struct cgroup_node *cg)
 	free(cg->aging.cmds);
 	free(cg->aging.targets);
 	free(cg->tiers.state);
+	cold_hist_cgroup_free(cg->coldhist.state);
 	free(cg);
 }
 

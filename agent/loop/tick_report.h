@@ -71,4 +71,16 @@ struct tick_report {
 	struct tick_timing timing;
 };
 
+/* A managed cgroup's cold-memory report, promotion rates and suggested cold age
+ * (cgroup_node.coldhist, cold_hist.h) when they are this report's: read at this tick with MGLRU
+ * aging on. NULL otherwise (no lru_gen, a dry run, a read that failed, a cgroup not yet read):
+ * then every idle age is unknown, never 0. */
+static inline const struct cold_hist_cgroup *tick_report_cold_hist(const struct tick_report *r,
+								   const struct cgroup_node *cg)
+{
+	const struct cold_hist_cgroup *h = cg->coldhist.state;
+
+	return r->aging.active && h && h->tick != 0 && h->tick == r->ctx.tick ? h : NULL;
+}
+
 #endif

@@ -349,6 +349,27 @@ static void rule_series(FILE *f, const char *name, const struct metrics_rule *r,
 	series_n(f, name, (const char *const[]){ RULE_LABELS(idx, r) }, 2, v);
 }
 
+/* One series per known idle age (idle_seconds="60" ...): with a rule's labels (r), or with
+ * k="v" (a QoS class, a cgroup). Unknown ages have none. */
+static void idle_series(FILE *f, const char *name, const struct metrics_rule *r, const char *k,
+			const char *v, const uint64_t *bytes, const bool *known)
+{
+	for (unsigned a = 0; a < COLD_HIST_N_AGES; a++) {
+		char idx[24], sec[16];
+
+		if (!known[a])
+			continue;
+		snprintf(sec, sizeof(sec), "%u", cold_hist_age_s[a]);
+		if (r) {
+			snprintf(idx, sizeof(idx), "%zu", r->index);
+			series_n(f, name, (const char *const[]){ RULE_LABELS(idx, r), "idle_seconds",
+								sec }, 3, bytes[a]);
+		} else {
+			series(f, name, k, v, "idle_seconds", sec, bytes[a]);
+		}
+	}
+}
+
 static void render_rules(FILE *f, const struct metrics_input *in)
 {
 	family(f, "reclaimd_rule_info", "gauge",
@@ -415,8 +436,25 @@ static void render_rules(FILE *f, const struct metrics_input *in)
 	for (size_t i = 0; i < in->n_rules; i++)
 		rule_series(f, "reclaimd_rule_cold_age_seconds", &in->rules[i],
 			    in->rules[i].cold_age_ms / 1000);
+	family(f, "reclaimd_rule_idle_bytes", "gauge",
+	       "Bytes of the rule's managed cgroups idle for at least idle_seconds, from their MGLRU "
+	       "generations this tick: a lower bound; no series for an age beyond every cgroup's "
+	       "oldest generation (not known, not 0).");
+	for (size_t i = 0; i < in->n_rules; i++)
+		idle_series(f, "reclaimd_rule_idle_bytes", &in->rules[i], NULL, NULL,
+			    in->rules[i].idle_bytes, in->rules[i].idle_known);
 	if (!in->per_cgroup)
 		return;
+	family(f, "reclaimd_cgroup_idle_bytes", "gauge",
+	       "Bytes of the cgroup idle for at least idle_seconds (as reclaimd_rule_idle_bytes), "
+	       "metrics.per_cgroup.");
+	for (size_t i = 0; i < in->n_cgroups; i++) {
+		char idx[24];
+
+		snprintf(idx, sizeof(idx), "%zu", in->cgroups[i].rule);
+		idle_series(f, "reclaimd_cgroup_idle_bytes", NULL, "cgroup", in->cgroups[i].path,
+			    in->cgroups[i].idle_bytes, in->cgroups[i].idle_known);
+	}
 	family(f, "reclaimd_cgroup_reclaimed_bytes_total", "counter",
 	       "Bytes reclaimed from the cgroup (metrics.per_cgroup; at most "
 	       "metrics.max_cgroup_series cgroups, in path order).");
@@ -519,6 +557,12 @@ static void render_qos(FILE *f, const struct metrics_input *in)
 	QOS_FAMILY(f, in, "reclaimd_qos_pages_back_total", "counter",
 		   "Pages the class's managed cgroups read back (io.stat reads + zswap loads, at least "
 		   "their refaults): the cost side of reclaim.", pages_back);
+	family(f, "reclaimd_qos_idle_bytes", "gauge",
+	       "Bytes of the class's managed cgroups idle for at least idle_seconds (as "
+	       "reclaimd_rule_idle_bytes).");
+	for (size_t i = 0; i < in->n_qos; i++)
+		idle_series(f, "reclaimd_qos_idle_bytes", NULL, "qos", in->qos[i].name,
+			    in->qos[i].idle_bytes, in->qos[i].idle_known);
 }
 
 static void render_pods(FILE *f, const struct metrics_input *in)

@@ -41,6 +41,7 @@
 #include <sys/socket.h>
 
 #include "reclaimd/actuator.h"
+#include "reclaimd/cold_hist.h"
 #include "reclaimd/common.h"
 #include "reclaimd/config.h"
 #include "reclaimd/self_process.h"
@@ -79,6 +80,12 @@ struct metrics_rule {
 	uint64_t pages_back;                   /* counter: pages read back (pages_back.h) */
 	uint64_t cold_age_ms;                  /* gauge: the largest cold age of its cgroups now
 						* (cold_age.c; 0: none set, not under MGLRU) */
+	/* gauge: bytes idle for at least cold_hist_age_s[i] (60, 120, 300, 600 s) in the
+	 * cold-memory reports of this tick (cold_hist.h), each a lower bound, summed over the
+	 * cgroups whose report reaches that age; idle_known[i]: at least one does (else the age
+	 * has no series: not known is not 0). */
+	uint64_t idle_bytes[COLD_HIST_N_AGES];
+	bool idle_known[COLD_HIST_N_AGES];
 };
 
 /* One QoS class's series (label qos="guaranteed|burstable|besteffort|none"). Counters since
@@ -94,6 +101,12 @@ struct metrics_qos {
 	uint64_t decisions[_DECISION_MAX];
 	uint64_t events_high, events_max;
 	uint64_t pages_back;                   /* counter: pages read back (pages_back.h) */
+	/* gauge: bytes idle for at least cold_hist_age_s[i] (60, 120, 300, 600 s) in the
+	 * cold-memory reports of this tick (cold_hist.h), each a lower bound, summed over the
+	 * cgroups whose report reaches that age; idle_known[i]: at least one does (else the age
+	 * has no series: not known is not 0). */
+	uint64_t idle_bytes[COLD_HIST_N_AGES];
+	bool idle_known[COLD_HIST_N_AGES];
 };
 
 /* One pod's own series (metrics.per_pod): labels pod_uid and qos. */
@@ -122,6 +135,12 @@ struct metrics_cgroup {
 	 * by enum metrics_back_term. */
 	uint64_t pages_back;
 	uint64_t back_terms[_METRICS_BACK_MAX];
+	/* gauge: bytes idle for at least cold_hist_age_s[i] (60, 120, 300, 600 s) in the
+	 * cold-memory reports of this tick (cold_hist.h), each a lower bound, summed over the
+	 * cgroups whose report reaches that age; idle_known[i]: at least one does (else the age
+	 * has no series: not known is not 0). */
+	uint64_t idle_bytes[COLD_HIST_N_AGES];
+	bool idle_known[COLD_HIST_N_AGES];
 };
 
 

@@ -8,12 +8,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "loop/tick_report.h"
 #include "obs/metrics.h"
 #include "obs/report.h"
 
 #ifndef RECLAIMD_VERSION
 #define RECLAIMD_VERSION "0.1.0"
 #endif
+
+/* Adds cg's cold-memory report of this tick, the ages it knows, to bytes and known. */
+static void add_idle(const struct tick_report *rep, const struct cgroup_node *cg, uint64_t *bytes,
+		     bool *known)
+{
+	const struct cold_hist_cgroup *h = tick_report_cold_hist(rep, cg);
+	uint64_t page = rep->ctx.snap->page_size ? rep->ctx.snap->page_size : 4096;
+
+	for (unsigned a = 0; h && a < COLD_HIST_N_AGES; a++)
+		if (cold_hist_known(&h->report, a)) {
+			bytes[a] += h->report.idle_pages[a] * page;
+			known[a] = true;
+		}
+}
 
 static int cmp_cgroup_path(const void *a, const void *b)
 {
@@ -93,6 +108,7 @@ static struct metrics_rule *collect_rules(const struct tick_report *rep,
 			continue;
 		m = &out[cg->rule - c->rules];
 		m->managed++;
+		add_idle(rep, cg, m->idle_bytes, m->idle_known);
 		if (cg->policy.state.cold_age_ms > m->cold_age_ms)
 			m->cold_age_ms = cg->policy.state.cold_age_ms;
 	}
@@ -144,6 +160,9 @@ static size_t collect_qos(const struct tick_report *rep, struct metrics_qos out[
 		struct metrics_qos *q = &out[slot[cg->workload.qos]];
 
 		q->managed++;
+		/* Each lruvec is in one report only (its nearest managed cgroup's): no ancestor
+		 * counts it again. */
+		add_idle(rep, cg, q->idle_bytes, q->idle_known);
 		if (has_managed_ancestor(cg))
 			continue;
 		q->current_bytes += snap->cgroups[i].current_bytes;
@@ -331,6 +350,8 @@ void metrics_tick(struct metrics *mx, const struct tick_report *rep)
 						[METRICS_BACK_ZSWPIN] = cg->hist.back_total.zswpin,
 						[METRICS_BACK_IO_READ] = cg->hist.back_total.io_pages,
 					} };
+			if (n > 0 && cgs[n - 1].path == cg->path)
+				add_idle(rep, cg, cgs[n - 1].idle_bytes, cgs[n - 1].idle_known);
 		}
 		/* Path order: the same cgroups keep their series from one tick to the next. */
 		qsort(cgs, n, sizeof(*cgs), cmp_cgroup_path);

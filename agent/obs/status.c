@@ -557,6 +557,40 @@ static json_t *pages_back_json(bool has_prev, const struct pages_back *b,
 		"has_zswpin", (features & PAGES_BACK_HAS_ZSWPIN) != 0);
 }
 
+/* The cold-memory report's idle bytes by age: {"60": bytes, "120": .., "300": .., "600": ..},
+ * each a lower bound, null where the age is beyond the horizon or nothing was read this tick
+ * (h NULL): not known, never a false 0. */
+static json_t *idle_bytes_json(const struct cold_hist_cgroup *h, uint64_t page)
+{
+	json_t *o = json_object();
+
+	for (unsigned i = 0; o && i < COLD_HIST_N_AGES; i++) {
+		char key[16];
+
+		snprintf(key, sizeof(key), "%u", cold_hist_age_s[i]);
+		json_object_set_new(o, key, h && cold_hist_known(&h->report, i) ?
+					    ju64(h->report.idle_pages[i] * page) : json_null());
+	}
+	return o;
+}
+
+static json_t *horizon_json(const struct cold_hist_cgroup *h)
+{
+	return h ? json_real((double)h->report.horizon_ms / 1000.0) : json_null();
+}
+
+/* Policy observe: the cold bytes at its cold age above its floor, what a psi rule with the same
+ * parameters could take now (limits.h caps a request at them); null for other policies or
+ * before a decision. */
+static json_t *would_reclaim_json(const struct cgroup_node *cg)
+{
+	const typeof(cg->policy.last) *l = &cg->policy.last;
+
+	if (!cg->rule || !cg->rule->policy->never_reclaims || !l->at_us || !l->mglru)
+		return json_null();
+	return ju64(MIN(l->cold_bytes, l->dec.reclaimable_bytes));
+}
+
 static json_t *cgroup_row(const struct tick_report *r, const struct cgroup_node *cg,
 			  const struct cgroup_sample *s, usec_t now)
 {
@@ -584,8 +618,15 @@ static json_t *cgroup_row(const struct tick_report *r, const struct cgroup_node 
 					      s->back_features, s->back_pages_per_s, s->elapsed_us),
 		"job", job_json(cg));
 
-	if (o)
+	if (o) {
+		const struct cold_hist_cgroup *h = tick_report_cold_hist(r, cg);
+		uint64_t page = r->ctx.snap->page_size ? r->ctx.snap->page_size : 4096;
+
 		workload_fields(o, &cg->workload);
+		json_object_set_new(o, "idle_bytes", idle_bytes_json(h, page));
+		json_object_set_new(o, "idle_horizon_s", horizon_json(h));
+		json_object_set_new(o, "would_reclaim_bytes", would_reclaim_json(cg));
+	}
 	return o;
 }
 
@@ -772,6 +813,56 @@ static json_t *explain_decision(const struct tick_report *r, const struct cgroup
 			 "request_bytes", ju64(l->dec.request_bytes), "dry_run", r->opts->dry_run);
 }
 
+/* The cold-memory report of Explain: the idle bytes by age, the generation points it was made
+ * from, the promotion rates by idle age and the cold age they suggest, with why (cold_hist.h).
+ * NULL when the cgroup's lruvecs were not read this tick (no MGLRU aging, a dry run). */
+static json_t *explain_cold_memory(const struct tick_report *r, const struct cgroup_node *cg)
+{
+	const struct cold_hist_cgroup *h = tick_report_cold_hist(r, cg);
+	uint64_t page = r->ctx.snap->page_size ? r->ctx.snap->page_size : 4096;
+	const struct policy_params *pp = &cg->rule->params;
+	const struct cold_hist_choice *c;
+	json_t *gens, *rates;
+
+	if (!h)
+		return NULL;
+	c = &h->choice;
+	gens = json_array();
+	rates = json_array();
+	for (unsigned i = 0; gens && i < h->report.n_points; i++)
+		json_array_append_new(gens, json_pack("{s:f,s:o}",
+			"idle_s", (double)h->report.points[i].idle_ms / 1000.0,
+			"bytes", ju64(h->report.points[i].pages * page)));
+	for (unsigned b = 0; rates && b < COLD_HIST_N_RATES; b++)
+		json_array_append_new(rates, json_pack("{s:I,s:f,s:f,s:f,s:b}",
+			"idle_s", (json_int_t)cold_hist_rate_age_s(b),
+			"pages_per_min", h->rates.per_min[b],
+			"pct_per_min", h->report.total_pages ?
+				100.0 * h->rates.per_min[b] / (double)h->report.total_pages : 0.0,
+			"watched_s", seconds(h->rates.watched_us[b]),
+			"known", h->rates.watched_us[b] >= COLD_HIST_MIN_EVIDENCE_US &&
+				 h->report.horizon_ms >= cold_hist_rate_age_s(b) * 1000));
+	return json_pack("{s:o,s:f,s:o,s:I,s:o,s:b,s:o,s:{s:o,s:s,s:I,s:f,s:f,s:I,s:f,s:I,s:o,s:b}}",
+		"idle_bytes", idle_bytes_json(h, page),
+		"idle_horizon_s", (double)h->report.horizon_ms / 1000.0,
+		"total_bytes", ju64(h->report.total_pages * page),
+		"lruvecs", (json_int_t)h->report.n_lruvecs,
+		"generations", gens ? gens : json_null(),
+		"generations_merged", h->report.points_merged,
+		"promotions", rates ? rates : json_null(),
+		"suggestion",
+		"cold_age_s", c->age_s ? ju64(c->age_s) : json_null(),
+		"reason", cold_choice_reason_str(c->reason),
+		"bucket_s", (json_int_t)c->bucket_s,
+		"rate_pages_per_min", c->rate_pages_per_min,
+		"rate_pct_per_min", c->rate_pct,
+		"candidates_over", (json_int_t)c->candidates_over,
+		"refault_target_pct", pp->refault_target_pct,
+		"max_cold_age_s", (json_int_t)pp->max_cold_age_s,
+		"would_reclaim_bytes", would_reclaim_json(cg),
+		"used", false);
+}
+
 /* The memory tier plan of the cgroup's last eviction (tiers_ctl_shape()), or NULL when none was
  * made (one tier, demotion off, memory.reclaim, a dry run). */
 static json_t *explain_tiers(const struct tick_report *r, const struct cgroup_node *cg)
@@ -951,11 +1042,12 @@ static void m_explain(void *userdata, const struct varlink_call *call, struct va
 		dec = explain_decision(r, found, now_us(), &inputs, &floor, &law, &limits, &cold);
 	else
 		dec = json_null();
-	o = json_pack("{s:o,s:s,s:o,s:o,s:o*,s:o*,s:o*,s:o*,s:o*,s:o,s:o*}",
+	o = json_pack("{s:o,s:s,s:o,s:o,s:o*,s:o*,s:o*,s:o*,s:o*,s:o,s:o*,s:o*}",
 		"cgroup", jstr(found->path), "matched_by", res.matched_by,
 		"rule", explain_rule(r, found), "decision", dec,
 		"inputs", inputs, "floor", floor, "law", law, "limits", limits, "cold_age", cold,
-		"job", job_json(found), "tiers", explain_tiers(r, found));
+		"job", job_json(found), "tiers", explain_tiers(r, found),
+		"cold_memory", explain_cold_memory(r, found));
 	if (o)
 		workload_fields(o, &found->workload);
 	ret->parameters = with_head(o);

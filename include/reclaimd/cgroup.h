@@ -15,6 +15,7 @@
 #define RECLAIMD_CGROUP_H
 
 #include "reclaimd/actuator.h"
+#include "reclaimd/cold_hist.h"
 #include "reclaimd/config.h"
 #include "reclaimd/policy.h"
 #include "reclaimd/snapshot.h"
@@ -42,6 +43,7 @@ enum cgroup_optional_file {
  *   job      the dispatcher (agent/ctl/dispatcher.c)
  *   zswap    the zswap controller (agent/ctl/zswap_ctl.c)
  *   aging    the MGLRU aging controller (agent/ctl/aging_ctl.c)
+ *   coldhist the MGLRU aging controller too (agent/ctl/aging_ctl.c): the cold-memory report
  *   events   the loop's reports (agent/loop/report.c)
  * Controllers only read the groups of others through the owner's header (dispatcher_busy(),
  * zswap_ctl_max_in_force()) or get them through the loop's hooks, but for aging_ctl.c: it reads
@@ -204,6 +206,16 @@ struct cgroup_node {
 	} aging;
 
 	struct {
+		/* The cold-memory report, the promotion rates by idle age and the cold age they
+		 * suggest (cold_hist.h), of a managed cgroup while MGLRU aging is on: allocated by
+		 * the aging controller at the cgroup's first lru_gen read, updated by it at each
+		 * read, freed with the node (cold_hist_cgroup_free()). Read by the observers
+		 * (status, metrics) through the tick report's cgroups, while state->tick is the
+		 * report's tick. NULL: never read. */
+		struct cold_hist_cgroup *state;
+	} coldhist;
+
+	struct {
 		/* Memory tiers (tiers_ctl.c): demotion back-off and the counters it differences;
 		 * allocated on first use on a host with demotion between tiers, else NULL. */
 		struct tiers_cgroup *state;
@@ -219,6 +231,10 @@ struct cgroup_node {
 	char path[];                /* relative to the root, "" for the root itself; allocated with
 				     * the node (one allocation per cgroup, not two) */
 };
+
+/* Frees a cgroup's histogram state (cgroup_node.coldhist.state; agent/ctl/aging_ctl.c).
+ * Accepts NULL. */
+void cold_hist_cgroup_free(struct cold_hist_cgroup *c);
 
 /* Ticks between two reads of the slow files: one minute at the default 6 s interval; sooner
  * once memory.current has moved by more than 1/CGROUP_SLOW_FILES_MOVED of what it was at the

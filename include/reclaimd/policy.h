@@ -28,6 +28,7 @@ enum decision_reason {
 	DECISION_AT_HIGH,          /* at its memory.high: the kernel reclaims it (cgroup_at_high) */
 	DECISION_BACKING_OFF,      /* the kernel found less than the last request asked (EAGAIN):
 				    * waiting (psi.c, reclaim_backoff_intervals) */
+	DECISION_OBSERVING,        /* policy "observe": managed and aged, never reclaimed */
 	_DECISION_MAX,
 };
 
@@ -68,6 +69,10 @@ struct policy_desc {
 	/* The policy excludes its cgroups: a cgroup whose rule gives it is never managed (the rule
 	 * lookup sets cgroup_node.rule_manages from this; nothing compares policy names). */
 	bool excludes;
+	/* The policy manages its cgroups (read, aged, reported) but never has them reclaimed: its
+	 * decide() asks for nothing, and the headroom policy does not take them as candidates
+	 * (policy "observe"). */
+	bool never_reclaims;
 	/* Decide for one cgroup. `state` is read and updated. Never fails. */
 	void (*decide)(const struct policy_params *params, const struct cgroup_sample *cg,
 		       const struct host_sample *host, uint64_t page_size, struct policy_state *state,
@@ -182,7 +187,7 @@ usec_t cold_age_calm_us(uint64_t cold_age_ms);
 void cold_age_update(const struct policy_params *params, const struct cgroup_sample *cg,
 		     uint64_t page_size, struct policy_state *state, struct reclaim_decision *d);
 
-/* Registry lookup by name ("psi", "none"); NULL when unknown. */
+/* Registry lookup by name ("psi", "none", "observe"); NULL when unknown. */
 const struct policy_desc *policy_find(const char *name);
 /* NULL-terminated list of all names, for error messages. */
 const char *const *policy_names(void);

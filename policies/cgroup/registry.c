@@ -9,15 +9,16 @@
 
 #include "reclaimd/policy.h"
 
-extern const struct policy_desc policy_psi, policy_none;
+extern const struct policy_desc policy_psi, policy_none, policy_observe;
 
 static const struct policy_desc *const registry[] = {
 	&policy_psi,  /* the default: PSI-driven proactive reclaim */
 	&policy_none, /* excluded: never reclaimed */
+	&policy_observe, /* managed and aged, never reclaimed: the cold-memory report only */
 };
 
 /* The same names, NULL-terminated, for error messages. */
-static const char *const registry_names[] = { "psi", "none", NULL };
+static const char *const registry_names[] = { "psi", "none", "observe", NULL };
 
 _Static_assert(ARRAY_SIZE(registry_names) == ARRAY_SIZE(registry) + 1,
 	       "registry_names must list every policy in registry");
@@ -49,6 +50,7 @@ static const char *const reason_names[_DECISION_MAX] = {
 	[DECISION_EXCLUDED] = "excluded",
 	[DECISION_AT_HIGH] = "at-high",
 	[DECISION_BACKING_OFF] = "backing-off",
+	[DECISION_OBSERVING] = "observing",
 };
 
 const char *decision_reason_str(enum decision_reason r)

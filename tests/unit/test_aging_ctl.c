@@ -4,7 +4,8 @@
  * fixture sys tree: MGLRU switched off and on, debugfs unmounted and mounted again, a kernel
  * without MGLRU, reloads; each change logged once, nothing logged for an unchanged state, a
  * kernel without MGLRU never probed again, and no descriptor held between ticks; and which
- * lruvecs a managed pod's plan takes from its containers' memcgs.
+ * lruvecs a managed pod's plan takes from its containers' memcgs, and the cold-memory histogram
+ * it keeps for each managed cgroup across ticks (cold_hist.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -228,6 +229,7 @@ static void test_descendants_planned_for_owner(struct aging_ctl *ag, const struc
 	free(p.evict);
 	free(pod->aging.cmds);
 	free(pod->aging.targets);
+	cold_hist_cgroup_free(pod->coldhist.state);
 	free(deep);
 	free(inner);
 	free(safe);
@@ -235,6 +237,192 @@ static void test_descendants_planned_for_owner(struct aging_ctl *ag, const struc
 	free(pod);
 	free(pod2ctr);
 	free(pod2);
+	put("kernel/debug/lru_gen", "memcg     1 /\n node     0\n         15     112240          1           0 \n");
+}
+
+static bool hist_busy;
+
+static bool busy_hook(void *userdata _unused_, const struct cgroup_node *cg _unused_)
+{
+	return hist_busy;
+}
+
+/* One read of lru_gen at snapshot time `at_s` (seconds) for the tick. */
+static void hist_tick(struct aging_ctl *ag, struct tick_ctx *ctx, struct snapshot *snap,
+		      unsigned t, unsigned at_s, const char *lru)
+{
+	put("kernel/debug/lru_gen", lru);
+	snap->timestamp_us = (usec_t)at_s * USEC_PER_SEC;
+	ctx->tick = t;
+	aging_ctl_tick(ag, ctx);
+}
+
+/*
+ * The histogram of a managed pod over its own memcg and its container's: the report of each
+ * read, promotions counted from one read to the next at the idle bound the generation had, the
+ * generations handed to a job for eviction left out of the next read's promotions, a read while
+ * the pod's job is in flight counted in the report only, and the chooser's reason as the
+ * evidence grows.
+ */
+static void test_cold_hist_of_owner(const struct ctl_env *env, const struct config *on)
+{
+	struct aging_hooks hooks = { .busy = busy_hook };
+	struct aging_ctl *ag = NULL;
+	struct rule rule = on->rules[0];
+	struct cgroup_node *pod = mk_node("pod", 10, NULL);
+	struct cgroup_node *ctr = mk_node("pod/ctr", 11, pod);
+	struct cgroup_node *nodes[1] = { pod };
+	struct cgroup_sample samples[1] = { { 0 } };
+	struct snapshot snap = { .page_size = 4096, .cgroups = samples, .n_cgroups = 1 };
+	struct tick_ctx ctx = { .snap = &snap, .cgroups = nodes, .config = on };
+	const struct cold_hist_cgroup *h;
+	struct lru_gen_payload p;
+
+	static char logbuf[1 << 14];
+
+	pod->rule = &rule; /* cold age 60 s, max 1200 s, target 0.1 % */
+	CHECK_EQ_INT(aging_ctl_new(env, on, &hooks, &ag), 0);
+	CHECK_EQ_INT(new_lines_with("MGLRU aging on:", logbuf, sizeof(logbuf)), 1);
+	if (!ag)
+		return;
+	/* Idle bounds: the pod's own memcg 50 pages >= 90 s; the container's 1000 >= 400 s, 500
+	 * >= 130 s, 200 >= 1 s; youngest generations 1 s old (no aging due). */
+	hist_tick(ag, &ctx, &snap, 300, 1000,
+		  "memcg     2 /pod\n node     0\n"
+		  "          5     200000         40          10 \n"
+		  "          6      90000          0           0 \n"
+		  "          7       1000          5           0 \n"
+		  "memcg     3 /pod/ctr\n node     0\n"
+		  "         20     700000       1000           0 \n"
+		  "         21     400000        500           0 \n"
+		  "         22     130000        200           0 \n"
+		  "         23       1000        100           0 \n");
+	h = pod->coldhist.state;
+	CHECK(h != NULL && h->tick == 300);
+	if (!h)
+		goto out;
+	CHECK(ctr->coldhist.state == NULL); /* the owner's alone */
+	CHECK_EQ_U64(h->report.n_lruvecs, 2);
+	CHECK_EQ_U64(h->report.horizon_ms, 400000);
+	CHECK_EQ_U64(h->report.idle_pages[0], 1550);
+	CHECK_EQ_U64(h->report.idle_pages[1], 1500);
+	CHECK_EQ_U64(h->report.idle_pages[2], 1000);
+	CHECK(!cold_hist_known(&h->report, 3));
+	CHECK_EQ_U64(h->report.total_pages, 1855);
+	CHECK_EQ_INT(h->choice.reason, COLD_CHOICE_NO_EVIDENCE);
+
+	/* A minute later: 6 pages left the 400 s generation, 30 the 130 s one, 2 the pod's 90 s
+	 * one: counted at those bounds. */
+	hist_tick(ag, &ctx, &snap, 301, 1060,
+		  "memcg     2 /pod\n node     0\n"
+		  "          5     260000         38          10 \n"
+		  "          6     150000          0           0 \n"
+		  "          7      61000          5           0 \n"
+		  "memcg     3 /pod/ctr\n node     0\n"
+		  "         20     760000        994           0 \n"
+		  "         21     460000        470           0 \n"
+		  "         22     190000        200           0 \n"
+		  "         23      61000        100           0 \n");
+	CHECK_NEAR(h->rates.per_min[0], 38.0, 1e-9);  /* >= 30 s */
+	CHECK_NEAR(h->rates.per_min[1], 38.0, 1e-9);  /* >= 60 s */
+	CHECK_NEAR(h->rates.per_min[2], 36.0, 1e-9);  /* >= 120 s */
+	CHECK_NEAR(h->rates.per_min[3], 6.0, 1e-9);   /* >= 240 s */
+	CHECK_EQ_U64(h->rates.watched_us[3], 60 * USEC_PER_SEC);
+	CHECK_EQ_U64(h->rates.watched_us[4], 0);      /* nothing was 480 s idle */
+	CHECK_EQ_INT(h->choice.reason, COLD_CHOICE_NO_EVIDENCE);
+	CHECK_EQ_U64(h->choice.bucket_s, 30);
+
+	/* Another minute, nothing left: every age up to 240 s over 0.1 % of 1817 pages, 480 s
+	 * never watched. */
+	hist_tick(ag, &ctx, &snap, 302, 1120,
+		  "memcg     2 /pod\n node     0\n"
+		  "          5     320000         38          10 \n"
+		  "          6     210000          0           0 \n"
+		  "          7      40000          5           0 \n"
+		  "memcg     3 /pod/ctr\n node     0\n"
+		  "         20     820000        994           0 \n"
+		  "         21     520000        470           0 \n"
+		  "         22     250000        200           0 \n"
+		  "         23      40000        100           0 \n");
+	CHECK_NEAR(h->rates.per_min[0], 19.0, 1e-9);
+	CHECK_NEAR(h->rates.per_min[3], 3.0, 1e-9);
+	CHECK_EQ_INT(h->choice.reason, COLD_CHOICE_NO_EVIDENCE);
+	CHECK_EQ_U64(h->choice.bucket_s, 480);
+	CHECK_EQ_U64(h->choice.candidates_over, 4);
+	/* A job takes the eviction of generations up to 21 (the container) and 5 (the pod's). */
+	aging_ctl_take(ag, pod, 302, true, &p);
+	CHECK_EQ_U64(p.n_evict, 2);
+	free(p.cmds);
+	free(p.path);
+	free(p.evict);
+
+	/* It evicted 900 + 400 pages and the pod's 48; aging added generation 24. None of it is a
+	 * promotion: only generation 22's 20 pages (idle >= 40 s) count. */
+	hist_tick(ag, &ctx, &snap, 303, 1180,
+		  "memcg     2 /pod\n node     0\n"
+		  "          5     380000          0           0 \n"
+		  "          6     270000          0           0 \n"
+		  "          7     181000          5           0 \n"
+		  "          8       1000          0           0 \n"
+		  "memcg     3 /pod/ctr\n node     0\n"
+		  "         20     880000         94           0 \n"
+		  "         21     580000         70           0 \n"
+		  "         22     310000        180           0 \n"
+		  "         23     181000        100           0 \n"
+		  "         24       1000         50           0 \n");
+	CHECK_NEAR(h->rates.per_min[0], (19.0 * 120 + 20.0 * 60) / 180, 1e-9);
+	/* The generations idle >= 60 s were all handed to the job: those ages were not watched. */
+	CHECK_NEAR(h->rates.per_min[2], 18.0, 1e-9);
+	CHECK_EQ_U64(h->rates.watched_us[2], 120 * USEC_PER_SEC);
+	CHECK_NEAR(h->rates.per_min[3], 3.0, 1e-9);
+	CHECK_EQ_U64(h->rates.watched_us[3], 120 * USEC_PER_SEC);
+
+	/* The pod's job in flight: the read makes the report, counts nothing, keeps the last
+	 * counted read for the next. */
+	hist_busy = true;
+	hist_tick(ag, &ctx, &snap, 304, 1240,
+		  "memcg     3 /pod/ctr\n node     0\n"
+		  "         20     940000          0           0 \n"
+		  "         21     640000          0           0 \n"
+		  "         22     370000        180           0 \n"
+		  "         23     241000        100           0 \n"
+		  "         24      61000         50           0 \n");
+	hist_busy = false;
+	CHECK_EQ_U64(h->tick, 304);
+	CHECK_EQ_U64(h->report.idle_pages[0], 280);
+	CHECK_EQ_U64(h->report.n_lruvecs, 1);
+	CHECK_NEAR(h->rates.per_min[0], (19.0 * 120 + 20.0 * 60) / 180, 1e-9);
+	/* The next read counts against tick 303's, over 120 s: gen 22 lost 60 (idle >= 181 s),
+	 * 30 a minute. */
+	hist_tick(ag, &ctx, &snap, 305, 1300,
+		  "memcg     3 /pod/ctr\n node     0\n"
+		  "         20    1000000         94           0 \n"
+		  "         21     700000         70           0 \n"
+		  "         22     430000        120           0 \n"
+		  "         23     301000        100           0 \n"
+		  "         24     121000         50           0 \n");
+	CHECK_NEAR(h->rates.per_min[2], (18.0 * 120 + 30.0 * 120) / 240, 1e-9);
+	CHECK_EQ_U64(h->rates.watched_us[2], 240 * USEC_PER_SEC);
+	CHECK_NEAR(h->rates.per_min[4], 0.0, 1e-9);  /* >= 480 s watched at last, none back */
+	CHECK_EQ_U64(h->rates.watched_us[4], 120 * USEC_PER_SEC);
+	/* A read that fails after the pod's lruvec leaves no report this tick (its other lruvecs
+	 * may be missing), and counts nothing. */
+	hist_tick(ag, &ctx, &snap, 306, 1360,
+		  "memcg     3 /pod/ctr\n node     0\n"
+		  "         22     490000          0           0 \n"
+		  "         23     361000          0           0 \n"
+		  "         24     181000          0           0 \n"
+		  "memcg  garbage\n");
+	CHECK_EQ_U64(h->tick, 0);
+	CHECK_NEAR(h->rates.per_min[2], (18.0 * 120 + 30.0 * 120) / 240, 1e-9);
+	CHECK_EQ_INT(new_lines_with("MGLRU aging skipped this tick", logbuf, sizeof(logbuf)), 1);
+out:
+	aging_ctl_free(ag);
+	free(pod->aging.cmds);
+	free(pod->aging.targets);
+	cold_hist_cgroup_free(pod->coldhist.state);
+	free(ctr);
+	free(pod);
 	put("kernel/debug/lru_gen", "memcg     1 /\n node     0\n         15     112240          1           0 \n");
 }
 
@@ -284,6 +472,7 @@ int main(void)
 	CHECK_EQ_INT(test_count_fds(), fds0);
 	CHECK_EQ_INT(new_lines_with("MGLRU", buf, sizeof(buf)), 0);
 	test_descendants_planned_for_owner(ag, on);
+	test_cold_hist_of_owner(&env, on);
 	CHECK_EQ_INT(new_lines_with("MGLRU", buf, sizeof(buf)), 0);
 
 	/* MGLRU switched off: one line, off; more ticks: nothing more. Back on: one line. */

@@ -730,7 +730,7 @@ static void test_bad_strings(void)
 		    "have no \".\" or \"..\" components");
 	EXPECT_FAIL("{\"rules\": [{\"match\": \"system.slice/./x\"}]}",
 		    "rules[0].match: the component \".\" (at offset 13) is not allowed");
-	EXPECT_FAIL("{\"rules\": [{\"match\": \"a\", \"policy\": \"senpai\"}]}", "rules[0].policy: unknown policy \"senpai\" (valid: psi, none)");
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"a\", \"policy\": \"senpai\"}]}", "rules[0].policy: unknown policy \"senpai\" (valid: psi, none, observe)");
 	EXPECT_FAIL("{\"rules\": [{\"match\": \"a\", \"policy\": 1}]}", "rules[0].policy: expected a policy name, got an integer");
 	EXPECT_FAIL("{\"rules\": [{\"match\": \"a\", \"probe_mx\": 0.5}]}", "rules[0]: unknown key \"probe_mx\" (did you mean \"probe_max\"?)");
 	EXPECT_FAIL("{\"rules\": [{\"match\": \"a\", \"mach\": \"b\"}]}", "rules[0]: unknown key \"mach\" (did you mean \"match\"?)");
@@ -818,7 +818,7 @@ static void test_bad_files(void)
 		{ "bad-missing-match.json", -EINVAL,
 		  ": rules[1]: missing \"match\" (a glob on the cgroup path, e.g. \"system.slice/*.service\")", 0, 0 },
 		{ "bad-unknown-policy.json", -EINVAL,
-		  ": rules[0].policy: unknown policy \"senpai\" (valid: psi, none)", 0, 0 },
+		  ": rules[0].policy: unknown policy \"senpai\" (valid: psi, none, observe)", 0, 0 },
 		{ "bad-probe-order.json", -EINVAL,
 		  ": rules[0]: probe_max 0.05 is below probe_min 0.1 (with \"defaults\" applied)", 0, 0 },
 		{ "does-not-exist.json", -ENOENT, ": cannot read: No such file or directory", 0, 0 },

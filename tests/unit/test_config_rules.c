@@ -262,8 +262,9 @@ static void test_registry(void)
 		CHECK(p && strcmp(p->name, names[n]) == 0);
 		CHECK(p && p->decide != NULL);
 	}
-	CHECK_EQ_U64(n, 2);
+	CHECK_EQ_U64(n, 3);
 	CHECK(policy_find("psi") != NULL);
+	CHECK(policy_find("observe") != NULL && !policy_find("observe")->excludes);
 	CHECK(policy_find("none") != NULL);
 	CHECK(policy_find("PSI") == NULL);
 	CHECK(policy_find("") == NULL);
