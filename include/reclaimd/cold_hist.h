@@ -5,10 +5,15 @@
  * (policies/cgroup/cold_hist.c): no I/O, no clocks, no allocation; the caller
  * (agent/ctl/aging_ctl.c) feeds it the lruvecs lru_gen lists (mglru.h) and keeps the state.
  *
- * The idle bound of a generation (lru_gen_plan.h): the pages of generation i were not found
- * young by the aging that created generation i + 1, so each has been idle for at least
- * age_ms[i + 1]; the youngest generation's bound is 0. Documentation/admin-guide/mm/
- * multigen_lru.rst "Working set estimation" describes the same reading of lru_gen.
+ * The idle bound of a generation: an aging walk moves the pages it finds accessed into the
+ * generation that is youngest during the walk, clears their accessed bits, and only then adds a
+ * new, empty generation (mm/vmscan.c walk_pte_range(), inc_max_seq()). So the pages of
+ * generation i were not found accessed by the walks that made generations i + 2 .. max: they
+ * were idle from the birth of generation i + 1 to the last aging (the youngest's birth), at least
+ * age_ms[i + 1] - age_ms[youngest]. The two youngest generations' bound is 0: the second youngest
+ * holds what the last walk found accessed. A page touched since the last walk is not seen until
+ * the next one. Documentation/admin-guide/mm/multigen_lru.rst "Working set estimation"
+ * describes the same reading of lru_gen.
  *
  * The cold-memory report (struct cold_hist_report): per cgroup, over all its lruvecs (every
  * node, and the memcgs of its unmanaged descendants), the pages whose idle bound is at least
@@ -19,7 +24,7 @@
  *
  * Promotions (cold_hist_promotions()): between two reads of the same lruvec (same memcg id and
  * node), pages that left a generation present in both reads (same seq) were touched again (the
- * aging walk moved them to the new youngest generation, or the fault or eviction path moved them
+ * aging walk moved them to the youngest generation, or the fault or eviction path moved them
  * to a younger one: mm/vmscan.c walk_pte_range(), lru_gen_look_around(), sort_folio()), freed,
  * or evicted. They are counted at the idle bound the generation had at the first read, in every
  * rate bucket whose age is at most that bound ("pages idle >= A touched again"). Rules, each

@@ -3,12 +3,18 @@
  * lru_gen_plan.h - which MGLRU generations of one lruvec hold only cold pages, and when to age
  * it. Pure (policies/planners/lru_gen_plan.c): no I/O, no clocks; the ages come from lru_gen.
  *
- * A page in generation g was not found young by the aging that created generation g + 1 (the
- * page-table walk moves every page whose accessed bit is set to the new youngest generation and
- * clears the bit; mm/vmscan.c walk_pte_range(), inc_max_seq()). So every page of g has been idle
- * for at least age(g + 1), the time since g + 1 was created; the youngest generation's pages may
- * have been touched a moment ago. A generation is cold when that bound is at least the cgroup's
- * cold age: eviction takes only those (and never needs the kernel to age: mglru.h).
+ * The page-table walk of an aging moves every page whose accessed bit is set into the generation
+ * that is youngest during the walk, clears the bit, and then adds a new, empty youngest
+ * generation (mm/vmscan.c walk_pte_range(), inc_max_seq()). So a page of generation g was found
+ * accessed at the latest by the walk that created g + 1, and by none of the walks after it. The
+ * planner takes age(g + 1), the time since g + 1 was created, as the least idle time of g's
+ * pages. That holds up to the last walk; a page touched since then still has its accessed bit
+ * set, and eviction checks it through the reverse map and keeps the page (shrink_folio_list(),
+ * folio_check_references()), so what eviction takes from g has been idle for age(g + 1). When
+ * this tick's plan ages the lruvec, the job's walk runs just before its eviction and the bound
+ * is seen directly. (The cold-memory report, which no eviction checks, uses the stricter
+ * age(g + 1) - age(youngest): cold_hist.h.) A generation is cold when the bound is at least the
+ * cgroup's cold age: eviction takes only those (and never needs the kernel to age: mglru.h).
  *
  * Why an age and not "idle for two intervals": a service that touches each page of its hot set
  * every 3 s on average, at random, leaves a page untouched for 12 s (two 6 s intervals) with

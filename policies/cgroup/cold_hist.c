@@ -23,11 +23,20 @@ const char *cold_choice_reason_str(enum cold_choice_reason r)
 	return choice_names[r];
 }
 
-/* The least idle time of the pages of line i: the age of the next younger generation; 0 for the
- * youngest (lru_gen_plan.h). */
+/* The least time the pages of line i are known to have been idle: from the birth of the next
+ * younger generation to the last aging (the youngest's birth). An aging walk moves the pages it
+ * finds accessed into the generation that is youngest during the walk and adds a new, empty one
+ * after it (mm/vmscan.c walk_pte_range() and inc_max_seq()), so what line i holds was not found
+ * accessed by the walks that made lines i + 2 .. n - 1; a touch since the last walk is not seen
+ * until the next. 0 for the two youngest lines. */
 static uint64_t idle_bound_ms(const struct lru_gen_lruvec *v, unsigned i)
 {
-	return i + 1 < v->n_gens ? v->age_ms[i + 1] : 0;
+	uint64_t young;
+
+	if (i + 1 >= v->n_gens)
+		return 0;
+	young = v->age_ms[v->n_gens - 1];
+	return v->age_ms[i + 1] > young ? v->age_ms[i + 1] - young : 0;
 }
 
 void cold_hist_report_init(struct cold_hist_report *r)

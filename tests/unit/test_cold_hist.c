@@ -38,23 +38,24 @@ static struct lru_gen_lruvec lruvec(uint64_t min_seq, unsigned n, const unsigned
 static void test_report_lower_bounds_and_horizon(void)
 {
 	struct cold_hist_report r;
-	/* Idle bounds: gen 0 -> 400 s (age of gen 1), gen 1 -> 130 s, gen 2 -> 20 s, gen 3 -> 0. */
+	/* Idle bounds, each the next generation's age less the youngest's (20 s): gen 0 -> 380 s,
+	 * gen 1 -> 110 s, gens 2 and 3 -> 0. */
 	struct lru_gen_lruvec v = LRUVEC(10, L(900, 400, 130, 20), L(1000, 200, 40, 8));
 
 	cold_hist_report_init(&r);
 	for (unsigned i = 0; i < COLD_HIST_N_AGES; i++)
 		CHECK(!cold_hist_known(&r, i)); /* nothing read: unknown, never 0 */
 	cold_hist_report_add(&r, &v);
-	CHECK_EQ_U64(r.horizon_ms, 400000);
+	CHECK_EQ_U64(r.horizon_ms, 380000);
 	CHECK_EQ_U64(r.total_pages, 1248);
 	CHECK_EQ_U64(r.idle_pages[0], 1200);  /* >= 60 s: gens 0 and 1 */
-	CHECK_EQ_U64(r.idle_pages[1], 1200);  /* >= 120 s: 130 s qualifies */
+	CHECK_EQ_U64(r.idle_pages[1], 1000);  /* >= 120 s: gen 1's 110 s does not qualify */
 	CHECK_EQ_U64(r.idle_pages[2], 1000);  /* >= 300 s: gen 0 only */
 	CHECK(cold_hist_known(&r, 0) && cold_hist_known(&r, 1) && cold_hist_known(&r, 2));
 	CHECK_EQ_U64(r.idle_pages[3], 0);
-	CHECK(!cold_hist_known(&r, 3));       /* 600 s is beyond the 400 s horizon */
+	CHECK(!cold_hist_known(&r, 3));       /* 600 s is beyond the 380 s horizon */
 	CHECK_EQ_U64(r.n_points, 4);
-	CHECK_EQ_U64(r.points[0].idle_ms, 400000);
+	CHECK_EQ_U64(r.points[0].idle_ms, 380000);
 	CHECK_EQ_U64(r.points[0].pages, 1000);
 	CHECK_EQ_U64(r.points[3].idle_ms, 0);
 
@@ -63,7 +64,7 @@ static void test_report_lower_bounds_and_horizon(void)
 	v.node = 1;
 	cold_hist_report_add(&r, &v);
 	CHECK_EQ_U64(r.n_lruvecs, 2);
-	CHECK_EQ_U64(r.horizon_ms, 700000);
+	CHECK_EQ_U64(r.horizon_ms, 690000); /* 700 s less the youngest's 10 s */
 	CHECK(cold_hist_known(&r, 3));
 	CHECK_EQ_U64(r.idle_pages[3], 50);
 	CHECK_EQ_U64(r.idle_pages[0], 1250);
@@ -103,29 +104,29 @@ static void test_promotions_same_seq(void)
 {
 	struct cold_hist_lruvec prev;
 	struct cold_hist_promo p;
-	/* Bounds at the first read: 200 s, 70 s, 35 s, 0. */
+	/* Bounds at the first read (less the youngest's 35 s): 165 s, 35 s, 0, 0. */
 	struct lru_gen_lruvec a = LRUVEC(10, L(400, 200, 70, 35), L(1000, 500, 300, 100));
 	struct lru_gen_lruvec b = LRUVEC(10, L(406, 206, 76, 41), L(990, 450, 290, 120));
 
 	cold_hist_lruvec_save(&prev, &a);
 	cold_hist_promotions(&prev, &b, &p);
 	CHECK(!p.reset);
-	/* >= 30 s: 10 + 50 + 10 (gen 3, bound 0, counts nowhere; it grew anyway). */
-	CHECK_EQ_U64(p.pages[0], 70);
+	/* >= 30 s: 10 + 50; gens 2 and 3 (bound 0) count nowhere. */
+	CHECK_EQ_U64(p.pages[0], 60);
 	CHECK(p.watched[0]);
-	CHECK_EQ_U64(p.pages[1], 60);  /* >= 60 s: gens 0 and 1 */
+	CHECK_EQ_U64(p.pages[1], 10);  /* >= 60 s: gen 0 */
 	CHECK_EQ_U64(p.pages[2], 10);  /* >= 120 s: gen 0 */
 	CHECK_EQ_U64(p.pages[3], 0);   /* >= 240 s: no generation that idle */
 	CHECK(!p.watched[3]);
 	CHECK(p.watched[2]);
 
 	/* An empty generation, however idle, watches nothing. */
-	a = LRUVEC(10, L(900, 600, 35), L(0, 300, 100));
-	b = LRUVEC(10, L(906, 606, 41), L(0, 300, 100));
+	a = LRUVEC(10, L(900, 600, 70, 35), L(0, 300, 100, 50));
+	b = LRUVEC(10, L(906, 606, 76, 41), L(0, 300, 100, 50));
 	cold_hist_lruvec_save(&prev, &a);
 	cold_hist_promotions(&prev, &b, &p);
 	CHECK(p.watched[0]);           /* gen 11, 300 pages idle >= 35 s */
-	CHECK(!p.watched[1]);          /* gen 10 (>= 600 s) held nothing */
+	CHECK(!p.watched[1]);          /* gen 10 (>= 565 s) held nothing */
 	CHECK(!p.watched[4]);
 }
 
@@ -139,11 +140,11 @@ static void test_promotions_across_aging(void)
 
 	cold_hist_lruvec_save(&prev, &a);
 	cold_hist_promotions(&prev, &b, &p);
-	/* Matched by seq: 100 left gen 10 (bound 130), 20 gen 11 (bound 40); gen 12 was the
-	 * youngest (bound 0) and counts nowhere; the new gen 13 was not there before. */
-	CHECK_EQ_U64(p.pages[0], 120);
+	/* Matched by seq: 100 left gen 10 (bound 130 - 40 = 90 s); gens 11 and 12 were the two
+	 * youngest (bound 0) and count nowhere; the new gen 13 was not there before. */
+	CHECK_EQ_U64(p.pages[0], 100);
 	CHECK_EQ_U64(p.pages[1], 100);
-	CHECK_EQ_U64(p.pages[2], 100);
+	CHECK_EQ_U64(p.pages[2], 0);
 	CHECK_EQ_U64(p.pages[3], 0);
 }
 
@@ -159,11 +160,11 @@ static void test_promotions_merge(void)
 	cold_hist_promotions(&prev, &b, &p);
 	CHECK(!p.reset);
 	/* 10 and 11 are left out (11 holds the merged pages: it grew, though 10 pages left it);
-	 * gen 12 lost 20 at bound 40 s; gen 13 had bound 0. */
-	CHECK_EQ_U64(p.pages[0], 20);
+	 * 12 and 13 were the two youngest (bound 0): the 20 pages gen 12 lost count nowhere. */
+	CHECK_EQ_U64(p.pages[0], 0);
 	CHECK_EQ_U64(p.pages[1], 0);
 	CHECK(!p.watched[1]);
-	CHECK(p.watched[0]);
+	CHECK(!p.watched[0]);
 }
 
 static void test_promotions_eviction_and_reset(void)
@@ -178,14 +179,14 @@ static void test_promotions_eviction_and_reset(void)
 	prev.evicted = true;
 	prev.evict_seq = 11;
 	cold_hist_promotions(&prev, &b, &p);
-	CHECK_EQ_U64(p.pages[0], 20);  /* gen 12 only */
-	CHECK_EQ_U64(p.pages[1], 0);   /* 130 s bound of gen 11 left out with it */
+	CHECK_EQ_U64(p.pages[0], 0);   /* gen 12's 20 pages had bound 0 */
+	CHECK_EQ_U64(p.pages[1], 0);   /* 90 s bound of gen 11 left out with it */
 	CHECK(!p.watched[1]);
 	/* Without the mark the same reads count the eviction: the upper bound. */
 	prev.evicted = false;
 	cold_hist_promotions(&prev, &b, &p);
-	CHECK_EQ_U64(p.pages[0], 900 + 300 + 20);
-	CHECK_EQ_U64(p.pages[3], 900); /* >= 240 s: gen 10's bound is 300 s */
+	CHECK_EQ_U64(p.pages[0], 900 + 300); /* gen 12's 20 had bound 0 */
+	CHECK_EQ_U64(p.pages[3], 900); /* >= 240 s: gen 10's bound is 300 - 40 = 260 s */
 
 	/* seq went back: another memcg under the id. */
 	b = LRUVEC(2, L(10, 5), L(10, 10));
@@ -324,11 +325,12 @@ static void test_reads_to_choice(void)
 	struct cold_hist_report rep;
 	struct cold_hist_choice c;
 	/* Steady, read every 60 s for 5 minutes: a generation idle >= 600 s of 10 000 pages that
-	 * loses 1 page a minute (the rare touch), one idle >= 45 s that loses 60 a minute. */
+	 * loses 1 page a minute (the rare touch), one idle >= 45 s (90 s less the youngest's 45 s)
+	 * that loses 60 a minute. */
 	uint64_t old = 10000, mid = 2000;
 
 	for (unsigned k = 0; k < 6; k++) {
-		const unsigned ages[] = { 900 + 60 * k, 600 + 60 * k, 45, 45 };
+		const unsigned ages[] = { 900 + 60 * k, 600 + 60 * k, 90, 45 };
 		const uint64_t pages[] = { old, mid, 100, 100 };
 		struct lru_gen_lruvec v = lruvec(20, 4, ages, pages);
 		struct cold_hist_promo p;

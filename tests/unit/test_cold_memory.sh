@@ -7,8 +7,8 @@
 # youngest generations are 1 s old, so no aging is due either). Checks:
 #   - status Cgroups: idle_bytes of work.slice/a are the lower bounds the generations give
 #     (its own memcg on two nodes and an unmanaged descendant's), null beyond its oldest
-#     generation (600 s), idle_horizon_s 400; work.slice/b, whose generations reach 1 s, has
-#     every age null, never 0; the decision is "observing" with no request;
+#     generation (600 s), idle_horizon_s 399; work.slice/b, whose two generations are the two
+#     youngest (idle bound 0), has every age null, never 0; the decision is "observing" with no request;
 #   - reclaimctl explain prints the idle bytes, the generations and a suggestion;
 #   - the metrics textfile has reclaimd_rule_idle_bytes and reclaimd_cgroup_idle_bytes for the
 #     known ages only, and passes `promtool check metrics` (skipped, and said, without promtool).
@@ -50,9 +50,9 @@ cp -r "$FIX/sys" "$T/sys"
 cp -r "$FIX/proc" "$T/proc"
 rm -rf "$T/sys/fs/cgroup"
 # Generation lines: seq, age in ms, anon pages, file pages (oldest first). The idle bound of a
-# generation is the age of the next younger one: a's node 0 holds 1024 pages idle >= 400 s,
-# 500 >= 130 s; its node 1 50 >= 90 s; inner 300 >= 80 s. So >= 60 s: 1874 pages, >= 120 s:
-# 1524, >= 300 s: 1024, >= 600 s: beyond the 400 s horizon.
+# generation is the age of the next younger one less the youngest's (1 s here): a's node 0 holds
+# 1024 pages idle >= 399 s, 500 >= 129 s; its node 1 50 >= 89 s; inner 300 >= 79 s. So >= 60 s:
+# 1874 pages, >= 120 s: 1524, >= 300 s: 1024, >= 600 s: beyond the 399 s horizon.
 cat >"$T/sys/kernel/debug/lru_gen" <<'EOF'
 memcg    10 /work.slice/a
  node     0
@@ -114,14 +114,14 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 check "cgroups: work.slice/a has idle_bytes (agent log: $(tail -n 3 "$T/agent.log" | tr '\n' ' '))" \
-	[ "$(row work.slice/a 'r["idle_horizon_s"]')" = 400.0 ]
+	[ "$(row work.slice/a 'r["idle_horizon_s"]')" = 399.0 ]
 check "cgroups: a idle >= 60 s = 1874 pages" [ "$(row work.slice/a 'r["idle_bytes"]["60"]')" = $((1874 * PAGE)) ]
 check "cgroups: a idle >= 120 s = 1524 pages" [ "$(row work.slice/a 'r["idle_bytes"]["120"]')" = $((1524 * PAGE)) ]
 check "cgroups: a idle >= 300 s = 1024 pages" [ "$(row work.slice/a 'r["idle_bytes"]["300"]')" = $((1024 * PAGE)) ]
 check "cgroups: a idle >= 600 s is null (beyond the horizon)" [ "$(row work.slice/a 'r["idle_bytes"]["600"]')" = null ]
 check "cgroups: b every age null, not 0" \
 	[ "$(row work.slice/b 'list(r["idle_bytes"].values())')" = '[null, null, null, null]' ]
-check "cgroups: b horizon 1 s" [ "$(row work.slice/b 'r["idle_horizon_s"]')" = 1.0 ]
+check "cgroups: b horizon 0 s" [ "$(row work.slice/b 'r["idle_horizon_s"]')" = 0.0 ]
 check "cgroups: a observing, no request" \
 	[ "$(row work.slice/a '[r["decision"], r["request_bytes"]]')" = '["observing", 0]' ]
 check "cgroups: a would_reclaim_bytes is a number" \
@@ -135,7 +135,7 @@ check "explain: the suggestion has a reason, not used" \
 check "explain: 7 promotion ages" [ "$(pyj "$T/ex.json" 'len(d["cold_memory"]["promotions"])')" = 7 ]
 "$CTL" --socket "$SOCK" explain work.slice/a >"$T/ex.txt" 2>&1
 check "reclaimctl explain: idle line" grep -q '^idle: *at least .* for 60 s,.* ? for 600 s' "$T/ex.txt"
-check "reclaimctl explain: generations line" grep -q '^gens: .*idle>=400s' "$T/ex.txt"
+check "reclaimctl explain: generations line" grep -q '^gens: .*idle>=399s' "$T/ex.txt"
 check "reclaimctl explain: suggestion line" grep -q '^suggests: .*shown only, not used' "$T/ex.txt"
 check "reclaimctl explain: would reclaim" grep -q '^observing: would reclaim' "$T/ex.txt"
 "$CTL" --socket "$SOCK" --full cgroups >"$T/cg.txt" 2>&1
