@@ -18,9 +18,9 @@
 #   of APPS_KV_VALUE bytes (default 1000; about 330 MiB), written in a shuffled key order (as a
 #   cache fills in request order; APPS_KV_FILL=seq writes key 0 first). redis-benchmark has no
 #   skewed key choice, so skew is made with two streams at once: every APPS_KV_CHUNK_S seconds
-#   (default 5) one redis-benchmark reads APPS_KV_HOT_N keys (default 4000) chosen uniformly from
+#   (default 5) one redis-benchmark reads APPS_KV_HOT_N keys (default 1600) chosen uniformly from
 #   the hot first APPS_KV_HOT_PCT % of the keys (default 10), and another APPS_KV_ALL_N keys
-#   (default 1000) from all of them, each with one client: 82 % of the reads go to 10 % of the
+#   (default 400) from all of them, each with one client: 82 % of the reads go to 10 % of the
 #   keys. Both instances' four processes start together; a chunk is closed-loop within itself,
 #   then idle until the next chunk starts, so the average load is the chunk's, not the
 #   saturation rate (chunk_busy_s in kv-chunks.tsv).
@@ -52,8 +52,8 @@ KV_VALUE=${APPS_KV_VALUE:-1000}
 KV_FILL=${APPS_KV_FILL:-shuffled}
 KV_HOT_PCT=${APPS_KV_HOT_PCT:-10}
 KV_CHUNK_S=${APPS_KV_CHUNK_S:-5}
-KV_HOT_N=${APPS_KV_HOT_N:-4000}
-KV_ALL_N=${APPS_KV_ALL_N:-1000}
+KV_HOT_N=${APPS_KV_HOT_N:-1600}
+KV_ALL_N=${APPS_KV_ALL_N:-400}
 FIO_SIZE=${APPS_FIO_SIZE:-300M}
 FIO_ZIPF=${APPS_FIO_ZIPF:-1.1}
 FIO_IOPS=${APPS_FIO_IOPS:-2000}
