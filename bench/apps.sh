@@ -33,7 +33,7 @@
 # host's load average before and after it (host-load.txt): the guest's speed follows it.
 #
 # Writes DIR/raw/<app>/<arm>/r<i>/ (the VM's results), DIR/table.txt and DIR/apps.png. Takes
-# about S + 150 s per app, arm and run (kv fills 2 x 330 MiB first).
+# about S + 60 s per app, arm and run (kv fills 2 x 330 MiB first, 34 s in a smoke run).
 set -eu -o pipefail
 cd "$(dirname "$0")/.."
 REPO=$(pwd)
