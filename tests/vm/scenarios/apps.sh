@@ -151,10 +151,16 @@ fio_job() {
 		"$APP" "$_i" "$_i" "$FIO_SIZE"
 	for _l in "$@"; do echo "$_l"; done
 }
-fio_prepare() { # INST CGROUP: lay out and read the file once, in the instance's cgroup
-	fio_job "$1" rw=write create_only=1 >"/tmp/fio-$1-create.fio"
-	(echo 0 >"$2/cgroup.procs" && exec fio "/tmp/fio-$1-create.fio") >"$RESULTS/fio-create-$1.log" 2>&1
-	(echo 0 >"$2/cgroup.procs" && exec cat "/data/fio-$1.dat") >/dev/null
+# fio_prepare INST CGROUP: writes the file from /dev/urandom and reads it once, both in the
+# instance's cgroup, so all of it is in that cgroup's page cache (fio's own layout left none of
+# it cached, and busybox cat's sendfile to /dev/null read nothing back).
+fio_prepare() {
+	_mib=$(($(echo "$FIO_SIZE" | sed 's/[mM]$//')))
+	(echo 0 >"$2/cgroup.procs" && exec dd if=/dev/urandom of="/data/fio-$1.dat" bs=1M count="$_mib") \
+		>"$RESULTS/fio-create-$1.log" 2>&1
+	sync
+	(echo 0 >"$2/cgroup.procs" && exec dd if="/data/fio-$1.dat" of=/dev/null bs=1M) >>"$RESULTS/fio-create-$1.log" 2>&1
+	echo "apps: fio $1: $(($(cat "$2/memory.current") / 1048576)) MiB in its cgroup after the layout"
 }
 fio_start() { # INST CGROUP
 	fio_job "$1" rw=randread "random_distribution=zipf:$FIO_ZIPF" norandommap "rate_iops=$FIO_IOPS" \
