@@ -460,6 +460,8 @@ static void print_suggestion(json_t *sg)
 	else if (strcmp(why, "beyond-horizon") == 0)
 		printf(": %lld s is older than the oldest generation (%lld smaller age(s) over %g %% "
 		       "a minute)", integer(sg, "bucket_s"), over, num(sg, "refault_target_pct"));
+	else if (strcmp(why, "max-below-candidates") == 0)
+		printf(": max_cold_age is below 30 s, the youngest age whose pages are watched");
 	else if (strcmp(why, "no-evidence") == 0)
 		printf(": %lld s not watched long enough yet (%lld smaller age(s) over %g %% a "
 		       "minute)", integer(sg, "bucket_s"), over, num(sg, "refault_target_pct"));

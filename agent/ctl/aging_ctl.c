@@ -236,14 +236,35 @@ void cold_hist_cgroup_free(struct cold_hist_cgroup *c)
 	free(c);
 }
 
+/* Orders kept lruvecs by memcg id, then node. */
+static int cmp_hist_lruvec(const void *a, const void *b)
+{
+	const struct cold_hist_lruvec *x = a, *y = b;
+
+	if (x->memcg_id != y->memcg_id)
+		return x->memcg_id < y->memcg_id ? -1 : 1;
+	return (x->node > y->node) - (x->node < y->node);
+}
+
 /* The lruvec kept from the last counted read of cg's histogram for this memcg and node, or
- * NULL. */
+ * NULL: a binary search, since hist_finish() keeps them sorted (a cgroup may own thousands of
+ * descendants' memcgs, each on every node). */
 static struct cold_hist_lruvec *hist_prev(struct cold_hist_cgroup *h, uint64_t memcg_id, int node)
 {
-	for (size_t i = 0; i < h->n_prev; i++)
-		if (h->prev[i].memcg_id == memcg_id && h->prev[i].node == node)
-			return &h->prev[i];
-	return NULL;
+	struct cold_hist_lruvec key = { .memcg_id = memcg_id, .node = node };
+
+	if (h->n_prev == 0)
+		return NULL;
+	return bsearch(&key, h->prev, h->n_prev, sizeof(*h->prev), cmp_hist_lruvec);
+}
+
+/* Whether sorted kept lruvecs list one memcg and node twice. */
+static bool hist_has_twin(const struct cold_hist_lruvec *e, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (cmp_hist_lruvec(&e[i - 1], &e[i]) == 0)
+			return true;
+	return false;
 }
 
 /*
@@ -293,9 +314,10 @@ static void hist_note(struct aging_ctl *ag, struct cgroup_node *cg, const struct
 
 /*
  * After the tick's read: each managed cgroup's promotions since its last counted read go into
- * its rates, this read's lruvecs replace the kept ones, and the chooser runs at the rule's
- * max_cold_age and refault_target_pct (shown, not used: cold_hist.h). A read that failed part
- * way leaves no report (its lruvecs may be missing) and counts nothing.
+ * its rates, this read's lruvecs replace the kept ones (sorted for hist_prev()), and the chooser
+ * runs at the rule's max_cold_age and refault_target_pct (shown, not used: cold_hist.h). A read
+ * that failed part way leaves no report (its lruvecs may be missing) and counts nothing; so does
+ * a read that listed one memcg and node twice for the cgroup (its pages would count twice).
  */
 static void hist_finish(struct aging_ctl *ag, const struct tick_ctx *ctx, bool read_ok)
 {
@@ -307,7 +329,9 @@ static void hist_finish(struct aging_ctl *ag, const struct tick_ctx *ctx, bool r
 
 		if (!h || h->tick != ag->tick || !cg->rule)
 			continue;
-		if (!read_ok) {
+		if (h->counting)
+			qsort(h->next, h->n_next, sizeof(*h->next), cmp_hist_lruvec);
+		if (!read_ok || (h->counting && hist_has_twin(h->next, h->n_next))) {
 			h->tick = 0;
 			continue;
 		}

@@ -75,6 +75,12 @@ static inline uint64_t cold_hist_rate_age_s(unsigned i)
 	return (uint64_t)COLD_HIST_RATE_BASE_S << i;
 }
 
+/* The most pages a generation, a sum or a count of this module holds: 2^44 (64 PiB of 4 KiB
+ * pages), more than any host has. lru_gen is read as printed; a count above it (a kernel bug,
+ * or a test file) is taken as this, and sums stop at it, so that pages times a page size of up
+ * to 512 KiB cannot overflow 64 bits. */
+#define COLD_HIST_PAGES_MAX (1ULL << 44)
+
 /* Generation points kept for explain, per cgroup. */
 #define COLD_HIST_MAX_POINTS 16
 
@@ -139,6 +145,8 @@ enum cold_choice_reason {
 	COLD_CHOICE_BEYOND_HORIZON,  /* a candidate (bucket_s) is beyond the horizon, and those
 				      * before it (candidates_over) were over the target */
 	COLD_CHOICE_NO_MEMORY,       /* no pages in lru_gen: no share to compare */
+	COLD_CHOICE_MAX_TOO_SHORT,   /* max_cold_age_s is below the first candidate (30 s): age_s
+				      * is max_cold_age_s, and nothing was compared */
 	_COLD_CHOICE_MAX,
 };
 

@@ -14,7 +14,20 @@ static const char *const choice_names[_COLD_CHOICE_MAX] = {
 	[COLD_CHOICE_NONE_UNDER_TARGET] = "none-under-target",
 	[COLD_CHOICE_BEYOND_HORIZON] = "beyond-horizon",
 	[COLD_CHOICE_NO_MEMORY] = "no-memory",
+	[COLD_CHOICE_MAX_TOO_SHORT] = "max-below-candidates",
 };
+
+/* a + b for page counts of at most COLD_HIST_PAGES_MAX each, stopping at it. */
+static uint64_t pages_add(uint64_t a, uint64_t b)
+{
+	return MIN(MIN(a, COLD_HIST_PAGES_MAX) + MIN(b, COLD_HIST_PAGES_MAX), COLD_HIST_PAGES_MAX);
+}
+
+/* The pages of line i (anon + file), at most COLD_HIST_PAGES_MAX. */
+static uint64_t gen_pages(const struct lru_gen_lruvec *v, unsigned i)
+{
+	return pages_add(v->anon_pages[i], v->file_pages[i]);
+}
 
 const char *cold_choice_reason_str(enum cold_choice_reason r)
 {
@@ -58,7 +71,7 @@ static void add_point(struct cold_hist_report *r, uint64_t idle_ms, uint64_t pag
 		    (best == COLD_HIST_MAX_POINTS || r->points[k].idle_ms > r->points[best].idle_ms))
 			best = k;
 	if (best < COLD_HIST_MAX_POINTS)
-		r->points[best].pages += pages;
+		r->points[best].pages = pages_add(r->points[best].pages, pages);
 }
 
 void cold_hist_report_add(struct cold_hist_report *r, const struct lru_gen_lruvec *v)
@@ -68,13 +81,13 @@ void cold_hist_report_add(struct cold_hist_report *r, const struct lru_gen_lruve
 	r->n_lruvecs++;
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t idle = idle_bound_ms(v, i);
-		uint64_t pages = v->anon_pages[i] + v->file_pages[i];
+		uint64_t pages = gen_pages(v, i);
 
-		r->total_pages += pages;
+		r->total_pages = pages_add(r->total_pages, pages);
 		r->horizon_ms = MAX(r->horizon_ms, idle);
 		for (unsigned a = 0; a < COLD_HIST_N_AGES; a++)
 			if (idle >= (uint64_t)cold_hist_age_s[a] * 1000)
-				r->idle_pages[a] += pages;
+				r->idle_pages[a] = pages_add(r->idle_pages[a], pages);
 		add_point(r, idle, pages);
 	}
 }
@@ -93,7 +106,7 @@ void cold_hist_lruvec_save(struct cold_hist_lruvec *e, const struct lru_gen_lruv
 					.min_seq = v->min_seq, .max_seq = v->max_seq };
 	for (unsigned i = 0; i < n; i++) {
 		e->seq[i] = v->seq[i];
-		e->pages[i] = v->anon_pages[i] + v->file_pages[i];
+		e->pages[i] = gen_pages(v, i);
 		e->idle_ms[i] = idle_bound_ms(v, i);
 	}
 }
@@ -131,11 +144,11 @@ void cold_hist_promotions(const struct cold_hist_lruvec *prev, const struct lru_
 			;
 		if (j == ncur)
 			continue;
-		left = sub_sat(prev->pages[i], cur->anon_pages[j] + cur->file_pages[j]);
+		left = sub_sat(prev->pages[i], gen_pages(cur, j));
 		for (unsigned b = 0; b < COLD_HIST_N_RATES; b++) {
 			if (prev->idle_ms[i] < cold_hist_rate_age_s(b) * 1000)
 				break;
-			p.pages[b] += left;
+			p.pages[b] = pages_add(p.pages[b], left);
 			p.watched[b] = true;
 		}
 	}
@@ -145,7 +158,7 @@ void cold_hist_promotions(const struct cold_hist_lruvec *prev, const struct lru_
 void cold_hist_promo_add(struct cold_hist_promo *sum, const struct cold_hist_promo *p)
 {
 	for (unsigned b = 0; b < COLD_HIST_N_RATES; b++) {
-		sum->pages[b] += p->pages[b];
+		sum->pages[b] = pages_add(sum->pages[b], p->pages[b]);
 		sum->watched[b] = sum->watched[b] || p->watched[b];
 	}
 	sum->reset = sum->reset || p->reset;
@@ -185,6 +198,11 @@ void cold_hist_choose(const struct cold_hist_rates *r, const struct cold_hist_re
 
 	if (rep->total_pages == 0) {
 		*ret = (struct cold_hist_choice){ .reason = COLD_CHOICE_NO_MEMORY };
+		return;
+	}
+	if (max_cold_age_s < cold_hist_rate_age_s(0)) {
+		*ret = (struct cold_hist_choice){ .reason = COLD_CHOICE_MAX_TOO_SHORT,
+						  .age_s = max_cold_age_s };
 		return;
 	}
 	for (unsigned b = 0; b < COLD_HIST_N_RATES && cold_hist_rate_age_s(b) <= max_cold_age_s;

@@ -418,6 +418,26 @@ static void test_cold_hist_of_owner(const struct ctl_env *env, const struct conf
 	CHECK_EQ_U64(h->tick, 0);
 	CHECK_NEAR(h->rates.per_min[2], (18.0 * 120 + 30.0 * 120) / 240, 1e-9);
 	CHECK_EQ_INT(new_lines_with("MGLRU aging skipped this tick", logbuf, sizeof(logbuf)), 1);
+	/* A read that lists the container's lruvec twice leaves no report (its pages would count
+	 * twice) and counts nothing; the next clean read reports again. */
+	hist_tick(ag, &ctx, &snap, 307, 1420,
+		  "memcg     3 /pod/ctr\n node     0\n"
+		  "         22     550000        120           0 \n"
+		  "         23     421000        100           0 \n"
+		  "         24     241000         50           0 \n"
+		  "memcg     3 /pod/ctr\n node     0\n"
+		  "         22     550000        120           0 \n"
+		  "         23     421000        100           0 \n"
+		  "         24     241000         50           0 \n");
+	CHECK_EQ_U64(h->tick, 0);
+	CHECK_NEAR(h->rates.per_min[2], (18.0 * 120 + 30.0 * 120) / 240, 1e-9);
+	hist_tick(ag, &ctx, &snap, 308, 1480,
+		  "memcg     3 /pod/ctr\n node     0\n"
+		  "         22     610000        120           0 \n"
+		  "         23     481000        100           0 \n"
+		  "         24     301000         50           0 \n");
+	CHECK_EQ_U64(h->tick, 308);
+	CHECK_EQ_U64(h->report.idle_pages[0], 120); /* gen 22: >= 481 - 301 = 180 s */
 out:
 	aging_ctl_free(ag);
 	free(pod->aging.cmds);

@@ -79,6 +79,39 @@ static void test_report_lower_bounds_and_horizon(void)
 	CHECK_EQ_U64(r.total_pages, 100);
 }
 
+/* Counts as lru_gen printed them, however absurd: sums stop at COLD_HIST_PAGES_MAX and stay
+ * ordered (idle >= 300 s never above idle >= 60 s), and nothing wraps. */
+static void test_report_saturates(void)
+{
+	struct cold_hist_report r;
+	struct cold_hist_lruvec prev;
+	struct cold_hist_promo p;
+	struct lru_gen_lruvec v = LRUVEC(10, L(900, 400, 130, 20), L(1000, 200, 40, 8));
+	struct lru_gen_lruvec w;
+
+	v.anon_pages[0] = UINT64_MAX;
+	v.file_pages[0] = UINT64_MAX;
+	v.anon_pages[1] = INT64_MAX;
+	v.age_ms[0] = UINT64_MAX;
+	cold_hist_report_init(&r);
+	cold_hist_report_add(&r, &v);
+	cold_hist_report_add(&r, &v);
+	CHECK_EQ_U64(r.total_pages, COLD_HIST_PAGES_MAX);
+	CHECK_EQ_U64(r.idle_pages[0], COLD_HIST_PAGES_MAX);
+	CHECK_EQ_U64(r.idle_pages[2], COLD_HIST_PAGES_MAX);
+	CHECK(r.idle_pages[2] <= r.idle_pages[0]);
+	CHECK(r.total_pages * 65536 / 65536 == r.total_pages); /* bytes fit in 64 bits */
+	/* Promotions from the absurd counts: the pages that left stop at the maximum too. */
+	cold_hist_lruvec_save(&prev, &v);
+	w = v;
+	w.anon_pages[0] = 0;
+	w.file_pages[0] = 0;
+	cold_hist_promotions(&prev, &w, &p);
+	CHECK_EQ_U64(p.pages[0], COLD_HIST_PAGES_MAX);
+	cold_hist_promo_add(&p, &p);
+	CHECK_EQ_U64(p.pages[0], COLD_HIST_PAGES_MAX);
+}
+
 static void test_report_points_merge(void)
 {
 	struct cold_hist_report r;
@@ -309,6 +342,17 @@ static void test_chooser(void)
 	CHECK_EQ_U64(c.bucket_s, 240);
 	CHECK_EQ_U64(c.candidates_over, 3);
 
+	/* max_cold_age below the first candidate: nothing compared, the maximum. */
+	setup(&r, &rep, 2000, 600, 100000, falling);
+	cold_hist_choose(&r, &rep, 1, 1.0, &c);
+	CHECK_EQ_INT(c.reason, COLD_CHOICE_MAX_TOO_SHORT);
+	CHECK_EQ_U64(c.age_s, 1);
+	CHECK_EQ_U64(c.bucket_s, 0);
+	CHECK_STREQ(cold_choice_reason_str(c.reason), "max-below-candidates");
+	cold_hist_choose(&r, &rep, 30, 1.0, &c);
+	CHECK_EQ_INT(c.reason, COLD_CHOICE_NONE_UNDER_TARGET); /* 30 s is a candidate */
+	CHECK_EQ_U64(c.age_s, 30);
+
 	/* No memory in lru_gen. */
 	setup(&r, &rep, 2000, 600, 0, falling);
 	cold_hist_choose(&r, &rep, 1200, 1.0, &c);
@@ -362,6 +406,7 @@ static void test_reads_to_choice(void)
 int main(void)
 {
 	test_report_lower_bounds_and_horizon();
+	test_report_saturates();
 	test_report_points_merge();
 	test_promotions_same_seq();
 	test_promotions_across_aging();
