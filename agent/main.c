@@ -19,6 +19,7 @@
 #include "reclaimd/cgroup.h"
 #include "reclaimd/common.h"
 #include "reclaimd/daemon.h"
+#include "reclaimd/escape.h"
 #include "reclaimd/swap.h"
 #include "reclaimd/topology.h"
 #include "reclaimd/log.h"
@@ -117,9 +118,14 @@ static void warn_shadowed_rules(const struct config *c, bool check_only)
 
 		if (config_shadow_warning(c, i, &text) <= 0)
 			continue;
-		if (check_only)
-			fprintf(stderr, "reclaimd: warning: %s\n", text);
-		else
+		if (check_only) {
+			/* The text quotes the rules' match patterns, which may hold any byte. */
+			_cleanup_(freep) char *esc = malloc(ESCAPE_SIZE(strlen(text)));
+
+			if (esc)
+				str_escape(esc, ESCAPE_SIZE(strlen(text)), text);
+			fprintf(stderr, "reclaimd: warning: %s\n", esc ? esc : "(out of memory)");
+		} else
 			log_warning("%s", text);
 	}
 }

@@ -8,9 +8,11 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config/config_internal.h"
+#include "reclaimd/escape.h"
 #include "reclaimd/policy.h"
 
 /* A rule with "qos" or at the pod level matches kubelet-managed cgroups only (pods exist under
@@ -266,7 +268,15 @@ static void print_rules(FILE *out, const char *label, const struct key_desc *d, 
 	for (size_t i = 0; i < c->n_rules; i++) {
 		const struct rule *r = &c->rules[i];
 
-		fprintf(out, "\n%s[%zu]  match \"%s\"  policy %s", label, i, r->match, r->policy->name);
+		/* A match pattern may hold any byte: it reaches a terminal escaped (escape.h). */
+		size_t n = ESCAPE_SIZE(strlen(r->match));
+		char *esc = malloc(n);
+
+		if (esc)
+			str_escape(esc, n, r->match);
+		fprintf(out, "\n%s[%zu]  match \"%s\"  policy %s", label, i,
+			esc ? esc : "(out of memory)", r->policy->name);
+		free(esc);
 		print_selectors(out, r);
 		if (r->kubelet_managed_write)
 			fputs("  kubelet_managed_write", out);

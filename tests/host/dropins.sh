@@ -93,6 +93,18 @@ check "--check-config, a shadowed rule: still valid, exit 0 (was $?)" [ $? -eq 0
 check "--check-config, a shadowed rule: warned about" has "$T/sh.out" \
 	"reclaimd: warning: $T/sh/reclaimd.json with its drop-ins: rules[1] \"a/**\" never applies: rules[0] \"**\" comes first"
 
+# A shadowed rule whose match holds an escape sequence and a newline: the warning and the rule
+# listing show them escaped, and no line of the output is forged.
+mkdir -m 0755 "$T/esc" "$T/esc/reclaimd.d"
+printf '{"rules": [{"match": "a/x\\u001b[31m\\nFAKE reclaimd[crit]: injected"}]}\n' >"$T/esc/reclaimd.json"
+echo '{"rules": [{"match": "**"}]}' >"$T/esc/reclaimd.d/10-all.json"
+run "$T/esc.out" "$AGENT" --check-config -c "$T/esc/reclaimd.json" --cgroup-root "$CG" --proc-root "$T/proc" --sys-root "$T/sys"
+check "--check-config, a match with ESC and newline: exit 0 (was $?)" [ $? -eq 0 ]
+check "--check-config, a match with ESC and newline: no ESC byte out" bash -c "! grep -q \$'\\x1b' '$T/esc.out'"
+check "--check-config, a match with ESC and newline: no forged line" bash -c "! grep -q '^FAKE' '$T/esc.out'"
+check "--check-config, a match with ESC and newline: warning escaped" has "$T/esc.out" \
+	'rules[1] "a/x\x1b[31m\x0aFAKE reclaimd[crit]: injected" never applies'
+
 # The interval in use, in seconds, from the agent's Status.
 interval() { "$CTL" --socket "$SOCK" --json status 2>/dev/null |
 	sed -n 's/^ *"interval_s": *\([0-9.]*\).*/\1/p' | head -n 1 | awk '{ print $1 + 0 }'; }
