@@ -21,9 +21,12 @@ struct aging_ctl {
 				     * or NEVER_PROBED */
 	usec_t warning_us, check_warning_us;
 	uint64_t lruvecs_aged, aging_jobs;
-	/* This tick's lookup, by path. */
+	/* This tick's lookups, by path: the snapshot's cgroups, and every cgroup below a managed
+	 * one (the memcgs lru_gen lists for an owner: find_owner()). */
 	struct cgroup_node **by_path;
 	size_t n, cap;
+	struct cgroup_node **below;
+	size_t n_below, below_cap;
 	unsigned tick;
 	uint64_t page_size;         /* bytes, this tick's snapshot's */
 };
@@ -37,25 +40,32 @@ static int cmp_node_path(const void *a, const void *b)
 	return strcmp((*(struct cgroup_node *const *)a)->path, (*(struct cgroup_node *const *)b)->path);
 }
 
-static struct cgroup_node *find_path(const struct aging_ctl *ag, const char *p, size_t pn)
+/* The node at relative path p (pn bytes) in v[0..n), sorted by path, or NULL. */
+static struct cgroup_node *find_in(struct cgroup_node *const *v, size_t n, const char *p,
+				   size_t pn)
 {
-	size_t lo = 0, hi = ag->n;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const char *mp = ag->by_path[mid]->path;
+		const char *mp = v[mid]->path;
 		int c = strncmp(mp, p, pn);
 
 		if (c == 0 && mp[pn] != '\0')
 			c = 1;
 		if (c == 0)
-			return ag->by_path[mid];
+			return v[mid];
 		if (c < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return NULL;
+}
+
+static struct cgroup_node *find_path(const struct aging_ctl *ag, const char *p, size_t pn)
+{
+	return find_in(ag->by_path, ag->n, p, pn);
 }
 
 /* What lies between a managed cgroup and a memcg below it that no rule manages (find_owner()). */
@@ -101,16 +111,6 @@ static uint64_t cold_age_ms(const struct cgroup_node *cg)
 }
 
 /* The child of `parent` named by p[0..pn) (one path component), or NULL. */
-static struct cgroup_node *child_named(const struct cgroup_node *parent, const char *p, size_t pn)
-{
-	size_t plen = strlen(parent->path) + (parent->path[0] != '\0'); /* "parent/" */
-
-	for (struct cgroup_node *c = parent->first_child; c; c = c->next_sibling)
-		if (strncmp(c->path + plen, p, pn) == 0 && c->path[plen + pn] == '\0')
-			return c;
-	return NULL;
-}
-
 /*
  * The managed cgroup whose lruvecs include the memcg at relative path p (pn bytes) although it
  * is not managed itself: its nearest managed ancestor (managed cgroups do not nest: only the
@@ -136,25 +136,22 @@ static struct cgroup_node *find_owner(const struct aging_ctl *ag, const char *p,
 	}
 	if (!owner || !owner->rule)
 		return NULL;
-	/* Down from the owner, one component at a time. */
-	c = owner;
-	*ret = (struct descent){ 0 };
-	for (size_t i = an + (an > 0); i < pn && c;) {
-		size_t j = i;
-
-		while (j < pn && p[j] != '/')
-			j++;
-		c = child_named(c, p + i, j - i);
-		if (c && c->parent == owner) {
-			ret->child = c;
-			ret->guard = c->files.protection_set ? c : NULL;
-			ret->no_swap = c->files.no_swap_room;
-		}
-		i = j + 1;
-	}
+	/* The memcg's cgroup, and the owner's child on the way down (the first component after
+	 * the owner's path), both from this tick's index of what lies below managed cgroups. */
+	c = find_in(ag->below, ag->n_below, p, pn);
 	if (!c)
 		return NULL;
-	ret->desc = c;
+	*ret = (struct descent){ .desc = c };
+	for (size_t j = an + (an > 0); j <= pn; j++) {
+		if (j < pn && p[j] != '/')
+			continue;
+		ret->child = j == pn ? c : find_in(ag->below, ag->n_below, p, j);
+		break;
+	}
+	if (!ret->child || ret->child->parent != owner)
+		return NULL;
+	ret->guard = ret->child->files.protection_set ? ret->child : NULL;
+	ret->no_swap = ret->child->files.no_swap_room;
 	return owner;
 }
 
@@ -408,6 +405,51 @@ static int on_lruvec(const struct lru_gen_lruvec *v, void *userdata)
 	}
 }
 
+/* Appends node to ag->below; false when out of memory. */
+static bool below_push(struct aging_ctl *ag, struct cgroup_node *node)
+{
+	if (ag->n_below == ag->below_cap) {
+		size_t cap = MAX(ag->below_cap * 2, (size_t)64);
+		struct cgroup_node **b = realloc(ag->below, cap * sizeof(*b));
+
+		if (!b)
+			return false;
+		ag->below = b;
+		ag->below_cap = cap;
+	}
+	ag->below[ag->n_below++] = node;
+	return true;
+}
+
+/* Indexes by path every cgroup below a managed cgroup of the snapshot (not below a managed
+ * descendant, which is indexed as its own owner), so that find_owner() takes O(log n) per
+ * lruvec however many children a delegated subtree has. Out of memory: the index stops where
+ * it is, and lruvecs of cgroups left out are not counted this tick. */
+static void index_below(struct aging_ctl *ag, const struct tick_ctx *ctx)
+{
+	ag->n_below = 0;
+	for (size_t i = 0; i < ctx->snap->n_cgroups; i++) {
+		struct cgroup_node *top = ctx->cgroups[i], *c;
+
+		if (!top->rule)
+			continue;
+		/* Pre-order walk of top's subtree, top itself left out. */
+		for (c = top->first_child; c;) {
+			if (!below_push(ag, c))
+				goto sort;
+			if (c->first_child && !c->rule) {
+				c = c->first_child;
+				continue;
+			}
+			while (c != top && !c->next_sibling)
+				c = c->parent;
+			c = c == top ? NULL : c->next_sibling;
+		}
+	}
+sort:
+	qsort(ag->below, ag->n_below, sizeof(*ag->below), cmp_node_path);
+}
+
 void aging_ctl_tick(struct aging_ctl *ag, const struct tick_ctx *ctx)
 {
 	size_t n = ctx->snap->n_cgroups;
@@ -430,8 +472,10 @@ void aging_ctl_tick(struct aging_ctl *ag, const struct tick_ctx *ctx)
 	memcpy(ag->by_path, ctx->cgroups, n * sizeof(*ag->by_path));
 	qsort(ag->by_path, n, sizeof(*ag->by_path), cmp_node_path);
 	ag->n = n;
+	index_below(ag, ctx);
 	r = mglru_read(ag->mglru, on_lruvec, ag);
 	ag->n = 0; /* the nodes may be freed before the next tick */
+	ag->n_below = 0;
 	hist_finish(ag, ctx, r == 0);
 	if (r < 0 && lru_gen_unusable(r)) /* unmounted since recheck(), say */
 		stop(ag, r);
@@ -626,6 +670,7 @@ void aging_ctl_free(struct aging_ctl *ag)
 		return;
 	mglru_free(ag->mglru);
 	free(ag->by_path);
+	free(ag->below);
 	free(ag);
 }
 
