@@ -3,8 +3,8 @@
 # cgroup under policy "observe" (aged through lru_gen, never reclaimed) holding memhog with a
 # known cold set: 200 MiB written once, 10 % of it hot (2,000 accesses a second, each hot page
 # about every 2.6 s), its TLB flushed every 50 ms (tests/vm/README.md). cold_age 60 s (aged every
-# 30 s; a lruvec's four generations then reach back 70-95 s, so 60 s is known and 120 s not: with
-# cold_age 30 s they reached 34-48 s), interval 2 s, COLD_RUN s (default 150). Every 10 s `reclaimctl --json cgroups` and at
+# 30 s; the idle bound of a lruvec's oldest generation is then about two agings, 60-62 s, so 60 s
+# is known and 120 s not), interval 2 s, COLD_RUN s (default 150). Every 10 s `reclaimctl --json cgroups` and at
 # the end `reclaimctl explain` go to the results. Not part of make check-vm (no test- prefix):
 #   tests/vm/run-tests.sh cold-report
 # Checks:
