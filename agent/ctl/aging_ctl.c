@@ -326,7 +326,7 @@ static void hist_finish(struct aging_ctl *ag, const struct tick_ctx *ctx, bool r
 
 		if (!h || h->tick != ag->tick || !cg->rule)
 			continue;
-		if (h->counting)
+		if (h->counting && h->n_next > 1)
 			qsort(h->next, h->n_next, sizeof(*h->next), cmp_hist_lruvec);
 		if (!read_ok || (h->counting && hist_has_twin(h->next, h->n_next))) {
 			h->tick = 0;
@@ -447,7 +447,9 @@ static void index_below(struct aging_ctl *ag, const struct tick_ctx *ctx)
 		}
 	}
 sort:
-	qsort(ag->below, ag->n_below, sizeof(*ag->below), cmp_node_path);
+	/* ag->below is NULL until the first push: qsort() must not see it. */
+	if (ag->n_below > 1)
+		qsort(ag->below, ag->n_below, sizeof(*ag->below), cmp_node_path);
 }
 
 void aging_ctl_tick(struct aging_ctl *ag, const struct tick_ctx *ctx)
