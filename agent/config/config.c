@@ -263,10 +263,10 @@ int cfg_decode(const char *buf, size_t len, const char *name, json_t **ret,
 	return 0;
 }
 
-int cfg_build(const json_t *root, const char *name, const char *path, struct config **ret,
-	      struct config_error *err)
+int cfg_build(const json_t *root, const char *name, const char *path, const char *text,
+	      size_t text_len, struct config **ret, struct config_error *err)
 {
-	struct loader l = { .name = name, .err = err };
+	struct loader l = { .name = name, .err = err, .text = text, .text_len = text_len };
 	int r = config_build(&l, root, path, ret);
 
 	if (r == -EINVAL)
@@ -287,7 +287,7 @@ static int load_buffer(const char *buf, size_t len, const char *path, struct con
 	r = cfg_decode(buf, len, name, &root, err);
 	if (r < 0)
 		return r;
-	r = cfg_build(root, name, path, ret, err);
+	r = cfg_build(root, name, path, buf, len, ret, err);
 	json_decref(root);
 	return r;
 }

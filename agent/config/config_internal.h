@@ -40,12 +40,27 @@
 struct loader {
 	const char *name; /* the file, or "<string>" */
 	struct config_error *err;
+	/* The text the document was decoded from, for the line and column of an error; NULL for a
+	 * document no one file holds (drop-ins merged). */
+	const char *text;
+	size_t text_len;
 };
 
 /* ---- error reporting (walker.c) ------------------------------------------------------------ */
 
-/* "NAME: WHERE: message" (or "NAME: message" at the top level); returns -EINVAL. */
+/* "NAME:LINE:COLUMN: WHERE: message", or "NAME: WHERE: message" when the loader has no text or
+ * WHERE is not found in it, or "NAME: message" at the top level; returns -EINVAL. */
 _printf_(3, 4) int cfg_fail(struct loader *l, const char *where, const char *fmt, ...);
+/* The same, located at the path `at` (a key inside WHERE, say) rather than at WHERE. */
+_printf_(4, 5) int cfg_fail_at(struct loader *l, const char *where, const char *at,
+			       const char *fmt, ...);
+/* Where the JSON path `path` ("rules[1].probe_max": keys after dots, the first without one,
+ * array indexes in brackets) starts in buf[0..len), a document jansson decoded without error:
+ * an object member at its key's opening quote, an array element or the root at its value.
+ * *ret_line and *ret_column are 1-based, the column in characters (UTF-8), as jansson counts
+ * them in syntax errors. Returns 0, -ENOENT when the path is not in the text, -EINVAL on a
+ * malformed path or text that is not JSON. Pure (agent/config/locate.c). */
+int cfg_locate(const char *buf, size_t len, const char *path, int *ret_line, int *ret_column);
 /* Whether another error can still be collected (fewer than CONFIG_ERRORS_MAX so far): a parser
  * of a list goes on to the next element after a failed one while this holds. */
 bool cfg_collecting(const struct loader *l);
@@ -286,10 +301,11 @@ extern const struct value_type cfg_t_rules;
  * "NAME:LINE:COLUMN: what" in err. */
 int cfg_decode(const char *buf, size_t len, const char *name, json_t **ret,
 	       struct config_error *err);
-/* A fresh struct config from the document `root` (messages name `name`; c->path = path). 0, or
- * -EINVAL (-ENOMEM) with err set. */
-int cfg_build(const json_t *root, const char *name, const char *path, struct config **ret,
-	      struct config_error *err);
+/* A fresh struct config from the document `root` (messages name `name`; c->path = path), decoded
+ * from text[0..text_len) (errors then carry its line and column; NULL when no one text holds
+ * it). 0, or -EINVAL (-ENOMEM) with err set. */
+int cfg_build(const json_t *root, const char *name, const char *path, const char *text,
+	      size_t text_len, struct config **ret, struct config_error *err);
 /* The whole file at `path` (trusted_open() unless CONFIG_LOAD_UNSAFE_PATH): 0 and a malloc'd
  * buffer, or -errno (-EPERM refused, -EINVAL not a regular file) with err set. */
 int cfg_read_file(const char *path, unsigned flags, char **ret_buf, size_t *ret_len,

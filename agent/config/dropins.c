@@ -115,7 +115,7 @@ static int read_one(const char *path, unsigned flags, json_t **ret, struct confi
 	r = cfg_decode(buf, len, path, &root, err);
 	if (r < 0)
 		return r;
-	r = cfg_build(root, path, path, &c, err);
+	r = cfg_build(root, path, path, buf, len, &c, err);
 	config_free(c);
 	if (r < 0) {
 		json_decref(root);
@@ -210,7 +210,7 @@ int cfg_load_with_dropins(const char *path, unsigned flags, struct config **ret,
 		r = -ENOMEM;
 		goto out;
 	}
-	r = cfg_build(root, name, path, &c, err);
+	r = cfg_build(root, name, path, NULL, 0, &c, err);
 	if (r < 0)
 		goto out;
 	c->files = calloc(n + 1, sizeof(*c->files));

@@ -15,31 +15,57 @@
 
 /* ---- error reporting ----------------------------------------------------------------------- */
 
-/* "NAME: WHERE: message" (or "NAME: message" at the top level); returns -EINVAL. */
-int cfg_fail(struct loader *l, const char *where, const char *fmt, ...)
+static int vfail(struct loader *l, const char *where, const char *at, const char *fmt, va_list ap)
 {
 	struct config_error *e = l->err;
 	char *text;
 	size_t size = sizeof(e->text);
-	int n;
-	va_list ap;
+	int n, line = 0, column = 0;
 
 	if (e->n_errors >= CONFIG_ERRORS_MAX)
 		return -EINVAL;
 	text = e->all[e->n_errors++];
 
-	if (where && *where)
+	if (l->text && at && *at && cfg_locate(l->text, l->text_len, at, &line, &column) < 0)
+		line = column = 0;
+	if (line > 0 && where && *where)
+		n = snprintf(text, size, "%s:%d:%d: %s: ", l->name, line, column, where);
+	else if (line > 0)
+		n = snprintf(text, size, "%s:%d:%d: ", l->name, line, column);
+	else if (where && *where)
 		n = snprintf(text, size, "%s: %s: ", l->name, where);
 	else
 		n = snprintf(text, size, "%s: ", l->name);
-	if (n >= 0 && (size_t)n < size) {
-		va_start(ap, fmt);
+	if (n >= 0 && (size_t)n < size)
 		vsnprintf(text + n, size - (size_t)n, fmt, ap);
-		va_end(ap);
-	}
-	if (e->n_errors == 1)
+	if (e->n_errors == 1) {
 		memcpy(e->text, text, sizeof(e->text));
+		e->line = line;
+		e->column = column;
+	}
 	return -EINVAL;
+}
+
+int cfg_fail(struct loader *l, const char *where, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vfail(l, where, where, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+int cfg_fail_at(struct loader *l, const char *where, const char *at, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vfail(l, where, at, fmt, ap);
+	va_end(ap);
+	return r;
 }
 
 bool cfg_collecting(const struct loader *l)
@@ -196,7 +222,7 @@ static int fail_unknown_key(struct loader *l, const char *where, const struct se
 {
 	const char *best = NULL;
 	size_t best_d = SIZE_MAX;
-	char kbuf[72], hint[160] = "";
+	char kbuf[72], hint[160] = "", at[512] = "";
 
 	for (const struct hint *h = s->hints; h->owner; h++)
 		if (section_find(h->owner, key)) {
@@ -212,7 +238,11 @@ static int fail_unknown_key(struct loader *l, const char *where, const struct se
 		if (best && best_d <= MAX((size_t)2, strlen(key) / 2) && best_d < strlen(key))
 			snprintf(hint, sizeof(hint), " (did you mean \"%s\"?)", best);
 	}
-	return cfg_fail(l, where, "unknown key \"%s\"%s", cfg_printable(key, kbuf), hint);
+	/* Located at the key itself, unless the key would read as more than one component. */
+	if (key[strcspn(key, ".[")] == '\0' && strlen(key) < sizeof(at) / 2)
+		snprintf(at, sizeof(at), "%s%s%s", where ? where : "", where ? "." : "", key);
+	return cfg_fail_at(l, where, at[0] ? at : where, "unknown key \"%s\"%s",
+			   cfg_printable(key, kbuf), hint);
 }
 
 /* One value: "where.key" as its path, the JSON type checked against the descriptor's. */

@@ -42,8 +42,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(c == (struct config *)(uintptr_t)0xA5A5A5A5u);
 		FUZZ_CHECK(err.text[0] != '\0' && memchr(err.text, '\0', sizeof(err.text)));
 		FUZZ_CHECK(message_is_printable(err.text));
-		/* a syntax error (jansson's, with a line) quotes no token; an unknown key is quoted */
-		FUZZ_CHECK(err.line == 0 || !strstr(err.text, " near '"));
+		/* a syntax error (jansson's, the text alone: n_errors 0) quotes no token; an unknown
+		 * key is quoted; a content error has a line when its path is in the text */
+		FUZZ_CHECK(err.n_errors > 0 || !strstr(err.text, " near '"));
+		FUZZ_CHECK(err.n_errors == 0 || err.line == 0 || strchr(err.text, ':') < strstr(err.text, ": "));
 		return 0;
 	}
 	config_print(c, devnull);

@@ -156,8 +156,8 @@ chmod 0644 "$D/20-b.json"
 echo '{"interval": 3, "log_level": "warn", "rules": [{"match": "a/**", "policy": "nnoe"}]}' >"$D/20-b.json"
 run "$T/o" "$CTL" --socket "$SOCK" reload
 check "reclaimctl reload, two errors in a drop-in: exit 7 (was $?)" [ $? -eq 7 ]
-check "reclaimctl reload: the first error, with did-you-mean" \
-	has "$T/o" "$D/20-b.json: log_level: unknown level \"warn\": did you mean \"warning\"?"
+check "reclaimctl reload: the first error, with its line, column and did-you-mean" \
+	has "$T/o" "$D/20-b.json:1:17: log_level: unknown level \"warn\": did you mean \"warning\"?"
 check "reclaimctl reload: and the count of the others" has "$T/o" "(and 1 more: reclaimd --check-config lists them)"
 check "reclaimctl reload, bad drop-in: the interval in use is still 2" [ "$(interval)" = 2 ]
 run "$T/cc2" "$AGENT" --check-config -c "$CFG" --cgroup-root "$cg"

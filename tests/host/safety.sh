@@ -178,8 +178,8 @@ check "--cgroup-root /etc: names the path and what it is" has "$T/o" "cgroup roo
 printf '{ "rules": [ { "match": "../../etc/*" } ] }\n' >"$T/dots.json"
 run "$T/o" "$AGENT" -c "$T/dots.json" --dry-run --once --log-stderr
 check "match ../../etc/*: exit 2" [ $? -eq 2 ]
-check "match ../../etc/*: names rules[0].match and the component" \
-	has "$T/o" "$T/dots.json: rules[0].match: the component \"..\" (at offset 0) is not allowed"
+check "match ../../etc/*: names rules[0].match, its line and column, and the component" \
+	has "$T/o" "$T/dots.json:1:16: rules[0].match: the component \"..\" (at offset 0) is not allowed"
 
 mkdir -p "$T/proc" "$T/tree"
 cp "$FIX/proc/meminfo" "$FIX/proc/vmstat" "$FIX/proc/swaps" "$T/proc/"

@@ -55,7 +55,7 @@ static inline void expect_fail_string(const char *json, int expected_r, const ch
 }
 
 #define EXPECT_FAIL(json, ...) \
-	expect_fail_string(json, -EINVAL, (const char *const[]){ "<string>: ", __VA_ARGS__, NULL })
+	expect_fail_string(json, -EINVAL, (const char *const[]){ "<string>:", __VA_ARGS__, NULL })
 
 static inline struct config *load_string_ok(const char *json)
 {

@@ -147,7 +147,7 @@ static void test_bad_dropins(void)
 	clear_dir();
 	write_file("10-bad.json", "{ \"rules\": [ { \"match\": \"a/**\", \"probe_max\": 2 } ] }\n",
 		   0644);
-	snprintf(name, sizeof(name), "%s/10-bad.json: rules[0].probe_max", dir);
+	snprintf(name, sizeof(name), "%s/10-bad.json:1:33: rules[0].probe_max", dir);
 	expect_fail(CONFIG_LOAD_UNSAFE_PATH, -EINVAL, (const char *const[]){ name, NULL });
 
 	clear_dir();

@@ -114,7 +114,7 @@ static void test_all_errors(void)
 				 "           {\"match\": \"/b\"}]}", &c, &err) == -EINVAL);
 	CHECK(c == NULL);
 	CHECK_EQ_INT(err.n_errors, 7);
-	CHECK(contains(err.text, "<string>: interval: "));
+	CHECK(contains(err.text, "<string>:1:2: interval: "));
 	CHECK(contains(err.text, " (and 6 more: reclaimd --check-config lists them)"));
 	CHECK(!strchr(err.text, '\n'));
 	CHECK(contains(err.all[0], "interval: "));
