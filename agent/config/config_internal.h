@@ -48,8 +48,9 @@ struct loader {
 
 /* ---- error reporting (walker.c) ------------------------------------------------------------ */
 
-/* "NAME:LINE:COLUMN: WHERE: message", or "NAME: WHERE: message" when the loader has no text or
- * WHERE is not found in it, or "NAME: message" at the top level; returns -EINVAL. */
+/* "NAME:LINE:COLUMN: WHERE: message", at WHERE in the loader's text or, when WHERE is not
+ * there, at the nearest value that holds it; "NAME: WHERE: message" when the loader has no text
+ * or none is there; WHERE left out at the top level. Returns -EINVAL. */
 _printf_(3, 4) int cfg_fail(struct loader *l, const char *where, const char *fmt, ...);
 /* The same, located at the path `at` (a key inside WHERE, say) rather than at WHERE. */
 _printf_(4, 5) int cfg_fail_at(struct loader *l, const char *where, const char *at,

@@ -110,14 +110,16 @@ static int read_one(const char *path, unsigned flags, json_t **ret, struct confi
 	int r;
 
 	r = cfg_read_file(path, flags, &buf, &len, err);
-	if (r < 0)
+	if (r >= 0)
+		r = cfg_decode(buf, len, path, &root, err);
+	if (r < 0) {
+		snprintf(err->file, sizeof(err->file), "%s", path);
 		return r;
-	r = cfg_decode(buf, len, path, &root, err);
-	if (r < 0)
-		return r;
+	}
 	r = cfg_build(root, path, path, buf, len, &c, err);
 	config_free(c);
 	if (r < 0) {
+		snprintf(err->file, sizeof(err->file), "%s", path);
 		json_decref(root);
 		return r;
 	}

@@ -214,9 +214,6 @@ int cfg_locate(const char *buf, size_t len, const char *path, int *ret_line, int
 
 	if (!buf || !path)
 		return -EINVAL;
-	/* A UTF-8 byte order mark is not a character of the first line. */
-	if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
-		c.p += 3;
 	skip_space(&c);
 	while (*path) {
 		bool found = false;

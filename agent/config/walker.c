@@ -15,6 +15,28 @@
 
 /* ---- error reporting ----------------------------------------------------------------------- */
 
+/* The position of `at` in the loader's text, or of the nearest enclosing value that is there
+ * (a rule's key that came from "defaults" is placed at the rule); 0:0 when none is. */
+static void locate_nearest(const struct loader *l, const char *at, int *line, int *column)
+{
+	char path[512];
+	size_t n = strlen(at);
+
+	if (n >= sizeof(path))
+		return;
+	memcpy(path, at, n + 1);
+	while (n > 0) {
+		if (cfg_locate(l->text, l->text_len, path, line, column) == 0)
+			return;
+		while (n > 0 && path[n - 1] != '.' && path[n - 1] != '[')
+			n--;
+		if (n > 0)
+			n--;
+		path[n] = '\0';
+	}
+	*line = *column = 0;
+}
+
 static int vfail(struct loader *l, const char *where, const char *at, const char *fmt, va_list ap)
 {
 	struct config_error *e = l->err;
@@ -26,8 +48,8 @@ static int vfail(struct loader *l, const char *where, const char *at, const char
 		return -EINVAL;
 	text = e->all[e->n_errors++];
 
-	if (l->text && at && *at && cfg_locate(l->text, l->text_len, at, &line, &column) < 0)
-		line = column = 0;
+	if (l->text && at && *at)
+		locate_nearest(l, at, &line, &column);
 	if (line > 0 && where && *where)
 		n = snprintf(text, size, "%s:%d:%d: %s: ", l->name, line, column, where);
 	else if (line > 0)

@@ -1069,7 +1069,8 @@ static void m_reload(void *userdata, const struct varlink_call *call _unused_,
 	if (res < 0) {
 		ret->error = "io.reclaimd.ConfigRejected";
 		ret->parameters = json_pack("{s:s,s:s,s:i,s:i}", "message", err.text,
-					    "file", r->opts->config_path, "line", err.line,
+					    "file", err.file[0] ? err.file : r->opts->config_path,
+					    "line", err.line,
 					    "column", err.column);
 		return;
 	}

@@ -11,6 +11,7 @@
 #ifndef RECLAIMD_CONFIG_H
 #define RECLAIMD_CONFIG_H
 
+#include <limits.h>
 #include <stdio.h>
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -159,8 +160,8 @@ struct config {
 };
 
 /* Error detail for a failed load. `text` is one line, e.g.
- *   "/etc/reclaimd/reclaimd.json:12:5: '}' expected near ']'"            (syntax, from jansson)
- *   "/etc/reclaimd/reclaimd.json: rules[1].probe_max: 0.9 is out of range (0 < x <= 1)" */
+ *   "/etc/reclaimd/reclaimd.json:12:5: '}' expected"                      (syntax, from jansson)
+ *   "/etc/reclaimd/reclaimd.json:14:7: rules[1].probe_max: 0.9 is out of range (0 < x <= 1)" */
 /* Most errors one load collects (of one file: a load stops after the first file with errors). */
 #define CONFIG_ERRORS_MAX 20
 
@@ -169,7 +170,11 @@ struct config {
  * CONFIG_ERRORS_MAX (n_errors stops there too). */
 struct config_error {
 	char text[512];
-	int line, column; /* 0 when not known */
+	/* The file the first error is in (the main file or a drop-in), "" when no one file holds
+	 * it (a string, the merge of the drop-ins); line and column are in that file, 1-based
+	 * (the column in characters), 0 when not known. */
+	char file[PATH_MAX];
+	int line, column;
 	unsigned n_errors; /* 0 or 1: text alone says it */
 	char all[CONFIG_ERRORS_MAX][512];
 };

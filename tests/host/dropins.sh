@@ -158,6 +158,11 @@ run "$T/o" "$CTL" --socket "$SOCK" reload
 check "reclaimctl reload, two errors in a drop-in: exit 7 (was $?)" [ $? -eq 7 ]
 check "reclaimctl reload: the first error, with its line, column and did-you-mean" \
 	has "$T/o" "$D/20-b.json:1:17: log_level: unknown level \"warn\": did you mean \"warning\"?"
+run "$T/o" "$CTL" --socket "$SOCK" --json reload
+check "reclaimctl --json reload: the reply names the drop-in, its line and column" \
+	has "$T/o" "\"file\": \"$D/20-b.json\","
+check "reclaimctl --json reload: line 1, column 17" \
+	sh -c "grep -q '\"line\": 1,' '$T/o' && grep -q '\"column\": 17' '$T/o'"
 check "reclaimctl reload: and the count of the others" has "$T/o" "(and 1 more: reclaimd --check-config lists them)"
 check "reclaimctl reload, bad drop-in: the interval in use is still 2" [ "$(interval)" = 2 ]
 run "$T/cc2" "$AGENT" --check-config -c "$CFG" --cgroup-root "$cg"

@@ -129,8 +129,10 @@ static void expect_fail(unsigned flags, int want_r, const char *const *needles)
 
 	for (const char *const *n = needles; *n; n++)
 		ok = ok && strstr(err.text, *n);
+	/* The file the reload reply names is the one the message starts with. */
+	ok = ok && (!err.file[0] || strncmp(err.text, err.file, strlen(err.file)) == 0);
 	if (!ok)
-		fprintf(stderr, "gave r=%d \"%s\"\n", r, err.text);
+		fprintf(stderr, "gave r=%d \"%s\" (file \"%s\")\n", r, err.text, err.file);
 	CHECK(ok);
 }
 
@@ -149,6 +151,18 @@ static void test_bad_dropins(void)
 		   0644);
 	snprintf(name, sizeof(name), "%s/10-bad.json:1:33: rules[0].probe_max", dir);
 	expect_fail(CONFIG_LOAD_UNSAFE_PATH, -EINVAL, (const char *const[]){ name, NULL });
+	{
+		struct config *c = NULL;
+		struct config_error err;
+
+		/* The error's file, line and column are the drop-in's, as the reload reply gives
+		 * them (status.c io.reclaimd.Reload). */
+		CHECK_EQ_INT(config_load_file(main_path, CONFIG_LOAD_UNSAFE_PATH, &c, &err), -EINVAL);
+		snprintf(name, sizeof(name), "%s/10-bad.json", dir);
+		CHECK_STREQ(err.file, name);
+		CHECK_EQ_INT(err.line, 1);
+		CHECK_EQ_INT(err.column, 33);
+	}
 
 	clear_dir();
 	write_file("10-bad.json", "[]\n", 0644);

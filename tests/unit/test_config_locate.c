@@ -70,8 +70,6 @@ static void test_locate(void)
 	expect_r(doc, "rules[x]", -EINVAL);
 	expect_r(doc, "rules..match", -EINVAL);
 	expect_r(doc, "rules[99999999999999999999999]", -EINVAL);
-	/* A byte order mark is no column of the first line. */
-	expect_at("\xef\xbb\xbf{\"a\": 1}", "a", 1, 2);
 	/* Text cut short: never read past its end. */
 	expect_r("{\"a\": [1, 2", "a[5]", -EINVAL);
 	expect_r("{\"a\": \"unterminated", "b", -EINVAL);
@@ -99,6 +97,11 @@ static void test_located_errors(void)
 	/* A key that reads as more than one component: located at the object that holds it. */
 	EXPECT_FAIL("{\"rules\": [{\"match\": \"a\", \"interval[0]\": 1}]}",
 		    "<string>:1:12: rules[0]: unknown key \"interval[0]\"");
+	/* Not in the text: placed at the nearest value that is (a key that came from "defaults"
+	 * at its rule, an empty key at its object). */
+	EXPECT_FAIL("{\"defaults\": {\"zswap_max\": \"10%\"},\n \"rules\": [{\"match\": \"a\", "
+		    "\"qos\": [\"burstable\"]}]}", "<string>:2:12: rules[0].zswap_max:");
+	EXPECT_FAIL("{\"rules\": [{\"match\": \"a\",\n \"\": 1}]}", "<string>:1:12: rules[0]: unknown key \"\"");
 	/* Every error of the file carries its own position. */
 	CHECK_EQ_INT(config_load_string("{\"interval\": \"a\",\n \"log_level\": \"x\"}", &c, &err),
 		     -EINVAL);
