@@ -70,6 +70,30 @@ counters() {
 		"$(($(disk_sectors_written "$DISK") * 512))"
 }
 
+# age_once REL: one MGLRU aging of each node of the memcg at REL (relative to the cgroup root),
+# through /sys/kernel/debug/lru_gen ("+ memcg_id node_id max_seq"); nothing without MGLRU.
+# Under MGLRU, page cache that arrives in a memcg whose file generations are empty lands in the
+# second youngest generation, which memory.stat counts as active_file; only the next aging
+# makes it inactive_file (the page cache the psi policy may take when the zswap pool is full).
+# The kernel ages only when something reclaims from the memcg, and the agent stops asking once
+# the pool is full: the phase ages once itself, as the kernel's own reclaim would have.
+age_once() {
+	[ -w /sys/kernel/debug/lru_gen ] && kfeature lru-gen || return 0
+	awk -v p="/$1" '
+		function flush() {
+			if (on && node != "" && max >= 0)
+				printf "+ %s %s %d\n", id, node, max
+			node = ""
+			max = -1
+		}
+		$1 == "memcg" { flush(); on = ($3 == p); id = $2; next }
+		$1 == "node" { flush(); node = $2; next }
+		on && node != "" && $1 ~ /^[0-9]+$/ && $1 + 0 > max { max = $1 + 0 }
+		END { flush() }' /sys/kernel/debug/lru_gen | while read -r cmd; do
+		echo "$cmd" >/sys/kernel/debug/lru_gen 2>/dev/null || echo "  lru_gen '$cmd' refused"
+	done
+}
+
 # phase NAME USE_AGENT: test 3, one phase; sets <name>_<counter> variables.
 phase() {
 	p=$1
@@ -98,12 +122,19 @@ phase() {
 		# zswap-file-only counts: page cache made earlier could go with ordinary requests
 		# before the pool filled, leaving none for them.
 		cache=
-		[ $(((i + 1) * HOG_EVERY)) -ge "$RUN" ] && cache="--file 48M --file-path /data/zs-$p.cache"
+		rm -f "/tmp/zs-$p.ready"
+		[ $(((i + 1) * HOG_EVERY)) -ge "$RUN" ] &&
+			cache="--file 48M --file-path /data/zs-$p.cache --ready-file /tmp/zs-$p.ready"
 		# shellcheck disable=SC2086 # cache: several words or none
 		cg_run "$top/work" memhog --anon "${HOG_MIB}M" --hot-pct 10 --rate 200 --tlb-flush-ms 50 \
 			--seed $((i + 1)) --report-interval 30 $cache >"$RESULTS/memhog-$p-$i.log" 2>&1
 		hogs="$hogs $!"
 		i=$((i + 1))
+		if [ -n "$cache" ]; then
+			wait_for_file "/tmp/zs-$p.ready" 60 || echo "  the page-cache memhog was not ready in 60 s"
+			age_once "zs-$p/work"
+			echo "  after one aging: $(grep -E '^(active|inactive)_file ' "$top/work/memory.stat" | tr '\n' ' ')"
+		fi
 		sleep "$HOG_EVERY"
 		cur_sum=$((cur_sum + $(cat "$top/work/memory.current")))
 		echo "  t=$(fsub "$(uptime_s)" "$t0") memory.current $(mib "$(cat "$top/work/memory.current")") MiB," \
