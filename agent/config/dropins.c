@@ -112,15 +112,15 @@ static int read_one(const char *path, unsigned flags, json_t **ret, struct confi
 	r = cfg_read_file(path, flags, &buf, &len, err);
 	if (r >= 0)
 		r = cfg_decode(buf, len, path, &root, err);
-	if (r < 0) {
-		snprintf(err->file, sizeof(err->file), "%s", path);
-		return r;
+	if (r >= 0) {
+		r = cfg_build(root, path, path, buf, len, &c, err);
+		config_free(c);
+		if (r < 0)
+			json_decref(root);
 	}
-	r = cfg_build(root, path, path, buf, len, &c, err);
-	config_free(c);
 	if (r < 0) {
+		/* Every error here is this file's: the reload reply names it. */
 		snprintf(err->file, sizeof(err->file), "%s", path);
-		json_decref(root);
 		return r;
 	}
 	*ret = root;

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config/config_internal.h"
@@ -39,121 +40,63 @@ static void skip_space(struct cursor *c)
 		advance(c);
 }
 
-static int hex4(const char *p, const char *end)
+/* Reads the string at c (on its opening quote) and leaves c past its closing quote; the token,
+ * quotes included, is tok[0..*tok_len). *escaped says whether it holds a backslash. -EINVAL on
+ * text that is not a string. */
+static int read_string(struct cursor *c, const char **tok, size_t *tok_len, bool *escaped)
 {
-	int v = 0;
-
-	if (end - p < 4)
-		return -1;
-	for (int i = 0; i < 4; i++) {
-		char h = p[i];
-
-		v <<= 4;
-		if (h >= '0' && h <= '9')
-			v |= h - '0';
-		else if (h >= 'a' && h <= 'f')
-			v |= h - 'a' + 10;
-		else if (h >= 'A' && h <= 'F')
-			v |= h - 'A' + 10;
-		else
-			return -1;
-	}
-	return v;
-}
-
-static size_t put_utf8(uint32_t cp, char *out)
-{
-	if (cp < 0x80) {
-		out[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		out[0] = (char)(0xc0 | (cp >> 6));
-		out[1] = (char)(0x80 | (cp & 0x3f));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		out[0] = (char)(0xe0 | (cp >> 12));
-		out[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		out[2] = (char)(0x80 | (cp & 0x3f));
-		return 3;
-	}
-	out[0] = (char)(0xf0 | (cp >> 18));
-	out[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-	out[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-	out[3] = (char)(0x80 | (cp & 0x3f));
-	return 4;
-}
-
-/* Reads the string at c (on its opening quote) and leaves c past its closing quote. Decodes it
- * into key[0..*n) when it fits in size bytes (*n = SIZE_MAX when not). -EINVAL on text that is
- * not a string. */
-static int read_string(struct cursor *c, char *key, size_t size, size_t *n)
-{
-	*n = 0;
+	*tok = c->p;
+	*escaped = false;
 	if (c->p >= c->end || *c->p != '"')
 		return -EINVAL;
 	advance(c);
 	while (c->p < c->end && *c->p != '"') {
-		char buf[4] = { *c->p };
-		size_t k = 1;
-
 		if (*c->p == '\\') {
-			advance(c);
+			*escaped = true;
+			advance(c); /* the escaped character: \" does not end the string */
 			if (c->p >= c->end)
 				return -EINVAL;
-			switch (*c->p) {
-			case 'b': buf[0] = '\b'; break;
-			case 'f': buf[0] = '\f'; break;
-			case 'n': buf[0] = '\n'; break;
-			case 'r': buf[0] = '\r'; break;
-			case 't': buf[0] = '\t'; break;
-			case 'u': {
-				int hi = hex4(c->p + 1, c->end), lo;
-				uint32_t cp = (uint32_t)hi;
-
-				if (hi < 0)
-					return -EINVAL;
-				for (int i = 0; i < 4; i++)
-					advance(c);
-				if (hi >= 0xd800 && hi <= 0xdbff && c->end - c->p > 6 && c->p[1] == '\\' &&
-				    c->p[2] == 'u' && (lo = hex4(c->p + 3, c->end)) >= 0xdc00 && lo <= 0xdfff) {
-					cp = 0x10000 + (((uint32_t)hi - 0xd800) << 10) + ((uint32_t)lo - 0xdc00);
-					for (int i = 0; i < 6; i++)
-						advance(c);
-				}
-				k = put_utf8(cp, buf);
-				break;
-			}
-			default: buf[0] = *c->p; break; /* \" \\ \/ */
-			}
-		}
-		if (*n != SIZE_MAX && *n + k <= size) {
-			memcpy(key + *n, buf, k);
-			*n += k;
-		} else {
-			*n = SIZE_MAX;
 		}
 		advance(c);
 	}
 	if (c->p >= c->end)
 		return -EINVAL;
 	advance(c);
+	*tok_len = (size_t)(c->p - *tok);
 	return 0;
+}
+
+/* Whether the string token tok[0..len) (quotes included) is the key want[0..want_len). A key
+ * without escapes is compared as it is written; one with escapes is decoded by jansson, the
+ * parser that read the document. */
+static bool key_is(const char *tok, size_t len, bool escaped, const char *want, size_t want_len)
+{
+	json_t *k;
+	bool same;
+
+	if (!escaped)
+		return len - 2 == want_len && memcmp(tok + 1, want, want_len) == 0;
+	k = json_loadb(tok, len, JSON_DECODE_ANY, NULL);
+	same = json_is_string(k) && json_string_length(k) == want_len &&
+	       memcmp(json_string_value(k), want, want_len) == 0;
+	json_decref(k);
+	return same;
 }
 
 /* Leaves c past the value it is on (after any white space before it). */
 static int skip_value(struct cursor *c)
 {
 	unsigned depth = 0;
+	const char *tok;
 	size_t n;
+	bool escaped;
 
 	skip_space(c);
 	do {
 		if (c->p >= c->end)
 			return -EINVAL;
 		if (*c->p == '"') {
-			if (read_string(c, NULL, 0, &n) < 0)
+			if (read_string(c, &tok, &n, &escaped) < 0)
 				return -EINVAL;
 			continue;
 		}
@@ -209,8 +152,8 @@ static int next_component(const char **path, char *key, size_t size, size_t *key
 int cfg_locate(const char *buf, size_t len, const char *path, int *ret_line, int *ret_column)
 {
 	struct cursor c = { .p = buf, .end = buf + len, .line = 1, .column = 1 };
-	char want[256], key[256];
-	size_t want_len, key_len, index = 0;
+	char want[256];
+	size_t want_len, index = 0;
 
 	if (!buf || !path)
 		return -EINVAL;
@@ -229,18 +172,21 @@ int cfg_locate(const char *buf, size_t len, const char *path, int *ret_line, int
 			return -ENOENT; /* empty */
 		while (!found) {
 			struct cursor at;
+			const char *tok;
+			size_t tok_len;
+			bool escaped;
 
 			skip_space(&c);
 			at = c;
 			if (want_len != SIZE_MAX) {
-				if (read_string(&c, key, sizeof(key), &key_len) < 0)
+				if (read_string(&c, &tok, &tok_len, &escaped) < 0)
 					return -EINVAL;
 				skip_space(&c);
 				if (c.p >= c.end || *c.p != ':')
 					return -EINVAL;
 				advance(&c);
 				skip_space(&c);
-				found = key_len == want_len && memcmp(key, want, want_len) == 0;
+				found = key_is(tok, tok_len, escaped, want, want_len);
 			} else {
 				found = i++ == index;
 			}

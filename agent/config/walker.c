@@ -50,14 +50,12 @@ static int vfail(struct loader *l, const char *where, const char *at, const char
 
 	if (l->text && at && *at)
 		locate_nearest(l, at, &line, &column);
-	if (line > 0 && where && *where)
-		n = snprintf(text, size, "%s:%d:%d: %s: ", l->name, line, column, where);
-	else if (line > 0)
+	if (line > 0)
 		n = snprintf(text, size, "%s:%d:%d: ", l->name, line, column);
-	else if (where && *where)
-		n = snprintf(text, size, "%s: %s: ", l->name, where);
 	else
 		n = snprintf(text, size, "%s: ", l->name);
+	if (n >= 0 && (size_t)n < size && where && *where)
+		n += snprintf(text + n, size - (size_t)n, "%s: ", where);
 	if (n >= 0 && (size_t)n < size)
 		vsnprintf(text + n, size - (size_t)n, fmt, ap);
 	if (e->n_errors == 1) {
