@@ -11,8 +11,12 @@
  * page-cache misses through read() and mmap faults, readahead) plus its zswap loads (zswpin,
  * mm/zswap.c: no block I/O). Overlaps: a swap-in from disk is a major fault and an io.stat
  * read; a zswap load is a zswpin and a major fault but no io; a file mmap miss is a major fault
- * and an io.stat read; a refault is one of those reads (the page came from disk or zswap). So
- * with io.stat the signal is max(io pages + zswpin, refaults), and pgmajfault adds nothing.
+ * and an io.stat read; a refault is one of those reads (the page came from disk or zswap). A
+ * swap-in from zram is a major fault and, where zram submits bios (6.12), an io.stat read;
+ * where its driver has rw_page (6.1: bdev_read_page() in block/bdev.c) no bio is issued and
+ * io.stat does not see it. So with io.stat the signal is
+ * max(io pages + zswpin, refaults, pgmajfault): a lower bound, exact when one source dominates
+ * the interval (rw_page zram swap-ins beside file reads through read() count as the larger).
  * Without io.stat (the io controller is not enabled for the cgroup) it is
  * refault_file + max(refault_anon, pgmajfault, zswpin): an upper bound for mmapped files
  * (their misses are in pgmajfault and, when counted, in refault_file) that cannot see reads of

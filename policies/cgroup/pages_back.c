@@ -15,10 +15,12 @@ struct pages_back pages_back_count(const struct pages_back_deltas *d, unsigned f
 	if (page_size == 0)
 		page_size = 4096;
 	if (features & PAGES_BACK_HAS_IO_STAT) {
-		/* Every page that comes back is read from a block device (io.stat, swap and
-		 * files alike) or loaded from zswap: refaults and major faults are among those. */
+		/* A page that comes back is read from a block device (io.stat, swap and files
+		 * alike) or loaded from zswap, and refaults are among those. A swap-in from a
+		 * zram whose driver has rw_page (6.1) reads no bio, so io.stat misses it; its
+		 * major fault does not. Every major fault read at least one page. */
 		r.io_pages = d->io_read_bytes / page_size + (d->io_read_bytes % page_size != 0);
-		r.pages = MAX(r.io_pages + zswpin, r.refaults);
+		r.pages = MAX(MAX(r.io_pages + zswpin, r.refaults), d->pgmajfault);
 		r.from_io = true;
 		return r;
 	}

@@ -42,6 +42,15 @@ static void test_overlaps(void)
 	/* Refaults over the reads (the reads were charged to another cgroup's io): the refaults. */
 	CHECK_EQ_U64(back(&(struct pages_back_deltas){ .refault_anon = 50, .refault_file = 70,
 							.io_read_bytes = 10 * PAGE }, ALL), 120);
+	/* Anon swapped in from zram through rw_page (6.1): a major fault each, no bio, so no
+	 * io.stat read and, on another node under MGLRU, no refault: 12299, not 0. */
+	CHECK_EQ_U64(back(&(struct pages_back_deltas){ .pgmajfault = 12299 }, ALL), 12299);
+	/* zram through bios (6.12): io.stat and the major faults agree: counted once. */
+	CHECK_EQ_U64(back(&(struct pages_back_deltas){ .pgmajfault = 900,
+							.io_read_bytes = 900 * PAGE }, ALL), 900);
+	/* File reads through read() beside fewer zram faults: the larger source. */
+	CHECK_EQ_U64(back(&(struct pages_back_deltas){ .pgmajfault = 40,
+							.io_read_bytes = 500 * PAGE }, ALL), 500);
 	/* Nothing moved: nothing back. */
 	CHECK_EQ_U64(back(&(struct pages_back_deltas){ 0 }, ALL), 0);
 }
