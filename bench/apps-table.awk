@@ -8,9 +8,10 @@
 #   H r p a load_before load_after                                             (host loadavg)
 # Instance a is managed by the arm, b by nothing. saved(t) = a's memory.current at t = 0 - at t.
 # Pages back (docs/pages-back.md, with io.stat): per sample interval max(io.stat rbytes / 4 KiB +
-# zswpin, workingset_refault_anon + _file), summed. Paired ratios (kv): per chunk a/b, their
-# geometric mean over every chunk of every run of the arm, with a 95 % t interval on the logs.
-# Values over runs are medians; an arm with no good run prints FAILED. Writes DIR/plot-<p>-*.tsv.
+# zswpin, workingset_refault_anon + _file, pgmajfault), summed. Paired ratios (kv): per chunk
+# a/b, their geometric mean over every chunk of every run of the arm, with a 95 % t interval on
+# the logs. Values over runs are medians; an arm with no good run prints FAILED. Writes
+# DIR/plot-<p>-*.tsv.
 BEGIN {
 	FS = "\t"
 	M = 1048576
@@ -29,15 +30,18 @@ $1 == "S" {
 	r = $2; k = $3 SUBSEP $4; t = $5 + 0; i = $6
 	if (!((k, r, i) in cur0)) {
 		cur0[k, r, i] = $7; psi0[k, r, i] = $10; rf0[k, r, i] = $11; steal0[k, r, i] = $15
-		pio[k, r, i] = $12; pz[k, r, i] = $13; prf[k, r, i] = $11; back[k, r, i] = 0
-		drift[k, r, i] = 0
+		pio[k, r, i] = $12; pz[k, r, i] = $13; prf[k, r, i] = $11; pmf[k, r, i] = $14
+		back[k, r, i] = 0; drift[k, r, i] = 0
 	}
 	d_io = int(($12 - pio[k, r, i] + PG - 1) / PG); d_z = $13 - pz[k, r, i]; d_rf = $11 - prf[k, r, i]
+	d_mf = $14 - pmf[k, r, i]
 	if (d_io < 0) d_io = 0
 	if (d_z < 0) d_z = 0
 	if (d_rf < 0) d_rf = 0
-	back[k, r, i] += (d_io + d_z > d_rf) ? d_io + d_z : d_rf
-	pio[k, r, i] = $12; pz[k, r, i] = $13; prf[k, r, i] = $11
+	if (d_mf < 0) d_mf = 0
+	d_b = (d_io + d_z > d_rf) ? d_io + d_z : d_rf
+	back[k, r, i] += (d_mf > d_b) ? d_mf : d_b
+	pio[k, r, i] = $12; pz[k, r, i] = $13; prf[k, r, i] = $11; pmf[k, r, i] = $14
 	saved = (cur0[k, r, i] - $7) / M
 	dd = saved < 0 ? -saved : saved
 	if (dd > drift[k, r, i]) drift[k, r, i] = dd

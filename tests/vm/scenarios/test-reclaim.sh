@@ -6,7 +6,17 @@
 #  - a cgroup matched by "policy": "none" is untouched (its pgsteal does not move);
 #  - a thrashing cgroup (hot set larger than its memory.max) is not squeezed, and the log says why;
 #  - min_bytes and memory.min are never crossed (memory.current sampled every 0.5 s);
-#  - the Prometheus textfile (metrics.textfile) is written and shows the bytes reclaimed.
+#  - the Prometheus textfile (metrics.textfile) is written and shows the bytes reclaimed;
+#  - the cold age reacts to pages read back on the other NUMA node (cold-age-cross-node): a cgroup
+#    (test/cross, 16 MiB floor) holds 48 MiB of anonymous memory, written on node 0's CPU
+#    (workloads/readback.c) and never touched again; once the agent has evicted at least 24 MiB
+#    of it, the workload reads every page back on node 1's CPU, and the agent's log must say
+#    "cold age 10 s -> 20 s" for it after that and not before. Under MGLRU the kernel's
+#    workingset_refault_anon misses these (lru_gen_refault() in mm/workingset.c skips a folio
+#    whose node is not its shadow entry's); the agent's pages-back signal (docs/pages-back.md)
+#    counts them. The cold age is the MGLRU path's: on a kernel with MGLRU off (Debian's 6.1 by
+#    default, where the classic LRU's workingset_refault() counts these pages itself) the check
+#    is skipped.
 # The workloads (about 1.1 GiB) fit in either node with room above its watermarks (1.5 GiB a node),
 # so no allocation wakes kswapd and nothing but the agent's own requests reclaims (on the default
 # 768 MiB nodes one node starts below its low watermark).
@@ -24,8 +34,10 @@ set -eu
 
 MiB=1048576
 cg=$(cg_create test)
-for c in cold excluded thrash floor-min floor-bytes; do mkdir -p "$cg/$c"; done
+for c in cold excluded thrash floor-min floor-bytes cross; do mkdir -p "$cg/$c"; done
 echo "+memory" >"$cg/cgroup.subtree_control"
+# io.stat for the pages-back signal's io term where the kernel has the io controller.
+echo "+io" >"$cg/cgroup.subtree_control" 2>/dev/null || echo "no io controller: pages back from refaults and major faults"
 echo $((150 * MiB)) >"$cg/floor-min/memory.min"
 echo $((48 * MiB)) >"$cg/thrash/memory.max"
 
@@ -38,8 +50,18 @@ start_hog excluded 150M 5 2000
 start_hog floor-min 250M 5 2000
 start_hog floor-bytes 250M 5 2000
 start_hog thrash 64M 100 2000
-for c in cold excluded floor-min floor-bytes thrash; do
-	wait_for_file "/tmp/$c.ready" 60 || fail "$c-ready" "memhog did not start"
+cpu0=$(cpulist_expand "$(node_cpulist 0)" | awk '{ print $1 }')
+cpu1=$(cpulist_expand "$(node_cpulist 1 2>/dev/null)" | awk '{ print $1 }')
+rm -f /tmp/cross.ready /tmp/cross.done /tmp/cross.signalled
+cross=
+if kfeature lru-gen; then
+	cross=cross
+	cg_run "$cg/cross" readback --anon 48M --first-cpus "$cpu0" --then-cpus "${cpu1:-$cpu0}" \
+		--ready /tmp/cross.ready --done /tmp/cross.done 2>"$RESULTS/readback.log"
+	cross_pid=$!
+fi
+for c in cold excluded floor-min floor-bytes thrash $cross; do
+	wait_for_file "/tmp/$c.ready" 60 || fail "$c-ready" "$c did not start"
 done
 sleep 2
 
@@ -70,16 +92,39 @@ grep -q '"mglru_aging": true' /tmp/test-metrics.json && grep -q '"cold_age": 10'
 	grep -q '"log_level": "debug"' /tmp/test-metrics.json ||
 	fail reclaim-setup "the config edit did not apply: $(tr -d '\n' </tmp/test-metrics.json | cut -c1-200)"
 agent_start /tmp/test-metrics.json "$RESULTS/agent.log"
+# test/cross: once the agent has evicted at least 24 of its 48 MiB (at most 50 s), note whether
+# its cold age already doubled, take its memory.stat and start the read-back on node 1.
+[ -z "$cross" ] || (
+	_i=0
+	while [ "$(cat "$cg/cross/memory.current")" -gt $((24 * MiB)) ] && [ $_i -lt 500 ]; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	{
+		echo "after $((_i / 10)) s memory.current $(mib "$(cat "$cg/cross/memory.current")") MiB"
+		echo "doubled_before $(grep -c 'test/cross: cold age 10 s -> 20 s' "$RESULTS/agent.log")"
+		echo "refault_anon $(memstat "$cg/cross" workingset_refault_anon) pgmajfault $(memstat "$cg/cross" pgmajfault)"
+	} >/tmp/cross.signalled 2>&1
+	kill -USR1 "$cross_pid"
+) &
 sleep 60
 cold_end=$(cat "$cg/cold/memory.current")
 excl_steal1=$(memstat "$cg/excluded" pgsteal)
 kswapd1=$(vmstat_sum pgsteal_kswapd)
 excl_cur1=$(cat "$cg/excluded/memory.current")
-stop_s=$(agent_stop)
 # shellcheck disable=SC2154
 kill "$sampler_cold" "$sampler_floor_min" "$sampler_floor_bytes" 2>/dev/null || true
+# test/cross: the read-back done (at most 60 s more), then up to 30 ticks of 2 s for the minute's
+# average of pages back to cross refault_target_pct.
+cross_line=
+if [ -n "$cross" ]; then
+	wait_for_file /tmp/cross.done 60 || echo "cross: the workload did not read back in 60 s"
+	cross_line=$(log_wait "$RESULTS/agent.log" 'test/cross: cold age 10 s -> 20 s' 60 || true)
+fi
+stop_s=$(agent_stop)
+[ -z "$cross" ] || kill "$cross_pid" 2>/dev/null || true
 
-for c in cold floor-min floor-bytes thrash excluded; do
+for c in cold floor-min floor-bytes thrash excluded cross; do
 	{ echo "--- $c"; cat "$cg/$c/memory.stat"; } >>"$RESULTS/memory-stat-end.txt"
 done
 
@@ -136,6 +181,27 @@ if [ -n "$prom_reclaimed" ] && [ "$prom_reclaimed" -gt 0 ] && [ -z "$(ls /tmp/me
 	pass metrics-textfile "reclaimd_reclaimed_bytes_total $(mib "$prom_reclaimed") MiB, $prom_done requests done, no temporary file left"
 else
 	fail metrics-textfile "no textfile or no reclaimed bytes in it ($(ls /tmp/metrics 2>&1 | tr '\n' ' '))"
+fi
+
+# The cold age reacts to pages read back on the other node.
+cross_before=
+if [ -n "$cross" ]; then
+	[ ! -e /tmp/cross.signalled ] ||
+		cross_before=$(awk '$1 == "doubled_before" { print $2 }' /tmp/cross.signalled)
+	cross_detail="evicted $(sed -n 1p /tmp/cross.signalled 2>/dev/null || true); before the read-back $(sed -n 3p /tmp/cross.signalled 2>/dev/null || true), after it refault_anon $(memstat "$cg/cross" workingset_refault_anon) pgmajfault $(memstat "$cg/cross" pgmajfault); read back: $(cat /tmp/cross.done 2>/dev/null || true)"
+	cross_line=${cross_line%% | MESSAGE_ID=*}
+	echo "cross: $cross_detail; ${cross_line#*cross: }"
+fi
+if [ -z "$cross" ]; then
+	skip cold-age-cross-node "MGLRU is off on kernel $(uname -r) (lru_gen/enabled $(cat /sys/kernel/mm/lru_gen/enabled 2>/dev/null || echo absent)): no cold age"
+elif [ -z "$cross_before" ]; then
+	fail cold-age-cross-node "the read-back was never started: $cross_detail"
+elif [ "$cross_before" -ne 0 ]; then
+	fail cold-age-cross-node "the cold age doubled before the read-back began: $cross_detail"
+elif [ -n "$cross_line" ]; then
+	pass cold-age-cross-node "${cross_line#*cross: }; $cross_detail"
+else
+	fail cold-age-cross-node "no 'cold age 10 s -> 20 s' for test/cross in the agent's log: $cross_detail"
 fi
 
 cp /proc/vmstat "$RESULTS/vmstat-end.txt"
