@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""check-dashboard.py DASHBOARD PROMETHEUS_URL - every query of a Grafana dashboard returns data.
+"""check-dashboard.py [--demo] DASHBOARD PROMETHEUS_URL - every query of a Grafana dashboard
+returns data.
 
 Run by tests/pkg/check-dashboard.sh, which starts the agent and Prometheus. Waits (at most 60 s)
 for at least 3 scrapes of job "reclaimd", then evaluates each panel's each target through
@@ -7,6 +8,13 @@ for at least 3 scrapes of job "reclaimd", then evaluates each panel's each targe
 answers "success" with at least one series. The template variables' label_values(QUERY, LABEL)
 are asked of /api/v1/label/LABEL/values. Prints PASS/FAIL lines and, for each query, its
 series and their values (the data docs/kubernetes.md shows).
+
+--demo: for tests/vm/demo.sh, whose Prometheus scraped the agent of make demo's "with" phase
+(cluster "demo", node "demo-vm") and whose agent has stopped: every query is evaluated at the
+last scrape that found the agent up (within the last hour; at least 3 up), and the values checked
+are those of a reclaiming host (memory reclaimed > 0, agent CPU > 0). The demo's VM runs no
+Kubernetes pods, so the agent writes no reclaimd_qos_* series and the QoS-class panels are
+skipped. Values are printed in the panel's unit (bytes: MiB, Bps: MiB/s).
 """
 import json
 import re
@@ -30,8 +38,11 @@ def subst(expr):
     return expr
 
 
+AT = {}  # {"time": T} in --demo: every query at the last scrape with the agent up
+
+
 def query(url, expr):
-    return get(url, "/api/v1/query", {"query": expr})
+    return get(url, "/api/v1/query", dict({"query": expr}, **AT))
 
 
 def out(ok, name, msg):
@@ -39,40 +50,36 @@ def out(ok, name, msg):
     return ok
 
 
-def show(result):
+def fmt(value, unit):
+    v = float(value)
+    if unit == "bytes":
+        return "%.1f MiB" % (v / 1048576)
+    if unit == "Bps":
+        return "%.3f MiB/s" % (v / 1048576)
+    return value
+
+
+def show(result, unit=None):
     parts = []
     for s in result[:6]:
         labels = ",".join("%s=%s" % kv for kv in sorted(s["metric"].items()))
-        parts.append("{%s} %s" % (labels, s["value"][1]))
+        parts.append("{%s} %s" % (labels, fmt(s["value"][1], unit)))
     more = " (+%d more)" % (len(result) - 6) if len(result) > 6 else ""
     return "; ".join(parts) + more
 
 
-def main():
-    dash_file, url = sys.argv[1], sys.argv[2].rstrip("/")
-    with open(dash_file) as f:
-        dash = json.load(f)
+def last_up(url):
+    """The time of the last scrape in the past hour that found the agent up, and how many did."""
+    r = get(url, "/api/v1/query", {"query": 'up{job="reclaimd"}[1h]'})
+    res = r.get("data", {}).get("result", [])
+    ups = [float(t) for s in res for t, v in s["values"] if v == "1"]
+    return (max(ups) if ups else None), len(ups)
 
-    # At least 3 scrapes of the agent, all up.
-    deadline = time.time() + 60
-    n = 0
-    while time.time() < deadline:
-        try:
-            r = query(url, 'count_over_time(up{job="reclaimd"}[5m])')["data"]["result"]
-            n = int(r[0]["value"][1]) if r else 0
-            u = query(url, 'min_over_time(up{job="reclaimd"}[5m])')["data"]["result"]
-            if n >= 3 and u and u[0]["value"][1] == "1":
-                break
-        except OSError:
-            pass
-        time.sleep(0.5)
-    else:
-        out(False, "scrapes", "Prometheus at %s did not scrape reclaimd up 3 times in 60 s (%d)"
-            % (url, n))
-        return
-    out(True, "scrapes", "%d scrapes of job reclaimd, all up" % n)
 
-    # Every target of every panel.
+def panels(dash, url, no_pods=False):
+    """Every target of every panel: PASS with its series when it returns data. Returns
+    {(title, refId): result}. no_pods: a host that runs no Kubernetes pods, where the agent
+    writes no reclaimd_qos_* series (metrics_collect.c): those queries are left out (SKIP)."""
     values = {}
     ids = set()
     for p in dash["panels"]:
@@ -93,14 +100,21 @@ def main():
                 out(False, name, "%s: %s" % (expr, e))
                 continue
             res = r.get("data", {}).get("result", [])
+            if no_pods and r.get("status") == "success" and not res and "reclaimd_qos_" in expr:
+                print("SKIP %s: no series (no Kubernetes pods on this host, so no QoS classes)"
+                      % name)
+                continue
             if r.get("status") != "success" or not res:
                 out(False, name, "%s: %s, %d series" % (expr, r.get("status"), len(res)))
                 continue
             values[(p["title"], t["refId"])] = res
-            out(True, name, "%d series: %s" % (len(res), show(res)))
+            unit = p.get("fieldConfig", {}).get("defaults", {}).get("unit")
+            out(True, name, "%d series: %s" % (len(res), show(res, unit)))
+    return values
 
-    # The template variables (Grafana's label_values(QUERY, LABEL)).
-    want = {"cluster": "test", "node": "node-a"}
+
+def variables(dash, url, want):
+    """The template variables (Grafana's label_values(QUERY, LABEL)) must offer want's values."""
     for v in dash["templating"]["list"]:
         if v["type"] != "query":
             continue
@@ -109,10 +123,48 @@ def main():
         if not m:
             out(False, "variable " + v["name"], "not label_values(QUERY, LABEL): %s" % q)
             continue
-        r = get(url, "/api/v1/label/%s/values" % m.group(2), {"match[]": subst(m.group(1))})
+        params = {"match[]": subst(m.group(1))}
+        if AT:
+            params.update(start=AT["time"] - 300, end=AT["time"])
+        r = get(url, "/api/v1/label/%s/values" % m.group(2), params)
         got = r.get("data", [])
         out(want.get(v["name"]) in got, "variable " + v["name"],
             "%s -> %s" % (q, got))
+
+
+def main():
+    args = sys.argv[1:]
+    demo = bool(args) and args[0] == "--demo"
+    if demo:
+        args = args[1:]
+    dash_file, url = args[0], args[1].rstrip("/")
+    with open(dash_file) as f:
+        dash = json.load(f)
+    if demo:
+        demo_main(dash, url)
+        return
+
+    # At least 3 scrapes of the agent, all up.
+    deadline = time.time() + 60
+    n = 0
+    while time.time() < deadline:
+        try:
+            r = query(url, 'count_over_time(up{job="reclaimd"}[5m])')["data"]["result"]
+            n = int(r[0]["value"][1]) if r else 0
+            u = query(url, 'min_over_time(up{job="reclaimd"}[5m])')["data"]["result"]
+            if n >= 3 and u and u[0]["value"][1] == "1":
+                break
+        except OSError:
+            pass
+        time.sleep(0.5)
+    else:
+        out(False, "scrapes", "Prometheus at %s did not scrape reclaimd up 3 times in 60 s (%d)"
+            % (url, n))
+        return
+    out(True, "scrapes", "%d scrapes of job reclaimd, all up" % n)
+
+    values = panels(dash, url)
+    variables(dash, url, {"cluster": "test", "node": "node-a"})
 
     # Values that say the data is the agent's.
     def first(title, ref="A"):
@@ -132,6 +184,35 @@ def main():
     # resolves: the rate may be 0, but it must be there and not negative.
     cpu = first("Agent CPU (cores), by node")
     out(cpu is not None and cpu >= 0, "value agent-cpu", "CPU cores the agent used: %s" % cpu)
+
+
+def demo_main(dash, url):
+    t, n = last_up(url)
+    if t is None or n < 3:
+        out(False, "scrapes", "Prometheus at %s found the agent up %d times in the last hour"
+            " (3 wanted)" % (url, n))
+        return
+    AT["time"] = t
+    out(True, "scrapes", "%d scrapes found the agent up; the panels at the last, %s"
+        % (n, time.strftime("%H:%M:%S", time.localtime(t))))
+    values = panels(dash, url, no_pods=True)
+    variables(dash, url, {"cluster": "demo", "node": "demo-vm"})
+
+    def first(title, ref="A"):
+        res = values.get((title, ref))
+        return float(res[0]["value"][1]) if res else None
+
+    up = first("Agents up, by cluster")
+    out(up == 1.0, "value agents-up", "sum(up) of cluster demo is %s (1 agent)" % up)
+    rec = first("Memory reclaimed by cluster")
+    out(rec is not None and rec > 0, "value reclaimed",
+        "memory reclaimed over the last 5 min: %s MiB/s" % (rec if rec is None else
+                                                            "%.3f" % (rec / 1048576)))
+    total = query(url, 'sum(reclaimd_reclaimed_bytes_total{job="reclaimd"})')["data"]["result"]
+    if total:
+        print("reclaimed in all: %.1f MiB" % (float(total[0]["value"][1]) / 1048576))
+    cpu = first("Agent CPU (cores), by node")
+    out(cpu is not None and cpu > 0, "value agent-cpu", "CPU cores the agent used: %s" % cpu)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,12 @@
 # make demo: boots Debian's Linux 6.12 in qemu, runs two workloads first without and then with
 # reclaimd (shipped config/reclaimd.json), prints a table per cgroup and plots the run's time series
 # (bench/plot-demo.sh: PNGs in tests/vm/out/demo/; without gnuplot it says so and goes on).
+# With Debian's prometheus installed (make deps), a Prometheus on this host (loopback only, its
+# data in tests/vm/out/demo/prometheus/) scrapes the agent in the VM every 2 s through qemu's port
+# forwarding (run.sh --hostfwd) as job "reclaimd", cluster "demo", node "demo-vm"; at the end
+# every panel of the Grafana dashboard (config/kubernetes/monitoring/reclaimd-dashboard.json) is
+# evaluated on what it scraped and printed (tests/pkg/check-dashboard.py --demo). DEMO_PROMETHEUS=0
+# leaves it out.
 set -eu
 cd "$(dirname "$0")/../.."
 out=tests/vm/out/demo
@@ -12,6 +18,41 @@ extra=()
 for v in DEMO_RATE DEMO_TLB_FLUSH_MS DEMO_TRACE; do
 	[ -z "${!v:-}" ] || extra+=(--env "$v=${!v}")
 done
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+prom_pid= prom_url=
+prom_dir=tests/vm/out/demo-prometheus
+stop_prometheus() {
+	[ -z "$prom_pid" ] || { kill "$prom_pid" 2>/dev/null; wait "$prom_pid" 2>/dev/null || true; }
+	prom_pid=
+}
+trap stop_prometheus EXIT
+if [ "${DEMO_PROMETHEUS:-1}" != 0 ] && command -v prometheus >/dev/null; then
+	aport=$(free_port) pport=$(free_port)
+	rm -rf "$prom_dir"
+	mkdir -p "$prom_dir"
+	cat >"$prom_dir/prometheus.yml" <<YML
+global:
+  scrape_interval: 2s
+  evaluation_interval: 2s
+scrape_configs:
+  - job_name: reclaimd
+    static_configs:
+      - targets: ["127.0.0.1:$aport"]
+        labels:
+          cluster: demo
+          node: demo-vm
+YML
+	prometheus --config.file="$prom_dir/prometheus.yml" --storage.tsdb.path="$prom_dir/data" \
+		--web.listen-address="127.0.0.1:$pport" --log.level=warn >"$prom_dir/prometheus.log" 2>&1 &
+	prom_pid=$!
+	prom_url=http://127.0.0.1:$pport
+	extra+=(--hostfwd "$aport:9101" --env DEMO_METRICS_LISTEN=10.0.2.15:9101)
+	echo "demo: Prometheus at $prom_url scrapes the agent in the VM (127.0.0.1:$aport)" >&2
+elif [ "${DEMO_PROMETHEUS:-1}" != 0 ]; then
+	echo "demo: no prometheus (make deps installs it): no dashboard at the end" >&2
+fi
 tests/vm/run.sh --file config/reclaimd.json:/etc/reclaimd/reclaimd.json --env DEMO_SECONDS="$seconds" "${extra[@]}" \
 	--timeout $((4 * seconds + 300)) tests/vm/scenarios/demo.sh "$out" >"$out.run.log" 2>&1 ||
 	{ echo "demo: the VM run failed; see $out.run.log and $out/console.log" >&2; exit 1; }
@@ -22,3 +63,11 @@ echo
 echo "agent log: $out/agent.log   workload logs: $out/memhog-*.log   samples: $out/samples-*.tsv"
 # The plots never fail the demo: bench/plot-demo.sh prints each PNG's path, or why it drew none.
 bench/plot-demo.sh "$out" || echo "demo: no plots (see the line above); the table stands" >&2
+# Nor does the dashboard: its panels as Prometheus answers them for the "with" phase.
+if [ -n "$prom_url" ]; then
+	echo
+	echo "dashboard (config/kubernetes/monitoring/reclaimd-dashboard.json) on what $prom_url scraped:"
+	python3 tests/pkg/check-dashboard.py --demo config/kubernetes/monitoring/reclaimd-dashboard.json \
+		"$prom_url" | tee "$out/dashboard.txt" | sed 's/^PASS panel-query /  /; s/^PASS /  ok: /; s/^FAIL /  MISSING: /; s/^SKIP panel-query /  (no data) /'
+	echo "Prometheus data: $prom_dir (prometheus --storage.tsdb.path=$prom_dir/data to look again)"
+fi

@@ -54,8 +54,9 @@ DEFAULT_SERIES=6.12
 # What the VM needs, as module names that modprobe resolves (built in on some kernels):
 # virtio_pci (the disks' PCI transport) and virtio_blk (swap, results and data disks); ext4,
 # which also mounts ext2, for the data disk; zram; lz4 (zram's and zswap's compressor), lz4hc
-# and zstd (crypto API compressors zswap can be switched to).
-NEEDED="virtio_pci virtio_blk ext4 zram lz4 lz4hc zstd ${RECLAIMD_VM_MODULES:-}"
+# and zstd (crypto API compressors zswap can be switched to); virtio_net, for run.sh --hostfwd
+# (make demo's Prometheus scrapes the agent through it).
+NEEDED="virtio_pci virtio_blk ext4 zram lz4 lz4hc zstd virtio_net ${RECLAIMD_VM_MODULES:-}"
 
 series=${RECLAIMD_VM_KERNEL:-}
 update=0

@@ -36,6 +36,9 @@
 #   --no-disk-swap      do not swapon the swap disk (it is still attached)
 #   --data-size SIZE    ext2 data disk mounted at /data, 0 for none (default 256M)
 #   --results-size SIZE size of the disk that carries results back (default 64M)
+#   --hostfwd HPORT:GPORT  a virtio NIC on qemu's user network, closed to everything outside
+#                       (restrict=on) but for TCP from 127.0.0.1:HPORT on the host to GPORT in
+#                       the guest; the guest's eth0 is 10.0.2.15/24 (guest/init)
 #   --systemd           boot the Debian bookworm rootfs of build-rootfs.sh (cached) with
 #                       systemd as PID 1 instead of busybox; guest/systemd-runner runs the
 #                       scenario as the unit vmtest.service. No agent is copied in unless
@@ -110,6 +113,7 @@ keep=0
 systemd=0
 slow_node=
 rootfs_variant=
+hostfwd=
 kernel=${RECLAIMD_VM_KERNEL:-}
 
 while [ $# -gt 0 ]; do
@@ -122,7 +126,7 @@ while [ $# -gt 0 ]; do
 		;;
 	--kernel | --agent | --file | --exe | --env | --timeout | --append | --node-mem | --zram-size | \
 		--zram-algo | --swap-size | --data-size | --results-size | --cpus-per-node | --slow-node | \
-		--rootfs-variant)
+		--rootfs-variant | --hostfwd)
 		[ $# -ge 2 ] || die "$opt needs a value"
 		val=$2
 		shift
@@ -151,6 +155,7 @@ while [ $# -gt 0 ]; do
 	--strict) strict=1 ;;
 	--systemd) systemd=1 ;;
 	--rootfs-variant) systemd=1 rootfs_variant=$val ;;
+	--hostfwd) hostfwd=$val ;;
 	-v | --verbose) verbose=1 ;;
 	--keep) keep=1 ;;
 	-h | --help) usage ;;
@@ -169,6 +174,16 @@ outdir=$2
 case $timeout_s in '' | *[!0-9]*) die "bad --timeout '$timeout_s'" ;; esac
 case $cpus_per_node in '' | *[!0-9]* | 0*) die "bad --cpus-per-node '$cpus_per_node' (1..8)" ;; esac
 [ "$cpus_per_node" -le 8 ] || die "bad --cpus-per-node '$cpus_per_node' (1..8)"
+if [ -n "$hostfwd" ]; then
+	case $hostfwd in
+	[1-9]*:[1-9]*) ;;
+	*) die "bad --hostfwd '$hostfwd' (HPORT:GPORT, 1..65535 each)" ;;
+	esac
+	for port in "${hostfwd%%:*}" "${hostfwd#*:}"; do
+		case $port in *[!0-9]*) die "bad --hostfwd '$hostfwd' (HPORT:GPORT, 1..65535 each)" ;; esac
+		[ "${#port}" -le 5 ] && [ "$port" -le 65535 ] || die "bad --hostfwd '$hostfwd' (HPORT:GPORT, 1..65535 each)"
+	done
+fi
 
 # CPU list of NUMA node $1 in qemu's -numa syntax ("0", "2-3").
 node_cpus() {
@@ -322,6 +337,7 @@ fi
 	echo "DISK_SWAP=$disk_swap"
 	[ "$(size_bytes "$data_size")" -gt 0 ] && echo "DATA_DISK=1"
 	echo "SCENARIO_TIMEOUT=$scenario_timeout"
+	[ -z "$hostfwd" ] || echo "NET=1"
 	echo "KERNEL_SERIES=$(sq "$(sed -n 's/^series=//p' "$kdir/STAMP")")"
 } >"$root/etc/vm.conf"
 : >"$root/etc/scenario.env"
@@ -381,6 +397,11 @@ qemu=(
 	"${drives[@]}"
 	-display none -monitor none -serial stdio
 )
+if [ -n "$hostfwd" ]; then
+	# romfile=: no PXE option ROM (the kernel is booted directly).
+	qemu+=(-netdev "user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:${hostfwd%%:*}-:${hostfwd#*:}"
+		-device "virtio-net-pci,netdev=n0,romfile=")
+fi
 if [ -n "$slow_node" ]; then
 	# Node 2 without CPUs; every (initiator, target) pair needs latency and bandwidth in HMAT.
 	qemu+=(-machine pc,hmat=on -object "memory-backend-ram,id=m2,size=${slow_mib}M"

@@ -69,8 +69,17 @@ run_phase() { # PHASE (without|with)
 	sample_loop "$t0" >>"$RESULTS/samples-$phase.tsv" &
 	sample_pid=$!
 	# At debug level: what each workload had reclaimed is summed from the job lines (DEBUG).
-	[ "$phase" = with ] && config_debug /etc/reclaimd/reclaimd.json /tmp/reclaimd-debug.json &&
+	# DEMO_METRICS_LISTEN (tests/vm/demo.sh, with run.sh --hostfwd): the agent also serves
+	# /metrics there, for the host's Prometheus.
+	if [ "$phase" = with ]; then
+		config_debug /etc/reclaimd/reclaimd.json /tmp/reclaimd-debug.json
+		if [ -n "${DEMO_METRICS_LISTEN:-}" ]; then
+			sed -i "1s|^{|{ \"metrics\": { \"listen\": \"$DEMO_METRICS_LISTEN\" },|" /tmp/reclaimd-debug.json
+			grep -q "\"listen\": \"$DEMO_METRICS_LISTEN\"" /tmp/reclaimd-debug.json ||
+				echo "demo: could not add metrics.listen to the configuration" >&2
+		fi
 		agent_start /tmp/reclaimd-debug.json "$RESULTS/agent.log"
+	fi
 	# DEMO_TRACE=1: once a second, the batch memcg's MGLRU generations and the host's reclaim
 	# counters, to see where hot pages are when they get evicted.
 	trace_pid=
