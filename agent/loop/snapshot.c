@@ -52,11 +52,12 @@ void snapshot_free(struct loop_snapshot *ls)
 /* Deltas against the previous sample. A counter going backwards means the object was recreated:
  * start over. */
 static void fold_history(struct cgroup_node *cg, usec_t now, uint64_t page_size,
-			 struct cgroup_sample *s)
+			 const struct host_sample *host, bool host_ok, struct cgroup_sample *s)
 {
 	uint64_t refaults = s->stat.workingset_refault_anon + s->stat.workingset_refault_file;
 	unsigned features = (s->has_io_stat ? PAGES_BACK_HAS_IO_STAT : 0) |
-			    (s->stat.has_zswpin ? PAGES_BACK_HAS_ZSWPIN : 0);
+			    (s->stat.has_zswpin ? PAGES_BACK_HAS_ZSWPIN : 0) |
+			    (host_ok ? PAGES_BACK_HAS_HOST_PSWPIN : 0);
 
 	if (cg->hist.has_prev && s->mem_some_total_us >= cg->hist.mem_some_us &&
 	    s->io_some_total_us >= cg->hist.io_some_us && now > cg->hist.timestamp_us) {
@@ -74,6 +75,7 @@ static void fold_history(struct cgroup_node *cg, usec_t now, uint64_t page_size,
 			.pgmajfault = sub_sat(s->stat.pgmajfault, cg->hist.pgmajfault),
 			.zswpin = sub_sat(s->stat.zswpin, cg->hist.zswpin),
 			.io_read_bytes = sub_sat(s->io_read_bytes, cg->hist.io_read_bytes),
+			.host_pswpin = sub_sat(host->vmstat.pswpin, cg->hist.host_pswpin),
 		};
 		s->back = pages_back_count(&s->back_deltas, s->back_features, page_size);
 		s->back_pages_per_s = pages_back_rate(s->back.pages, s->elapsed_us);
@@ -94,6 +96,7 @@ static void fold_history(struct cgroup_node *cg, usec_t now, uint64_t page_size,
 	cg->hist.pgmajfault = s->stat.pgmajfault;
 	cg->hist.zswpin = s->stat.zswpin;
 	cg->hist.io_read_bytes = s->io_read_bytes;
+	cg->hist.host_pswpin = host->vmstat.pswpin;
 	cg->hist.back_features = features;
 }
 
@@ -131,11 +134,13 @@ void snapshot_build(struct daemon *d)
 	struct snapshot *snap = &d->snap.snap;
 	usec_t now = now_us();
 	unsigned n_emfile = 0;
+	bool host_ok;
 	int r;
 
 	snap->timestamp_us = now;
 	snap->n_cgroups = 0;
 	r = host_reader_read(d->host, &snap->host);
+	host_ok = r >= 0;
 	if (r < 0) {
 		/* Without host data there is no known free swap: anon counts as unreclaimable. */
 		memset(&snap->host, 0, sizeof(snap->host));
@@ -170,7 +175,7 @@ void snapshot_build(struct daemon *d)
 				  cg->rule->match, (long)(cg->rule - d->config->rules),
 				  cg->rule->policy->name);
 		trigger_install(d, cg);
-		fold_history(cg, now, snap->page_size, s);
+		fold_history(cg, now, snap->page_size, &snap->host, host_ok, s);
 		dispatcher_take_results(cg, s);
 		d->snap.nodes[snap->n_cgroups++] = cg;
 	}

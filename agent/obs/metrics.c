@@ -427,7 +427,7 @@ static void render_rules(FILE *f, const struct metrics_input *in)
 			    in->rules[i].events_max);
 	family(f, "reclaimd_rule_pages_back_total", "counter",
 	       "Pages the rule's managed cgroups read back (io.stat reads + zswap loads, at least "
-	       "their refaults): the cost side of reclaim.");
+	       "their refaults and swap-in major faults): the cost side of reclaim.");
 	for (size_t i = 0; i < in->n_rules; i++)
 		rule_series(f, "reclaimd_rule_pages_back_total", &in->rules[i], in->rules[i].pages_back);
 	family(f, "reclaimd_rule_cold_age_seconds", "gauge",
@@ -466,8 +466,8 @@ static void render_rules(FILE *f, const struct metrics_input *in)
 		       "rule", idx, in->cgroups[i].reclaimed_bytes);
 	}
 	family(f, "reclaimd_cgroup_pages_back_total", "counter",
-	       "Pages the cgroup read back (io.stat reads + zswap loads, at least its refaults; "
-	       "docs/pages-back.md), metrics.per_cgroup.");
+	       "Pages the cgroup read back (io.stat reads + zswap loads, at least its refaults and "
+	       "swap-in major faults; docs/pages-back.md), metrics.per_cgroup.");
 	for (size_t i = 0; i < in->n_cgroups; i++) {
 		char idx[24];
 
@@ -556,7 +556,7 @@ static void render_qos(FILE *f, const struct metrics_input *in)
 		   "memory.events max increments seen in the class's managed cgroups.", events_max);
 	QOS_FAMILY(f, in, "reclaimd_qos_pages_back_total", "counter",
 		   "Pages the class's managed cgroups read back (io.stat reads + zswap loads, at least "
-		   "their refaults): the cost side of reclaim.", pages_back);
+		   "their refaults and swap-in major faults): the cost side of reclaim.", pages_back);
 	family(f, "reclaimd_qos_idle_bytes", "gauge",
 	       "Bytes of the class's managed cgroups idle for at least idle_seconds (as "
 	       "reclaimd_rule_idle_bytes).");

@@ -546,7 +546,7 @@ static json_t *pages_back_json(bool has_prev, const struct pages_back *b,
 		return json_null();
 	return json_pack("{s:f,s:o,s:f,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:b}",
 		"pages_per_s", per_s, "pages", ju64(b->pages), "interval_s", seconds(elapsed_us),
-		"from", b->from_io ? "io.stat reads + zswpin (at least the refaults)" :
+		"from", b->from_io ? "io.stat reads + zswpin (at least the refaults and the swap-in major faults)" :
 			"refault_file + max(refault_anon, pgmajfault, zswpin): no io.stat",
 		"refault_anon_pages", ju64(dl->refault_anon),
 		"refault_file_pages", ju64(dl->refault_file),

@@ -105,8 +105,8 @@ struct cgroup_node {
 		usec_t timestamp_us, mem_some_us, io_some_us;
 		uint64_t refault_pages;
 		/* The previous sample's pages-back counters (pages_back.h) and which it had
-		 * (PAGES_BACK_HAS_*). */
-		uint64_t refault_anon, refault_file, pgmajfault, zswpin, io_read_bytes;
+		 * (PAGES_BACK_HAS_*); host_pswpin is the host's /proc/vmstat pswpin then. */
+		uint64_t refault_anon, refault_file, pgmajfault, zswpin, io_read_bytes, host_pswpin;
 		unsigned back_features;
 		/* Sums since the agent first saw the cgroup (metrics): the pages-back signal and
 		 * its raw terms (pages; pgmajfault in faults; io in pages, rounded up per tick). */

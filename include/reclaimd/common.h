@@ -46,6 +46,7 @@ static inline void closep(int *fd)
 
 /* Saturating subtraction for counters and sizes. */
 static inline uint64_t sub_sat(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
+static inline uint64_t add_sat(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
 
 /* The length (1-4) of the well-formed UTF-8 sequence at s, 0 when the bytes there are not one
  * (a stray or truncated sequence, an overlong form, a surrogate, past U+10FFFF). Cgroup and file

@@ -14,9 +14,13 @@
  * and an io.stat read; a refault is one of those reads (the page came from disk or zswap). A
  * swap-in from zram is a major fault and, where zram submits bios (6.12), an io.stat read;
  * where its driver has rw_page (6.1: bdev_read_page() in block/bdev.c) no bio is issued and
- * io.stat does not see it. So with io.stat the signal is
- * max(io pages + zswpin, refaults, pgmajfault): a lower bound, exact when one source dominates
- * the interval (rw_page zram swap-ins beside file reads through read() count as the larger).
+ * io.stat does not see it. A major fault is not always a read, though: a file fault on a hole
+ * or unwritten extent is counted (filemap_fault()) and zero-filled without I/O, as is a
+ * swap-in that fails. So the major faults enter only up to the host's swap-ins over the
+ * interval (/proc/vmstat pswpin, which the rw_page path counts too): with io.stat the signal is
+ * max(io pages + zswpin, refaults, min(pgmajfault, host pswpin)). Taking the largest never
+ * counts a page twice; two sources that move in one interval and that the other terms cannot
+ * see (rw_page zram swap-ins beside file reads through read()) count as the larger.
  * Without io.stat (the io controller is not enabled for the cgroup) it is
  * refault_file + max(refault_anon, pgmajfault, zswpin): an upper bound for mmapped files
  * (their misses are in pgmajfault and, when counted, in refault_file) that cannot see reads of
@@ -31,6 +35,7 @@
 enum {
 	PAGES_BACK_HAS_IO_STAT = 1u << 0, /* io.stat readable: the io controller is on for it */
 	PAGES_BACK_HAS_ZSWPIN = 1u << 1,  /* memory.stat has a zswpin line (CONFIG_ZSWAP) */
+	PAGES_BACK_HAS_HOST_PSWPIN = 1u << 2, /* /proc/vmstat pswpin was read at both ends */
 };
 
 /* Counter deltas over one interval. */
@@ -39,14 +44,16 @@ struct pages_back_deltas {
 	uint64_t pgmajfault;                 /* memory.stat pgmajfault, faults */
 	uint64_t zswpin;                     /* memory.stat zswpin, pages */
 	uint64_t io_read_bytes;              /* io.stat rbytes over its devices, bytes */
+	uint64_t host_pswpin;                /* /proc/vmstat pswpin, host-wide, pages */
 };
 
 /* The signal and how it was formed. */
 struct pages_back {
 	uint64_t pages;      /* pages back over the interval */
 	uint64_t io_pages;   /* io_read_bytes in pages, rounded up (0 without io.stat) */
-	uint64_t refaults;   /* refault_anon + refault_file */
-	bool from_io;        /* pages came from io.stat reads + zswpin, not a fallback */
+	uint64_t refaults;   /* refault_anon + refault_file, saturating */
+	bool from_io;        /* the io.stat formula (io reads + zswpin, refaults, capped major
+			      * faults), not the fallback without io.stat */
 };
 
 /* The pages back over one interval from its counter deltas `d`, the features present

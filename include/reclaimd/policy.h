@@ -171,7 +171,7 @@ unsigned reclaim_backoff_intervals(unsigned short_streak);
 /* The cold age of one cgroup, from the pages it reads back (policies/cgroup/cold_age.c): what
  * lru_gen_plan.h counts as cold. Pages back per minute (cg->back.pages, the snapshot's
  * pages-back signal, pages_back.h: io.stat reads and zswap loads, at least the
- * workingset_refault_* count), measured over the last minute (a leaky integral with a 60 s time constant, so a
+ * workingset_refault_* count and the swap-in major faults), measured over the last minute (a leaky integral with a 60 s time constant, so a
  * steady rate reads as itself and one burst of N pages reads as at most N a minute, whatever the
  * interval), above refault_target_pct of the cgroup's pages (memory.current) mean pages it
  * still uses were taken: the cold age doubles, up to max_cold_age,

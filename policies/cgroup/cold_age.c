@@ -5,7 +5,7 @@
  *
  * A page read back in soon after reclaim took it (a refault, mm/workingset.c) was still in use.
  * The pages counted are the snapshot's "pages back" signal (pages_back.h: io.stat reads and
- * zswap loads, at least the refaults), not workingset_refault_* alone, which under MGLRU misses
+ * zswap loads, at least the refaults and the swap-in major faults), not workingset_refault_* alone, which under MGLRU misses
  * pages that come back on another NUMA node. For a page touched at random with a mean gap of g seconds, the share of it found
  * idle for a cold age A is e^(-A/g), so doubling A squares that share: a few doublings take a
  * service whose pages are touched every few seconds from thousands of refaults a minute to

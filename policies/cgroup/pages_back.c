@@ -8,7 +8,7 @@
 struct pages_back pages_back_count(const struct pages_back_deltas *d, unsigned features,
 				   uint64_t page_size)
 {
-	struct pages_back r = { .refaults = d->refault_anon + d->refault_file };
+	struct pages_back r = { .refaults = add_sat(d->refault_anon, d->refault_file) };
 	uint64_t zswpin = (features & PAGES_BACK_HAS_ZSWPIN) ? d->zswpin : 0;
 	uint64_t anon;
 
@@ -18,9 +18,13 @@ struct pages_back pages_back_count(const struct pages_back_deltas *d, unsigned f
 		/* A page that comes back is read from a block device (io.stat, swap and files
 		 * alike) or loaded from zswap, and refaults are among those. A swap-in from a
 		 * zram whose driver has rw_page (6.1) reads no bio, so io.stat misses it; its
-		 * major fault does not. Every major fault read at least one page. */
+		 * major fault does not. Faults on file holes are major faults that read
+		 * nothing: the faults count only up to the host's swap-ins. */
+		uint64_t faults = (features & PAGES_BACK_HAS_HOST_PSWPIN) ?
+					  MIN(d->pgmajfault, d->host_pswpin) : 0;
+
 		r.io_pages = d->io_read_bytes / page_size + (d->io_read_bytes % page_size != 0);
-		r.pages = MAX(MAX(r.io_pages + zswpin, r.refaults), d->pgmajfault);
+		r.pages = MAX(MAX(add_sat(r.io_pages, zswpin), r.refaults), faults);
 		r.from_io = true;
 		return r;
 	}
@@ -28,7 +32,7 @@ struct pages_back pages_back_count(const struct pages_back_deltas *d, unsigned f
 	 * zswpin (a large folio loaded from zswap in one fault); file pages are seen only as
 	 * refaults. */
 	anon = MAX(MAX(d->refault_anon, d->pgmajfault), zswpin);
-	r.pages = d->refault_file + anon;
+	r.pages = add_sat(d->refault_file, anon);
 	return r;
 }
 

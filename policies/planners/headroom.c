@@ -21,11 +21,6 @@ static uint64_t mul_sat(uint64_t a, uint64_t b)
 	return a * b;
 }
 
-static uint64_t add_sat(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
 static uint64_t round_down(uint64_t v, uint64_t page_size)
 {
 	return v / page_size * page_size;

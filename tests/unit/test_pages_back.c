@@ -10,7 +10,7 @@
 #include "test.h"
 
 #define PAGE 4096ULL
-#define ALL (PAGES_BACK_HAS_IO_STAT | PAGES_BACK_HAS_ZSWPIN)
+#define ALL (PAGES_BACK_HAS_IO_STAT | PAGES_BACK_HAS_ZSWPIN | PAGES_BACK_HAS_HOST_PSWPIN)
 
 static uint64_t back(const struct pages_back_deltas *d, unsigned features)
 {
@@ -43,14 +43,31 @@ static void test_overlaps(void)
 	CHECK_EQ_U64(back(&(struct pages_back_deltas){ .refault_anon = 50, .refault_file = 70,
 							.io_read_bytes = 10 * PAGE }, ALL), 120);
 	/* Anon swapped in from zram through rw_page (6.1): a major fault each, no bio, so no
-	 * io.stat read and, on another node under MGLRU, no refault: 12299, not 0. */
-	CHECK_EQ_U64(back(&(struct pages_back_deltas){ .pgmajfault = 12299 }, ALL), 12299);
+	 * io.stat read and, on another node under MGLRU, no refault; the host counted the
+	 * swap-ins (pswpin): 12299, not 0. */
+	CHECK_EQ_U64(back(&(struct pages_back_deltas){ .pgmajfault = 12299,
+							.host_pswpin = 12310 }, ALL), 12299);
 	/* zram through bios (6.12): io.stat and the major faults agree: counted once. */
-	CHECK_EQ_U64(back(&(struct pages_back_deltas){ .pgmajfault = 900,
+	CHECK_EQ_U64(back(&(struct pages_back_deltas){ .pgmajfault = 900, .host_pswpin = 900,
 							.io_read_bytes = 900 * PAGE }, ALL), 900);
 	/* File reads through read() beside fewer zram faults: the larger source. */
-	CHECK_EQ_U64(back(&(struct pages_back_deltas){ .pgmajfault = 40,
+	CHECK_EQ_U64(back(&(struct pages_back_deltas){ .pgmajfault = 40, .host_pswpin = 40,
 							.io_read_bytes = 500 * PAGE }, ALL), 500);
+	/* Faults on the holes of a sparse file mapped and written: 16384 major faults, no read,
+	 * no swap-in anywhere: nothing back. */
+	CHECK_EQ_U64(back(&(struct pages_back_deltas){ .pgmajfault = 16384 }, ALL), 0);
+	/* The same while another cgroup swaps in 100 pages: at most those. */
+	CHECK_EQ_U64(back(&(struct pages_back_deltas){ .pgmajfault = 16384, .host_pswpin = 100 },
+			  ALL), 100);
+	/* Without the host's pswpin (its read failed) the faults are not used. */
+	CHECK_EQ_U64(back(&(struct pages_back_deltas){ .pgmajfault = 12299, .host_pswpin = 12299 },
+			  PAGES_BACK_HAS_IO_STAT | PAGES_BACK_HAS_ZSWPIN), 0);
+	/* Sums saturate instead of wrapping. */
+	CHECK_EQ_U64(back(&(struct pages_back_deltas){ .io_read_bytes = UINT64_MAX,
+							.zswpin = UINT64_MAX - 1 }, ALL), UINT64_MAX);
+	CHECK_EQ_U64(pages_back_count(&(struct pages_back_deltas){ .refault_anon = UINT64_MAX,
+								    .refault_file = 5 }, ALL, PAGE)
+			     .refaults, UINT64_MAX);
 	/* Nothing moved: nothing back. */
 	CHECK_EQ_U64(back(&(struct pages_back_deltas){ 0 }, ALL), 0);
 }
