@@ -8,7 +8,7 @@
 #   make check                purity check and unit tests, check-san, the VM tests on 6.12, the matrix on 6.1 and 7.3,
 #                             then lifecycle, reclaim and zswap with an ASan+UBSan agent; ends "N passed, N failed, N skipped"
 #   make check-kernels        the whole VM suite on Debian's 6.1, 6.12 and 7.3 kernels, in turn (3x check-vm)
-#   make check-matrix         the VM matrix subset (smoke, lifecycle, reclaim, features) on 6.1 and 7.3
+#   make check-matrix         the VM matrix subset (smoke, lifecycle, reclaim, features, pages-back) on 6.1 and 7.3
 #   make check-unit           purity check of policies/, unit tests, make deb + lintian, doc keys, imports, metrics, status socket and safety refusals end to end (no VM)
 #   make check-san            the unit and host tests again under ASan+UBSan (gcc, clang) and TSan (tests/run-san.sh)
 #   make install              binaries, systemd unit, man pages, example config (PREFIX=/usr/local)

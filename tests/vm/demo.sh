@@ -3,7 +3,7 @@
 # reclaimd (shipped config/reclaimd.json), prints a table per cgroup and plots the run's time series
 # (bench/plot-demo.sh: PNGs in tests/vm/out/demo/; without gnuplot it says so and goes on).
 # With Debian's prometheus installed (make deps), a Prometheus on this host (loopback only, its
-# data in tests/vm/out/demo/prometheus/) scrapes the agent in the VM every 2 s through qemu's port
+# data in tests/vm/out/demo-prometheus/) scrapes the agent in the VM every 2 s through qemu's port
 # forwarding (run.sh --hostfwd) as job "reclaimd", cluster "demo", node "demo-vm"; at the end
 # every panel of the Grafana dashboard (config/kubernetes/monitoring/reclaimd-dashboard.json) is
 # evaluated on what it scraped and printed (tests/pkg/check-dashboard.py --demo). DEMO_PROMETHEUS=0
@@ -18,8 +18,12 @@ extra=()
 for v in DEMO_RATE DEMO_TLB_FLUSH_MS DEMO_TRACE; do
 	[ -z "${!v:-}" ] || extra+=(--env "$v=${!v}")
 done
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+# Two distinct free loopback ports, for the agent's forwarding and for Prometheus.
+free_ports() {
+	python3 -c 'import socket
+a, b = socket.socket(), socket.socket()
+a.bind(("127.0.0.1", 0)); b.bind(("127.0.0.1", 0))
+print(a.getsockname()[1], b.getsockname()[1])'
 }
 prom_pid= prom_url=
 prom_dir=tests/vm/out/demo-prometheus
@@ -29,7 +33,7 @@ stop_prometheus() {
 }
 trap stop_prometheus EXIT
 if [ "${DEMO_PROMETHEUS:-1}" != 0 ] && command -v prometheus >/dev/null; then
-	aport=$(free_port) pport=$(free_port)
+	read -r aport pport < <(free_ports)
 	rm -rf "$prom_dir"
 	mkdir -p "$prom_dir"
 	cat >"$prom_dir/prometheus.yml" <<YML
@@ -47,9 +51,21 @@ YML
 	prometheus --config.file="$prom_dir/prometheus.yml" --storage.tsdb.path="$prom_dir/data" \
 		--web.listen-address="127.0.0.1:$pport" --log.level=warn >"$prom_dir/prometheus.log" 2>&1 &
 	prom_pid=$!
-	prom_url=http://127.0.0.1:$pport
-	extra+=(--hostfwd "$aport:9101" --env DEMO_METRICS_LISTEN=10.0.2.15:9101)
-	echo "demo: Prometheus at $prom_url scrapes the agent in the VM (127.0.0.1:$aport)" >&2
+	# Ours, and ready: another process on the port would answer the queries instead.
+	for _ in $(seq 100); do
+		kill -0 "$prom_pid" 2>/dev/null || break
+		python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=1)' \
+			"http://127.0.0.1:$pport/-/ready" 2>/dev/null && { prom_url=http://127.0.0.1:$pport; break; }
+		sleep 0.1
+	done
+	if [ -n "$prom_url" ] && kill -0 "$prom_pid" 2>/dev/null; then
+		extra+=(--hostfwd "$aport:9101" --env DEMO_METRICS_LISTEN=10.0.2.15:9101)
+		echo "demo: Prometheus at $prom_url scrapes the agent in the VM (127.0.0.1:$aport)" >&2
+	else
+		prom_url=
+		stop_prometheus
+		echo "demo: Prometheus did not start (see $prom_dir/prometheus.log): no dashboard at the end" >&2
+	fi
 elif [ "${DEMO_PROMETHEUS:-1}" != 0 ]; then
 	echo "demo: no prometheus (make deps installs it): no dashboard at the end" >&2
 fi
@@ -69,5 +85,9 @@ if [ -n "$prom_url" ]; then
 	echo "dashboard (config/kubernetes/monitoring/reclaimd-dashboard.json) on what $prom_url scraped:"
 	python3 tests/pkg/check-dashboard.py --demo config/kubernetes/monitoring/reclaimd-dashboard.json \
 		"$prom_url" | tee "$out/dashboard.txt" | sed 's/^PASS panel-query /  /; s/^PASS /  ok: /; s/^FAIL /  MISSING: /; s/^SKIP panel-query /  (no data) /'
-	echo "Prometheus data: $prom_dir (prometheus --storage.tsdb.path=$prom_dir/data to look again)"
+	printf 'scrape_configs: []\n' >"$prom_dir/replay.yml"
+	echo "Prometheus data: $prom_dir/data; to look again (no scraping, loopback only), run"
+	echo "  prometheus --config.file=$prom_dir/replay.yml --storage.tsdb.path=$prom_dir/data --web.listen-address=127.0.0.1:9099"
+	last=$(sed -n 's/^PASS scrapes: .* at the last, \([0-9TZ:-]*\)$/\1/p' "$out/dashboard.txt")
+	echo "  and query at the last scrape, e.g. curl 'http://127.0.0.1:9099/api/v1/query?query=up&time=${last:-TIME}'"
 fi

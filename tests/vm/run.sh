@@ -155,7 +155,7 @@ while [ $# -gt 0 ]; do
 	--strict) strict=1 ;;
 	--systemd) systemd=1 ;;
 	--rootfs-variant) systemd=1 rootfs_variant=$val ;;
-	--hostfwd) hostfwd=$val ;;
+	--hostfwd) hostfwd=$val hostfwd_given=1 ;;
 	-v | --verbose) verbose=1 ;;
 	--keep) keep=1 ;;
 	-h | --help) usage ;;
@@ -174,7 +174,8 @@ outdir=$2
 case $timeout_s in '' | *[!0-9]*) die "bad --timeout '$timeout_s'" ;; esac
 case $cpus_per_node in '' | *[!0-9]* | 0*) die "bad --cpus-per-node '$cpus_per_node' (1..8)" ;; esac
 [ "$cpus_per_node" -le 8 ] || die "bad --cpus-per-node '$cpus_per_node' (1..8)"
-if [ -n "$hostfwd" ]; then
+if [ -n "$hostfwd" ] || [ "${hostfwd_given:-0}" = 1 ]; then
+	[ "$systemd" -eq 0 ] || die "--hostfwd is for the busybox VM, not --systemd"
 	case $hostfwd in
 	[1-9]*:[1-9]*) ;;
 	*) die "bad --hostfwd '$hostfwd' (HPORT:GPORT, 1..65535 each)" ;;

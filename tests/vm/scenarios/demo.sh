@@ -73,7 +73,8 @@ run_phase() { # PHASE (without|with)
 	# /metrics there, for the host's Prometheus.
 	if [ "$phase" = with ]; then
 		config_debug /etc/reclaimd/reclaimd.json /tmp/reclaimd-debug.json
-		if [ -n "${DEMO_METRICS_LISTEN:-}" ]; then
+		if [ -n "${DEMO_METRICS_LISTEN:-}" ] && ip -4 addr show dev eth0 2>/dev/null |
+			grep -q "inet ${DEMO_METRICS_LISTEN%:*}/"; then
 			sed -i "1s|^{|{ \"metrics\": { \"listen\": \"$DEMO_METRICS_LISTEN\" },|" /tmp/reclaimd-debug.json
 			grep -q "\"listen\": \"$DEMO_METRICS_LISTEN\"" /tmp/reclaimd-debug.json ||
 				echo "demo: could not add metrics.listen to the configuration" >&2

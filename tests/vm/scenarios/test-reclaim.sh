@@ -54,9 +54,11 @@ cpu0=$(cpulist_expand "$(node_cpulist 0)" | awk '{ print $1 }')
 cpu1=$(cpulist_expand "$(node_cpulist 1 2>/dev/null)" | awk '{ print $1 }')
 rm -f /tmp/cross.ready /tmp/cross.done /tmp/cross.signalled
 cross=
-if kfeature lru-gen; then
+if [ -z "$cpu0" ] || [ -z "$cpu1" ]; then
+	fail cold-age-cross-node "the VM has no CPU on node 0 or node 1 (run.sh gives two nodes)"
+elif kfeature lru-gen; then
 	cross=cross
-	cg_run "$cg/cross" readback --anon 48M --first-cpus "$cpu0" --then-cpus "${cpu1:-$cpu0}" \
+	cg_run "$cg/cross" readback --anon 48M --first-cpus "$cpu0" --then-cpus "$cpu1" \
 		--ready /tmp/cross.ready --done /tmp/cross.done 2>"$RESULTS/readback.log"
 	cross_pid=$!
 fi
@@ -101,7 +103,9 @@ agent_start /tmp/test-metrics.json "$RESULTS/agent.log"
 		_i=$((_i + 1))
 	done
 	{
-		echo "after $((_i / 10)) s memory.current $(mib "$(cat "$cg/cross/memory.current")") MiB"
+		_c=$(cat "$cg/cross/memory.current")
+		echo "after $((_i / 10)) s memory.current $(mib "$_c") MiB"
+		[ "$_c" -le $((24 * MiB)) ] && echo "evicted yes" || echo "evicted no"
 		echo "doubled_before $(grep -c 'test/cross: cold age 10 s -> 20 s' "$RESULTS/agent.log")"
 		echo "refault_anon $(memstat "$cg/cross" workingset_refault_anon) pgmajfault $(memstat "$cg/cross" pgmajfault)"
 	} >/tmp/cross.signalled 2>&1
@@ -188,7 +192,7 @@ cross_before=
 if [ -n "$cross" ]; then
 	[ ! -e /tmp/cross.signalled ] ||
 		cross_before=$(awk '$1 == "doubled_before" { print $2 }' /tmp/cross.signalled)
-	cross_detail="evicted $(sed -n 1p /tmp/cross.signalled 2>/dev/null || true); before the read-back $(sed -n 3p /tmp/cross.signalled 2>/dev/null || true), after it refault_anon $(memstat "$cg/cross" workingset_refault_anon) pgmajfault $(memstat "$cg/cross" pgmajfault); read back: $(cat /tmp/cross.done 2>/dev/null || true)"
+	cross_detail="evicted $(sed -n 1p /tmp/cross.signalled 2>/dev/null || true); before the read-back $(sed -n 4p /tmp/cross.signalled 2>/dev/null || true), after it refault_anon $(memstat "$cg/cross" workingset_refault_anon) pgmajfault $(memstat "$cg/cross" pgmajfault); read back: $(cat /tmp/cross.done 2>/dev/null || true)"
 	cross_line=${cross_line%% | MESSAGE_ID=*}
 	echo "cross: $cross_detail; ${cross_line#*cross: }"
 fi
@@ -196,6 +200,8 @@ if [ -z "$cross" ]; then
 	skip cold-age-cross-node "MGLRU is off on kernel $(uname -r) (lru_gen/enabled $(cat /sys/kernel/mm/lru_gen/enabled 2>/dev/null || echo absent)): no cold age"
 elif [ -z "$cross_before" ]; then
 	fail cold-age-cross-node "the read-back was never started: $cross_detail"
+elif ! grep -q '^evicted yes$' /tmp/cross.signalled; then
+	fail cold-age-cross-node "the agent did not evict 24 of the 48 MiB in 50 s: $cross_detail"
 elif [ "$cross_before" -ne 0 ]; then
 	fail cold-age-cross-node "the cold age doubled before the read-back began: $cross_detail"
 elif [ -n "$cross_line" ]; then
