@@ -150,6 +150,18 @@ def variables(dash, url, want):
 FAILED = []
 
 
+def agents_up(values, cluster):
+    """Checks that the "Agents up" panel counts 1 agent in cluster; returns first(title, ref),
+    the first series' value of a panel's target, or None."""
+    def first(title, ref="A"):
+        res = values.get((title, ref))
+        return float(res[0]["value"][1]) if res else None
+
+    up = first("Agents up, by cluster")
+    out(up == 1.0, "value agents-up", "sum(up) of cluster %s is %s (1 agent)" % (cluster, up))
+    return first
+
+
 def main():
     args = sys.argv[1:]
     demo = bool(args) and args[0] == "--demo"
@@ -183,14 +195,9 @@ def main():
 
     values = panels(dash, url)
     variables(dash, url, {"cluster": "test", "node": "node-a"})
+    first = agents_up(values, "test")
 
     # Values that say the data is the agent's.
-    def first(title, ref="A"):
-        res = values.get((title, ref))
-        return float(res[0]["value"][1]) if res else None
-
-    up = first("Agents up, by cluster")
-    out(up == 1.0, "value agents-up", "sum(up) of cluster test is %s (1 agent)" % up)
     mem = values.get(("Pods' memory by QoS class", "A"), [])
     classes = sorted(s["metric"].get("qos", "") for s in mem if float(s["value"][1]) > 0)
     # "none": the cgroups that are not pods (work.slice's).
@@ -219,13 +226,7 @@ def demo_main(dash, url):
         % (n, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))))
     values = panels(dash, url, no_pods=True)
     variables(dash, url, {"cluster": "demo", "node": "demo-vm"})
-
-    def first(title, ref="A"):
-        res = values.get((title, ref))
-        return float(res[0]["value"][1]) if res else None
-
-    up = first("Agents up, by cluster")
-    out(up == 1.0, "value agents-up", "sum(up) of cluster demo is %s (1 agent)" % up)
+    first = agents_up(values, "demo")
     rec = first("Memory reclaimed by cluster")
     out(rec is not None and rec > 0, "value reclaimed",
         "memory reclaimed over the last 5 min: %s MiB/s" % (rec if rec is None else
