@@ -52,9 +52,9 @@ def out(ok, name, msg):
     return ok
 
 
-def fmt(value, unit):
+def fmt(value, unit, rate=False):
     """A value in the panel's unit: bytes as MiB, Bps as MiB/s, s (a rate of CPU seconds) as
-    cores, anything else with 3 significant digits."""
+    cores, anything else with 3 significant digits, and "/s" when rate (the query is a rate())."""
     v = float(value)
     if unit == "bytes":
         return "%.1f MiB" % (v / 1048576)
@@ -62,7 +62,7 @@ def fmt(value, unit):
         return "%.3f MiB/s" % (v / 1048576)
     if unit == "s":
         return "%.3g cores" % v
-    return "%.3g" % v
+    return "%.3g%s" % (v, "/s" if rate else "")
 
 
 def legend(target, metric):
@@ -78,7 +78,8 @@ def show(result, unit=None, target=None):
     parts = []
     ranked = sorted(result, key=lambda s: -float(s["value"][1]))
     for s in ranked[:6]:
-        parts.append("%s: %s" % (legend(target or {}, s["metric"]), fmt(s["value"][1], unit)))
+        rate = "rate(" in (target or {}).get("expr", "")
+        parts.append("%s: %s" % (legend(target or {}, s["metric"]), fmt(s["value"][1], unit, rate)))
     more = " (+%d more)" % (len(result) - 6) if len(result) > 6 else ""
     return "; ".join(parts) + more
 
@@ -103,8 +104,10 @@ def panels(dash, url, no_pods=False):
         ids.add(p["id"])
         if not p.get("targets"):
             out(False, "panel-query", "panel %r has no target" % p["title"])
-        for t in p.get("targets", []):
-            name = "panel-query %s/%s" % (p["title"], t["refId"])
+        targets = p.get("targets", [])
+        for t in targets:
+            # The refId only where a panel has more than one query.
+            name = "panel-query %s%s" % (p["title"], "/" + t["refId"] if len(targets) > 1 else "")
             expr = subst(t["expr"])
             if "$" in expr:
                 out(False, name, "a variable the test does not know in %s" % expr)
@@ -238,7 +241,8 @@ def demo_main(dash, url):
         out(True, "value reclaimed-total", "reclaimd_reclaimed_bytes_total at the last "
             "scrape: %.1f MiB" % (float(total[0]["value"][1]) / 1048576))
     cpu = first("Agent CPU (cores), by node")
-    out(cpu is not None and cpu > 0, "value agent-cpu", "CPU cores the agent used: %s" % cpu)
+    out(cpu is not None and cpu > 0, "value agent-cpu", "CPU cores the agent used: %s"
+        % (cpu if cpu is None else "%.3g" % cpu))
 
 
 if __name__ == "__main__":

@@ -84,10 +84,11 @@ if [ -n "$prom_url" ]; then
 	echo
 	echo "dashboard (config/kubernetes/monitoring/reclaimd-dashboard.json) on what $prom_url scraped:"
 	python3 tests/pkg/check-dashboard.py --demo config/kubernetes/monitoring/reclaimd-dashboard.json \
-		"$prom_url" | tee "$out/dashboard.txt" | sed 's/^PASS panel-query /  /; s/^PASS /  ok: /; s/^FAIL /  MISSING: /; s/^SKIP panel-query /  (no data) /'
+		"$prom_url" | sed 's/^PASS panel-query /  /; s/^PASS /  ok: /; s/^FAIL /  MISSING: /; s/^SKIP panel-query /  (no data) /' |
+		tee "$out/dashboard.txt"
 	printf 'scrape_configs: []\n' >"$prom_dir/replay.yml"
 	echo "Prometheus data: $prom_dir/data; to look again (no scraping, loopback only), run"
 	echo "  prometheus --config.file=$prom_dir/replay.yml --storage.tsdb.path=$prom_dir/data --web.listen-address=127.0.0.1:9099"
-	last=$(sed -n 's/^PASS scrapes: .* at the last, \([0-9TZ:-]*\)$/\1/p' "$out/dashboard.txt")
+	last=$(sed -n 's/^  ok: scrapes: .* at the last, \([0-9TZ:-]*\)$/\1/p' "$out/dashboard.txt")
 	echo "  and query at the last scrape, e.g. curl 'http://127.0.0.1:9099/api/v1/query?query=up&time=${last:-TIME}'"
 fi
