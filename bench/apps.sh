@@ -3,7 +3,7 @@
 # (issue 28 item 1).
 #
 # Usage: bench/apps.sh [--apps "kv fio"] [--arms "ARM..."] [--seconds S] [--runs N] [--out DIR]
-#                      [--env KEY=VALUE] [--report-only]
+#                      [--env KEY=VALUE] [--agent PATH] [--report-only]
 #
 # One VM boot (tests/vm/run.sh, Debian's Linux 6.12; 2 nodes x 1024M, zram 512M + disk swap 1G,
 # a 1G ext2 /data) per application, arm and run. In each, two identical instances of the
@@ -25,6 +25,8 @@
 #   --runs N        runs per arm (default 1); runs are interleaved (all arms, then again)
 #   --out DIR       results (default bench/out/apps)
 #   --env KEY=VALUE passed to the guest scenario (repeatable), e.g. APPS_KV_HOT_N=2000
+#   --agent PATH    the reclaimd binary for the reclaimd arms (default ./reclaimd); copied
+#                   before the first boot, so a rebuild during the runs changes nothing
 #   --report-only   boot nothing; print the tables and plot from DIR/raw again
 #
 # Needs on the host (Debian 12, like the guest): redis-server, redis-tools and fio
@@ -44,6 +46,7 @@ seconds=150
 runs=1
 out=bench/out/apps
 report_only=0
+agent=./reclaimd
 envs=()
 die() { echo "apps: $*" >&2; exit 1; }
 usage() { sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
@@ -55,6 +58,7 @@ while [ $# -gt 0 ]; do
 	--runs) runs=${2:?}; shift ;;
 	--out) out=${2:?}; shift ;;
 	--env) envs+=(--env "${2:?}"); shift ;;
+	--agent) agent=${2:?}; shift ;;
 	--report-only) report_only=1 ;;
 	-h | --help) usage ;;
 	*) echo "apps: unknown argument $1" >&2; usage ;;
@@ -97,8 +101,10 @@ exe_args() {
 }
 
 if [ "$report_only" -eq 0 ]; then
-	[ -x ./reclaimd ] || die "no ./reclaimd: run make first"
-	vmargs=(--node-mem 1024M --data-size 1G --timeout $((seconds + 900)))
+	[ -x "$agent" ] || die "no $agent: run make first"
+	mkdir -p "$out"
+	cp "$agent" "$out/reclaimd" || die "cannot copy $agent to $out"
+	vmargs=(--node-mem 1024M --data-size 1G --timeout $((seconds + 900)) --agent "$out/reclaimd")
 	if oomd=$(fetch_oomd); then
 		vmargs+=(--exe "$oomd:/usr/bin/oomd")
 	else
