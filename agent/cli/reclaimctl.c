@@ -560,9 +560,14 @@ static void print_explain(json_t *p)
 		printf("           step %.3f (probe_min %g, x%g after a calm interval, up to %g; next "
 		       "%.3f)\n", num(law, "step"), num(law, "probe_min"), num(law, "probe_growth"),
 		       num(law, "probe_max"), num(law, "next_step"));
-		printf("           request = reclaimable %s x step %.3f x max(0, 1 - p/target) %.3f = %s"
-		       " -> %s in pages: %s\n", B(get(law, "reclaimable_bytes")), num(law, "step"),
-		       num(law, "pressure_factor"), B(get(law, "computed_bytes")),
+		printf("           refaults %.1f a minute (limit %.1f: refault_target_pct of "
+		       "memory.current)\n", num(law, "refaults_per_min"),
+		       num(law, "refault_limit_per_min"));
+		printf("           request = reclaimable %s x step %.3f x max(0, 1 - p/target) %.3f x "
+		       "max(0, 1 - refaults/limit) %.3f = %s -> %s in pages: %s\n",
+		       B(get(law, "reclaimable_bytes")), num(law, "step"),
+		       num(law, "pressure_factor"), num(law, "refault_factor"),
+		       B(get(law, "computed_bytes")),
 		       B(get(law, "request_bytes")), str(law, "reason"));
 		printf("limits:    pacing x%.3f", num(lim, "pacing_step_factor"));
 		if (json_is_number(get(lim, "cold_cap_bytes")))

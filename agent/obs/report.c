@@ -102,6 +102,13 @@ void report_decision(struct cgroup_node *cg, const struct reclaim_decision *dec,
 			  "%s: not reclaiming: io PSI some %.3f%% is above its target (file refaults)",
 			  cg->path, dec->io_some_pct);
 		break;
+	case DECISION_REFAULTING:
+		log_event(prio, MSGID_RECLAIM_SKIPPED, &f,
+			  "%s: not reclaiming: %.0f refaults a minute over the last minute, at or "
+			  "above its target of %.0f (refault_target_pct of memory.current): pages "
+			  "reclaim took were still in use; asking again once they fall under it",
+			  cg->path, dec->refaults_per_min, dec->back_limit_per_min);
+		break;
 	case DECISION_ZSWAP_FULL:
 		log_event(prio, MSGID_RECLAIM_SKIPPED, &f,
 			  "%s: not reclaiming: no room left in the zswap pool below its target and no "

@@ -754,7 +754,7 @@ static json_t *explain_decision(const struct tick_report *r, const struct cgroup
 	const struct policy_params *pp = &cg->rule->params;
 	uint64_t page = r->ctx.snap->page_size ? r->ctx.snap->page_size : 4096;
 	struct floor_terms ft;
-	double factor, computed;
+	double factor, rfr, refault_factor, computed;
 	struct cgroup_sample in = {
 		.current_bytes = l->current_bytes, .min_bytes = l->memory_min_bytes,
 		.low_bytes = l->memory_low_bytes, .high_bytes = l->memory_high_bytes,
@@ -767,7 +767,10 @@ static json_t *explain_decision(const struct tick_report *r, const struct cgroup
 	floor_terms_compute(pp->min_bytes, &in, &ft);
 	factor = l->dec.psi_some_pct >= pp->psi_some_target_pct ? 0.0 :
 		 1.0 - l->dec.psi_some_pct / pp->psi_some_target_pct;
-	computed = (double)l->dec.reclaimable_bytes * l->dec.step * factor;
+	rfr = l->dec.back_limit_per_min > 0 ? l->dec.refaults_per_min / l->dec.back_limit_per_min
+					    : 0.0;
+	refault_factor = rfr >= 1.0 ? 0.0 : 1.0 - rfr;
+	computed = (double)l->dec.reclaimable_bytes * l->dec.step * factor * refault_factor;
 	*ret_inputs = json_pack("{s:o,s:o,s:o,s:o,s:o,s:b,s:o,s:o,s:o,s:o,s:b,s:b,s:o}",
 		"current_bytes", ju64(l->current_bytes),
 		"memory_min_bytes", ju64(l->memory_min_bytes),
@@ -787,12 +790,15 @@ static json_t *explain_decision(const struct tick_report *r, const struct cgroup
 		"children_protected_bytes", ju64(ft.children_protected_bytes),
 		"unreclaimable_bytes", ju64(ft.unreclaimable_bytes),
 		"evictable_bytes", ju64(sub_sat(l->current_bytes, ft.unreclaimable_bytes)));
-	*ret_law = json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:o,s:f,s:o,s:s,s:I}",
+	*ret_law = json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:o,s:f,s:o,s:s,"
+			     "s:I}",
 		"psi_some_pct", l->dec.psi_some_pct, "psi_some_target_pct", pp->psi_some_target_pct,
 		"io_some_pct", l->dec.io_some_pct, "io_psi_some_target_pct", pp->io_psi_some_target_pct,
 		"step", l->dec.step, "probe_min", pp->probe_min, "probe_growth", pp->probe_growth,
 		"probe_max", pp->probe_max, "next_step", cg->policy.state.step,
-		"pressure_factor", factor, "reclaimable_bytes", ju64(l->dec.reclaimable_bytes),
+		"pressure_factor", factor, "refaults_per_min", l->dec.refaults_per_min,
+		"refault_limit_per_min", l->dec.back_limit_per_min,
+		"refault_factor", refault_factor, "reclaimable_bytes", ju64(l->dec.reclaimable_bytes),
 		"computed_bytes", computed, "request_bytes", ju64(l->policy_request_bytes),
 		"reason", decision_reason_str(l->policy_reason), "page_size", (json_int_t)page);
 	*ret_limits = json_pack("{s:f,s:o,s:b,s:b,s:o,s:s}",

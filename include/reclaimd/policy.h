@@ -29,6 +29,8 @@ enum decision_reason {
 	DECISION_BACKING_OFF,      /* the kernel found less than the last request asked (EAGAIN):
 				    * waiting (psi.c, reclaim_backoff_intervals) */
 	DECISION_OBSERVING,        /* policy "observe": managed and aged, never reclaimed */
+	DECISION_REFAULTING,       /* the kernel's refaults over the last minute at or above the
+				    * refault target (psi.c, cold_age.c) */
 	_DECISION_MAX,
 };
 
@@ -40,6 +42,8 @@ struct policy_state {  /* one per managed cgroup: ordered without padding holes 
 	double back_1m;       /* pages back per minute (snapshot.h cgroup_sample.back), a leaky
 			       * integral with a 60 s time constant (cold_age.c); 0 for a new
 			       * cgroup */
+	double refault_1m;    /* the kernel's refaults (workingset_refault_anon + _file) per
+			       * minute, the same leaky integral */
 	uint64_t cold_age_ms; /* idle time after which a page counts as cold (cold_age.c); 0:
 			       * not yet set, the rule's cold_age applies */
 	usec_t calm_us;       /* time since the pages back last exceeded the target, or since the
@@ -62,6 +66,10 @@ struct reclaim_decision {
 	uint64_t cold_age_ms;       /* the cold age after this interval (cold_age.c) */
 	uint64_t prev_cold_age_ms;  /* and before it */
 	double back_per_min;        /* pages back per minute over the last minute (cold_age.c) */
+	double refaults_per_min;    /* the kernel's refaults per minute, the same way */
+	double back_limit_per_min;  /* refault_target_pct of memory.current in pages, at least 1:
+				     * the rate over which the cold age doubles (pages back) and
+				     * requests pause (refaults) */
 };
 
 struct policy_desc {
@@ -179,8 +187,12 @@ unsigned reclaim_backoff_intervals(unsigned short_streak);
  * more intervals after the change: the tick after a change still runs a job planned before it),
  * so refaults that trail evictions made at the old age do not double it again. After
  * max(10 min, 10 cold ages) with the pages back at or under the target it halves, down to
- * cold_age. Sets d->cold_age_ms, d->prev_cold_age_ms and d->back_per_min; updates
- * state->cold_age_ms, state->back_1m and state->calm_us. Needs cg->has_prev; never fails. */
+ * cold_age. The kernel's own refaults (cg->back.refaults: workingset_refault_anon + _file, pages
+ * the kernel saw evicted from this memcg and node) go into a second integral of the same kind;
+ * the psi policy scales its requests down by it and pauses at the same limit (psi.c). Sets
+ * d->cold_age_ms, d->prev_cold_age_ms, d->back_per_min, d->refaults_per_min and
+ * d->back_limit_per_min; updates state->cold_age_ms, state->back_1m, state->refault_1m and
+ * state->calm_us. Needs cg->has_prev; never fails. */
 /* How long refaults must stay at or under the target before a cold age of cold_age_ms halves:
  * max(10 min, 10 cold ages), microseconds. Pure. */
 usec_t cold_age_calm_us(uint64_t cold_age_ms);

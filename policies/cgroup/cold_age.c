@@ -26,21 +26,21 @@ usec_t cold_age_calm_us(uint64_t cold_age_ms)
 	return MAX((usec_t)COLD_AGE_CALM_US, (usec_t)cold_age_ms * 10 * USEC_PER_MSEC);
 }
 
-/* Pages back per minute over the last minute: r' = r e^(-t/T) + (n/t) T (1 - e^(-t/T))
- * with T = 1 min, for n pages back (cg->back.pages) at an even rate over an interval of t. A steady rate
- * reads as itself and one burst of n pages as at most n, so a few refaults in one short interval
- * are not taken for a rate ten times theirs; storms of thousands still cross the target within
- * an interval or two. */
-static double back_per_min(struct policy_state *state, const struct cgroup_sample *cg)
+/* Pages per minute over the last minute, updated for n pages over this interval:
+ * r' = r e^(-t/T) + (n/t) T (1 - e^(-t/T)) with T = 1 min, for n pages at an even rate over an
+ * interval of t. A steady rate reads as itself and one burst of n pages as at most n, so a few
+ * refaults in one short interval are not taken for a rate ten times theirs; storms of thousands
+ * still cross the target within an interval or two. */
+static double per_min_1m(double *acc, uint64_t n, const struct cgroup_sample *cg)
 {
 	double t, decay;
 
 	if (!cg->has_prev || cg->elapsed_us == 0)
-		return state->back_1m;
+		return *acc;
 	t = (double)cg->elapsed_us / (60.0 * (double)USEC_PER_SEC); /* minutes */
 	decay = exp(-t);
-	state->back_1m = state->back_1m * decay + (double)cg->back.pages * (1.0 - decay) / t;
-	return state->back_1m;
+	*acc = *acc * decay + (double)n * (1.0 - decay) / t;
+	return *acc;
 }
 
 void cold_age_update(const struct policy_params *params, const struct cgroup_sample *cg,
@@ -64,9 +64,11 @@ void cold_age_update(const struct policy_params *params, const struct cgroup_sam
 	}
 	if (state->since_change >= 2 && cg->reclaimed_bytes > 0)
 		state->taken_at_age = true;
-	d->back_per_min = back_per_min(state, cg);
+	d->back_per_min = per_min_1m(&state->back_1m, cg->back.pages, cg);
+	d->refaults_per_min = per_min_1m(&state->refault_1m, cg->back.refaults, cg);
 	/* At least one page a minute: a handful of pages back on a tiny cgroup is noise. */
 	limit = MAX(pages * params->refault_target_pct / 100.0, 1.0);
+	d->back_limit_per_min = limit;
 	if (d->back_per_min > limit) {
 		if (state->taken_at_age)
 			age = MIN(age * 2, hi);

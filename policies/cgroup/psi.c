@@ -11,8 +11,12 @@
  *   request  = 0 (at-floor) while memory.current - floor < CGROUP_FLOOR_MIN_ROOM_PAGES pages: what
  *              the kernel takes for the smallest request would go below the floor
  *   request  = 0 while io PSI "some" over the interval exceeds io_psi_some_target_pct
- *   step     : starts at probe_min; reset to probe_min when p >= target/2 (before this request);
- *              multiplied by probe_growth, up to probe_max, after an interval with p < target/4.
+ *   r        = the kernel's refaults per minute over the last minute / the refault limit
+ *              (refault_target_pct of memory.current, cold_age.c)
+ *   request  = request * (1 - r); 0 (refaulting) while r >= 1
+ *   step     : starts at probe_min; reset to probe_min when p >= target/2 or r >= 1/2 (before
+ *              this request); multiplied by probe_growth, up to probe_max, after an interval
+ *              in which jobs reclaimed something, with p < target/4 and r < 1/4.
  *   EAGAIN   : a job the kernel answered with EAGAIN (it found less than asked) resets the step
  *              to probe_min, and the n-th in a row holds requests back for 2^(n-1) intervals, at
  *              most 16 (reclaim_backoff_intervals): a cgroup whose page cache is all in use is
@@ -23,6 +27,17 @@
  * Swap room bounds anon: with no swap (or swap.max 0 anywhere above), anon is unreclaimable.
  * With MGLRU aging, the cold age (cold_age.c) is updated from the interval's refaults too, and
  * the request is later capped at what is cold (limits.h).
+ *
+ * Why refaults scale the request as PSI does: a refault is a page the kernel saw evicted from
+ * this memcg and node and then read again (mm/workingset.c), the direct measure of reclaim that
+ * took memory still in use. Under MGLRU, page cache read with read() and never mapped leaves no
+ * accessed bit for the aging walk, and new page cache joins the oldest generations
+ * (lru_gen_folio_seq(), include/linux/mm_inline.h), so "idle for the cold age" does not hold
+ * for it and doubling the cold age does not protect it; its refaults do show. A reader of
+ * skewed page cache then sees its misses, and its tail latency, held near the refault target
+ * instead of growing with every eviction. Only the kernel's refaults count here, not the io.stat
+ * term of pages back: io reads include first reads of new data, and a cgroup streaming a file
+ * would never be reclaimed.
  */
 #include "reclaimd/policy.h"
 
@@ -38,7 +53,7 @@ static void psi_decide(const struct policy_params *params, const struct cgroup_s
 		       struct policy_state *state, struct reclaim_decision *ret)
 {
 	struct reclaim_decision d = { .reason = DECISION_RECLAIM };
-	double factor, bytes;
+	double factor, bytes, rf;
 
 	if (!state->initialised) {
 		state->step = params->probe_min;
@@ -86,9 +101,12 @@ static void psi_decide(const struct policy_params *params, const struct cgroup_s
 		return;
 	}
 
+	/* The refaults against their limit (cold_age_update() set both; the limit is >= 1). */
+	rf = d.back_limit_per_min > 0 ? d.refaults_per_min / d.back_limit_per_min : 0.0;
+
 	/* Back off first: a stressed interval must not be followed by a large step. */
 	if (d.psi_some_pct >= params->psi_some_target_pct / 2 ||
-	    d.io_some_pct > params->io_psi_some_target_pct)
+	    d.io_some_pct > params->io_psi_some_target_pct || rf >= 0.5)
 		state->step = params->probe_min;
 	d.step = state->step;
 
@@ -96,11 +114,13 @@ static void psi_decide(const struct policy_params *params, const struct cgroup_s
 		d.reason = DECISION_IO_PRESSURE;
 	} else if (d.psi_some_pct >= params->psi_some_target_pct) {
 		d.reason = DECISION_MEMORY_PRESSURE;
+	} else if (rf >= 1.0) {
+		d.reason = DECISION_REFAULTING;
 	} else if (d.reclaimable_bytes < (uint64_t)CGROUP_FLOOR_MIN_ROOM_PAGES * page_size) {
 		/* Within one kernel batch of the floor: any request could go below it. */
 		d.reason = DECISION_AT_FLOOR;
 	} else {
-		factor = 1.0 - d.psi_some_pct / params->psi_some_target_pct;
+		factor = (1.0 - d.psi_some_pct / params->psi_some_target_pct) * (1.0 - rf);
 		bytes = (double)d.reclaimable_bytes * d.step * factor;
 		/* step and factor are <= 1, but rounding can push a product of 2^64 past the range
 		 * of uint64_t: clamp in double before converting. */
@@ -112,9 +132,11 @@ static void psi_decide(const struct policy_params *params, const struct cgroup_s
 			d.reason = DECISION_BELOW_PAGE;
 	}
 
-	/* Grow after a calm interval, for the next one. */
-	if (d.psi_some_pct < params->psi_some_target_pct / 4 &&
-	    d.io_some_pct <= params->io_psi_some_target_pct)
+	/* Grow after a calm interval in which the cgroup was reclaimed, for the next one: a calm
+	 * interval with nothing taken (not cold yet, backing off, at the floor) says nothing of
+	 * what a larger step would cost, and the first eviction would come at probe_max. */
+	if (cg->reclaimed_bytes > 0 && d.psi_some_pct < params->psi_some_target_pct / 4 &&
+	    d.io_some_pct <= params->io_psi_some_target_pct && rf < 0.25)
 		state->step = MIN(state->step * params->probe_growth, params->probe_max);
 
 	*ret = d;

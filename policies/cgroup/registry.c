@@ -51,6 +51,7 @@ static const char *const reason_names[_DECISION_MAX] = {
 	[DECISION_AT_HIGH] = "at-high",
 	[DECISION_BACKING_OFF] = "backing-off",
 	[DECISION_OBSERVING] = "observing",
+	[DECISION_REFAULTING] = "refaulting",
 };
 
 const char *decision_reason_str(enum decision_reason r)

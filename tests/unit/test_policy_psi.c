@@ -15,7 +15,8 @@ static struct policy_params defaults(void)
 	return p;
 }
 
-/* A cgroup with history: `stall_us` of memory PSI some over a 6 s interval. */
+/* A cgroup with history: `stall_us` of memory PSI some over a 6 s interval, in which the last
+ * job reclaimed a page (the step grows only after intervals that reclaimed). */
 static struct cgroup_sample sample(uint64_t current, uint64_t anon, uint64_t file, uint64_t swap_room,
 				   usec_t stall_us)
 {
@@ -28,6 +29,7 @@ static struct cgroup_sample sample(uint64_t current, uint64_t anon, uint64_t fil
 		.has_prev = true,
 		.elapsed_us = 6 * USEC_PER_SEC,
 		.mem_some_delta_us = stall_us,
+		.reclaimed_bytes = PAGE,
 	};
 	s.stat.anon = anon;
 	s.stat.file = file;
@@ -115,6 +117,36 @@ static void test_step_growth_caps_and_resets(void)
 	CHECK_NEAR(st.step, 0.01, 1e-12);
 }
 
+/* Calm intervals in which nothing was reclaimed (not cold yet under MGLRU, backing off) leave
+ * the step where it is: the first eviction after them starts at probe_min, not at probe_max. */
+static void test_step_grows_only_after_reclaim(void)
+{
+	struct policy_params p = defaults();
+	struct cgroup_sample s = sample(1000 * MiB, 800 * MiB, 200 * MiB, 4096 * MiB, 0);
+	struct policy_state st = { 0 };
+	struct reclaim_decision d;
+
+	s.reclaimed_bytes = 0;
+	for (int i = 0; i < 20; i++)
+		decide(&p, &s, &st, &d);
+	CHECK_EQ_INT(d.reason, DECISION_RECLAIM);
+	CHECK_NEAR(d.step, p.probe_min, 1e-12);
+	CHECK_NEAR(st.step, p.probe_min, 1e-12);
+	CHECK_EQ_U64(d.request_bytes, (uint64_t)((double)(900 * MiB) * 0.01) / PAGE * PAGE);
+	/* A job took something: the step doubles for the next interval, and again after each. */
+	s.reclaimed_bytes = 2 * MiB;
+	decide(&p, &s, &st, &d);
+	CHECK_NEAR(d.step, 0.01, 1e-12);
+	CHECK_NEAR(st.step, 0.02, 1e-12);
+	decide(&p, &s, &st, &d);
+	CHECK_NEAR(d.step, 0.02, 1e-12);
+	CHECK_NEAR(st.step, 0.04, 1e-12);
+	/* An interval with nothing taken holds it. */
+	s.reclaimed_bytes = 0;
+	decide(&p, &s, &st, &d);
+	CHECK_NEAR(st.step, 0.04, 1e-12);
+}
+
 static void test_between_quarter_and_half_keeps_step(void)
 {
 	struct policy_params p = defaults();
@@ -163,6 +195,86 @@ static void test_io_pressure_pauses(void)
 	CHECK_EQ_U64(d.request_bytes, 0);
 	CHECK_NEAR(d.io_some_pct, 2.0, 1e-9);
 	CHECK_NEAR(st.step, p.probe_min, 1e-12);
+}
+
+/* The kernel's refaults over the last minute scale the request down and pause it at the limit
+ * (refault_target_pct of memory.current); io reads that are not refaults (first reads of new
+ * data, counted in pages back) do not. 1000 MiB is 256,000 pages: a limit of 256 a minute. */
+static void test_refaults_scale_and_pause(void)
+{
+	struct policy_params p = defaults();
+	struct cgroup_sample s = sample(1000 * MiB, 800 * MiB, 200 * MiB, 4096 * MiB, 0);
+	struct policy_state st = { 0 }, calm = { 0 };
+	struct reclaim_decision d, dc;
+	double expect;
+
+	/* A steady 10 refaults per 6 s interval reads as 100 a minute, under the 256 limit: the
+	 * request is scaled by 1 - 100/256 and the step does not reset (100/256 < 1/2) but does
+	 * not grow either (>= 1/4). */
+	s.back.refaults = 10;
+	s.back.pages = 10;
+	st.refault_1m = 100.0; /* as if steady for a while */
+	st.back_1m = 100.0;
+	st.step = 0.04;
+	st.initialised = true;
+	decide(&p, &s, &st, &d);
+	CHECK_NEAR(d.back_limit_per_min, 256.0, 1e-9);
+	CHECK_NEAR(d.refaults_per_min, 100.0, 1e-9);
+	CHECK_EQ_INT(d.reason, DECISION_RECLAIM);
+	expect = (double)(900 * MiB) * 0.04 * (1.0 - 100.0 / 256.0);
+	CHECK_EQ_U64(d.request_bytes, (uint64_t)expect / PAGE * PAGE);
+	CHECK_NEAR(st.step, 0.04, 1e-12);
+
+	/* The same cgroup with no refaults asks for the unscaled request and grows its step. */
+	calm.step = 0.04;
+	calm.initialised = true;
+	s.back.refaults = 0;
+	s.back.pages = 0;
+	decide(&p, &s, &calm, &dc);
+	CHECK_EQ_U64(dc.request_bytes, (uint64_t)((double)(900 * MiB) * 0.04) / PAGE * PAGE);
+	CHECK(dc.request_bytes > d.request_bytes);
+	CHECK_NEAR(calm.step, 0.08, 1e-12);
+
+	/* A burst of 400 refaults in one interval crosses the limit: paused, step back to the
+	 * smallest. */
+	s.back.refaults = 400;
+	s.back.pages = 400;
+	decide(&p, &s, &st, &d);
+	CHECK(d.refaults_per_min >= 256.0);
+	CHECK_EQ_INT(d.reason, DECISION_REFAULTING);
+	CHECK_EQ_U64(d.request_bytes, 0);
+	CHECK_NEAR(st.step, p.probe_min, 1e-12);
+	CHECK_STREQ(decision_reason_str(DECISION_REFAULTING), "refaulting");
+
+	/* With no more refaults the rate decays (time constant 1 min) and requests come back
+	 * once it is under the limit: not in the first interval, within five minutes. */
+	s.back.refaults = 0;
+	s.back.pages = 0;
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_INT(d.reason, DECISION_REFAULTING);
+	for (int i = 0; i < 50 && d.reason == DECISION_REFAULTING; i++)
+		decide(&p, &s, &st, &d);
+	CHECK_EQ_INT(d.reason, DECISION_RECLAIM);
+	CHECK(d.refaults_per_min < 256.0);
+	CHECK(d.request_bytes > 0);
+
+	/* 10,000 pages read from disk a minute that are not refaults (a cgroup streaming new
+	 * data): pages back are high, the refaults 0, and reclaim goes on. */
+	st = (struct policy_state){ .step = 0.04, .initialised = true };
+	s.back.pages = 1000;
+	s.back.refaults = 0;
+	for (int i = 0; i < 10; i++)
+		decide(&p, &s, &st, &d);
+	CHECK(d.back_per_min > 256.0);
+	CHECK_NEAR(d.refaults_per_min, 0.0, 1e-12);
+	CHECK_EQ_INT(d.reason, DECISION_RECLAIM);
+	CHECK(d.request_bytes > 0);
+
+	/* Memory pressure is reported before refaults (the stronger signal). */
+	s.back.refaults = 1000;
+	s.mem_some_delta_us = 600000;
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_INT(d.reason, DECISION_MEMORY_PRESSURE);
 }
 
 static void test_no_swap_makes_anon_unreclaimable(void)
@@ -690,9 +802,11 @@ int main(void)
 	test_first_sample_has_no_history();
 	test_calm_cgroup_request_and_rounding();
 	test_step_growth_caps_and_resets();
+	test_step_grows_only_after_reclaim();
 	test_between_quarter_and_half_keeps_step();
 	test_target_exceeded_gives_zero();
 	test_io_pressure_pauses();
+	test_refaults_scale_and_pause();
 	test_no_swap_makes_anon_unreclaimable();
 	test_floor_is_largest_of_three();
 	test_floor_counts_memory_low();
