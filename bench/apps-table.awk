@@ -155,8 +155,8 @@ END {
 		}
 		if (!hdr) continue
 		print ""
-		if (p == "kv") {
-			print "### kv: redis-benchmark's own numbers (ms; per instance the median over 5 s chunks of each chunk's percentile)"
+		if (p ~ /^kv/) {
+			print "### " p ": redis-benchmark's own numbers (ms; per instance the median over 5 s chunks of each chunk's percentile)"
 			print ""
 			print "| arm | chunks | busy s/chunk | hot rps a/b | hot p99 a/b | all p99 a/b | all p99.9 a/b | a hot p50/p99/p99.9 | b hot p50/p99/p99.9 | a all p50/p99/p99.9 | b all p50/p99/p99.9 |"
 			print "|---|---|---|---|---|---|---|---|---|---|---|"
@@ -196,14 +196,14 @@ END {
 		if (p == "fio") {
 			print "### fio: fio's own numbers (read IOPS, completion latency in us over the whole run; median over runs)"
 			print ""
-			print "| arm | runs | IOPS a / b | a p50/p99/p99.9 | b p50/p99/p99.9 | p99 a/b | p99.9 a/b | mean a/b |"
-			print "|---|---|---|---|---|---|---|---|"
+			print "| arm | runs | IOPS a / b | a p50/p99/p99.9 | b p50/p99/p99.9 | p99 a/b | p99.9 a/b | mean a/b | a: pages back per 1,000 reads |"
+			print "|---|---|---|---|---|---|---|---|---|"
 			for (ai = 1; ai <= na; ai++) {
 				a = A[ai]; k = p SUBSEP a
 				if (!(k in runs)) continue
 				n = split(substr(runs[k], 2), R, " ")
 				ng = 0
-				delete x1; delete x2; delete x3; delete x4; delete x5; delete x6; delete x7; delete x8; delete x9; delete x10
+				delete x1; delete x2; delete x3; delete x4; delete x5; delete x6; delete x7; delete x8; delete x9; delete x10; delete x11
 				for (j = 1; j <= n; j++) {
 					r = R[j]
 					if (!good(k, r) || !((p, a, r, "a", "p99_us") in f) || !((p, a, r, "b", "p99_us") in f)) continue
@@ -212,13 +212,17 @@ END {
 					x3[ng] = f[p, a, r, "a", "p50_us"]; x4[ng] = f[p, a, r, "a", "p99_us"]; x5[ng] = f[p, a, r, "a", "p999_us"]
 					x6[ng] = f[p, a, r, "b", "p50_us"]; x7[ng] = f[p, a, r, "b", "p99_us"]; x8[ng] = f[p, a, r, "b", "p999_us"]
 					x9[ng] = f[p, a, r, "a", "clat_mean_us"]; x10[ng] = f[p, a, r, "b", "clat_mean_us"]
+					# reads: fio's rate times the measured seconds (it keeps its rate)
+					rd = x1[ng] * secs[k, r]
+					x11[ng] = rd > 0 ? 1000 * back[k, r, "a"] / rd : 0
 				}
-				if (ng == 0) { printf "| %s | 0 | FAILED | | | | | |\n", a; continue }
+				if (ng == 0) { printf "| %s | 0 | FAILED | | | | | | |\n", a; continue }
 				ma = median(x9, ng); mb = median(x10, ng)
 				p99a = median(x4, ng); p99b = median(x7, ng); p9a = median(x5, ng); p9b = median(x8, ng)
-				printf "| %s | %d | %.0f / %.0f | %.1f/%.1f/%.1f | %.1f/%.1f/%.1f | %.2f | %.2f | %.2f |\n",
+				printf "| %s | %d | %.0f / %.0f | %.1f/%.1f/%.1f | %.1f/%.1f/%.1f | %.2f | %.2f | %.2f | %.2f |\n",
 					a, ng, median(x1, ng), median(x2, ng), median(x3, ng), p99a, p9a,
-					median(x6, ng), p99b, p9b, (p99b > 0 ? p99a / p99b : 0), (p9b > 0 ? p9a / p9b : 0), (mb > 0 ? ma / mb : 0)
+					median(x6, ng), p99b, p9b, (p99b > 0 ? p99a / p99b : 0), (p9b > 0 ? p9a / p9b : 0), (mb > 0 ? ma / mb : 0),
+					median(x11, ng)
 			}
 			print ""
 		}

@@ -13,6 +13,9 @@
 # between and within boots (docs/comparison.md "Real applications").
 #   --apps "..."    kv: redis-server 7.0 (about 330 MiB each) read by redis-benchmark, 82 % of
 #                       the reads on a hot 10 % of the keys
+#                   kv-move: kv whose hot 10 % moves to keys nothing read before, halfway
+#                       (APPS_KV_MOVE_AT)
+#                   kv-scan: kv plus a full read of every key every 60 s (APPS_KV_SCAN_S)
 #                   fio: fio 3.33 reading a 300 MiB file (page cache) with zipf:1.1 offsets at
 #                       2,000 reads/s
 #                   (default: "kv fio")
@@ -73,7 +76,7 @@ for a in $arms; do
 	esac
 done
 for p in $apps; do
-	case $p in kv | fio) ;; *) die "unknown app '$p'" ;; esac
+	case $p in kv | kv-move | kv-scan | fio) ;; *) die "unknown app '$p'" ;; esac
 done
 mkdir -p "$out/raw"
 
@@ -91,7 +94,7 @@ fetch_oomd() {
 exe_args() {
 	local b bins
 	case $1 in
-	kv) bins="redis-server redis-benchmark redis-cli" ;;
+	kv*) bins="redis-server redis-benchmark redis-cli" ;;
 	fio) bins="fio" ;;
 	esac
 	for b in $bins; do

@@ -10,7 +10,8 @@
 # of the arm (docs/comparison.md "Real applications").
 #
 #   APPS_ARM      none | senpai | damon-sysfs | reclaimd-defaults | reclaimd-ageonly
-#   APPS_APP      kv (redis-server 7.0 + redis-benchmark) | fio (fio 3.33 reading page cache)
+#   APPS_APP      kv (redis-server 7.0 + redis-benchmark) | kv-move (kv whose hot set moves) |
+#                 kv-scan (kv with a periodic full read) | fio (fio 3.33 reading page cache)
 #   APPS_SECONDS  measured seconds after both instances are loaded and warm (default 150)
 #   APPS_SAMPLE_S memory sampling interval (default 5)
 #
@@ -24,6 +25,13 @@
 #   keys. Both instances' four processes start together; a chunk is closed-loop within itself,
 #   then idle until the next chunk starts, so the average load is the chunk's, not the
 #   saturation rate (chunk_busy_s in kv-chunks.tsv).
+# kv-move: kv, plus APPS_KV_HOT_PCT % more keys ("mov:..."), written after the others and read by
+#   nothing until APPS_KV_MOVE_AT seconds (default half the run); from then on the hot stream
+#   reads them instead of the first keys, which the all-keys stream still reads. The new hot
+#   set was idle (and cold to every arm) until it moved.
+# kv-scan: kv, plus every APPS_KV_SCAN_S seconds (default 60, the first after that long) one
+#   full read of every key of both instances at once (redis-cli --pipe with a GET per key, in
+#   loadgen on vCPU 1), as a backup or a batch job does; kv-scans.tsv has when and how long.
 # fio: each instance reads its own APPS_FIO_SIZE file (default 300M, on ext2 /data, written and
 #   read once in its cgroup first so it is all in its page cache) with psync 4 KiB reads,
 #   random_distribution=zipf:APPS_FIO_ZIPF (default 1.1) at rate_iops APPS_FIO_IOPS (default
@@ -54,6 +62,9 @@ KV_HOT_PCT=${APPS_KV_HOT_PCT:-10}
 KV_CHUNK_S=${APPS_KV_CHUNK_S:-5}
 KV_HOT_N=${APPS_KV_HOT_N:-1600}
 KV_ALL_N=${APPS_KV_ALL_N:-400}
+KV_MOVE_AT=${APPS_KV_MOVE_AT:-}
+KV_SCAN_S=${APPS_KV_SCAN_S:-60}
+KIND=${APP%%-*} # kv-move and kv-scan are kv with one more behaviour
 FIO_SIZE=${APPS_FIO_SIZE:-300M}
 FIO_ZIPF=${APPS_FIO_ZIPF:-1.1}
 FIO_IOPS=${APPS_FIO_IOPS:-2000}
@@ -102,11 +113,36 @@ kv_fill() {
 		redis-cli -s "/tmp/kv-$1.sock" --pipe >"$RESULTS/kv-fill-$1.log" 2>&1
 }
 
-# kv_bench INST STREAM N RANGE OUT: one redis-benchmark on vCPU GEN_CPU in loadgen.
+# kv_fill_moved INST: the KV_HOT_KEYS keys "mov:%012d" of kv-move, written after the others.
+kv_fill_moved() {
+	seq 0 $((KV_HOT_KEYS - 1)) | awk -v len="$KV_VALUE" -v seed="$2" 'BEGIN {
+			srand(seed + 1)
+			a = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+/"
+			for (v = 0; v < 64; v++) { s = ""; for (i = 0; i < len; i++) s = s substr(a, int(rand() * 64) + 1, 1); val[v] = s }
+		}
+		{ printf "*3\r\n$3\r\nSET\r\n$16\r\nmov:%012d\r\n$%d\r\n%s\r\n", $1, len, val[NR % 64] }' |
+		redis-cli -s "/tmp/kv-$1.sock" --pipe >>"$RESULTS/kv-fill-$1.log" 2>&1
+}
+# kv_scan T: one full read of every key of both instances at once; appends to kv-scans.tsv.
+kv_scan() {
+	_s0=$(uptime_s)
+	_spids=
+	for i in a b; do
+		(echo 0 >"$CGROOT/loadgen/cgroup.procs" &&
+			seq 0 $((KV_KEYS - 1)) | awk '{ printf "*2\r\n$3\r\nGET\r\n$16\r\nkey:%012d\r\n", $1 }' |
+			taskset -c "$GEN_CPU" redis-cli -s "/tmp/kv-$i.sock" --pipe >"/tmp/kv-scan-$i.out" 2>&1) &
+		_spids="$_spids $!"
+	done
+	for p in $_spids; do wait "$p" || true; done
+	printf '%s\t%s\n' "$1" "$(fsub "$(uptime_s)" "$_s0")" >>"$RESULTS/kv-scans.tsv"
+}
+
+# kv_bench INST STREAM N RANGE OUT [PREFIX]: one redis-benchmark on vCPU GEN_CPU in loadgen,
+# reading PREFIX:<random below RANGE> (PREFIX "key" unless given).
 kv_bench() {
 	(echo 0 >"$CGROOT/loadgen/cgroup.procs" &&
 		exec taskset -c "$GEN_CPU" redis-benchmark -s "/tmp/kv-$1.sock" -c 1 -n "$3" -r "$4" \
-			--precision 3 get 'key:__rand_int__') >"$5" 2>&1
+			--precision 3 get "${6:-key}:__rand_int__") >"$5" 2>&1
 }
 # kv_parse FILE: "n secs rps p50_ms p99_ms p999_ms" of one redis-benchmark output; p50 and p99
 # from its latency summary, p99.9 the first line of its percentile distribution at >= 99.9 %.
@@ -127,8 +163,10 @@ kv_parse() {
 kv_chunk() {
 	_c0=$(uptime_s)
 	_pids=
+	_hot=key
+	[ "$APP" = kv-move ] && [ "${1%.*}" -ge "$KV_MOVE_AT" ] && _hot=mov
 	for i in a b; do
-		kv_bench "$i" hot "$KV_HOT_N" "$KV_HOT_KEYS" "/tmp/kv-$i-hot.out" &
+		kv_bench "$i" hot "$KV_HOT_N" "$KV_HOT_KEYS" "/tmp/kv-$i-hot.out" "$_hot" &
 		_pids="$_pids $!"
 		kv_bench "$i" all "$KV_ALL_N" "$KV_KEYS" "/tmp/kv-$i-all.out" &
 		_pids="$_pids $!"
@@ -170,8 +208,9 @@ fio_start() { # INST CGROUP
 	eval "pid_$1=\$!"
 }
 
-case $APP in
+case $KIND in
 kv)
+	[ -n "$KV_MOVE_AT" ] || KV_MOVE_AT=$((SECONDS_RUN / 2))
 	for x in redis-server redis-benchmark redis-cli; do
 		command -v "$x" >/dev/null || { echo "apps: no $x in the guest (--exe)"; exit 2; }
 	done
@@ -188,6 +227,15 @@ kv)
 	fb=$!
 	wait $fa || { echo "apps: fill a failed"; exit 1; }
 	wait $fb || { echo "apps: fill b failed"; exit 1; }
+	if [ "$APP" = kv-move ]; then
+		kv_fill_moved a 1 &
+		fa=$!
+		kv_fill_moved b 1 &
+		fb=$!
+		wait $fa || { echo "apps: fill a of the moved keys failed"; exit 1; }
+		wait $fb || { echo "apps: fill b of the moved keys failed"; exit 1; }
+		echo "apps: kv-move: the hot stream moves to $KV_HOT_KEYS mov: keys at $KV_MOVE_AT s"
+	fi
 	echo "apps: filled 2 x $KV_KEYS keys in $(fsub "$(uptime_s)" "$t") s"
 	tail -n 2 "$RESULTS/kv-fill-a.log"
 	for i in a b; do
@@ -325,7 +373,7 @@ since() { awk -v t0="$1" -v now="$(uptime_s)" 'BEGIN { printf "%.1f", now - t0 }
 
 echo "apps: $APP ready; arm $ARM for $SECONDS_RUN s"
 t0=$(uptime_s)
-[ "$APP" = fio ] && { fio_start a "$CGA"; fio_start b "$CGB"; }
+[ "$KIND" = fio ] && { fio_start a "$CGA"; fio_start b "$CGB"; }
 sample 0
 (
 	next=$SAMPLE_S
@@ -336,7 +384,19 @@ sample 0
 	done
 ) &
 sampler_pid=$!
-if [ "$APP" = kv ]; then
+if [ "$APP" = kv-scan ]; then
+	printf 't_s\tsecs\n' >"$RESULTS/kv-scans.tsv"
+	(
+		next=$KV_SCAN_S
+		while [ "$next" -lt "$SECONDS_RUN" ]; do
+			sleep_until "$t0" "$next"
+			kv_scan "$(since "$t0")"
+			next=$((next + KV_SCAN_S))
+		done
+	) &
+	scanner_pid=$!
+fi
+if [ "$KIND" = kv ]; then
 	k=0
 	while [ $((k * KV_CHUNK_S)) -lt "$SECONDS_RUN" ]; do
 		sleep_until "$t0" $((k * KV_CHUNK_S))
@@ -345,6 +405,7 @@ if [ "$APP" = kv ]; then
 	done
 fi
 wait "$sampler_pid" || true
+[ -z "${scanner_pid:-}" ] || wait "$scanner_pid" || true
 elapsed=$(since "$t0")
 if [ -n "$agent_pid" ] && [ "$status" = ok ] && ! alive "$agent_pid"; then
 	status=failed:agent-exited
@@ -371,7 +432,7 @@ esac
 
 # The application's own summary per instance: app.tsv inst metric value.
 printf 'inst\tmetric\tvalue\n' >"$RESULTS/app.tsv"
-if [ "$APP" = fio ]; then
+if [ "$KIND" = fio ]; then
 	for i in a b; do
 		eval "p=\$pid_$i"
 		# fio ends on its own after SECONDS_RUN + 10 s; the run is measured to its end.
