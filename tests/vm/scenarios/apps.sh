@@ -374,26 +374,22 @@ since() { awk -v t0="$1" -v now="$(uptime_s)" 'BEGIN { printf "%.1f", now - t0 }
 echo "apps: $APP ready; arm $ARM for $SECONDS_RUN s"
 t0=$(uptime_s)
 [ "$KIND" = fio ] && { fio_start a "$CGA"; fio_start b "$CGB"; }
-sample 0
-(
-	next=$SAMPLE_S
-	while [ "$next" -le "$SECONDS_RUN" ]; do
-		sleep_until "$t0" "$next"
-		sample "$(since "$t0")"
-		next=$((next + SAMPLE_S))
+# every STEP END FN: runs "FN T" at t0 + STEP, t0 + 2 STEP, ... up to t0 + END (T: the seconds
+# since t0 when it starts).
+every() {
+	_next=$1
+	while [ "$_next" -le "$2" ]; do
+		sleep_until "$t0" "$_next"
+		"$3" "$(since "$t0")"
+		_next=$((_next + $1))
 	done
-) &
+}
+sample 0
+every "$SAMPLE_S" "$SECONDS_RUN" sample &
 sampler_pid=$!
 if [ "$APP" = kv-scan ]; then
 	printf 't_s\tsecs\n' >"$RESULTS/kv-scans.tsv"
-	(
-		next=$KV_SCAN_S
-		while [ "$next" -lt "$SECONDS_RUN" ]; do
-			sleep_until "$t0" "$next"
-			kv_scan "$(since "$t0")"
-			next=$((next + KV_SCAN_S))
-		done
-	) &
+	every "$KV_SCAN_S" $((SECONDS_RUN - 1)) kv_scan &
 	scanner_pid=$!
 fi
 if [ "$KIND" = kv ]; then
