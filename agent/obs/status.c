@@ -767,8 +767,9 @@ static json_t *explain_decision(const struct tick_report *r, const struct cgroup
 	floor_terms_compute(pp->min_bytes, &in, &ft);
 	factor = l->dec.psi_some_pct >= pp->psi_some_target_pct ? 0.0 :
 		 1.0 - l->dec.psi_some_pct / pp->psi_some_target_pct;
-	rfr = l->dec.back_limit_per_min > 0 ? l->dec.refaults_per_min / l->dec.back_limit_per_min
-					    : 0.0;
+	/* The refault factor acts only with MGLRU aging (psi.c). */
+	rfr = l->mglru && l->dec.back_limit_per_min > 0 ?
+		      l->dec.refaults_per_min / l->dec.back_limit_per_min : 0.0;
 	refault_factor = rfr >= 1.0 ? 0.0 : 1.0 - rfr;
 	computed = (double)l->dec.reclaimable_bytes * l->dec.step * factor * refault_factor;
 	*ret_inputs = json_pack("{s:o,s:o,s:o,s:o,s:o,s:b,s:o,s:o,s:o,s:o,s:b,s:b,s:o}",

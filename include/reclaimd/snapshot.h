@@ -117,6 +117,9 @@ struct cgroup_sample {
 	struct pages_back_deltas back_deltas; /* the raw counter deltas it was made from */
 	unsigned back_features;               /* PAGES_BACK_HAS_* of both samples */
 	bool has_prev;
+	bool evicted_by_age;  /* its reclaim is an lru_gen eviction of generations the agent picks
+			       * by their age (MGLRU aging on this run: aging_ctl_active()); else a
+			       * memory.reclaim write, where the kernel picks the pages */
 
 	/* Results of reclaim jobs that finished since the previous tick. */
 	bool reclaim_partial;        /* EAGAIN or stopped early */

@@ -204,9 +204,11 @@ static void test_refaults_scale_and_pause(void)
 {
 	struct policy_params p = defaults();
 	struct cgroup_sample s = sample(1000 * MiB, 800 * MiB, 200 * MiB, 4096 * MiB, 0);
-	struct policy_state st = { 0 }, calm = { 0 };
+	struct policy_state st = { 0 }, calm = { 0 }, kernel = { 0 };
 	struct reclaim_decision d, dc;
 	double expect;
+
+	s.evicted_by_age = true; /* MGLRU aging: the agent picks the pages */
 
 	/* A steady 10 refaults per 6 s interval reads as 100 a minute, under the 256 limit: the
 	 * request is scaled by 1 - 100/256 and the step does not reset (100/256 < 1/2) but does
@@ -245,6 +247,18 @@ static void test_refaults_scale_and_pause(void)
 	CHECK_EQ_U64(d.request_bytes, 0);
 	CHECK_NEAR(st.step, p.probe_min, 1e-12);
 	CHECK_STREQ(decision_reason_str(DECISION_REFAULTING), "refaulting");
+
+	/* The same burst under memory.reclaim (no aging: the kernel picks the pages): measured,
+	 * not acted on, and the step is not reset. */
+	s.evicted_by_age = false;
+	kernel.step = 0.04;
+	kernel.initialised = true;
+	decide(&p, &s, &kernel, &dc);
+	CHECK(dc.refaults_per_min > 256.0 * 0.5);
+	CHECK_EQ_INT(dc.reason, DECISION_RECLAIM);
+	CHECK_EQ_U64(dc.request_bytes, (uint64_t)((double)(900 * MiB) * 0.04) / PAGE * PAGE);
+	CHECK_NEAR(kernel.step, 0.08, 1e-12);
+	s.evicted_by_age = true;
 
 	/* With no more refaults the rate decays (time constant 1 min) and requests come back
 	 * once it is under the limit: not in the first interval, within five minutes. */
