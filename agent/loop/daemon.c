@@ -293,6 +293,8 @@ static void decide_all(struct daemon *d, const struct reclaim_limits *lim)
 		/* One job per cgroup; one that ended early waits for its next interval anyway. */
 		if (dispatcher_busy(cg))
 			continue;
+		/* The policy, the limits and the explain see one value of it. */
+		d->snap.snap.cgroups[i].evicted_by_age = lc.mglru_aging;
 		cg->rule->policy->decide(&cg->rule->params, s, &snap->host, snap->page_size,
 					 &cg->policy.state, &dec);
 		if (lc.mglru_aging)

@@ -175,7 +175,7 @@ void snapshot_build(struct daemon *d)
 				  cg->rule->match, (long)(cg->rule - d->config->rules),
 				  cg->rule->policy->name);
 		trigger_install(d, cg);
-		s->evicted_by_age = aging_ctl_active(d->aging);
+		s->dry_run = d->opts->dry_run;
 		fold_history(cg, now, snap->page_size, &snap->host, host_ok, s);
 		dispatcher_take_results(cg, s);
 		d->snap.nodes[snap->n_cgroups++] = cg;

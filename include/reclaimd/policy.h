@@ -30,7 +30,7 @@ enum decision_reason {
 				    * waiting (psi.c, reclaim_backoff_intervals) */
 	DECISION_OBSERVING,        /* policy "observe": managed and aged, never reclaimed */
 	DECISION_REFAULTING,       /* MGLRU aging: the kernel's refaults over the last minute at
-				    * or above the refault target (limits.h) */
+				    * or above the refault target (psi.c) */
 	_DECISION_MAX,
 };
 
@@ -69,7 +69,7 @@ struct reclaim_decision {
 	double refaults_per_min;    /* the kernel's refaults per minute, the same way */
 	double back_limit_per_min;  /* refault_target_pct of memory.current in pages, at least 1:
 				     * the rate over which the cold age doubles (pages back) and,
-				     * with MGLRU aging, requests pause (refaults; limits.h) */
+				     * with MGLRU aging, requests pause (refaults; psi.c) */
 };
 
 struct policy_desc {
@@ -189,8 +189,8 @@ unsigned reclaim_backoff_intervals(unsigned short_streak);
  * max(10 min, 10 cold ages) with the pages back at or under the target it halves, down to
  * cold_age. The kernel's own refaults (cg->back.refaults: workingset_refault_anon + _file, pages
  * the kernel saw evicted from this memcg and node) go into a second integral of the same kind;
- * with MGLRU aging the limits scale requests down by it and pause them at the same limit
- * (limits.h reclaim_limits_apply()). Sets
+ * with MGLRU aging (cg->evicted_by_age) the psi policy scales its requests down by it and
+ * pauses them at the same limit (psi.c). Sets
  * d->cold_age_ms, d->prev_cold_age_ms, d->back_per_min, d->refaults_per_min and
  * d->back_limit_per_min; updates state->cold_age_ms, state->back_1m, state->refault_1m and
  * state->calm_us. Needs cg->has_prev; never fails. */

@@ -118,8 +118,12 @@ struct cgroup_sample {
 	unsigned back_features;               /* PAGES_BACK_HAS_* of both samples */
 	bool has_prev;
 	bool evicted_by_age;  /* its reclaim is an lru_gen eviction of generations the agent picks
-			       * by their age (MGLRU aging on this run: aging_ctl_active()); else a
-			       * memory.reclaim write, where the kernel picks the pages */
+			       * by their age (MGLRU aging on this tick: aging_ctl_active(), set
+			       * by the loop just before the policy decides, the value the limits
+			       * and the explain use too); else a memory.reclaim write, where the
+			       * kernel picks the pages */
+	bool dry_run;         /* --dry-run: no job ever reclaims; the psi step grows after calm
+			       * intervals as if each request had been taken */
 
 	/* Results of reclaim jobs that finished since the previous tick. */
 	bool reclaim_partial;        /* EAGAIN or stopped early */

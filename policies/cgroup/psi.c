@@ -140,8 +140,12 @@ static void psi_decide(const struct policy_params *params, const struct cgroup_s
 
 	/* Grow after a calm interval in which the cgroup was reclaimed, for the next one: a calm
 	 * interval with nothing taken (not cold yet, backing off, at the floor) says nothing of
-	 * what a larger step would cost, and the first eviction would come at probe_max. */
-	if (cg->reclaimed_bytes > 0 && d.psi_some_pct < params->psi_some_target_pct / 4 &&
+	 * what a larger step would cost, and the first eviction would come at probe_max. Also
+	 * when this request is under a page (else a cgroup a few dozen pages above its floor
+	 * would stay below-page at probe_min for good) and in a dry run (nothing is ever taken;
+	 * it shows what a live agent would ask). */
+	if ((cg->reclaimed_bytes > 0 || cg->dry_run || d.reason == DECISION_BELOW_PAGE) &&
+	    d.psi_some_pct < params->psi_some_target_pct / 4 &&
 	    d.io_some_pct <= params->io_psi_some_target_pct && rf < 0.25)
 		state->step = MIN(state->step * params->probe_growth, params->probe_max);
 

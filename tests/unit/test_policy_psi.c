@@ -145,6 +145,23 @@ static void test_step_grows_only_after_reclaim(void)
 	s.reclaimed_bytes = 0;
 	decide(&p, &s, &st, &d);
 	CHECK_NEAR(st.step, 0.04, 1e-12);
+	/* A dry run takes nothing ever: it grows as if each request had been taken. */
+	s.dry_run = true;
+	decide(&p, &s, &st, &d);
+	CHECK_NEAR(st.step, 0.08, 1e-12);
+	s.dry_run = false;
+
+	/* 80 pages above a 100 MiB floor: at probe_min the request is under a page (below-page)
+	 * and no job runs; the step still grows until a request is a page or more. */
+	st = (struct policy_state){ 0 };
+	s = sample(100 * MiB + 80 * PAGE, 100 * MiB, 80 * PAGE, 4096 * MiB, 0);
+	s.reclaimed_bytes = 0;
+	decide(&p, &s, &st, &d); /* step 0.01: 0.8 page */
+	CHECK_EQ_INT(d.reason, DECISION_BELOW_PAGE);
+	for (int i = 0; i < 5 && d.reason == DECISION_BELOW_PAGE; i++)
+		decide(&p, &s, &st, &d);
+	CHECK_EQ_INT(d.reason, DECISION_RECLAIM);
+	CHECK(d.request_bytes >= PAGE);
 }
 
 static void test_between_quarter_and_half_keeps_step(void)
