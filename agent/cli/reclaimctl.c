@@ -557,8 +557,8 @@ static void print_explain(json_t *p)
 		       "io PSI some %.3f %% (target %.3f %%)\n",
 		       num(law, "psi_some_pct"), num(law, "psi_some_target_pct"), num(law, "io_some_pct"),
 		       num(law, "io_psi_some_target_pct"));
-		printf("           step %.3f (probe_min %g, x%g after a calm interval that reclaimed, up to %g; next "
-		       "%.3f)\n", num(law, "step"), num(law, "probe_min"), num(law, "probe_growth"),
+		printf("           step %.3f (probe_min %g, x%g after a calm interval that reclaimed, "
+		       "up to %g; next %.3f)\n", num(law, "step"), num(law, "probe_min"), num(law, "probe_growth"),
 		       num(law, "probe_max"), num(law, "next_step"));
 		printf("           refaults %.1f a minute (limit %.1f: refault_target_pct of "
 		       "memory.current)\n", num(law, "refaults_per_min"),

@@ -754,7 +754,7 @@ static json_t *explain_decision(const struct tick_report *r, const struct cgroup
 	const struct policy_params *pp = &cg->rule->params;
 	uint64_t page = r->ctx.snap->page_size ? r->ctx.snap->page_size : 4096;
 	struct floor_terms ft;
-	double factor, rfr, refault_factor, computed;
+	double factor, refault_factor, computed;
 	struct cgroup_sample in = {
 		.current_bytes = l->current_bytes, .min_bytes = l->memory_min_bytes,
 		.low_bytes = l->memory_low_bytes, .high_bytes = l->memory_high_bytes,
@@ -767,10 +767,8 @@ static json_t *explain_decision(const struct tick_report *r, const struct cgroup
 	floor_terms_compute(pp->min_bytes, &in, &ft);
 	factor = l->dec.psi_some_pct >= pp->psi_some_target_pct ? 0.0 :
 		 1.0 - l->dec.psi_some_pct / pp->psi_some_target_pct;
-	/* The refault factor acts only with MGLRU aging (psi.c). */
-	rfr = l->mglru && l->dec.back_limit_per_min > 0 ?
-		      l->dec.refaults_per_min / l->dec.back_limit_per_min : 0.0;
-	refault_factor = rfr >= 1.0 ? 0.0 : 1.0 - rfr;
+	/* As the psi policy applied it (0 without MGLRU aging, and for other policies). */
+	refault_factor = l->dec.refault_ratio >= 1.0 ? 0.0 : 1.0 - l->dec.refault_ratio;
 	computed = (double)l->dec.reclaimable_bytes * l->dec.step * factor * refault_factor;
 	*ret_inputs = json_pack("{s:o,s:o,s:o,s:o,s:o,s:b,s:o,s:o,s:o,s:o,s:b,s:b,s:o}",
 		"current_bytes", ju64(l->current_bytes),

@@ -70,6 +70,8 @@ struct reclaim_decision {
 	double back_limit_per_min;  /* refault_target_pct of memory.current in pages, at least 1:
 				     * the rate over which the cold age doubles (pages back) and,
 				     * with MGLRU aging, requests pause (refaults; psi.c) */
+	double refault_ratio;       /* refaults_per_min / back_limit_per_min as the psi policy
+				     * applied it: 0 without MGLRU aging or before history */
 };
 
 struct policy_desc {

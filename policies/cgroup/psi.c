@@ -11,8 +11,9 @@
  *   request  = 0 (at-floor) while memory.current - floor < CGROUP_FLOOR_MIN_ROOM_PAGES pages: what
  *              the kernel takes for the smallest request would go below the floor
  *   request  = 0 while io PSI "some" over the interval exceeds io_psi_some_target_pct
- *   r        = the kernel's refaults per minute over the last minute / the refault limit
- *              (refault_target_pct of memory.current, cold_age.c)
+ *   r        = with MGLRU aging (cg->evicted_by_age), the kernel's refaults per minute over the
+ *              last minute / the refault limit (refault_target_pct of memory.current,
+ *              cold_age.c); 0 without
  *   request  = request * (1 - r); 0 (refaulting) while r >= 1
  *   step     : starts at probe_min; reset to probe_min when p >= target/2 or r >= 1/2 (before
  *              this request); multiplied by probe_growth, up to probe_max, after an interval
@@ -109,6 +110,7 @@ static void psi_decide(const struct policy_params *params, const struct cgroup_s
 	 * limit is >= 1). */
 	rf = cg->evicted_by_age && d.back_limit_per_min > 0 ?
 		     d.refaults_per_min / d.back_limit_per_min : 0.0;
+	d.refault_ratio = rf;
 
 	/* Back off first: a stressed interval must not be followed by a large step. */
 	if (d.psi_some_pct >= params->psi_some_target_pct / 2 ||

@@ -239,6 +239,7 @@ static void test_refaults_scale_and_pause(void)
 	decide(&p, &s, &st, &d);
 	CHECK_NEAR(d.back_limit_per_min, 256.0, 1e-9);
 	CHECK_NEAR(d.refaults_per_min, 100.0, 1e-9);
+	CHECK_NEAR(d.refault_ratio, 100.0 / 256.0, 1e-9);
 	CHECK_EQ_INT(d.reason, DECISION_RECLAIM);
 	expect = (double)(900 * MiB) * 0.04 * (1.0 - 100.0 / 256.0);
 	CHECK_EQ_U64(d.request_bytes, (uint64_t)expect / PAGE * PAGE);
@@ -272,6 +273,7 @@ static void test_refaults_scale_and_pause(void)
 	kernel.initialised = true;
 	decide(&p, &s, &kernel, &dc);
 	CHECK(dc.refaults_per_min > 256.0 * 0.5);
+	CHECK_NEAR(dc.refault_ratio, 0.0, 1e-12);
 	CHECK_EQ_INT(dc.reason, DECISION_RECLAIM);
 	CHECK_EQ_U64(dc.request_bytes, (uint64_t)((double)(900 * MiB) * 0.04) / PAGE * PAGE);
 	CHECK_NEAR(kernel.step, 0.08, 1e-12);

@@ -100,28 +100,27 @@ kv_start() { # INST CGROUP
 		--logfile "$RESULTS/redis-$1.log"
 	eval "pid_$1=\$!"
 }
-# kv_fill INST: KV_KEYS SETs through redis-cli --pipe (RESP), in KV_FILL order; values cycle
-# through 64 random printable strings, so a page of values compresses about as much as text.
+# kv_fill INST SEED PREFIX COUNT ORDER: COUNT SETs of PREFIX:%012d (0 .. COUNT-1) through
+# redis-cli --pipe (RESP), in key order (ORDER seq) or shuffled; values cycle through 64 random
+# printable strings drawn from SEED, so a page of values compresses about as much as text.
 kv_fill() {
-	if [ "$KV_FILL" = seq ]; then seq 0 $((KV_KEYS - 1)); else seq 0 $((KV_KEYS - 1)) | shuf; fi |
-		awk -v len="$KV_VALUE" -v seed="$2" 'BEGIN {
+	if [ "$5" = seq ]; then seq 0 $(($4 - 1)); else seq 0 $(($4 - 1)) | shuf; fi |
+		awk -v len="$KV_VALUE" -v seed="$2" -v prefix="$3" 'BEGIN {
 			srand(seed)
 			a = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+/"
 			for (v = 0; v < 64; v++) { s = ""; for (i = 0; i < len; i++) s = s substr(a, int(rand() * 64) + 1, 1); val[v] = s }
 		}
-		{ printf "*3\r\n$3\r\nSET\r\n$16\r\nkey:%012d\r\n$%d\r\n%s\r\n", $1, len, val[NR % 64] }' |
-		redis-cli -s "/tmp/kv-$1.sock" --pipe >"$RESULTS/kv-fill-$1.log" 2>&1
-}
-
-# kv_fill_moved INST: the KV_HOT_KEYS keys "mov:%012d" of kv-move, written after the others.
-kv_fill_moved() {
-	seq 0 $((KV_HOT_KEYS - 1)) | awk -v len="$KV_VALUE" -v seed="$2" 'BEGIN {
-			srand(seed + 1)
-			a = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+/"
-			for (v = 0; v < 64; v++) { s = ""; for (i = 0; i < len; i++) s = s substr(a, int(rand() * 64) + 1, 1); val[v] = s }
-		}
-		{ printf "*3\r\n$3\r\nSET\r\n$16\r\nmov:%012d\r\n$%d\r\n%s\r\n", $1, len, val[NR % 64] }' |
+		{ printf "*3\r\n$3\r\nSET\r\n$16\r\n%s:%012d\r\n$%d\r\n%s\r\n", prefix, $1, len, val[NR % 64] }' |
 		redis-cli -s "/tmp/kv-$1.sock" --pipe >>"$RESULTS/kv-fill-$1.log" 2>&1
+}
+# kv_fill_both SEED PREFIX COUNT ORDER: kv_fill of both instances at once; exits on a failure.
+kv_fill_both() {
+	kv_fill a "$@" &
+	_fa=$!
+	kv_fill b "$@" &
+	_fb=$!
+	wait $_fa || { echo "apps: fill a of $2: keys failed"; exit 1; }
+	wait $_fb || { echo "apps: fill b of $2: keys failed"; exit 1; }
 }
 # kv_scan T: one full read of every key of both instances at once; appends to kv-scans.tsv.
 kv_scan() {
@@ -221,19 +220,9 @@ kv)
 		wait_for_file "/tmp/kv-$i.sock" 60 || { echo "apps: redis $i did not start"; exit 1; }
 	done
 	t=$(uptime_s)
-	kv_fill a 1 &
-	fa=$!
-	kv_fill b 1 &
-	fb=$!
-	wait $fa || { echo "apps: fill a failed"; exit 1; }
-	wait $fb || { echo "apps: fill b failed"; exit 1; }
+	kv_fill_both 1 key "$KV_KEYS" "$KV_FILL"
 	if [ "$APP" = kv-move ]; then
-		kv_fill_moved a 1 &
-		fa=$!
-		kv_fill_moved b 1 &
-		fb=$!
-		wait $fa || { echo "apps: fill a of the moved keys failed"; exit 1; }
-		wait $fb || { echo "apps: fill b of the moved keys failed"; exit 1; }
+		kv_fill_both 2 mov "$KV_HOT_KEYS" seq
 		echo "apps: kv-move: the hot stream moves to $KV_HOT_KEYS mov: keys at $KV_MOVE_AT s"
 	fi
 	echo "apps: filled 2 x $KV_KEYS keys in $(fsub "$(uptime_s)" "$t") s"
