@@ -277,7 +277,8 @@ static void decide_all(struct daemon *d, const struct reclaim_limits *lim)
 	for (size_t k = 0; k < snap->n_cgroups; k++) {
 		size_t i = limits_room_turn(k, d->tick, snap->n_cgroups);
 		struct cgroup_node *cg = d->snap.nodes[i];
-		const struct cgroup_sample *s = &snap->cgroups[i];
+		struct cgroup_sample ps = snap->cgroups[i]; /* the interval since the last decision */
+		const struct cgroup_sample *s = &ps;
 		struct limits_cgroup lc = {
 			.mglru_aging = aging_ctl_active(d->aging),
 			.cold_bytes = aging_ctl_cold_bytes(cg, d->tick, snap->page_size),
@@ -290,11 +291,16 @@ static void decide_all(struct daemon *d, const struct reclaim_limits *lim)
 		struct reclaim_decision dec;
 		bool file_only;
 
-		/* One job per cgroup; one that ended early waits for its next interval anyway. */
-		if (dispatcher_busy(cg))
+		/* One job per cgroup; one that ended early waits for its next interval anyway. The
+		 * ticks it spans are carried into the next decision's interval: their pressure and
+		 * the pages that came back during the job count. */
+		if (dispatcher_busy(cg)) {
+			interval_carry_add(&cg->policy.carry, &snap->cgroups[i]);
 			continue;
+		}
+		interval_carry_apply(&cg->policy.carry, &ps);
 		/* The policy, the limits and the explain see one value of it. */
-		d->snap.snap.cgroups[i].evicted_by_age = lc.mglru_aging;
+		ps.evicted_by_age = lc.mglru_aging;
 		cg->rule->policy->decide(&cg->rule->params, s, &snap->host, snap->page_size,
 					 &cg->policy.state, &dec);
 		if (lc.mglru_aging)

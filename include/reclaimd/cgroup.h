@@ -18,6 +18,7 @@
 #include "reclaimd/cold_hist.h"
 #include "reclaimd/config.h"
 #include "reclaimd/policy.h"
+#include "reclaimd/interval.h"
 #include "reclaimd/snapshot.h"
 #include "reclaimd/workload.h"
 
@@ -118,6 +119,9 @@ struct cgroup_node {
 
 	struct {
 		struct policy_state state;
+		/* The deltas of the ticks it skipped with a job in flight, added to the next
+		 * interval it decides on (interval.h; daemon.c decide_all). */
+		struct interval_carry carry;
 		/* What the last state line said (obs/report.c); the state lines' budget: log_spent
 		 * of REPORT_STATE_BURST spent, one back per minute from last_log_us; summary_period:
 		 * the summary period of its last request (report.c counts each cgroup once). */

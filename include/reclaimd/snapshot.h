@@ -105,7 +105,8 @@ struct cgroup_sample {
 	uint64_t io_read_bytes;
 	bool has_io_stat;
 
-	/* Deltas against the previous tick; valid only when has_prev. */
+	/* Deltas against the previous tick; valid only when has_prev. The policy's copy spans
+	 * the ticks since it last decided (interval.h). */
 	usec_t elapsed_us;           /* wall time between the two samples */
 	usec_t mem_some_delta_us;    /* memory.pressure some total delta */
 	usec_t io_some_delta_us;     /* io.pressure some total delta */
@@ -118,10 +119,11 @@ struct cgroup_sample {
 	unsigned back_features;               /* PAGES_BACK_HAS_* of both samples */
 	bool has_prev;
 	bool evicted_by_age;  /* its reclaim is an lru_gen eviction of generations the agent picks
-			       * by their age (MGLRU aging on this tick: aging_ctl_active(), set
-			       * by the loop just before the policy decides, the value the limits
-			       * and the explain use too); else a memory.reclaim write, where the
-			       * kernel picks the pages */
+			       * by their age (MGLRU aging on this tick: aging_ctl_active()); else
+			       * a memory.reclaim write, where the kernel picks the pages. Set
+			       * in the loop's copy of the sample the policy decides on
+			       * (daemon.c decide_all, the value the limits and the explain use
+			       * too); false in the built snapshot */
 	bool dry_run;         /* --dry-run: no job ever reclaims; the psi step grows after calm
 			       * intervals as if each request had been taken */
 
