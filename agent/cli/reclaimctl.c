@@ -467,7 +467,10 @@ static void print_suggestion(json_t *sg)
 		       "minute)", integer(sg, "bucket_s"), over, num(sg, "refault_target_pct"));
 	else
 		printf(": %s", why);
-	printf(" [%s; shown only, not used]\n", why);
+	if (json_is_true(get(sg, "used")))
+		printf(" [%s; the cold age is kept at least %g s]\n", why, num(sg, "floor_s"));
+	else
+		printf(" [%s; no floor under the cold age yet]\n", why);
 }
 
 /* The cold-memory report of Explain: idle bytes by age, the generations, the promotions. */
@@ -576,11 +579,18 @@ static void print_explain(json_t *p)
 		       json_is_true(get(lim, "reaches_zswap")) ? "reaches" : "does not reach",
 		       json_is_true(get(lim, "file_only")) ? ", page cache only (more than the pool's room)" : "",
 		       B(get(lim, "request_bytes")), str(lim, "reason"));
-		if (json_is_object(cold))
+		if (json_is_object(cold)) {
 			printf("cold age:  %g s (was %g s, at most %g s); %.1f pages read back a minute "
-			       "(target %g %% of memory.current a minute)\n", num(cold, "cold_age_s"),
+			       "(target %g %% of memory.current a minute)", num(cold, "cold_age_s"),
 			       num(cold, "previous_cold_age_s"), num(cold, "max_cold_age_s"),
 			       num(cold, "pages_back_per_min"), num(cold, "refault_target_pct"));
+			if (num(cold, "histogram_floor_s") > 0)
+				printf("; at least %g s from the histogram%s",
+				       num(cold, "histogram_floor_s"),
+				       json_is_true(get(cold, "raised_by_histogram")) ?
+					       ", which raised it" : "");
+			printf("\n");
+		}
 		if (json_is_object(get(in, "pages_back"))) {
 			json_t *pb = get(in, "pages_back");
 

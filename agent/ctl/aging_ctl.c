@@ -102,12 +102,27 @@ static void add_target(struct cgroup_node *cg, const struct lru_gen_lruvec *v,
 	cg->aging.cold_file_pages += p->cold_file_pages;
 }
 
-/* The cold age the cgroup's policy settled on (cold_age.c), or its rule's starting one. */
+uint64_t aging_ctl_hist_cold_age_ms(const struct cgroup_node *cg)
+{
+	const struct cold_hist_cgroup *h = cg->coldhist.state;
+
+	return h && h->tick ? cold_hist_choice_floor_ms(&h->choice) : 0;
+}
+
+/* The cold age the cgroup's policy settled on (cold_age.c), or its rule's starting one; raised
+ * to the histogram's floor (up to max_cold_age) as the policy will raise it at its next
+ * decision, so no eviction is planned under a floor already known. */
 static uint64_t cold_age_ms(const struct cgroup_node *cg)
 {
-	if (cg->policy.state.cold_age_ms)
-		return cg->policy.state.cold_age_ms;
-	return cg->rule ? cg->rule->params.cold_age_s * 1000 : 0;
+	uint64_t age = cg->policy.state.cold_age_ms, floor = aging_ctl_hist_cold_age_ms(cg);
+
+	if (!cg->rule)
+		return age;
+	if (!age)
+		age = cg->rule->params.cold_age_s * 1000;
+	if (floor > age)
+		age = MIN(floor, MAX(cg->rule->params.max_cold_age_s * 1000, age));
+	return age;
 }
 
 /* The child of `parent` named by p[0..pn) (one path component), or NULL. */
@@ -312,7 +327,8 @@ static void hist_note(struct aging_ctl *ag, struct cgroup_node *cg, const struct
 /*
  * After the tick's read: each managed cgroup's promotions since its last counted read go into
  * its rates, this read's lruvecs replace the kept ones (sorted for hist_prev()), and the chooser
- * runs at the rule's max_cold_age and refault_target_pct (shown, not used: cold_hist.h). A read
+ * runs at the rule's max_cold_age and refault_target_pct: its floor raises the cold age (cold_age_ms()
+ * here, cold_age.c). A read
  * that failed part way leaves no report (its lruvecs may be missing) and counts nothing; so does
  * a read that listed one memcg and node twice for the cgroup (its pages would count twice).
  */

@@ -46,6 +46,9 @@ void aging_ctl_tick(struct aging_ctl *ag, const struct tick_ctx *ctx);
 /* Turns aging on or off per the new configuration; an unchanged state or reason is not logged
  * again, and a kernel without MGLRU is not probed again. */
 void aging_ctl_reload(struct aging_ctl *ag, const struct config *c);
+/* The cold-memory histogram's floor under cg's cold age, ms (cold_hist_choice_floor_ms() of
+ * its last choice; 0 without one). */
+uint64_t aging_ctl_hist_cold_age_ms(const struct cgroup_node *cg);
 /* Bytes in cg's generations idle for its cold age, as planned this tick (0 when not planned this
  * tick, or already taken by a job): the cap of limits.h. */
 static inline uint64_t aging_ctl_cold_bytes(const struct cgroup_node *cg, unsigned tick,

@@ -301,6 +301,7 @@ static void decide_all(struct daemon *d, const struct reclaim_limits *lim)
 		interval_carry_apply(&cg->policy.carry, &ps);
 		/* The policy, the limits and the explain see one value of it. */
 		ps.evicted_by_age = lc.mglru_aging;
+		ps.hist_cold_age_ms = lc.mglru_aging ? aging_ctl_hist_cold_age_ms(cg) : 0;
 		cg->rule->policy->decide(&cg->rule->params, s, &snap->host, snap->page_size,
 					 &cg->policy.state, &dec);
 		if (lc.mglru_aging)

@@ -148,6 +148,16 @@ void report_cold_age(const struct cgroup_node *cg, const struct reclaim_decision
 {
 	if (dec->cold_age_ms == dec->prev_cold_age_ms || dec->prev_cold_age_ms == 0)
 		return;
+	if (dec->cold_age_from_hist) {
+		log_event(LOG_NOTICE, MSGID_COLD_AGE,
+			  &(struct log_fields){ .cgroup = cg->path, .workload = &cg->workload,
+						.policy = cg->rule ? cg->rule->policy->name : NULL },
+			  "%s: cold age %.0f s -> %.0f s: its pages idle for less were measured "
+			  "touched again over refault_target_pct (cold-memory histogram; reclaimctl "
+			  "explain)", cg->path, (double)dec->prev_cold_age_ms / 1000.0,
+			  (double)dec->cold_age_ms / 1000.0);
+		return;
+	}
 	log_event(dec->cold_age_ms > dec->prev_cold_age_ms ? LOG_NOTICE : LOG_INFO, MSGID_COLD_AGE,
 		  &(struct log_fields){ .cgroup = cg->path, .workload = &cg->workload,
 					.policy = cg->rule ? cg->rule->policy->name : NULL },

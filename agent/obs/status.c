@@ -806,9 +806,11 @@ static json_t *explain_decision(const struct tick_report *r, const struct cgroup
 		"reaches_zswap", l->reaches_zswap, "file_only", l->file_only,
 		"request_bytes", ju64(l->dec.request_bytes),
 		"reason", decision_reason_str(l->dec.reason));
-	*ret_cold = l->mglru ? json_pack("{s:f,s:f,s:f,s:f,s:f}",
+	*ret_cold = l->mglru ? json_pack("{s:f,s:f,s:f,s:b,s:f,s:f,s:f}",
 		"cold_age_s", (double)l->dec.cold_age_ms / 1000.0,
 		"previous_cold_age_s", (double)l->dec.prev_cold_age_ms / 1000.0,
+		"histogram_floor_s", (double)l->dec.hist_cold_age_ms / 1000.0,
+		"raised_by_histogram", l->dec.cold_age_from_hist,
 		"pages_back_per_min", l->dec.back_per_min,
 		"refault_target_pct", pp->refault_target_pct,
 		"max_cold_age_s", (double)pp->max_cold_age_s) : json_null();
@@ -827,6 +829,7 @@ static json_t *explain_cold_memory(const struct tick_report *r, const struct cgr
 	uint64_t page = r->ctx.snap->page_size ? r->ctx.snap->page_size : 4096;
 	const struct policy_params *pp = &cg->rule->params;
 	const struct cold_hist_choice *c;
+	uint64_t floor_ms;
 	json_t *gens, *rates;
 
 	if (!h)
@@ -847,7 +850,8 @@ static json_t *explain_cold_memory(const struct tick_report *r, const struct cgr
 			"watched_s", seconds(h->rates.watched_us[b]),
 			"known", h->rates.watched_us[b] >= COLD_HIST_MIN_EVIDENCE_US &&
 				 h->report.horizon_ms >= cold_hist_rate_age_s(b) * 1000));
-	return json_pack("{s:o,s:f,s:o,s:I,s:o,s:b,s:o,s:{s:o,s:s,s:I,s:f,s:f,s:I,s:f,s:I,s:o,s:b}}",
+	floor_ms = cold_hist_choice_floor_ms(c);
+	return json_pack("{s:o,s:f,s:o,s:I,s:o,s:b,s:o,s:{s:o,s:s,s:I,s:f,s:f,s:I,s:f,s:I,s:o,s:b,s:o}}",
 		"idle_bytes", idle_bytes_json(h, page),
 		"idle_horizon_s", (double)h->report.horizon_ms / 1000.0,
 		"total_bytes", ju64(h->report.total_pages * page),
@@ -865,7 +869,8 @@ static json_t *explain_cold_memory(const struct tick_report *r, const struct cgr
 		"refault_target_pct", pp->refault_target_pct,
 		"max_cold_age_s", (json_int_t)pp->max_cold_age_s,
 		"would_reclaim_bytes", would_reclaim_json(cg),
-		"used", false);
+		"used", floor_ms > 0,
+		"floor_s", floor_ms ? json_real((double)floor_ms / 1000.0) : json_null());
 }
 
 /* The memory tier plan of the cgroup's last eviction (tiers_ctl_shape()), or NULL when none was

@@ -55,7 +55,9 @@
  * The chooser (cold_hist_choose()): the smallest bucket age A up to max_cold_age_s whose rate,
  * as a share of the cgroup's pages in lru_gen, is at most refault_target_pct per minute, with
  * the reason as data. Ages beyond the horizon, or watched for less than COLD_HIST_MIN_EVIDENCE_US,
- * are not chosen: nothing is known of them.
+ * are not chosen: nothing is known of them. The choice is a floor under the cold age the policy
+ * keeps (cold_hist_choice_floor_ms(), cold_age.c): measured promotions raise the cold age before
+ * an eviction at a too short one causes the refaults that would double it.
  */
 #ifndef RECLAIMD_COLD_HIST_H
 #define RECLAIMD_COLD_HIST_H
@@ -214,5 +216,13 @@ void cold_hist_rates_update(struct cold_hist_rates *r, const struct cold_hist_pr
 void cold_hist_choose(const struct cold_hist_rates *r, const struct cold_hist_report *rep,
 		      uint64_t max_cold_age_s, double refault_target_pct,
 		      struct cold_hist_choice *ret);
+
+/* The least cold age the choice supports, milliseconds: age_s for UNDER_TARGET and
+ * NONE_UNDER_TARGET (max_cold_age_s); for NO_EVIDENCE and BEYOND_HORIZON after candidates_over
+ * candidates over the target, bucket_s (every smaller age was measured over the target); 0 when
+ * it says nothing (no memory, no candidate measured over the target yet, MAX_TOO_SHORT). The
+ * cold age the policy keeps is raised to it (cold_age.c): pages idle that long were measured to
+ * come back too often. Never fails. */
+uint64_t cold_hist_choice_floor_ms(const struct cold_hist_choice *c);
 
 #endif

@@ -65,6 +65,8 @@ struct reclaim_decision {
 	double step;                /* step used for this request */
 	uint64_t cold_age_ms;       /* the cold age after this interval (cold_age.c) */
 	uint64_t prev_cold_age_ms;  /* and before it */
+	uint64_t hist_cold_age_ms;  /* the histogram's floor under it (cg->hist_cold_age_ms) */
+	bool cold_age_from_hist;    /* the floor raised the cold age in this interval */
 	double back_per_min;        /* pages back per minute over the last minute (cold_age.c) */
 	double refaults_per_min;    /* the kernel's refaults per minute, the same way */
 	double back_limit_per_min;  /* refault_target_pct of memory.current in pages, at least 1:
@@ -192,7 +194,10 @@ unsigned reclaim_backoff_intervals(unsigned short_streak);
  * cold_age. The kernel's own refaults (cg->back.refaults: workingset_refault_anon + _file, pages
  * the kernel saw evicted from this memcg and node) go into a second integral of the same kind;
  * with MGLRU aging (cg->evicted_by_age) the psi policy scales its requests down by it and
- * pauses them at the same limit (psi.c). Sets
+ * pauses them at the same limit (psi.c). The histogram's floor (cg->hist_cold_age_ms,
+ * cold_hist.h) raises the cold age, up to max_cold_age, before any refault: the measured
+ * promotions of pages idle that long are over the target; the doubling stays the guard when
+ * the measurement misses (page cache read without mapping, cold_hist.h). Sets
  * d->cold_age_ms, d->prev_cold_age_ms, d->back_per_min, d->refaults_per_min and
  * d->back_limit_per_min; updates state->cold_age_ms, state->back_1m, state->refault_1m and
  * state->calm_us. Needs cg->has_prev; never fails. */

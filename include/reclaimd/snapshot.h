@@ -124,6 +124,10 @@ struct cgroup_sample {
 			       * in the loop's copy of the sample the policy decides on
 			       * (daemon.c decide_all, the value the limits and the explain use
 			       * too); false in the built snapshot */
+	/* The cold-memory histogram's floor under the cold age this tick, ms
+	 * (cold_hist_choice_floor_ms() of aging_ctl's choice, cold_hist.h); 0: none (no
+	 * evidence yet, no MGLRU aging). Set in the policy's copy, like evicted_by_age. */
+	uint64_t hist_cold_age_ms;
 	bool dry_run;         /* --dry-run: no job ever reclaims; the psi step grows after calm
 			       * intervals as if each request had been taken */
 

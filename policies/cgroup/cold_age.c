@@ -81,6 +81,12 @@ void cold_age_update(const struct policy_params *params, const struct cgroup_sam
 			state->calm_us = 0;
 		}
 	}
+	d->hist_cold_age_ms = cg->hist_cold_age_ms;
+	if (cg->hist_cold_age_ms > age && age < hi) {
+		age = MIN(cg->hist_cold_age_ms, hi);
+		state->calm_us = 0;
+		d->cold_age_from_hist = true;
+	}
 	if (age != was) {
 		state->since_change = 0;
 		state->taken_at_age = false;

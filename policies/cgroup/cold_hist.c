@@ -234,3 +234,17 @@ void cold_hist_choose(const struct cold_hist_rates *r, const struct cold_hist_re
 	}
 	*ret = c;
 }
+
+uint64_t cold_hist_choice_floor_ms(const struct cold_hist_choice *c)
+{
+	switch (c->reason) {
+	case COLD_CHOICE_UNDER_TARGET:
+	case COLD_CHOICE_NONE_UNDER_TARGET:
+		return c->age_s * 1000;
+	case COLD_CHOICE_NO_EVIDENCE:
+	case COLD_CHOICE_BEYOND_HORIZON:
+		return c->candidates_over ? c->bucket_s * 1000 : 0;
+	default:
+		return 0;
+	}
+}

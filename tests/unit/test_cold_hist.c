@@ -403,8 +403,36 @@ static void test_reads_to_choice(void)
 	CHECK_NEAR(r.per_min[0], 61.0, 1e-9);
 }
 
+/* The floor under the cold age each answer gives (cold_hist_choice_floor_ms()). */
+static void test_choice_floor(void)
+{
+	struct cold_hist_choice c;
+
+	c = (struct cold_hist_choice){ .reason = COLD_CHOICE_UNDER_TARGET, .age_s = 120, .bucket_s = 120 };
+	CHECK_EQ_U64(cold_hist_choice_floor_ms(&c), 120000);
+	c = (struct cold_hist_choice){ .reason = COLD_CHOICE_NONE_UNDER_TARGET, .age_s = 1200, .bucket_s = 960 };
+	CHECK_EQ_U64(cold_hist_choice_floor_ms(&c), 1200000);
+	/* Not watched long enough at 240 s, but 30..120 s were measured over the target. */
+	c = (struct cold_hist_choice){ .reason = COLD_CHOICE_NO_EVIDENCE, .bucket_s = 240, .candidates_over = 3 };
+	CHECK_EQ_U64(cold_hist_choice_floor_ms(&c), 240000);
+	c = (struct cold_hist_choice){ .reason = COLD_CHOICE_BEYOND_HORIZON, .bucket_s = 60, .candidates_over = 1 };
+	CHECK_EQ_U64(cold_hist_choice_floor_ms(&c), 60000);
+	/* Nothing measured over the target: nothing known, no floor. */
+	c = (struct cold_hist_choice){ .reason = COLD_CHOICE_NO_EVIDENCE, .bucket_s = 30 };
+	CHECK_EQ_U64(cold_hist_choice_floor_ms(&c), 0);
+	c = (struct cold_hist_choice){ .reason = COLD_CHOICE_BEYOND_HORIZON, .bucket_s = 30 };
+	CHECK_EQ_U64(cold_hist_choice_floor_ms(&c), 0);
+	c = (struct cold_hist_choice){ .reason = COLD_CHOICE_NO_MEMORY };
+	CHECK_EQ_U64(cold_hist_choice_floor_ms(&c), 0);
+	c = (struct cold_hist_choice){ .reason = COLD_CHOICE_MAX_TOO_SHORT, .age_s = 20 };
+	CHECK_EQ_U64(cold_hist_choice_floor_ms(&c), 0);
+	c = (struct cold_hist_choice){ .reason = _COLD_CHOICE_MAX, .age_s = 20 };
+	CHECK_EQ_U64(cold_hist_choice_floor_ms(&c), 0);
+}
+
 int main(void)
 {
+	test_choice_floor();
 	test_report_lower_bounds_and_horizon();
 	test_report_saturates();
 	test_report_points_merge();

@@ -130,13 +130,13 @@ check "cgroups: a would_reclaim_bytes is a number" \
 "$CTL" --socket "$SOCK" --json explain work.slice/a >"$T/ex.json" 2>&1
 check "explain: cold_memory has the generations of 3 lruvecs" \
 	[ "$(pyj "$T/ex.json" '[d["cold_memory"]["lruvecs"], len(d["cold_memory"]["generations"])]')" = '[3, 10]' ]
-check "explain: the suggestion has a reason, not used" \
-	[ "$(pyj "$T/ex.json" 'isinstance(d["cold_memory"]["suggestion"]["reason"], str) and d["cold_memory"]["suggestion"]["used"] is False')" = true ]
+check "explain: no evidence yet, so no floor under the cold age" \
+	[ "$(pyj "$T/ex.json" 'isinstance(d["cold_memory"]["suggestion"]["reason"], str) and d["cold_memory"]["suggestion"]["used"] is False and d["cold_memory"]["suggestion"]["floor_s"] is None')" = true ]
 check "explain: 7 promotion ages" [ "$(pyj "$T/ex.json" 'len(d["cold_memory"]["promotions"])')" = 7 ]
 "$CTL" --socket "$SOCK" explain work.slice/a >"$T/ex.txt" 2>&1
 check "reclaimctl explain: idle line" grep -q '^idle: *at least .* for 60 s,.* ? for 600 s' "$T/ex.txt"
 check "reclaimctl explain: generations line" grep -q '^gens: .*idle>=399s' "$T/ex.txt"
-check "reclaimctl explain: suggestion line" grep -q '^suggests: .*shown only, not used' "$T/ex.txt"
+check "reclaimctl explain: suggestion line" grep -q '^suggests: .*no floor under the cold age yet' "$T/ex.txt"
 check "reclaimctl explain: would reclaim" grep -q '^observing: would reclaim' "$T/ex.txt"
 "$CTL" --socket "$SOCK" --full cgroups >"$T/cg.txt" 2>&1
 check "reclaimctl cgroups: IDLE>=2M column" grep -q 'IDLE>=2M' "$T/cg.txt"

@@ -780,6 +780,64 @@ static void test_cold_age_from_refaults(void)
 
 /* A reload that moves the cold age is a change: the refaults of jobs planned at the old one do
  * not double the new one. */
+/* The histogram's floor (cg->hist_cold_age_ms) raises the cold age before any refault, up to
+ * max_cold_age; the refaults then double from there, and a calm period never halves it below
+ * the floor while the floor lasts. */
+static void test_cold_age_histogram_floor(void)
+{
+	struct policy_params p = defaults();
+	struct policy_state st = { 0 };
+	struct reclaim_decision d;
+	struct cgroup_sample s = sample(400 * MiB, 400 * MiB, 0, 1024 * MiB, 0);
+
+	/* A floor under the cold age changes nothing. */
+	s.hist_cold_age_ms = 30000;
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_U64(d.cold_age_ms, 60000);
+	CHECK(!d.cold_age_from_hist);
+	CHECK_EQ_U64(d.hist_cold_age_ms, 30000);
+	/* 240 s measured: raised at once, with no refault, as a change (since_change 0). */
+	s.hist_cold_age_ms = 240000;
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_U64(d.prev_cold_age_ms, 60000);
+	CHECK_EQ_U64(d.cold_age_ms, 240000);
+	CHECK(d.cold_age_from_hist);
+	CHECK_EQ_U64(st.since_change, 0);
+	CHECK(!st.taken_at_age);
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_U64(d.cold_age_ms, 240000);
+	CHECK(!d.cold_age_from_hist);
+	/* Refaults over the target after a job at 240 s: the guard doubles from there. */
+	s.back.pages = 500;
+	s.reclaimed_bytes = 8 * MiB;
+	for (int i = 0; i < 3 && d.cold_age_ms == 240000; i++)
+		decide(&p, &s, &st, &d);
+	CHECK_EQ_U64(d.cold_age_ms, 480000);
+	/* Calm for three hours with the floor still at 240 s: halves to the floor, never below
+	 * it (a halving to 120 s is raised back within the same decision). */
+	s.back.pages = 0;
+	s.reclaimed_bytes = 0;
+	st.back_1m = 0;
+	for (int i = 0; i < 1800; i++) {
+		decide(&p, &s, &st, &d);
+		CHECK(d.cold_age_ms >= 240000);
+	}
+	CHECK_EQ_U64(d.cold_age_ms, 240000);
+	/* A floor over max_cold_age raises to max_cold_age only. */
+	st = (struct policy_state){ 0 };
+	s.hist_cold_age_ms = 5000000;
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_U64(d.cold_age_ms, p.max_cold_age_s * 1000);
+	CHECK(d.cold_age_from_hist);
+	decide(&p, &s, &st, &d);
+	CHECK(!d.cold_age_from_hist);
+	/* The floor gone (no evidence after a restart of aging): the age it left stays until
+	 * calm halves it. */
+	s.hist_cold_age_ms = 0;
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_U64(d.cold_age_ms, p.max_cold_age_s * 1000);
+}
+
 static void test_cold_age_reload_is_a_change(void)
 {
 	struct policy_params p = defaults();
@@ -851,5 +909,6 @@ int main(void)
 	test_request_never_crosses_floor();
 	test_cold_age_from_refaults();
 	test_cold_age_reload_is_a_change();
+	test_cold_age_histogram_floor();
 	return test_report("policy_psi");
 }
