@@ -193,10 +193,16 @@ END {
 			}
 			print ""
 		}
-		if (p == "fio") {
-			print "### fio: fio's own numbers (read IOPS, completion latency in us over the whole run; median over runs)"
-			print ""
-			print "| arm | runs | IOPS a / b | a p50/p99/p99.9 | b p50/p99/p99.9 | p99 a/b | p99.9 a/b | mean a/b | a: pages back per 1,000 reads |"
+		if (p == "fio" || p == "db") {
+			if (p == "fio") {
+				print "### fio: fio's own numbers (read IOPS, completion latency in us over the whole run; median over runs)"
+				print ""
+				print "| arm | runs | IOPS a / b | a p50/p99/p99.9 | b p50/p99/p99.9 | p99 a/b | p99.9 a/b | mean a/b | a: pages back per 1,000 reads |"
+			} else {
+				print "### db: pgbench's own numbers (transactions/s; latency in us from each transaction's scheduled start, over the whole run; median over runs)"
+				print ""
+				print "| arm | runs | TPS a / b | a p50/p99/p99.9 | b p50/p99/p99.9 | p99 a/b | p99.9 a/b | mean a/b | a: pages back per 1,000 transactions |"
+			}
 			print "|---|---|---|---|---|---|---|---|---|"
 			for (ai = 1; ai <= na; ai++) {
 				a = A[ai]; k = p SUBSEP a

@@ -6,7 +6,7 @@
 #                      [--env KEY=VALUE] [--agent PATH] [--report-only]
 #
 # One VM boot (tests/vm/run.sh, Debian's Linux 6.12; 2 nodes x 1024M, zram 512M + disk swap 1G,
-# a 1G ext2 /data) per application, arm and run. In each, two identical instances of the
+# a 2G ext2 /data) per application, arm and run. In each, two identical instances of the
 # application: "a", managed by the arm, and "b", which nothing manages, loaded at the same moment
 # with the same load (tests/vm/scenarios/apps.sh has the details). The application's own numbers
 # are reported per instance and as the paired ratio a/b, which cancels the emulator's swings
@@ -18,6 +18,8 @@
 #                   kv-scan: kv plus a full read of every key every 60 s (APPS_KV_SCAN_S)
 #                   fio: fio 3.33 reading a 300 MiB file (page cache) with zipf:1.1 offsets at
 #                       2,000 reads/s
+#                   db: PostgreSQL 15 (pgbench scale 16, about 250 MiB, mostly page cache) read
+#                       by pgbench: primary-key SELECTs, Zipfian 1.1 keys, 100 transactions/s
 #                   (default: "kv fio")
 #   --arms "..."    none, senpai (oomd 0.5.0, Meta's "poking" settings), damon-sysfs
 #                   (DAMON_RECLAIM's scheme through sysfs, filtered to instance a's memcg),
@@ -32,9 +34,10 @@
 #                   before the first boot, so a rebuild during the runs changes nothing
 #   --report-only   boot nothing; print the tables and plot from DIR/raw again
 #
-# Needs on the host (Debian 12, like the guest): redis-server, redis-tools and fio
-# (`apt-get install redis-server redis-tools fio`); their binaries go into the guest with their
-# shared libraries (run.sh --exe). oomd is fetched as bench/peers.sh does. Every run records the
+# Needs on the host (Debian 12, like the guest): redis-server, redis-tools, fio and postgresql-15
+# (`apt-get install redis-server redis-tools fio postgresql`); their binaries go into the guest
+# with their shared libraries (run.sh --exe), PostgreSQL's share/ and the modules db loads
+# (plpgsql, dict_snowball, pg_prewarm) with run.sh --file. oomd is fetched as bench/peers.sh does. Every run records the
 # host's load average before and after it (host-load.txt): the guest's speed follows it.
 #
 # Writes DIR/raw/<app>/<arm>/r<i>/ (the VM's results), DIR/table.txt and DIR/apps.png. Takes
@@ -76,7 +79,7 @@ for a in $arms; do
 	esac
 done
 for p in $apps; do
-	case $p in kv | kv-move | kv-scan | fio) ;; *) die "unknown app '$p'" ;; esac
+	case $p in kv | kv-move | kv-scan | fio | db) ;; *) die "unknown app '$p'" ;; esac
 done
 mkdir -p "$out/raw"
 
@@ -90,12 +93,25 @@ fetch_oomd() {
 	ldd "$cache/root/usr/bin/oomd" | grep -q 'not found' && return 1
 	echo "$cache/root/usr/bin/oomd"
 }
-# exe_args APP: the --exe arguments that put APP's binaries into the guest.
+PG=/usr/lib/postgresql/15
+# exe_args APP: the --exe (and --file) arguments that put APP's binaries into the guest.
 exe_args() {
-	local b bins
+	local b bins m
 	case $1 in
 	kv*) bins="redis-server redis-benchmark redis-cli" ;;
 	fio) bins="fio" ;;
+	db)
+		for b in postgres initdb; do
+			[ -x "$PG/bin/$b" ] || die "no $PG/bin/$b on this host: apt-get install postgresql"
+			printf '%s\n' --exe "$PG/bin/$b:$PG/bin/$b"
+		done
+		printf '%s\n' --exe "$PG/bin/pgbench:/usr/bin/pgbench" --exe "$PG/bin/psql:/usr/bin/psql"
+		printf '%s\n' --file "/usr/share/postgresql/15:/usr/share/postgresql/15"
+		for m in plpgsql dict_snowball pg_prewarm; do
+			printf '%s\n' --file "$PG/lib/$m.so:$PG/lib/$m.so"
+		done
+		return 0
+		;;
 	esac
 	for b in $bins; do
 		command -v "$b" >/dev/null || die "no $b on this host: apt-get install redis-server redis-tools fio"
@@ -107,7 +123,7 @@ if [ "$report_only" -eq 0 ]; then
 	[ -x "$agent" ] || die "no $agent: run make first"
 	mkdir -p "$out"
 	cp "$agent" "$out/reclaimd" || die "cannot copy $agent to $out"
-	vmargs=(--node-mem 1024M --data-size 1G --timeout $((seconds + 900)) --agent "$out/reclaimd")
+	vmargs=(--node-mem 1024M --data-size 2G --timeout $((seconds + 900)) --agent "$out/reclaimd")
 	if oomd=$(fetch_oomd); then
 		vmargs+=(--exe "$oomd:/usr/bin/oomd")
 	else

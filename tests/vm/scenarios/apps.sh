@@ -1,5 +1,5 @@
 #!/bin/sh
-# vm-options: --node-mem 1024M --data-size 1G
+# vm-options: --node-mem 1024M --data-size 2G
 # Real applications under their own load generators (bench/apps.sh, issue 28): one arm and one
 # application per VM boot. Two identical instances of the application run side by side: "a" in
 # system.slice/<app>-a.service, which every arm manages, and "b" in unmanaged.slice/<app>-b.service,
@@ -11,7 +11,8 @@
 #
 #   APPS_ARM      none | senpai | damon-sysfs | reclaimd-defaults | reclaimd-ageonly
 #   APPS_APP      kv (redis-server 7.0 + redis-benchmark) | kv-move (kv whose hot set moves) |
-#                 kv-scan (kv with a periodic full read) | fio (fio 3.33 reading page cache)
+#                 kv-scan (kv with a periodic full read) | fio (fio 3.33 reading page cache) |
+#                 db (PostgreSQL 15 + pgbench)
 #   APPS_SECONDS  measured seconds after both instances are loaded and warm (default 150)
 #   APPS_SAMPLE_S memory sampling interval (default 5)
 #
@@ -37,6 +38,18 @@
 #   random_distribution=zipf:APPS_FIO_ZIPF (default 1.1) at rate_iops APPS_FIO_IOPS (default
 #   2000), invalidate=0, one fio job per instance for the whole run; latency percentiles from
 #   fio's JSON (clat).
+# db: each instance is a PostgreSQL 15 server (run as user pg, its data on ext2 /data, a unix
+#   socket only, shared_buffers APPS_DB_SHARED_BUFFERS, default 64MB, so most of the database is
+#   page cache, as on a server that leaves most of its memory to the kernel) holding pgbench's
+#   tables at scale APPS_DB_SCALE (default 16: 1.6 M accounts, about 250 MiB with their index),
+#   built by pgbench -i; the server's backends write them, so the database and its WAL are in the
+#   instance's page cache; pg_prewarm then fills shared_buffers. The load: pgbench with 2 clients per instance (in loadgen), each
+#   transaction one SELECT of pgbench_accounts by primary key, the key Zipfian over all accounts
+#   (random_zipfian, parameter APPS_DB_ZIPF, default 1.1) and scattered over the table by
+#   permute() with one seed for both instances, so popular rows are spread over the heap and the
+#   index as in a table filled in arrival order; at a fixed APPS_DB_RATE transactions/s (default
+#   100; each instance served at most 172 a second in a smoke run, both on vCPU 0), with pgbench's per-transaction log for the latency percentiles (measured from each
+#   transaction's scheduled start, so a server that falls behind shows it).
 # reclaimd-ageonly: reclaimd with min_bytes 1T: it ages each managed memcg through lru_gen every
 #   half cold age and evicts nothing (the floor is above memory.current). The cost of aging alone.
 #
@@ -44,7 +57,8 @@
 #   samples.tsv   arm t_s inst current swap zswap psi_some_us refaults io_rbytes zswpin
 #                 pgmajfault pgsteal                           (t_s from the start; inst a or b)
 #   kv-chunks.tsv t_s inst stream n secs rps p50_ms p99_ms p999_ms chunk_busy_s
-#   fio-a.json, fio-b.json (fio's JSON), app.tsv (the run's application summary per instance)
+#   fio-a.json, fio-b.json (fio's JSON), pgbench-a.txt, pgbench-b.txt (pgbench's summary),
+#   db-size.txt, app.tsv (the run's application summary per instance)
 #   agent.tsv     arm status agent_cpu_s seconds app
 #   lru_gen-start.txt, lru_gen-end.txt, agent.log, damon-stats.txt
 set -eu
@@ -68,6 +82,11 @@ KIND=${APP%%-*} # kv-move and kv-scan are kv with one more behaviour
 FIO_SIZE=${APPS_FIO_SIZE:-300M}
 FIO_ZIPF=${APPS_FIO_ZIPF:-1.1}
 FIO_IOPS=${APPS_FIO_IOPS:-2000}
+DB_SCALE=${APPS_DB_SCALE:-16}
+DB_ZIPF=${APPS_DB_ZIPF:-1.1}
+DB_RATE=${APPS_DB_RATE:-100}
+DB_SB=${APPS_DB_SHARED_BUFFERS:-64MB}
+PG_BIN=/usr/lib/postgresql/15/bin
 # DAMON_RECLAIM's scheme as in tests/vm/scenarios/peers.sh (PEERS_DAMON_* defaults there).
 DAMON_MIN_AGE_US=${APPS_DAMON_MIN_AGE_US:-20000000}
 DAMON_AGGR_US=100000
@@ -207,7 +226,87 @@ fio_start() { # INST CGROUP
 	eval "pid_$1=\$!"
 }
 
+# db_init INST CGROUP: initdb and the server's settings, run in the instance's cgroup as pg.
+db_init() {
+	mkdir -p "/data/pg-$1" "/tmp/pg-$1"
+	chown pg:pg "/data/pg-$1" "/tmp/pg-$1"
+	chmod 700 "/data/pg-$1"
+	(echo 0 >"$2/cgroup.procs" && exec su -s /bin/sh pg -c \
+		"$PG_BIN/initdb -D /data/pg-$1 --no-locale -E UTF8 -A trust -U pg") >"$RESULTS/initdb-$1.log" 2>&1 ||
+		{ echo "apps: initdb $1 failed"; tail -n 20 "$RESULTS/initdb-$1.log"; exit 1; }
+	printf "listen_addresses = ''\nunix_socket_directories = '/tmp/pg-%s'\nshared_buffers = %s\nmax_wal_size = 256MB\njit = off\n" \
+		"$1" "$DB_SB" >>"/data/pg-$1/postgresql.conf"
+}
+db_start() { # INST CGROUP
+	cg_run "$2" taskset -c "$SRV_CPU" su -s /bin/sh pg -c "exec $PG_BIN/postgres -D /data/pg-$1" \
+		>>"$RESULTS/postgres-$1.log" 2>&1
+	eval "pid_$1=\$!"
+}
+# db_sql INST SQL: one statement through psql, from loadgen; its output on stdout.
+db_sql() {
+	(echo 0 >"$CGROOT/loadgen/cgroup.procs" && exec psql -X -A -t -h "/tmp/pg-$1" -U pg -d postgres -c "$2")
+}
+# db_bench INST SECONDS OUT: pgbench's Zipfian primary-key reads of instance INST for SECONDS at
+# DB_RATE, pinned to vCPU 1 in loadgen; its summary in OUT, its per-transaction log in
+# /tmp/db-INST.log.* (the previous one removed first).
+db_bench() {
+	rm -f "/tmp/db-$1.log".*
+	(echo 0 >"$CGROOT/loadgen/cgroup.procs" &&
+		exec taskset -c "$GEN_CPU" pgbench -n -f /tmp/db.sql -c 2 -j 1 -R "$DB_RATE" -T "$2" \
+			--random-seed=7 -l --log-prefix="/tmp/db-$1.log" -h "/tmp/pg-$1" -U pg postgres) \
+		>"$3" 2>&1
+}
+
 case $KIND in
+db)
+	for x in "$PG_BIN/postgres" "$PG_BIN/initdb" pgbench psql su; do
+		command -v "$x" >/dev/null || { echo "apps: no $x in the guest (--exe)"; exit 2; }
+	done
+	[ -d /data ] || { echo "apps: no /data"; exit 2; }
+	grep -q '^pg:' /etc/passwd 2>/dev/null || echo 'pg:x:70:70:PostgreSQL:/tmp:/bin/sh' >>/etc/passwd
+	grep -q '^pg:' /etc/group 2>/dev/null || echo 'pg:x:70:' >>/etc/group
+	[ -d /dev/shm ] || { mkdir -p /dev/shm && mount -t tmpfs -o mode=1777 tmpfs /dev/shm; }
+	t=$(uptime_s)
+	for i in a b; do
+		if [ "$i" = a ]; then cg=$CGA; else cg=$CGB; fi
+		db_init "$i" "$cg"
+		db_start "$i" "$cg"
+	done
+	for i in a b; do
+		wait_for_file "/tmp/pg-$i/.s.PGSQL.5432" 120 ||
+			{ echo "apps: postgres $i did not start"; tail -n 20 "$RESULTS/postgres-$i.log"; exit 1; }
+	done
+	for i in a b; do
+		(echo 0 >"$CGROOT/loadgen/cgroup.procs" &&
+			exec pgbench -i -q -s "$DB_SCALE" -h "/tmp/pg-$i" -U pg postgres) >"$RESULTS/pgbench-init-$i.log" 2>&1 &
+		eval "init_$i=\$!"
+	done
+	wait "$init_a" || { echo "apps: pgbench -i a failed"; tail -n 5 "$RESULTS/pgbench-init-a.log"; exit 1; }
+	wait "$init_b" || { echo "apps: pgbench -i b failed"; tail -n 5 "$RESULTS/pgbench-init-b.log"; exit 1; }
+	# shared_buffers filled from the table's index and heap (pg_prewarm), so the server's
+	# shared memory is all allocated before the run and memory.current measures reclaim only.
+	for i in a b; do
+		db_sql "$i" "CREATE EXTENSION pg_prewarm" >/dev/null &&
+			db_sql "$i" "SELECT pg_prewarm('pgbench_accounts_pkey') + pg_prewarm('pgbench_accounts')" \
+				>"$RESULTS/prewarm-$i.txt" || { echo "apps: pg_prewarm $i failed"; exit 1; }
+		db_sql "$i" CHECKPOINT >/dev/null
+		echo "$i $(db_sql "$i" "SELECT pg_database_size('postgres')")" >>"$RESULTS/db-size.txt"
+	done
+	echo "apps: db: 2 x scale $DB_SCALE in $(fsub "$(uptime_s)" "$t") s; bytes: $(tr '\n' ' ' <"$RESULTS/db-size.txt")"
+	n=$((DB_SCALE * 100000))
+	printf '\\set r random_zipfian(1, %d, %s)\n\\set aid 1 + permute(:r - 1, %d)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n' \
+		"$n" "$DB_ZIPF" "$n" >/tmp/db.sql
+	cp /tmp/db.sql "$RESULTS/db.sql"
+	# A warm-up of 10 s, not counted.
+	db_bench a 10 "$RESULTS/pgbench-warm-a.txt" &
+	warm_a=$!
+	db_bench b 10 "$RESULTS/pgbench-warm-b.txt"
+	wait "$warm_a" || true
+	for i in a b; do
+		if [ "$i" = a ]; then cg=$CGA; else cg=$CGB; fi
+		echo "apps: db $i: $(($(cat "$cg/memory.current") / 1048576)) MiB in its cgroup after the warm-up"
+	done
+	;;
 kv)
 	[ -n "$KV_MOVE_AT" ] || KV_MOVE_AT=$((SECONDS_RUN / 2))
 	for x in redis-server redis-benchmark redis-cli; do
@@ -363,6 +462,12 @@ since() { awk -v t0="$1" -v now="$(uptime_s)" 'BEGIN { printf "%.1f", now - t0 }
 echo "apps: $APP ready; arm $ARM for $SECONDS_RUN s"
 t0=$(uptime_s)
 [ "$KIND" = fio ] && { fio_start a "$CGA"; fio_start b "$CGB"; }
+if [ "$KIND" = db ]; then
+	db_bench a "$SECONDS_RUN" "$RESULTS/pgbench-a.txt" &
+	bench_a=$!
+	db_bench b "$SECONDS_RUN" "$RESULTS/pgbench-b.txt" &
+	bench_b=$!
+fi
 # every STEP END FN: runs "FN T" at t0 + STEP, t0 + 2 STEP, ... up to t0 + END (T: the seconds
 # since t0 when it starts).
 every() {
@@ -440,6 +545,23 @@ if [ "$KIND" = fio ]; then
 			printf "%s\tiops\t%s\n%s\tclat_mean_us\t%.1f\n", i, iops, i, mean / 1000
 			printf "%s\tp50_us\t%.1f\n%s\tp99_us\t%.1f\n%s\tp999_us\t%.1f\n", i, v[1] / 1000, i, v[2] / 1000, i, v[3] / 1000
 		}' >>"$RESULTS/app.tsv" || echo "apps: no fio JSON for $i"
+	done
+elif [ "$KIND" = db ]; then
+	for i in a b; do
+		eval "p=\$bench_$i"
+		wait "$p" || echo "apps: pgbench $i: exit status $?"
+		# pgbench's per-transaction log: client tx_no latency_us script_no epoch_s epoch_us lag_us
+		tps=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$RESULTS/pgbench-$i.txt" | head -1)
+		cat "/tmp/db-$i.log".* | awk '{ print $3 }' | sort -n | awk -v i="$i" -v tps="${tps:-0}" '
+			{ v[NR] = $1; s += $1 }
+			function q(p,   k) { k = int(p * NR + 0.999999); if (k < 1) k = 1; if (k > NR) k = NR; return v[k] }
+			END {
+				if (NR == 0) exit 1
+				printf "%s\tiops\t%s\n%s\tclat_mean_us\t%.1f\n", i, tps, i, s / NR
+				printf "%s\tp50_us\t%d\n%s\tp99_us\t%d\n%s\tp999_us\t%d\n", i, q(0.5), i, q(0.99), i, q(0.999)
+				printf "%s\ttransactions\t%d\n", i, NR
+			}' >>"$RESULTS/app.tsv" || echo "apps: no pgbench log for $i"
+		eval "kill -INT \$pid_$i" 2>/dev/null || true
 	done
 else
 	for i in a b; do
