@@ -108,11 +108,16 @@ static struct cgroup_node *job_account(struct dispatcher *ds, struct node_pool *
 	if (!cg || cg->job.job != job)
 		return NULL;
 	cg->job.job = NULL;
+	cg->job.total_reclaimed_bytes += job->reclaimed_bytes;
+	/* The policy's feedback (its step, its EAGAIN back-off, whether a job took anything at
+	 * its cold age) is of its own jobs only: headroom's memory.reclaim names no cold age and
+	 * was not the policy's request. */
+	if (cg->job.flags & DISPATCH_HEADROOM)
+		return cg;
 	cg->job.pending_reclaimed_bytes += job->reclaimed_bytes;
 	cg->job.pending_requested_bytes += job->request_bytes;
 	cg->job.pending_partial |= job->outcome != JOB_DONE;
 	cg->job.pending_short |= job->outcome == JOB_PARTIAL && job->error == -EAGAIN;
-	cg->job.total_reclaimed_bytes += job->reclaimed_bytes;
 	return cg;
 }
 

@@ -131,7 +131,8 @@ struct cgroup_sample {
 	bool dry_run;         /* --dry-run: no job ever reclaims; the psi step grows after calm
 			       * intervals as if each request had been taken */
 
-	/* Results of reclaim jobs that finished since the previous tick. */
+	/* Results of the policy's own reclaim jobs that finished since the previous tick (not
+	 * headroom's, DISPATCH_HEADROOM: dispatcher.c job_account()). */
 	bool reclaim_partial;        /* EAGAIN or stopped early */
 	bool reclaim_short;          /* memory.reclaim answered EAGAIN: the kernel found less than
 				      * a job asked within its retries (mm/memcontrol.c) */
