@@ -469,6 +469,8 @@ static void print_suggestion(json_t *sg)
 		printf(": %s", why);
 	if (json_is_true(get(sg, "used")))
 		printf(" [%s; the cold age is kept at least %g s]\n", why, num(sg, "floor_s"));
+	else if (strcmp(why, "max-below-candidates") == 0)
+		printf(" [%s; no floor under the cold age]\n", why);
 	else
 		printf(" [%s; no floor under the cold age yet]\n", why);
 }
@@ -584,7 +586,7 @@ static void print_explain(json_t *p)
 			       "(target %g %% of memory.current a minute)", num(cold, "cold_age_s"),
 			       num(cold, "previous_cold_age_s"), num(cold, "max_cold_age_s"),
 			       num(cold, "pages_back_per_min"), num(cold, "refault_target_pct"));
-			if (num(cold, "histogram_floor_s") > 0)
+			if (json_is_number(get(cold, "histogram_floor_s")))
 				printf("; at least %g s from the histogram%s",
 				       num(cold, "histogram_floor_s"),
 				       json_is_true(get(cold, "raised_by_histogram")) ?

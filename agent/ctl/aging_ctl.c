@@ -106,15 +106,17 @@ uint64_t aging_ctl_hist_cold_age_ms(const struct cgroup_node *cg)
 {
 	const struct cold_hist_cgroup *h = cg->coldhist.state;
 
-	return h && h->tick ? cold_hist_choice_floor_ms(&h->choice) : 0;
+	return h && h->tick ? h->planned_floor_ms : 0;
 }
 
-/* The cold age the cgroup's policy settled on (cold_age.c), or its rule's starting one; raised
- * to the histogram's floor (up to max_cold_age) as the policy will raise it at its next
- * decision, so no eviction is planned under a floor already known. */
+/* The cold age the cgroup's eviction is planned at: its policy's own (cold_age.c), or its rule's
+ * starting one, raised to the floor of the histogram's last choice (up to max_cold_age), the
+ * same age the policy applies this tick (hist_finish() keeps that floor as planned_floor_ms). */
 static uint64_t cold_age_ms(const struct cgroup_node *cg)
 {
-	uint64_t age = cg->policy.state.cold_age_ms, floor = aging_ctl_hist_cold_age_ms(cg);
+	const struct cold_hist_cgroup *h = cg->coldhist.state;
+	uint64_t age = cg->policy.state.cold_age_ms;
+	uint64_t floor = h ? cold_hist_choice_floor_ms(&h->choice) : 0;
 
 	if (!cg->rule)
 		return age;
@@ -327,10 +329,10 @@ static void hist_note(struct aging_ctl *ag, struct cgroup_node *cg, const struct
 /*
  * After the tick's read: each managed cgroup's promotions since its last counted read go into
  * its rates, this read's lruvecs replace the kept ones (sorted for hist_prev()), and the chooser
- * runs at the rule's max_cold_age and refault_target_pct: its floor raises the cold age (cold_age_ms()
- * here, cold_age.c). A read
- * that failed part way leaves no report (its lruvecs may be missing) and counts nothing; so does
- * a read that listed one memcg and node twice for the cgroup (its pages would count twice).
+ * runs at the rule's max_cold_age and refault_target_pct: its floor raises the cold age of the
+ * next tick's plan (cold_age_ms() here) and decision (cold_age.c). A read that failed part way
+ * leaves no report (its lruvecs may be missing) and counts nothing; so does a read that listed
+ * one memcg and node twice for the cgroup (its pages would count twice).
  */
 static void hist_finish(struct aging_ctl *ag, const struct tick_ctx *ctx, bool read_ok)
 {
@@ -362,6 +364,8 @@ static void hist_finish(struct aging_ctl *ag, const struct tick_ctx *ctx, bool r
 			h->n_next = 0;
 			h->counted_us = at;
 		}
+		/* The plan of this read used the last choice: the policy decides with it too. */
+		h->planned_floor_ms = cold_hist_choice_floor_ms(&h->choice);
 		cold_hist_choose(&h->rates, &h->report, cg->rule->params.max_cold_age_s,
 				 cg->rule->params.refault_target_pct, &h->choice);
 	}
@@ -621,7 +625,8 @@ static void try_start(struct aging_ctl *ag)
 		log_event(LOG_NOTICE, MSGID_KERNEL_FEATURE, NULL,
 			  "MGLRU aging %s: each managed memcg is aged through %s/kernel/debug/lru_gen "
 			  "every half cold age, and reclaim evicts only generations idle for the cold "
-			  "age (cold_age, doubled while refaults exceed refault_target_pct)",
+			  "age (cold_age, doubled while refaults exceed refault_target_pct, at least "
+			  "the cold-memory histogram's floor)",
 			  ag->ever_on ? "back on" : "on", ag->env.sys_root);
 		ag->ever_on = true;
 		return;

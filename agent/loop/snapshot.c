@@ -159,6 +159,7 @@ void snapshot_build(struct daemon *d)
 			if (cg->trigger.fd >= 0)
 				trigger_remove(cg);
 			dispatcher_cancel(d->dispatcher, cg);
+			cg->policy.carry = (struct interval_carry){ 0 };
 			continue;
 		}
 		d->snap.n_managed++;

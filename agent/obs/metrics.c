@@ -431,8 +431,9 @@ static void render_rules(FILE *f, const struct metrics_input *in)
 	for (size_t i = 0; i < in->n_rules; i++)
 		rule_series(f, "reclaimd_rule_pages_back_total", &in->rules[i], in->rules[i].pages_back);
 	family(f, "reclaimd_rule_cold_age_seconds", "gauge",
-	       "The largest cold age among the rule's managed cgroups now (MGLRU eviction; 0: none "
-	       "set). It doubles while their pages come back faster than refault_target_pct.");
+	       "The largest cold age the refaults set among the rule's managed cgroups now (MGLRU "
+	       "eviction; 0: none set). It doubles while their pages come back faster than "
+	       "refault_target_pct; the cold-memory histogram's floor is not in it.");
 	for (size_t i = 0; i < in->n_rules; i++)
 		rule_series(f, "reclaimd_rule_cold_age_seconds", &in->rules[i],
 			    in->rules[i].cold_age_ms / 1000);

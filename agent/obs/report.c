@@ -158,6 +158,15 @@ void report_cold_age(const struct cgroup_node *cg, const struct reclaim_decision
 			  (double)dec->cold_age_ms / 1000.0);
 		return;
 	}
+	if (dec->cold_age_floor_fell) {
+		log_event(LOG_INFO, MSGID_COLD_AGE,
+			  &(struct log_fields){ .cgroup = cg->path, .workload = &cg->workload,
+						.policy = cg->rule ? cg->rule->policy->name : NULL },
+			  "%s: cold age %.0f s -> %.0f s: the cold-memory histogram's floor fell",
+			  cg->path, (double)dec->prev_cold_age_ms / 1000.0,
+			  (double)dec->cold_age_ms / 1000.0);
+		return;
+	}
 	log_event(dec->cold_age_ms > dec->prev_cold_age_ms ? LOG_NOTICE : LOG_INFO, MSGID_COLD_AGE,
 		  &(struct log_fields){ .cgroup = cg->path, .workload = &cg->workload,
 					.policy = cg->rule ? cg->rule->policy->name : NULL },

@@ -806,10 +806,11 @@ static json_t *explain_decision(const struct tick_report *r, const struct cgroup
 		"reaches_zswap", l->reaches_zswap, "file_only", l->file_only,
 		"request_bytes", ju64(l->dec.request_bytes),
 		"reason", decision_reason_str(l->dec.reason));
-	*ret_cold = l->mglru ? json_pack("{s:f,s:f,s:f,s:b,s:f,s:f,s:f}",
+	*ret_cold = l->mglru ? json_pack("{s:f,s:f,s:o,s:b,s:f,s:f,s:f}",
 		"cold_age_s", (double)l->dec.cold_age_ms / 1000.0,
 		"previous_cold_age_s", (double)l->dec.prev_cold_age_ms / 1000.0,
-		"histogram_floor_s", (double)l->dec.hist_cold_age_ms / 1000.0,
+		"histogram_floor_s", l->dec.hist_cold_age_ms ?
+			json_real((double)l->dec.hist_cold_age_ms / 1000.0) : json_null(),
 		"raised_by_histogram", l->dec.cold_age_from_hist,
 		"pages_back_per_min", l->dec.back_per_min,
 		"refault_target_pct", pp->refault_target_pct,

@@ -177,6 +177,10 @@ struct cold_hist_cgroup {
 	struct cold_hist_report report;
 	struct cold_hist_rates rates;
 	struct cold_hist_choice choice;
+	uint64_t planned_floor_ms;     /* cold_hist_choice_floor_ms() of the choice this tick's
+					* eviction plan was made with (the previous tick's: the
+					* plan is made during the read), for the policy to decide
+					* at the same cold age; ms */
 	usec_t counted_us;             /* snapshot time (monotonic) of the last read whose lruvecs
 					* were kept for promotions; 0: none */
 	bool counting;                 /* this tick's read counts promotions (no job in flight) */
@@ -217,12 +221,12 @@ void cold_hist_choose(const struct cold_hist_rates *r, const struct cold_hist_re
 		      uint64_t max_cold_age_s, double refault_target_pct,
 		      struct cold_hist_choice *ret);
 
-/* The least cold age the choice supports, milliseconds: age_s for UNDER_TARGET and
- * NONE_UNDER_TARGET (max_cold_age_s); for NO_EVIDENCE and BEYOND_HORIZON after candidates_over
- * candidates over the target, bucket_s (every smaller age was measured over the target); 0 when
- * it says nothing (no memory, no candidate measured over the target yet, MAX_TOO_SHORT). The
- * cold age the policy keeps is raised to it (cold_age.c): pages idle that long were measured to
- * come back too often. Never fails. */
+/* The least cold age the choice supports, milliseconds: only when a smaller candidate was
+ * measured over the target (candidates_over > 0), since pages idle for less were then measured
+ * to come back too often. UNDER_TARGET: age_s; NONE_UNDER_TARGET: the next age after the last one
+ * measured, 2 * bucket_s, at most age_s (max_cold_age_s); NO_EVIDENCE and BEYOND_HORIZON:
+ * bucket_s, the first age not known. 0 otherwise (nothing over the target yet, no memory,
+ * MAX_TOO_SHORT). The cold age in force is raised to it (cold_age.c). Never fails. */
 uint64_t cold_hist_choice_floor_ms(const struct cold_hist_choice *c);
 
 #endif

@@ -8,7 +8,8 @@
  * deltas of the ticks it skips are carried here and added to the next tick's, so that the
  * policy's one-minute integrals (policy.h policy_state back_1m, refault_1m) and its pressure
  * see every page that came back and every microsecond stalled, including those caused by the
- * job in flight. Pages back are summed per tick (pages_back_count() of each tick), not
+ * job in flight, and the results of the policy's jobs that finished meanwhile. Pages back are
+ * summed per tick (pages_back_count() of each tick), not
  * recomputed from summed counters: the signal is a per-interval maximum of its terms.
  * Pure: no I/O, no clocks, no logging.
  */
@@ -26,16 +27,21 @@ struct interval_carry {
 	struct pages_back back;       /* summed per tick; from_io only if every tick's was */
 	struct pages_back_deltas back_deltas; /* summed raw counter deltas */
 	unsigned back_features;       /* PAGES_BACK_HAS_* every carried tick had */
+	/* Results of the policy's jobs that finished on carried ticks (snapshot.h): a job can
+	 * end and another (headroom's) start before the next decision. */
+	uint64_t reclaimed_bytes, reclaim_requested_bytes; /* bytes, summed */
+	bool reclaim_partial, reclaim_short;               /* any of them */
 };
 
-/* Carries s's deltas (a tick on which the policy does not decide). A sample without a
- * previous one (has_prev false: first sample, or a counter went backwards because the cgroup
- * was recreated) empties the carry: deltas across a restart mean nothing. Never fails. */
+/* Carries s's deltas and job results (a tick on which the policy does not decide). A sample
+ * without a previous one (has_prev false: first sample, or a counter went backwards because the
+ * cgroup was recreated) drops the carried deltas, which mean nothing across a restart, and keeps
+ * the job results. Never fails. */
 void interval_carry_add(struct interval_carry *c, const struct cgroup_sample *s);
 
-/* Adds the carried deltas to s (the tick on which the policy decides) and empties the carry.
- * Without has_prev in s, the carry is dropped and s is left as it is. back_pages_per_s is the
- * rate over the whole span. Never fails. */
+/* Adds the carried deltas and job results to s (the tick on which the policy decides) and
+ * empties the carry. Without has_prev in s, only the job results are added. back_pages_per_s is
+ * the rate over the whole span. Never fails. */
 void interval_carry_apply(struct interval_carry *c, struct cgroup_sample *s);
 
 #endif

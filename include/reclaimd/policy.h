@@ -44,8 +44,11 @@ struct policy_state {  /* one per managed cgroup: ordered without padding holes 
 			       * cgroup */
 	double refault_1m;    /* the kernel's refaults (workingset_refault_anon + _file) per
 			       * minute, the same leaky integral */
-	uint64_t cold_age_ms; /* idle time after which a page counts as cold (cold_age.c); 0:
-			       * not yet set, the rule's cold_age applies */
+	uint64_t cold_age_ms; /* the cold age the refaults set (cold_age.c): doubled over the
+			       * target, halved after calm; 0: not yet set, the rule's
+			       * cold_age applies */
+	uint64_t applied_ms;  /* the cold age in force after the last decision: cold_age_ms,
+			       * or the cold-memory histogram's floor when higher; 0: none yet */
 	usec_t calm_us;       /* time since the pages back last exceeded the target, or since the
 			       * cold age last changed */
 	unsigned since_change; /* intervals since the cold age last changed (saturating) */
@@ -67,6 +70,7 @@ struct reclaim_decision {
 	uint64_t prev_cold_age_ms;  /* and before it */
 	uint64_t hist_cold_age_ms;  /* the histogram's floor under it (cg->hist_cold_age_ms) */
 	bool cold_age_from_hist;    /* the floor raised the cold age in this interval */
+	bool cold_age_floor_fell;   /* it fell because the floor did (not a calm halving) */
 	double back_per_min;        /* pages back per minute over the last minute (cold_age.c) */
 	double refaults_per_min;    /* the kernel's refaults per minute, the same way */
 	double back_limit_per_min;  /* refault_target_pct of memory.current in pages, at least 1:
@@ -183,24 +187,27 @@ unsigned reclaim_backoff_intervals(unsigned short_streak);
 /* The cold age of one cgroup, from the pages it reads back (policies/cgroup/cold_age.c): what
  * lru_gen_plan.h counts as cold. Pages back per minute (cg->back.pages, the snapshot's
  * pages-back signal, pages_back.h: io.stat reads and zswap loads, at least the
- * workingset_refault_* count and the swap-in major faults), measured over the last minute (a leaky integral with a 60 s time constant, so a
- * steady rate reads as itself and one burst of N pages reads as at most N a minute, whatever the
- * interval), above refault_target_pct of the cgroup's pages (memory.current) mean pages it
- * still uses were taken: the cold age doubles, up to max_cold_age,
- * but only once a job planned at the current cold age has reclaimed (cg->reclaimed_bytes two or
- * more intervals after the change: the tick after a change still runs a job planned before it),
- * so refaults that trail evictions made at the old age do not double it again. After
- * max(10 min, 10 cold ages) with the pages back at or under the target it halves, down to
- * cold_age. The kernel's own refaults (cg->back.refaults: workingset_refault_anon + _file, pages
- * the kernel saw evicted from this memcg and node) go into a second integral of the same kind;
- * with MGLRU aging (cg->evicted_by_age) the psi policy scales its requests down by it and
- * pauses them at the same limit (psi.c). The histogram's floor (cg->hist_cold_age_ms,
- * cold_hist.h) raises the cold age, up to max_cold_age, before any refault: the measured
- * promotions of pages idle that long are over the target; the doubling stays the guard when
- * the measurement misses (page cache read without mapping, cold_hist.h). Sets
- * d->cold_age_ms, d->prev_cold_age_ms, d->back_per_min, d->refaults_per_min and
- * d->back_limit_per_min; updates state->cold_age_ms, state->back_1m, state->refault_1m and
- * state->calm_us. Needs cg->has_prev; never fails. */
+ * workingset_refault_* count and the swap-in major faults), measured over the last minute (a
+ * leaky integral with a 60 s time constant, so a steady rate reads as itself and one burst of N
+ * pages reads as at most N a minute, whatever the interval), above refault_target_pct of the
+ * cgroup's pages (memory.current) mean pages it still uses were taken: the cold age doubles
+ * from the one in force, up to max_cold_age, but only once a job planned at the one in force has
+ * reclaimed (cg->reclaimed_bytes two or more intervals after the change: the tick after a change
+ * still runs a job planned before it), so refaults that trail evictions made at the old age do
+ * not double it again. After max(10 min, 10 cold ages) with the pages back at or under the
+ * target it halves, down to cold_age. That is the refaults' own cold age (state->cold_age_ms);
+ * the one in force (d->cold_age_ms, state->applied_ms) is it or the cold-memory histogram's
+ * floor (cg->hist_cold_age_ms, cold_hist.h: pages idle for less were measured touched again over
+ * the target), whichever is higher, up to max_cold_age; the floor is not kept, so the cold age
+ * comes back down when the evidence does. The kernel's own refaults (cg->back.refaults:
+ * workingset_refault_anon + _file, pages the kernel saw evicted from this memcg and node) go into
+ * a second integral of the same kind; with MGLRU aging (cg->evicted_by_age) the psi policy
+ * scales its requests down by it and pauses them at the same limit (psi.c). Sets
+ * d->cold_age_ms, d->prev_cold_age_ms, d->hist_cold_age_ms, d->cold_age_from_hist (the floor
+ * raised the cold age in force in this interval), d->cold_age_floor_fell, d->back_per_min, d->refaults_per_min and
+ * d->back_limit_per_min; updates state->cold_age_ms, state->applied_ms, state->back_1m,
+ * state->refault_1m, state->calm_us, state->since_change and state->taken_at_age. Needs
+ * cg->has_prev; never fails. */
 /* How long refaults must stay at or under the target before a cold age of cold_age_ms halves:
  * max(10 min, 10 cold ages), microseconds. Pure. */
 usec_t cold_age_calm_us(uint64_t cold_age_ms);

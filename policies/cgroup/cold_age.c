@@ -47,16 +47,19 @@ void cold_age_update(const struct policy_params *params, const struct cgroup_sam
 		     uint64_t page_size, struct policy_state *state, struct reclaim_decision *d)
 {
 	uint64_t lo = params->cold_age_s * 1000, hi = MAX(params->max_cold_age_s * 1000, lo);
-	uint64_t age = state->cold_age_ms ? state->cold_age_ms : lo;
-	uint64_t was; /* the cold age the jobs so far were planned at */
+	uint64_t own = state->cold_age_ms ? state->cold_age_ms : lo; /* the refaults' own */
+	uint64_t floor = MIN(cg->hist_cold_age_ms, hi);
+	uint64_t age, was, next;
+	bool halved = false;
 	double pages = page_size ? (double)cg->current_bytes / (double)page_size : 0;
 	double limit;
 	usec_t calm;
 
-	was = age;
-	age = MIN(MAX(age, lo), hi); /* a reload may have moved the bounds: a change too */
-	d->prev_cold_age_ms = age;
-	if (!state->cold_age_ms) {
+	own = MIN(MAX(own, lo), hi); /* a reload may have moved the bounds: a change too */
+	age = MAX(own, floor);       /* in force for this interval: the histogram's floor under it */
+	was = state->applied_ms ? state->applied_ms : age; /* the jobs so far were planned at it */
+	d->prev_cold_age_ms = MIN(MAX(was, lo), hi);
+	if (!state->applied_ms) {
 		state->since_change = 2; /* the first cold age: every job is planned at it */
 	} else if (age != was) {
 		state->since_change = 0; /* jobs so far, and their refaults, were at the old one */
@@ -70,29 +73,30 @@ void cold_age_update(const struct policy_params *params, const struct cgroup_sam
 	limit = MAX(pages * params->refault_target_pct / 100.0, 1.0);
 	d->back_limit_per_min = limit;
 	if (d->back_per_min > limit) {
+		/* Doubles what was in force, floor included: that is what refaulted. */
 		if (state->taken_at_age)
-			age = MIN(age * 2, hi);
+			own = MIN(age * 2, hi);
 		state->calm_us = 0;
 	} else if (cg->has_prev) {
 		state->calm_us += cg->elapsed_us;
-		calm = cold_age_calm_us(age);
-		if (state->calm_us >= calm && age > lo) {
-			age = MAX(age / 2, lo);
+		calm = cold_age_calm_us(own);
+		if (state->calm_us >= calm && own > lo) {
+			own = MAX(own / 2, lo);
 			state->calm_us = 0;
+			halved = true;
 		}
 	}
-	d->hist_cold_age_ms = cg->hist_cold_age_ms;
-	if (cg->hist_cold_age_ms > age && age < hi) {
-		age = MIN(cg->hist_cold_age_ms, hi);
-		state->calm_us = 0;
-		d->cold_age_from_hist = true;
-	}
-	if (age != was) {
+	next = MAX(own, floor);
+	if (next != was) {
 		state->since_change = 0;
 		state->taken_at_age = false;
 	} else if (state->since_change < 2) {
 		state->since_change++;
 	}
-	state->cold_age_ms = age;
-	d->cold_age_ms = age;
+	state->cold_age_ms = own;
+	state->applied_ms = next;
+	d->cold_age_ms = next;
+	d->hist_cold_age_ms = floor;
+	d->cold_age_from_hist = floor > own && next > d->prev_cold_age_ms;
+	d->cold_age_floor_fell = next < d->prev_cold_age_ms && !halved;
 }

@@ -239,8 +239,10 @@ uint64_t cold_hist_choice_floor_ms(const struct cold_hist_choice *c)
 {
 	switch (c->reason) {
 	case COLD_CHOICE_UNDER_TARGET:
+		return c->candidates_over ? c->age_s * 1000 : 0;
 	case COLD_CHOICE_NONE_UNDER_TARGET:
-		return c->age_s * 1000;
+		/* Measured over up to bucket_s: the next age, not whatever max_cold_age is. */
+		return MIN(c->age_s, 2 * c->bucket_s) * 1000;
 	case COLD_CHOICE_NO_EVIDENCE:
 	case COLD_CHOICE_BEYOND_HORIZON:
 		return c->candidates_over ? c->bucket_s * 1000 : 0;

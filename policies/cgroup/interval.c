@@ -23,10 +23,27 @@ static void back_add(struct pages_back *to, const struct pages_back *b)
 	to->from_io = to->from_io && b->from_io;
 }
 
+static void results_add(struct interval_carry *c, const struct cgroup_sample *s)
+{
+	c->reclaimed_bytes = add_sat(c->reclaimed_bytes, s->reclaimed_bytes);
+	c->reclaim_requested_bytes = add_sat(c->reclaim_requested_bytes, s->reclaim_requested_bytes);
+	c->reclaim_partial |= s->reclaim_partial;
+	c->reclaim_short |= s->reclaim_short;
+}
+
 void interval_carry_add(struct interval_carry *c, const struct cgroup_sample *s)
 {
 	if (!s->has_prev) {
-		*c = (struct interval_carry){ 0 };
+		/* The deltas restart; what a job did is still the policy's feedback. */
+		struct interval_carry r = {
+			.reclaimed_bytes = c->reclaimed_bytes,
+			.reclaim_requested_bytes = c->reclaim_requested_bytes,
+			.reclaim_partial = c->reclaim_partial,
+			.reclaim_short = c->reclaim_short,
+		};
+
+		results_add(&r, s);
+		*c = r;
 		return;
 	}
 	if (!c->valid) {
@@ -40,10 +57,15 @@ void interval_carry_add(struct interval_carry *c, const struct cgroup_sample *s)
 	back_add(&c->back, &s->back);
 	deltas_add(&c->back_deltas, &s->back_deltas);
 	c->back_features &= s->back_features;
+	results_add(c, s);
 }
 
 void interval_carry_apply(struct interval_carry *c, struct cgroup_sample *s)
 {
+	s->reclaimed_bytes = add_sat(s->reclaimed_bytes, c->reclaimed_bytes);
+	s->reclaim_requested_bytes = add_sat(s->reclaim_requested_bytes, c->reclaim_requested_bytes);
+	s->reclaim_partial |= c->reclaim_partial;
+	s->reclaim_short |= c->reclaim_short;
 	if (c->valid && s->has_prev) {
 		s->elapsed_us = add_sat(s->elapsed_us, c->elapsed_us);
 		s->mem_some_delta_us = add_sat(s->mem_some_delta_us, c->mem_some_delta_us);

@@ -8,7 +8,9 @@
  * An operator sees what reclaimd would save before letting it act.
  *
  * The cold age is kept as psi keeps it (cold_age_update()), but it only doubles once a job
- * planned at it has reclaimed, which never happens here: it stays at the rule's cold_age.
+ * planned at it has reclaimed, which never happens here: it stays at the rule's cold_age, or
+ * the cold-memory histogram's floor when that is higher (cold_hist.h), and would_reclaim_bytes
+ * is counted at it.
  */
 #include "reclaimd/policy.h"
 

@@ -350,6 +350,9 @@ static void test_cold_hist_of_owner(const struct ctl_env *env, const struct conf
 	CHECK_EQ_INT(h->choice.reason, COLD_CHOICE_NO_EVIDENCE);
 	CHECK_EQ_U64(h->choice.bucket_s, 480);
 	CHECK_EQ_U64(h->choice.candidates_over, 4);
+	/* This tick's plan was made during the read, with tick 301's choice (no floor): the policy
+	 * decides at the same cold age, and the 480 s floor applies from the next plan on. */
+	CHECK_EQ_U64(aging_ctl_hist_cold_age_ms(pod), 0);
 	/* A job takes the eviction of generations up to 21 (the container) and 5 (the pod's). */
 	aging_ctl_take(ag, pod, 302, true, &p);
 	CHECK_EQ_U64(p.n_evict, 2);
@@ -378,6 +381,11 @@ static void test_cold_hist_of_owner(const struct ctl_env *env, const struct conf
 	CHECK_EQ_U64(h->rates.watched_us[2], 120 * USEC_PER_SEC);
 	CHECK_NEAR(h->rates.per_min[3], 3.0, 1e-9);
 	CHECK_EQ_U64(h->rates.watched_us[3], 120 * USEC_PER_SEC);
+	/* Planned at the 480 s floor of tick 302's choice, not the policy's 60 s: only the
+	 * container's generation 20 (idle >= 579 s, 94 pages) is cold; 21 (309 s), 22 and the
+	 * pod's 5 (269 s) are not. The policy decides with the same floor. */
+	CHECK_EQ_U64(aging_ctl_hist_cold_age_ms(pod), 480000);
+	CHECK_EQ_U64(aging_ctl_cold_bytes(pod, 303, 4096), 94 * 4096);
 
 	/* The pod's job in flight: the read makes the report, counts nothing, keeps the last
 	 * counted read for the next. */

@@ -408,10 +408,21 @@ static void test_choice_floor(void)
 {
 	struct cold_hist_choice c;
 
-	c = (struct cold_hist_choice){ .reason = COLD_CHOICE_UNDER_TARGET, .age_s = 120, .bucket_s = 120 };
+	c = (struct cold_hist_choice){ .reason = COLD_CHOICE_UNDER_TARGET, .age_s = 120, .bucket_s = 120,
+				       .candidates_over = 2 };
 	CHECK_EQ_U64(cold_hist_choice_floor_ms(&c), 120000);
-	c = (struct cold_hist_choice){ .reason = COLD_CHOICE_NONE_UNDER_TARGET, .age_s = 1200, .bucket_s = 960 };
+	/* Under the target at the first candidate: nothing was measured over it, so no floor (a
+	 * rule's cold_age under 30 s stays as it is). */
+	c = (struct cold_hist_choice){ .reason = COLD_CHOICE_UNDER_TARGET, .age_s = 30, .bucket_s = 30 };
+	CHECK_EQ_U64(cold_hist_choice_floor_ms(&c), 0);
+	/* Over the target up to 960 s: the next age, 1920 s, capped at max_cold_age 1200 s. */
+	c = (struct cold_hist_choice){ .reason = COLD_CHOICE_NONE_UNDER_TARGET, .age_s = 1200, .bucket_s = 960,
+				       .candidates_over = 6 };
 	CHECK_EQ_U64(cold_hist_choice_floor_ms(&c), 1200000);
+	/* With max_cold_age a day, not the day: 2 x 1920 s, the next age after the last measured. */
+	c = (struct cold_hist_choice){ .reason = COLD_CHOICE_NONE_UNDER_TARGET, .age_s = 86400, .bucket_s = 1920,
+				       .candidates_over = 7 };
+	CHECK_EQ_U64(cold_hist_choice_floor_ms(&c), 3840000);
 	/* Not watched long enough at 240 s, but 30..120 s were measured over the target. */
 	c = (struct cold_hist_choice){ .reason = COLD_CHOICE_NO_EVIDENCE, .bucket_s = 240, .candidates_over = 3 };
 	CHECK_EQ_U64(cold_hist_choice_floor_ms(&c), 240000);

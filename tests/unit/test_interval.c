@@ -119,6 +119,43 @@ static void test_restart_drops_the_carry(void)
 	CHECK_EQ_U64(fresh.back.pages, 0);
 }
 
+/* A job that finished on a skipped tick (another, headroom's, started before the next
+ * decision) is still the policy's feedback: its bytes and its EAGAIN reach the decision, also
+ * across a counter restart. */
+static void test_job_results_are_carried(void)
+{
+	struct interval_carry c = { 0 };
+	struct cgroup_sample a = tick(0, 0), b = tick(0, 0), s = tick(0, 0);
+
+	a.reclaimed_bytes = 3 * MiB;
+	a.reclaim_requested_bytes = 4 * MiB;
+	a.reclaim_short = true;
+	interval_carry_add(&c, &a);
+	b.has_prev = false; /* deltas dropped, results kept */
+	b.reclaimed_bytes = MiB;
+	b.reclaim_requested_bytes = MiB;
+	b.reclaim_partial = true;
+	interval_carry_add(&c, &b);
+	CHECK(!c.valid);
+	s.reclaimed_bytes = 0;
+	interval_carry_apply(&c, &s);
+	CHECK_EQ_U64(s.reclaimed_bytes, 4 * MiB);
+	CHECK_EQ_U64(s.reclaim_requested_bytes, 5 * MiB);
+	CHECK(s.reclaim_short);
+	CHECK(s.reclaim_partial);
+	CHECK_EQ_U64(s.elapsed_us, 5 * USEC_PER_SEC); /* its own tick only */
+	CHECK_EQ_U64(c.reclaimed_bytes, 0);
+	CHECK(!c.reclaim_short);
+	/* And into a deciding sample without history. */
+	a = tick(0, 0);
+	a.reclaimed_bytes = 2 * MiB;
+	interval_carry_add(&c, &a);
+	s = tick(0, 0);
+	s.has_prev = false;
+	interval_carry_apply(&c, &s);
+	CHECK_EQ_U64(s.reclaimed_bytes, 2 * MiB);
+}
+
 static void test_saturates(void)
 {
 	struct interval_carry c = { 0 };
@@ -155,6 +192,7 @@ static void test_refaults_during_a_job_reach_the_brake(void)
 	s = tick(100, 0);
 	s.evicted_by_age = true;
 	psi->decide(&p, &s, &host, PAGE, &skipped, &d);
+	CHECK(d.reason != DECISION_REFAULTING); /* one tick's 100 in 5 s: under the limit */
 	interval_carry_apply(&c, &s);
 	psi->decide(&p, &s, &host, PAGE, &carried, &d);
 	CHECK_NEAR(carried.refault_1m, every.refault_1m, 1e-6 * every.refault_1m);
@@ -171,6 +209,7 @@ int main(void)
 	test_sums_over_the_span();
 	test_back_is_summed_per_tick();
 	test_restart_drops_the_carry();
+	test_job_results_are_carried();
 	test_saturates();
 	test_refaults_during_a_job_reach_the_brake();
 	return test_report("interval");

@@ -778,11 +778,9 @@ static void test_cold_age_from_refaults(void)
 	CHECK_EQ_U64(d.cold_age_ms, 120000);
 }
 
-/* A reload that moves the cold age is a change: the refaults of jobs planned at the old one do
- * not double the new one. */
-/* The histogram's floor (cg->hist_cold_age_ms) raises the cold age before any refault, up to
- * max_cold_age; the refaults then double from there, and a calm period never halves it below
- * the floor while the floor lasts. */
+/* The histogram's floor (cg->hist_cold_age_ms) raises the cold age in force before any refault,
+ * up to max_cold_age; the refaults then double from there, a calm period never halves it below
+ * the floor while the floor lasts, and it comes back down when the floor goes. */
 static void test_cold_age_histogram_floor(void)
 {
 	struct policy_params p = defaults();
@@ -825,19 +823,46 @@ static void test_cold_age_histogram_floor(void)
 	CHECK_EQ_U64(d.cold_age_ms, 240000);
 	/* A floor over max_cold_age raises to max_cold_age only. */
 	st = (struct policy_state){ 0 };
+	s.hist_cold_age_ms = 0;
+	decide(&p, &s, &st, &d);
 	s.hist_cold_age_ms = 5000000;
 	decide(&p, &s, &st, &d);
 	CHECK_EQ_U64(d.cold_age_ms, p.max_cold_age_s * 1000);
 	CHECK(d.cold_age_from_hist);
+	CHECK_EQ_U64(st.cold_age_ms, 60000); /* the refaults' own is not raised */
 	decide(&p, &s, &st, &d);
 	CHECK(!d.cold_age_from_hist);
-	/* The floor gone (no evidence after a restart of aging): the age it left stays until
-	 * calm halves it. */
+	/* The floor gone (the evidence went with the generations): the refaults' own cold age is
+	 * in force again at once, and that is a change, not the histogram's doing. */
 	s.hist_cold_age_ms = 0;
 	decide(&p, &s, &st, &d);
-	CHECK_EQ_U64(d.cold_age_ms, p.max_cold_age_s * 1000);
+	CHECK_EQ_U64(d.prev_cold_age_ms, p.max_cold_age_s * 1000);
+	CHECK_EQ_U64(d.cold_age_ms, 60000);
+	CHECK(!d.cold_age_from_hist);
+	CHECK(d.cold_age_floor_fell);
+	CHECK_EQ_U64(st.since_change, 0);
+	/* A halving lifted by the floor is a decrease, not a raise by the histogram: own 1200 s
+	 * halves to 600 s, the floor holds it at 960 s. */
+	st = (struct policy_state){ .cold_age_ms = 1200000, .applied_ms = 1200000,
+				    .since_change = 2, .initialised = true, .step = p.probe_min };
+	s.hist_cold_age_ms = 960000;
+	s.back.pages = 0;
+	st.calm_us = cold_age_calm_us(1200000);
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_U64(st.cold_age_ms, 600000);
+	CHECK_EQ_U64(d.cold_age_ms, 960000);
+	CHECK_EQ_U64(d.prev_cold_age_ms, 1200000);
+	CHECK(!d.cold_age_from_hist);
+	CHECK(!d.cold_age_floor_fell); /* a calm halving */
+	/* A reload that lowers max_cold_age under the floor: the floor is capped there. */
+	p.max_cold_age_s = 600;
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_U64(d.cold_age_ms, 600000);
+	CHECK_EQ_U64(d.hist_cold_age_ms, 600000);
 }
 
+/* A reload that moves the cold age is a change: the refaults of jobs planned at the old one do
+ * not double the new one. */
 static void test_cold_age_reload_is_a_change(void)
 {
 	struct policy_params p = defaults();
