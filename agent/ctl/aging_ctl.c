@@ -106,7 +106,7 @@ uint64_t aging_ctl_hist_cold_age_ms(const struct cgroup_node *cg)
 {
 	const struct cold_hist_cgroup *h = cg->coldhist.state;
 
-	return h && h->tick ? h->planned_floor_ms : 0;
+	return h ? h->planned_floor_ms : 0;
 }
 
 /* The cold age the cgroup's eviction is planned at: its policy's own (cold_age.c), or its rule's
@@ -344,6 +344,9 @@ static void hist_finish(struct aging_ctl *ag, const struct tick_ctx *ctx, bool r
 
 		if (!h || h->tick != ag->tick || !cg->rule)
 			continue;
+		/* The plan of this read used the last choice: the policy decides with it too, also
+		 * when this read is not kept. */
+		h->planned_floor_ms = cold_hist_choice_floor_ms(&h->choice);
 		if (h->counting && h->n_next > 1)
 			qsort(h->next, h->n_next, sizeof(*h->next), cmp_hist_lruvec);
 		if (!read_ok || (h->counting && hist_has_twin(h->next, h->n_next))) {
@@ -364,8 +367,6 @@ static void hist_finish(struct aging_ctl *ag, const struct tick_ctx *ctx, bool r
 			h->n_next = 0;
 			h->counted_us = at;
 		}
-		/* The plan of this read used the last choice: the policy decides with it too. */
-		h->planned_floor_ms = cold_hist_choice_floor_ms(&h->choice);
 		cold_hist_choose(&h->rates, &h->report, cg->rule->params.max_cold_age_s,
 				 cg->rule->params.refault_target_pct, &h->choice);
 	}

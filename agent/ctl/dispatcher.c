@@ -109,6 +109,7 @@ static struct cgroup_node *job_account(struct dispatcher *ds, struct node_pool *
 		return NULL;
 	cg->job.job = NULL;
 	cg->job.total_reclaimed_bytes += job->reclaimed_bytes;
+	cg->job.since_sample_bytes += job->reclaimed_bytes;
 	/* The policy's feedback (its step, its EAGAIN back-off, whether a job took anything at
 	 * its cold age) is of its own jobs only: headroom's memory.reclaim names no cold age and
 	 * was not the policy's request. */
@@ -455,6 +456,7 @@ void dispatcher_take_results(struct cgroup_node *cg, struct cgroup_sample *s)
 	s->reclaim_partial = cg->job.pending_partial;
 	s->reclaim_short = cg->job.pending_short;
 	cg->job.pending_reclaimed_bytes = cg->job.pending_requested_bytes = 0;
+	cg->job.since_sample_bytes = 0;
 	cg->job.pending_partial = cg->job.pending_short = false;
 }
 

@@ -113,10 +113,11 @@ static inline uint64_t dispatcher_job_request_bytes(const struct cgroup_node *cg
 	return cg->job.job ? cg->job.request_bytes : 0;
 }
 
-/* What cg's jobs reclaimed since the last dispatcher_take_results(), bytes. */
+/* What all cg's jobs (the policy's and headroom's) reclaimed since the last
+ * dispatcher_take_results(), bytes: how far memory.current is below the snapshot's. */
 static inline uint64_t dispatcher_pending_reclaimed_bytes(const struct cgroup_node *cg)
 {
-	return cg->job.pending_reclaimed_bytes;
+	return cg->job.since_sample_bytes;
 }
 
 /* Submits req for cg (whose sample is s) to the pool serving req->mem_node. req->mglru is taken

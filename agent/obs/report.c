@@ -176,7 +176,7 @@ void report_cold_age(const struct cgroup_node *cg, const struct reclaim_decision
 			  "%s: cold age %.0f s -> %.0f s: pages read back under the target for %.0f min",
 		  cg->path, (double)dec->prev_cold_age_ms / 1000.0, (double)dec->cold_age_ms / 1000.0,
 		  dec->cold_age_ms > dec->prev_cold_age_ms ? dec->back_per_min :
-		  (double)cold_age_calm_us(dec->prev_cold_age_ms) / (60.0 * (double)USEC_PER_SEC));
+		  (double)dec->calm_us / (60.0 * (double)USEC_PER_SEC));
 }
 
 void report_direct_reclaim(struct obs_totals *rp, const struct tick_ctx *ctx,

@@ -172,7 +172,8 @@ struct cgroup_node {
 		unsigned flags;             /* DISPATCH_* of `job` (dispatcher.h) */
 		bool pending_partial;
 		bool pending_short;         /* a job ended with memory.reclaim's EAGAIN */
-		uint64_t pending_reclaimed_bytes, pending_requested_bytes;
+		uint64_t pending_reclaimed_bytes, pending_requested_bytes; /* the policy's jobs */
+		uint64_t since_sample_bytes; /* every job's, since the last sample (headroom) */
 		usec_t last_fail_log_us;
 		uint64_t total_reclaimed_bytes;
 	} job;

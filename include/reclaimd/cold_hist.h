@@ -164,6 +164,7 @@ struct cold_hist_choice {
 	double rate_pages_per_min; /* that candidate's rate (0 when not known) */
 	double rate_pct;         /* the same as percent of total_pages per minute */
 	unsigned candidates_over; /* candidates found over the target before it */
+	uint64_t floor_ms;       /* cold_hist_choice_floor_ms(), ms */
 };
 
 /*
@@ -221,12 +222,16 @@ void cold_hist_choose(const struct cold_hist_rates *r, const struct cold_hist_re
 		      uint64_t max_cold_age_s, double refault_target_pct,
 		      struct cold_hist_choice *ret);
 
-/* The least cold age the choice supports, milliseconds: only when a smaller candidate was
- * measured over the target (candidates_over > 0), since pages idle for less were then measured
- * to come back too often. UNDER_TARGET: age_s; NONE_UNDER_TARGET: the next age after the last one
- * measured, 2 * bucket_s, at most age_s (max_cold_age_s); NO_EVIDENCE and BEYOND_HORIZON:
- * bucket_s, the first age not known. 0 otherwise (nothing over the target yet, no memory,
- * MAX_TOO_SHORT). The cold age in force is raised to it (cold_age.c). Never fails. */
+/* The least cold age the rates support, milliseconds: twice the largest candidate age (up to
+ * max_cold_age_s) whose rate was watched for COLD_HIST_MIN_EVIDENCE_US and is over the target,
+ * at most max_cold_age_s: pages idle for less were measured to come back too often, and the next
+ * age is the first not known to. Where the rates fall with age, as they do (a page idle for 240 s
+ * was idle for 120 s), that is the choice's age for UNDER_TARGET, bucket_s for NO_EVIDENCE and
+ * BEYOND_HORIZON, and 2 * bucket_s for NONE_UNDER_TARGET. Unlike the choice it does not stop at
+ * the horizon: a rate measured on generations evicted since is kept, and so is the floor, when
+ * an eviction shortens the generations. 0 when no candidate was measured over the target, with
+ * no memory, or with max_cold_age_s under 30 s. The cold age in force is raised to it
+ * (cold_age.c). Set by cold_hist_choose(); never fails. */
 uint64_t cold_hist_choice_floor_ms(const struct cold_hist_choice *c);
 
 #endif

@@ -71,6 +71,8 @@ struct reclaim_decision {
 	uint64_t hist_cold_age_ms;  /* the histogram's floor under it (cg->hist_cold_age_ms) */
 	bool cold_age_from_hist;    /* the floor raised the cold age in this interval */
 	bool cold_age_floor_fell;   /* it fell because the floor did (not a calm halving) */
+	usec_t calm_us;             /* a calm halving: how long the pages back had been under the
+				     * target (0: no halving in this interval) */
 	double back_per_min;        /* pages back per minute over the last minute (cold_age.c) */
 	double refaults_per_min;    /* the kernel's refaults per minute, the same way */
 	double back_limit_per_min;  /* refault_target_pct of memory.current in pages, at least 1:

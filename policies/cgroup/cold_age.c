@@ -81,6 +81,7 @@ void cold_age_update(const struct policy_params *params, const struct cgroup_sam
 		state->calm_us += cg->elapsed_us;
 		calm = cold_age_calm_us(own);
 		if (state->calm_us >= calm && own > lo) {
+			d->calm_us = state->calm_us;
 			own = MAX(own / 2, lo);
 			state->calm_us = 0;
 			halved = true;

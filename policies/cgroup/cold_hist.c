@@ -205,6 +205,14 @@ void cold_hist_choose(const struct cold_hist_rates *r, const struct cold_hist_re
 						  .age_s = max_cold_age_s };
 		return;
 	}
+	/* The floor, from the rates alone: a rate kept from generations evicted since is still
+	 * evidence, so the horizon does not bound it. */
+	for (unsigned b = 0; b < COLD_HIST_N_RATES && cold_hist_rate_age_s(b) <= max_cold_age_s;
+	     b++) {
+		if (r->watched_us[b] >= COLD_HIST_MIN_EVIDENCE_US &&
+		    100.0 * r->per_min[b] / (double)rep->total_pages > refault_target_pct)
+			c.floor_ms = MIN(2 * cold_hist_rate_age_s(b), max_cold_age_s) * 1000;
+	}
 	for (unsigned b = 0; b < COLD_HIST_N_RATES && cold_hist_rate_age_s(b) <= max_cold_age_s;
 	     b++) {
 		uint64_t age_s = cold_hist_rate_age_s(b);
@@ -213,13 +221,15 @@ void cold_hist_choose(const struct cold_hist_rates *r, const struct cold_hist_re
 		if (rep->n_lruvecs == 0 || rep->horizon_ms < age_s * 1000) {
 			c = (struct cold_hist_choice){ .reason = COLD_CHOICE_BEYOND_HORIZON,
 						       .bucket_s = age_s,
-						       .candidates_over = c.candidates_over };
+						       .candidates_over = c.candidates_over,
+						       .floor_ms = c.floor_ms };
 			break;
 		}
 		if (r->watched_us[b] < COLD_HIST_MIN_EVIDENCE_US) {
 			c = (struct cold_hist_choice){ .reason = COLD_CHOICE_NO_EVIDENCE,
 						       .bucket_s = age_s,
-						       .candidates_over = c.candidates_over };
+						       .candidates_over = c.candidates_over,
+						       .floor_ms = c.floor_ms };
 			break;
 		}
 		c.bucket_s = age_s;
@@ -237,16 +247,5 @@ void cold_hist_choose(const struct cold_hist_rates *r, const struct cold_hist_re
 
 uint64_t cold_hist_choice_floor_ms(const struct cold_hist_choice *c)
 {
-	switch (c->reason) {
-	case COLD_CHOICE_UNDER_TARGET:
-		return c->candidates_over ? c->age_s * 1000 : 0;
-	case COLD_CHOICE_NONE_UNDER_TARGET:
-		/* Measured over up to bucket_s: the next age, not whatever max_cold_age is. */
-		return MIN(c->age_s, 2 * c->bucket_s) * 1000;
-	case COLD_CHOICE_NO_EVIDENCE:
-	case COLD_CHOICE_BEYOND_HORIZON:
-		return c->candidates_over ? c->bucket_s * 1000 : 0;
-	default:
-		return 0;
-	}
+	return c->floor_ms;
 }

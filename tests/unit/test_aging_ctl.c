@@ -426,6 +426,8 @@ static void test_cold_hist_of_owner(const struct ctl_env *env, const struct conf
 	CHECK_EQ_U64(h->tick, 0);
 	CHECK_NEAR(h->rates.per_min[2], (18.0 * 120 + 30.0 * 120) / 240, 1e-9);
 	CHECK_EQ_INT(new_lines_with("MGLRU aging skipped this tick", logbuf, sizeof(logbuf)), 1);
+	/* The plan made during it used the last choice's floor: the policy keeps deciding at it. */
+	CHECK_EQ_U64(aging_ctl_hist_cold_age_ms(pod), 480000);
 	/* A read that lists the container's lruvec twice leaves no report (its pages would count
 	 * twice) and counts nothing; the next clean read reports again. */
 	hist_tick(ag, &ctx, &snap, 307, 1420,
@@ -446,6 +448,10 @@ static void test_cold_hist_of_owner(const struct ctl_env *env, const struct conf
 		  "         24     301000         50           0 \n");
 	CHECK_EQ_U64(h->tick, 308);
 	CHECK_EQ_U64(h->report.idle_pages[0], 120); /* gen 22: >= 481 - 301 = 180 s */
+	/* The old generations are gone (horizon 180 s), the rates over the target stay: so does
+	 * the floor. */
+	CHECK_EQ_U64(cold_hist_choice_floor_ms(&h->choice), 480000);
+	CHECK_EQ_U64(aging_ctl_hist_cold_age_ms(pod), 480000);
 out:
 	aging_ctl_free(ag);
 	free(pod->aging.cmds);

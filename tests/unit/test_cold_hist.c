@@ -403,41 +403,64 @@ static void test_reads_to_choice(void)
 	CHECK_NEAR(r.per_min[0], 61.0, 1e-9);
 }
 
-/* The floor under the cold age each answer gives (cold_hist_choice_floor_ms()). */
+/* The floor under the cold age (cold_hist_choice_floor_ms()), from the rates. */
 static void test_choice_floor(void)
 {
+	struct cold_hist_rates r;
+	struct cold_hist_report rep;
 	struct cold_hist_choice c;
+	/* 30 .. 1920 s; 100 000 pages, target 1 % = 1000 pages/min. */
+	const double falling[COLD_HIST_N_RATES] = { 5000, 2000, 800, 100, 10, 1, 0 };
+	const double all_over[COLD_HIST_N_RATES] = { 9000, 8000, 7000, 6000, 5000, 4000, 3000 };
+	const double all_under[COLD_HIST_N_RATES] = { 10, 5, 1, 0, 0, 0, 0 };
 
-	c = (struct cold_hist_choice){ .reason = COLD_CHOICE_UNDER_TARGET, .age_s = 120, .bucket_s = 120,
-				       .candidates_over = 2 };
+	/* 30 and 60 s over: the floor is 120 s, the choice's age. */
+	setup(&r, &rep, 2000, 600, 100000, falling);
+	cold_hist_choose(&r, &rep, 1200, 1.0, &c);
+	CHECK_EQ_U64(c.age_s, 120);
 	CHECK_EQ_U64(cold_hist_choice_floor_ms(&c), 120000);
-	/* Under the target at the first candidate: nothing was measured over it, so no floor (a
-	 * rule's cold_age under 30 s stays as it is). */
-	c = (struct cold_hist_choice){ .reason = COLD_CHOICE_UNDER_TARGET, .age_s = 30, .bucket_s = 30 };
+	/* The old generations evicted (horizon 0, or 100 s): the rates stay, so does the floor,
+	 * though the choice stops at the horizon. */
+	setup(&r, &rep, 0, 600, 100000, falling);
+	cold_hist_choose(&r, &rep, 1200, 1.0, &c);
+	CHECK_EQ_INT(c.reason, COLD_CHOICE_BEYOND_HORIZON);
+	CHECK_EQ_U64(cold_hist_choice_floor_ms(&c), 120000);
+	setup(&r, &rep, 100, 600, 100000, falling);
+	cold_hist_choose(&r, &rep, 1200, 1.0, &c);
+	CHECK_EQ_U64(cold_hist_choice_floor_ms(&c), 120000);
+	/* Under the target from the first age: nothing measured over it, no floor (a rule's
+	 * cold_age under 30 s stays as it is). */
+	setup(&r, &rep, 2000, 600, 100000, all_under);
+	cold_hist_choose(&r, &rep, 1200, 1.0, &c);
+	CHECK_EQ_INT(c.reason, COLD_CHOICE_UNDER_TARGET);
+	CHECK_EQ_U64(c.age_s, 30);
 	CHECK_EQ_U64(cold_hist_choice_floor_ms(&c), 0);
-	/* Over the target up to 960 s: the next age, 1920 s, capped at max_cold_age 1200 s. */
-	c = (struct cold_hist_choice){ .reason = COLD_CHOICE_NONE_UNDER_TARGET, .age_s = 1200, .bucket_s = 960,
-				       .candidates_over = 6 };
+	/* Over up to 960 s: the next age, 1920 s, capped at max_cold_age 1200 s ... */
+	setup(&r, &rep, 4000, 600, 100000, all_over);
+	cold_hist_choose(&r, &rep, 1200, 1.0, &c);
+	CHECK_EQ_INT(c.reason, COLD_CHOICE_NONE_UNDER_TARGET);
 	CHECK_EQ_U64(cold_hist_choice_floor_ms(&c), 1200000);
-	/* With max_cold_age a day, not the day: 2 x 1920 s, the next age after the last measured. */
-	c = (struct cold_hist_choice){ .reason = COLD_CHOICE_NONE_UNDER_TARGET, .age_s = 86400, .bucket_s = 1920,
-				       .candidates_over = 7 };
+	/* ... and with max_cold_age a day, not the day: 2 x 1920 s, the next age after the last
+	 * one measured. */
+	cold_hist_choose(&r, &rep, 86400, 1.0, &c);
 	CHECK_EQ_U64(cold_hist_choice_floor_ms(&c), 3840000);
-	/* Not watched long enough at 240 s, but 30..120 s were measured over the target. */
-	c = (struct cold_hist_choice){ .reason = COLD_CHOICE_NO_EVIDENCE, .bucket_s = 240, .candidates_over = 3 };
-	CHECK_EQ_U64(cold_hist_choice_floor_ms(&c), 240000);
-	c = (struct cold_hist_choice){ .reason = COLD_CHOICE_BEYOND_HORIZON, .bucket_s = 60, .candidates_over = 1 };
+	/* Not watched long enough: no floor from those rates. */
+	setup(&r, &rep, 2000, 60, 100000, falling);
+	cold_hist_choose(&r, &rep, 1200, 1.0, &c);
+	CHECK_EQ_U64(cold_hist_choice_floor_ms(&c), 0);
+	/* 30 s watched long enough and over, 60 s not yet: 60 s, the first age not known. */
+	setup(&r, &rep, 2000, 600, 100000, falling);
+	r.watched_us[1] = 60 * SEC;
+	r.watched_us[2] = 60 * SEC;
+	cold_hist_choose(&r, &rep, 1200, 1.0, &c);
+	CHECK_EQ_INT(c.reason, COLD_CHOICE_NO_EVIDENCE);
 	CHECK_EQ_U64(cold_hist_choice_floor_ms(&c), 60000);
-	/* Nothing measured over the target: nothing known, no floor. */
-	c = (struct cold_hist_choice){ .reason = COLD_CHOICE_NO_EVIDENCE, .bucket_s = 30 };
+	/* No memory, or max_cold_age under the first candidate: none. */
+	setup(&r, &rep, 2000, 600, 0, falling);
+	cold_hist_choose(&r, &rep, 1200, 1.0, &c);
 	CHECK_EQ_U64(cold_hist_choice_floor_ms(&c), 0);
-	c = (struct cold_hist_choice){ .reason = COLD_CHOICE_BEYOND_HORIZON, .bucket_s = 30 };
-	CHECK_EQ_U64(cold_hist_choice_floor_ms(&c), 0);
-	c = (struct cold_hist_choice){ .reason = COLD_CHOICE_NO_MEMORY };
-	CHECK_EQ_U64(cold_hist_choice_floor_ms(&c), 0);
-	c = (struct cold_hist_choice){ .reason = COLD_CHOICE_MAX_TOO_SHORT, .age_s = 20 };
-	CHECK_EQ_U64(cold_hist_choice_floor_ms(&c), 0);
-	c = (struct cold_hist_choice){ .reason = _COLD_CHOICE_MAX, .age_s = 20 };
+	setup(&r, &rep, 2000, 600, 100000, falling);
+	cold_hist_choose(&r, &rep, 20, 1.0, &c);
 	CHECK_EQ_U64(cold_hist_choice_floor_ms(&c), 0);
 }
 

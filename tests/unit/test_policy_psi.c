@@ -854,6 +854,7 @@ static void test_cold_age_histogram_floor(void)
 	CHECK_EQ_U64(d.prev_cold_age_ms, 1200000);
 	CHECK(!d.cold_age_from_hist);
 	CHECK(!d.cold_age_floor_fell); /* a calm halving */
+	CHECK(d.calm_us >= cold_age_calm_us(1200000));
 	/* A reload that lowers max_cold_age under the floor: the floor is capped there. */
 	p.max_cold_age_s = 600;
 	decide(&p, &s, &st, &d);
