@@ -129,9 +129,14 @@ if [ "$report_only" -eq 0 ]; then
 	else
 		echo "apps: could not fetch oomd (apt-get download oomd): the senpai arm will fail" >&2
 	fi
+	# Every application's binaries are checked once, before any boot.
+	for p in $apps; do
+		exe_args "$p" >/dev/null || exit 1
+	done
 	for r in $(seq 1 "$runs"); do
 		for p in $apps; do
-			mapfile -t exes < <(exe_args "$p")
+			exes_out=$(exe_args "$p") || exit 1
+			mapfile -t exes <<<"$exes_out"
 			for a in $arms; do
 				d=$out/raw/$p/$a/r$r
 				mkdir -p "$d"
@@ -175,7 +180,7 @@ for p in $apps; do
 done
 [ -s "$all" ] || die "no results in $out/raw"
 rm -f "$out"/plot-*.tsv
-kernel=$(cat "$out"/raw/*/*/r*/vm-info.txt 2>/dev/null | sed -n 's/^kernel=//p' | head -1)
+kernel=$(cat "$out"/raw/*/*/r*/vm-info.txt 2>/dev/null | sed -n 's/^kernel=//p' | head -1) || true
 
 {
 	echo "## bench/apps.sh: Linux ${kernel:-?} in qemu (TCG), 2 x 1024M, zram 512M + disk swap 1G;" \

@@ -289,7 +289,7 @@ db)
 		db_sql "$i" "CREATE EXTENSION pg_prewarm" >/dev/null &&
 			db_sql "$i" "SELECT pg_prewarm('pgbench_accounts_pkey') + pg_prewarm('pgbench_accounts')" \
 				>"$RESULTS/prewarm-$i.txt" || { echo "apps: pg_prewarm $i failed"; exit 1; }
-		db_sql "$i" CHECKPOINT >/dev/null
+		db_sql "$i" CHECKPOINT >/dev/null || { echo "apps: CHECKPOINT $i failed"; exit 1; }
 		echo "$i $(db_sql "$i" "SELECT pg_database_size('postgres')")" >>"$RESULTS/db-size.txt"
 	done
 	echo "apps: db: 2 x scale $DB_SCALE in $(fsub "$(uptime_s)" "$t") s; bytes: $(tr '\n' ' ' <"$RESULTS/db-size.txt")"
@@ -300,8 +300,8 @@ db)
 	# A warm-up of 10 s, not counted.
 	db_bench a 10 "$RESULTS/pgbench-warm-a.txt" &
 	warm_a=$!
-	db_bench b 10 "$RESULTS/pgbench-warm-b.txt"
-	wait "$warm_a" || true
+	db_bench b 10 "$RESULTS/pgbench-warm-b.txt" || echo "apps: warm-up b failed (pgbench-warm-b.txt)"
+	wait "$warm_a" || echo "apps: warm-up a failed (pgbench-warm-a.txt)"
 	for i in a b; do
 		if [ "$i" = a ]; then cg=$CGA; else cg=$CGB; fi
 		echo "apps: db $i: $(($(cat "$cg/memory.current") / 1048576)) MiB in its cgroup after the warm-up"
