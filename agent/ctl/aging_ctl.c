@@ -115,16 +115,11 @@ uint64_t aging_ctl_hist_cold_age_ms(const struct cgroup_node *cg)
 static uint64_t cold_age_ms(const struct cgroup_node *cg)
 {
 	const struct cold_hist_cgroup *h = cg->coldhist.state;
-	uint64_t age = cg->policy.state.cold_age_ms;
-	uint64_t floor = h ? cold_hist_choice_floor_ms(&h->choice) : 0;
 
 	if (!cg->rule)
-		return age;
-	if (!age)
-		age = cg->rule->params.cold_age_s * 1000;
-	if (floor > age)
-		age = MIN(floor, MAX(cg->rule->params.max_cold_age_s * 1000, age));
-	return age;
+		return cg->policy.state.cold_age_ms;
+	return cold_age_in_force_ms(&cg->rule->params, cg->policy.state.cold_age_ms,
+				    h ? cold_hist_choice_floor_ms(&h->choice) : 0);
 }
 
 /* The child of `parent` named by p[0..pn) (one path component), or NULL. */

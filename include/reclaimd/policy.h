@@ -210,6 +210,12 @@ unsigned reclaim_backoff_intervals(unsigned short_streak);
  * d->back_limit_per_min; updates state->cold_age_ms, state->applied_ms, state->back_1m,
  * state->refault_1m, state->calm_us, state->since_change and state->taken_at_age. Needs
  * cg->has_prev; never fails. */
+/* The cold age in force, ms: the refaults' own (own_ms, state->cold_age_ms; 0: not set yet,
+ * the rule's cold_age), kept within [cold_age, max_cold_age], or the histogram's floor (floor_ms,
+ * capped at max_cold_age) when higher. What cold_age_update() applies and the eviction plan
+ * uses (agent/ctl/aging_ctl.c). Pure; never fails. */
+uint64_t cold_age_in_force_ms(const struct policy_params *params, uint64_t own_ms,
+			      uint64_t floor_ms);
 /* How long refaults must stay at or under the target before a cold age of cold_age_ms halves:
  * max(10 min, 10 cold ages), microseconds. Pure. */
 usec_t cold_age_calm_us(uint64_t cold_age_ms);

@@ -43,6 +43,15 @@ static double per_min_1m(double *acc, uint64_t n, const struct cgroup_sample *cg
 	return *acc;
 }
 
+uint64_t cold_age_in_force_ms(const struct policy_params *params, uint64_t own_ms,
+			      uint64_t floor_ms)
+{
+	uint64_t lo = params->cold_age_s * 1000, hi = MAX(params->max_cold_age_s * 1000, lo);
+	uint64_t own = own_ms ? MIN(MAX(own_ms, lo), hi) : lo;
+
+	return MAX(own, MIN(floor_ms, hi));
+}
+
 void cold_age_update(const struct policy_params *params, const struct cgroup_sample *cg,
 		     uint64_t page_size, struct policy_state *state, struct reclaim_decision *d)
 {
@@ -56,7 +65,7 @@ void cold_age_update(const struct policy_params *params, const struct cgroup_sam
 	usec_t calm;
 
 	own = MIN(MAX(own, lo), hi); /* a reload may have moved the bounds: a change too */
-	age = MAX(own, floor);       /* in force for this interval: the histogram's floor under it */
+	age = cold_age_in_force_ms(params, own, floor); /* the histogram's floor under it */
 	was = state->applied_ms ? state->applied_ms : age; /* the jobs so far were planned at it */
 	d->prev_cold_age_ms = MIN(MAX(was, lo), hi);
 	if (!state->applied_ms) {

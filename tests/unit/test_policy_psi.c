@@ -788,6 +788,13 @@ static void test_cold_age_histogram_floor(void)
 	struct reclaim_decision d;
 	struct cgroup_sample s = sample(400 * MiB, 400 * MiB, 0, 1024 * MiB, 0);
 
+	/* The one rule the plan and the policy share (cold_age_in_force_ms()). */
+	CHECK_EQ_U64(cold_age_in_force_ms(&p, 0, 0), 60000);          /* not set: cold_age */
+	CHECK_EQ_U64(cold_age_in_force_ms(&p, 30000, 0), 60000);      /* under the bounds */
+	CHECK_EQ_U64(cold_age_in_force_ms(&p, 240000, 120000), 240000);
+	CHECK_EQ_U64(cold_age_in_force_ms(&p, 60000, 480000), 480000);
+	CHECK_EQ_U64(cold_age_in_force_ms(&p, 60000, 5000000), 1200000); /* max_cold_age */
+	CHECK_EQ_U64(cold_age_in_force_ms(&p, 5000000, 0), 1200000);
 	/* A floor under the cold age changes nothing. */
 	s.hist_cold_age_ms = 30000;
 	decide(&p, &s, &st, &d);
