@@ -276,15 +276,17 @@ static void setup(struct cold_hist_rates *r, struct cold_hist_report *rep, uint6
 	}
 }
 
+/* Rates at 30, 60, 120, 240, 480, 960, 1920 s for the chooser's tests: with 100 000 pages and a
+ * 1 % target, 1000 pages/min is the limit. */
+static const double falling[COLD_HIST_N_RATES] = { 5000, 2000, 800, 100, 10, 1, 0 };
+static const double all_over[COLD_HIST_N_RATES] = { 9000, 8000, 7000, 6000, 5000, 4000, 3000 };
+static const double all_under[COLD_HIST_N_RATES] = { 10, 5, 1, 0, 0, 0, 0 };
+
 static void test_chooser(void)
 {
 	struct cold_hist_rates r;
 	struct cold_hist_report rep;
 	struct cold_hist_choice c;
-	/* 30, 60, 120, 240, 480, 960, 1920 s: 100 000 pages, target 1 % = 1000 pages/min. */
-	const double falling[COLD_HIST_N_RATES] = { 5000, 2000, 800, 100, 10, 1, 0 };
-	const double all_over[COLD_HIST_N_RATES] = { 9000, 8000, 7000, 6000, 5000, 4000, 3000 };
-	const double all_under[COLD_HIST_N_RATES] = { 10, 5, 1, 0, 0, 0, 0 };
 
 	/* No evidence yet: watched for a minute only. */
 	setup(&r, &rep, 2000, 60, 100000, falling);
@@ -409,10 +411,6 @@ static void test_choice_floor(void)
 	struct cold_hist_rates r;
 	struct cold_hist_report rep;
 	struct cold_hist_choice c;
-	/* 30 .. 1920 s; 100 000 pages, target 1 % = 1000 pages/min. */
-	const double falling[COLD_HIST_N_RATES] = { 5000, 2000, 800, 100, 10, 1, 0 };
-	const double all_over[COLD_HIST_N_RATES] = { 9000, 8000, 7000, 6000, 5000, 4000, 3000 };
-	const double all_under[COLD_HIST_N_RATES] = { 10, 5, 1, 0, 0, 0, 0 };
 
 	/* 30 and 60 s over: the floor is 120 s, the choice's age. */
 	setup(&r, &rep, 2000, 600, 100000, falling);
