@@ -198,10 +198,10 @@ static void print_status(json_t *p)
 	if (json_is_string(get(p, "config.cgroup_root")))
 		printf("cgroups: root %s\n", str(p, "config.cgroup_root"));
 	printf("memory:  %s total, %s free, %s available; swap %s total, %s free; "
-	       "vm.swappiness %lld\n", B(get(p, "host.mem_total_bytes")),
+	       "vm.swappiness %lld, vm.zone_reclaim_mode %lld\n", B(get(p, "host.mem_total_bytes")),
 	       B(get(p, "host.mem_free_bytes")), B(get(p, "host.mem_available_bytes")),
 	       B(get(p, "host.swap_total_bytes")), B(get(p, "host.swap_free_bytes")),
-	       integer(p, "host.vm_swappiness"));
+	       integer(p, "host.vm_swappiness"), integer(p, "host.vm_zone_reclaim_mode"));
 	printf("ticks:   %lld, the last began %.1f ms late (max %.1f ms, over the last 32 "
 	       "%.1f ms) and ran %.1f ms (max %.1f ms)\n", integer(p, "tick.count"),
 	       num(p, "tick.late_last_us") / 1000, num(p, "tick.late_max_us") / 1000,
@@ -221,12 +221,15 @@ static void print_status(json_t *p)
 		json_t *h = json_object_get(v, "headroom");
 		bool hr = json_is_object(h);
 
-		printf("%-5lld %7lld %7lld %4lld %6lld %10.2f %10s  %-10s %-10s %-10s%s\n",
+		printf("%-5lld %7lld %7lld %4lld %6lld %10.2f %10s  %-10s %-10s %-10s%s%s%s\n",
 		       integer(v, "node"), integer(v, "workers"), integer(v, "allowed_workers"),
 		       integer(v, "busy_workers"), integer(v, "queued_jobs"), num(v, "idle_cores"),
 		       B(get(v, "reclaimed_bytes")), hr ? B(get(h, "free_bytes")) : "-",
 		       hr ? B(get(h, "goal_bytes")) : "-", hr ? B(get(h, "deficit_bytes")) : "-",
-		       hr && json_is_true(get(h, "refilling")) ? " refilling" : "");
+		       hr && json_is_true(get(h, "refilling")) ? " refilling" : "",
+		       hr && integer(h, "covered_by_other_nodes_bytes") > 0 ? " other nodes cover " : "",
+		       hr && integer(h, "covered_by_other_nodes_bytes") > 0 ?
+		       B(get(h, "covered_by_other_nodes_bytes")) : "");
 	}
 
 	printf("\nswap:    %s total, %s free", B(get(p, "swap.total_bytes")),

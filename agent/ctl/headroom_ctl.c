@@ -57,6 +57,7 @@ struct headroom_ctl {
 	struct headroom_node_state node[RECLAIMD_MAX_NODES];
 	struct headroom_nodes last_plan;
 	uint64_t checks, requested_bytes, n_requests, n_last_resort;
+	bool fallback;                  /* the last check pooled the nodes' spare (headroom.h) */
 	struct headroom_node_reclaim nr;  /* nodeN/reclaim writes (headroom.h) */
 };
 
@@ -111,7 +112,7 @@ static size_t build_candidates(struct headroom_ctl *h)
 static uint64_t refill_nodes(struct headroom_ctl *h, const struct headroom_params *hp,
 			     const struct zoneinfo *zi, const struct headroom_nodes *plan)
 {
-	uint64_t mask = 0;
+	uint64_t mask = 0, near = headroom_near_goal_nodes(hp, zi, h->ctx.snap->page_size);
 
 	for (unsigned node = 0; node < plan->n_nodes; node++) {
 		struct headroom_node_state *ns = &h->node[node];
@@ -120,7 +121,7 @@ static uint64_t refill_nodes(struct headroom_ctl *h, const struct headroom_param
 
 		ns->refilling = headroom_refill_next(
 			ns->refilling, below,
-			!below && headroom_node_near_goal(hp, &zi->node[node], h->ctx.snap->page_size),
+			!below && ((near >> node) & 1),
 			&started);
 		ns->deficits += started;
 		if (ns->refilling)
@@ -262,7 +263,9 @@ static bool check(struct headroom_ctl *h)
 				  "%s/zoneinfo: %s; headroom check skipped", h->env.proc_root, strerror(-r));
 		return false;
 	}
-	hp = (struct headroom_params){ .goal_bytes = c->headroom_bytes, .goal_pct = c->headroom_pct };
+	hp = (struct headroom_params){ .goal_bytes = c->headroom_bytes, .goal_pct = c->headroom_pct,
+					.fallback = h->ctx.snap->host.vm_zone_reclaim_mode == 0 };
+	h->fallback = hp.fallback;
 	/* The nodes' arithmetic does not depend on the candidates: without a deficit on any node
 	 * (most checks) the plan asks nothing of them, and they are neither built nor stored (one
 	 * candidate and one request slot per managed cgroup: 128 bytes, 1.2 MiB at 10,000). */
@@ -350,7 +353,7 @@ void headroom_ctl_report(const struct headroom_ctl *h, struct headroom_report *r
 		.enabled = h->zoneinfo_fd >= 0 && h->ctx.config && h->ctx.config->headroom_enabled,
 		.checks = h->checks, .requested_bytes = h->requested_bytes,
 		.requests = h->n_requests, .last_resort_requests = h->n_last_resort,
-		.n_nodes = h->last_plan.n_nodes, .node_reclaim = h->nr.n,
+		.n_nodes = h->last_plan.n_nodes, .node_reclaim = h->nr.n, .fallback = h->fallback,
 	};
 
 	for (unsigned i = 0; i < r.n_nodes; i++) {
@@ -359,7 +362,8 @@ void headroom_ctl_report(const struct headroom_ctl *h, struct headroom_report *r
 		r.node[i] = (struct headroom_node_report){
 			.considered = p->considered, .free_bytes = p->free_bytes,
 			.high_bytes = p->high_bytes, .goal_bytes = p->goal_bytes,
-			.deficit_bytes = p->deficit_bytes, .refilling = h->node[i].refilling,
+			.deficit_bytes = p->deficit_bytes, .fallback_bytes = p->fallback_bytes,
+			.refilling = h->node[i].refilling,
 			.deficits = h->node[i].deficits,
 		};
 	}

@@ -37,6 +37,7 @@ struct headroom_hooks {
 struct headroom_node_report {
 	bool considered;           /* present in zoneinfo with managed memory */
 	uint64_t free_bytes, high_bytes, goal_bytes, deficit_bytes; /* at the last check */
+	uint64_t fallback_bytes;   /* of the shortfall, what other nodes' spare covered (headroom.h) */
 	bool refilling;            /* fell below its goal, not back at twice the headroom yet */
 	uint64_t deficits;         /* times it fell below its goal (started refilling), since start */
 };
@@ -44,6 +45,7 @@ struct headroom_node_report {
 struct headroom_report {
 	bool enabled;              /* the policy is on and /proc/zoneinfo readable */
 	uint64_t checks;           /* since start */
+	bool fallback;             /* the last check pooled the nodes' spare: zone_reclaim_mode 0 */
 	uint64_t requested_bytes;  /* asked of cgroups since start */
 	uint64_t requests, last_resort_requests;
 	/* The kernel's per-node reclaim (nodeN/reclaim, 6.17+) asked for what no managed cgroup

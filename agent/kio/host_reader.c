@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * host_reader.c - the host-wide half of a snapshot: /proc/meminfo, /proc/vmstat,
- * /proc/pressure/memory, /proc/swaps and vm.swappiness (fds kept open, re-read at offset 0 every
+ * /proc/pressure/memory, /proc/swaps, vm.swappiness and vm.zone_reclaim_mode (fds kept open, re-read at offset 0 every
  * tick), plus zswap's module parameters and debugfs counters (optional: read with read_at()
  * through the parameters' directory fd, opened once, and the debugfs directory, opened for each
  * read; absent directories only mark the data unavailable).
@@ -24,6 +24,7 @@
 struct host_reader {
 	int meminfo_fd, vmstat_fd, psi_fd, swaps_fd;
 	int swappiness_fd;      /* <proc>/sys/vm/swappiness, -1 without it (optional) */
+	int zone_reclaim_fd;    /* <proc>/sys/vm/zone_reclaim_mode, -1 without it (optional) */
 	int sys_fd;             /* <sys> (O_PATH), to look for zswap again later; -1 without it */
 	int zswap_params_dirfd; /* <sys>/module/zswap/parameters, -1 without zswap */
 	struct host_sample next; /* filled in place (too big for the stack), copied out on success */
@@ -58,6 +59,7 @@ void host_reader_free(struct host_reader *r)
 	closep(&r->psi_fd);
 	closep(&r->swaps_fd);
 	closep(&r->swappiness_fd);
+	closep(&r->zone_reclaim_fd);
 	closep(&r->sys_fd);
 	closep(&r->zswap_params_dirfd);
 	free(r);
@@ -84,6 +86,7 @@ int host_reader_open(const char *proc_root, const char *sys_root, struct host_re
 	if (!r)
 		return -ENOMEM;
 	r->meminfo_fd = r->vmstat_fd = r->psi_fd = r->swaps_fd = r->swappiness_fd = -1;
+	r->zone_reclaim_fd = -1;
 	r->zswap_params_dirfd = r->sys_fd = -1;
 	fds[0] = &r->meminfo_fd;
 	fds[1] = &r->vmstat_fd;
@@ -104,6 +107,8 @@ int host_reader_open(const char *proc_root, const char *sys_root, struct host_re
 	/* Optional: vm.swappiness, a job's swappiness when its rule sets none (limits.h
 	 * job_swappiness_decide()). */
 	r->swappiness_fd = openat(proc_fd, "sys/vm/swappiness", flags);
+	/* Optional: vm.zone_reclaim_mode, whether headroom pools the nodes' spare (headroom.h). */
+	r->zone_reclaim_fd = openat(proc_fd, "sys/vm/zone_reclaim_mode", flags);
 
 	/* Optional: no sysfs root, no debugfs mount (or no permission for it), no zswap. */
 	r->sys_fd = open(sys_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -247,6 +252,13 @@ int host_reader_read(struct host_reader *r, struct host_sample *ret)
 
 		if (u64_parse(r->buf, len, &v) == 0 && v <= 200)
 			s->vm_swappiness = (int)v;
+	}
+	s->vm_zone_reclaim_mode = -1;
+	if (r->zone_reclaim_fd >= 0 && read_hot(r, r->zone_reclaim_fd, &len) == 0) {
+		uint64_t v;
+
+		if (u64_parse(r->buf, len, &v) == 0 && v <= 7)
+			s->vm_zone_reclaim_mode = (int)v;
 	}
 
 	/* zswap is auxiliary: whatever goes wrong there (debugfs unmounted under us, a format we do

@@ -337,7 +337,8 @@ void report_notify_status(const struct tick_report *rep)
 		if (h)
 			snprintf(head, sizeof(head), ", free %" PRIu64 " MiB for a goal of %" PRIu64 " MiB%s",
 				 h->free_bytes >> 20, (h->high_bytes + h->goal_bytes) >> 20,
-				 h->deficit_bytes ? (h->refilling ? " (short, refilling)" : " (short)") : "");
+				 h->deficit_bytes ? (h->refilling ? " (short, refilling)" : " (short)") :
+				 h->fallback_bytes ? " (short, other nodes have room)" : "");
 		w = snprintf(nodes + off, sizeof(nodes) - off,
 			     "; node %d: %u/%u workers, %u busy, %u queued, %.1f idle cores, %" PRIu64 " MiB%s",
 			     n->node, n->allowed, n->n_workers, n->busy, n->queued, n->idle_cores,

@@ -186,11 +186,12 @@ static json_t *status_nodes(const struct dispatcher_report *dr, const struct hea
 		const struct headroom_node_report *h =
 			hr->enabled && (unsigned)n->node < hr->n_nodes && hr->node[n->node].considered ?
 			&hr->node[n->node] : NULL;
-		json_t *hj = h ? json_pack("{s:o,s:o,s:o,s:o,s:b}",
+		json_t *hj = h ? json_pack("{s:o,s:o,s:o,s:o,s:o,s:b}",
 					   "free_bytes", ju64(h->free_bytes),
 					   "high_watermark_bytes", ju64(h->high_bytes),
 					   "goal_bytes", ju64(h->high_bytes + h->goal_bytes),
 					   "deficit_bytes", ju64(h->deficit_bytes),
+					   "covered_by_other_nodes_bytes", ju64(h->fallback_bytes),
 					   "refilling", h->refilling) : json_null();
 
 		json_array_append_new(nodes, json_pack("{s:i,s:I,s:I,s:I,s:I,s:f,s:o,s:o,s:o}",
@@ -483,6 +484,10 @@ static void m_status(void *userdata, const struct varlink_call *call _unused_,
 		"bad_requests", ju64(vs.bad_requests), "denied", ju64(vs.denied),
 		"timeouts", ju64(vs.timeouts));
 	if (o) {
+		json_object_set_new(json_object_get(o, "host"), "vm_zone_reclaim_mode",
+				    json_integer(h->vm_zone_reclaim_mode));
+		json_object_set_new(json_object_get(o, "totals"), "headroom_fallback",
+				    json_boolean(hr->fallback));
 		json_object_set_new(o, "features", status_features(r->ctx.features));
 		json_object_set_new(o, "self", status_self(&r->self));
 		json_object_set_new(o, "held_back", status_held_back(r));

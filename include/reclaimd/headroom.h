@@ -41,6 +41,20 @@
  * a node no candidate can serve keeps its deficit as "uncovered", for the kernel's per-node
  * reclaim (6.17+) or for the next call.
  *
+ * Fallback (params.fallback, the agent's setting when vm.zone_reclaim_mode is 0, the default): the
+ * page allocator serves an allocation from the next node of its zonelist when the local node is
+ * under its low watermark, without waking kswapd or reclaiming (mm/page_alloc.c
+ * get_page_from_freelist(): a zone failing its watermark is skipped unless node_reclaim_mode is
+ * set; only when every zone fails does the slow path wake kswapd, and only when every zone is under
+ * min after that does the task reclaim directly). A node's shortfall is then no stall while
+ * another node has room, and reclaiming for it would take memory the kernel does not need. So the
+ * spare of every node (free above its own target, the refill included) is pooled and covers the
+ * nodes' deficits in node id order (fallback_bytes); what is left is the deficit planned below.
+ * Allocations bound to one node (cpuset.mems, MPOL_BIND, __GFP_THISNODE) do not fall back; the
+ * pooled view does not see them. With zone_reclaim_mode set the kernel reclaims on the local node
+ * before falling back (Documentation/admin-guide/sysctl/vm.rst, zone_reclaim_mode), and every
+ * node keeps its own goal (fallback false).
+ *
  * memory.reclaim is not node-targeted (kernel-interfaces.md): the kernel walks the zonelist from
  * the writing CPU's node, so the agent should write each request from a thread running on a CPU
  * of request.node. The agent sets max_bytes to one chunk and plans again when a request ends
@@ -63,9 +77,10 @@ struct headroom_params {
 	double goal_pct;     /* percent of the node's managed memory, 0 < x <= 100; 2.0 */
 	uint64_t refill_nodes; /* bit n: on node n the cold candidates cover the deficit to
 				* high + 2 * goal (RECLAIMD_MAX_NODES is 64); 0 */
+	bool fallback;         /* nodes' spare covers other nodes' deficits (above); false */
 };
 
-/* goal_bytes 0, goal_pct 2.0, refill_nodes 0. */
+/* goal_bytes 0, goal_pct 2.0, refill_nodes 0, fallback false. */
 void headroom_params_default(struct headroom_params *ret);
 /* 0, or -EINVAL when goal_bytes is 0 and goal_pct is not in (0, 100]. */
 int headroom_params_check(const struct headroom_params *params);
@@ -158,10 +173,13 @@ struct headroom_node_plan {
 	bool considered;          /* present in zoneinfo with managed memory; else all 0 */
 	uint64_t free_bytes, high_bytes, managed_bytes; /* from zoneinfo, bytes */
 	uint64_t goal_bytes;      /* headroom wanted above high (not doubled by refill) */
-	uint64_t deficit_bytes;   /* high + goal (2 * goal with refill) - free, page-rounded up;
-				   * 0 = at or above it */
-	uint64_t goal_deficit_bytes; /* high + goal - free, page-rounded up: what stalling
-				      * candidates may cover (<= deficit_bytes) */
+	uint64_t target_bytes;    /* high + goal (2 * goal with refill): free wanted */
+	uint64_t fallback_bytes;  /* with params.fallback: the part of the deficit below that
+				   * other nodes' spare covers (not in deficit_bytes); else 0 */
+	uint64_t deficit_bytes;   /* high + goal (2 * goal with refill) - free - fallback_bytes,
+				   * page-rounded up; 0 = at or above it */
+	uint64_t goal_deficit_bytes; /* high + goal - free - fallback_bytes, page-rounded up: what
+				      * stalling candidates may cover (<= deficit_bytes) */
 	uint64_t requested_bytes; /* sum of this call's requests for the node (<= deficit) */
 	uint64_t last_resort_bytes; /* the part of requested_bytes asked of stalling candidates */
 	uint64_t busy_bytes;      /* what the jobs of cold candidates in flight may still free here
@@ -261,7 +279,12 @@ bool headroom_node_near_goal(const struct headroom_params *params, const struct 
  * free memory is back above high + 2 * goal. Returns whether the node refills this tick; sets
  * *started when it starts now (not refilling before). Never fails. */
 bool headroom_refill_next(bool refilling, bool below_goal, bool near_goal, bool *started);
-/* Any node of zi near its goal. */
+/* The nodes of zi near their goal, bit n for node n: headroom_node_near_goal(); with
+ * params->fallback only those whose shortfall to high + 2 * goal the other nodes' spare above
+ * their own high + 2 * goal does not cover (pooled as in headroom_plan(), node id order). */
+uint64_t headroom_near_goal_nodes(const struct headroom_params *params, const struct zoneinfo *zi,
+				  uint64_t page_size);
+/* headroom_near_goal_nodes() != 0. */
 bool headroom_any_node_near_goal(const struct headroom_params *params, const struct zoneinfo *zi,
 				 uint64_t page_size);
 

@@ -20,6 +20,10 @@ struct host_sample {
 	struct zswap_stats zswap;
 	struct zswap_params zswap_params;
 	int vm_swappiness;    /* /proc/sys/vm/swappiness, 0..200; -1 when unreadable */
+	/* /proc/sys/vm/zone_reclaim_mode, 0..7 (RECLAIM_ZONE 1 | RECLAIM_WRITE 2 | RECLAIM_UNMAP 4,
+	 * mm/internal.h); -1 when unreadable (no file without CONFIG_NUMA). 0: an allocation falls
+	 * back to other nodes before any reclaim (headroom.h, fallback). */
+	int vm_zone_reclaim_mode;
 	struct swaps swaps;   /* last: host_sample_copy() copies only its devices in use */
 };
 

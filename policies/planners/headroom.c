@@ -36,7 +36,7 @@ static uint64_t round_up(uint64_t v, uint64_t page_size)
 void headroom_params_default(struct headroom_params *ret)
 {
 	*ret = (struct headroom_params){ .goal_bytes = 0, .goal_pct = HEADROOM_GOAL_PCT_DEFAULT,
-					 .refill_nodes = 0 };
+					 .refill_nodes = 0, .fallback = false };
 }
 
 int headroom_params_check(const struct headroom_params *params)
@@ -154,10 +154,39 @@ static void node_arith(const struct headroom_params *params, const struct zonein
 		np.goal_deficit_bytes = round_up(sub_sat(target, np.free_bytes), page_size);
 		if (refill)
 			target = add_sat(target, np.goal_bytes);
+		np.target_bytes = target;
 		np.deficit_bytes = round_up(sub_sat(target, np.free_bytes), page_size);
 		np.uncovered_bytes = np.deficit_bytes;
 	}
 	*ret = np;
+}
+
+/* Fallback (headroom.h): the spare of every considered node (free above its own target, the
+ * refill included) covers the deficits in node id order. Each covered node's free memory is taken
+ * as free + what it is lent: the deficit and the goal deficit both shrink by it (the goal part
+ * first, as it is the first part of free memory to go). */
+static void pool_spare(struct headroom_nodes *nodes)
+{
+	uint64_t spare = 0;
+
+	for (unsigned i = 0; i < nodes->n_nodes; i++) {
+		const struct headroom_node_plan *np = &nodes->node[i];
+
+		if (np->considered && np->deficit_bytes == 0)
+			spare = add_sat(spare, sub_sat(np->free_bytes, np->target_bytes));
+	}
+	for (unsigned i = 0; i < nodes->n_nodes && spare > 0; i++) {
+		struct headroom_node_plan *np = &nodes->node[i];
+		uint64_t lent = MIN(np->deficit_bytes, spare);
+
+		if (lent == 0)
+			continue;
+		np->fallback_bytes = lent;
+		np->deficit_bytes -= lent;
+		np->goal_deficit_bytes = sub_sat(np->goal_deficit_bytes, lent);
+		np->uncovered_bytes = np->deficit_bytes;
+		spare -= lent;
+	}
 }
 
 /* What a candidate of this pass may still cover on a node: the node's uncovered deficit; for a
@@ -226,8 +255,11 @@ int headroom_plan(const struct headroom_params *params, const struct zoneinfo *z
 	for (unsigned i = 0; i < nodes.n_nodes; i++) {
 		node_arith(params, &zi->node[i], (params->refill_nodes >> i) & 1, page_size,
 			   &nodes.node[i]);
-		total_uncovered = add_sat(total_uncovered, nodes.node[i].uncovered_bytes);
 	}
+	if (params->fallback)
+		pool_spare(&nodes);
+	for (unsigned i = 0; i < nodes.n_nodes; i++)
+		total_uncovered = add_sat(total_uncovered, nodes.node[i].uncovered_bytes);
 
 	/* A cgroup in flight may be covering the deficit right now (a headroom job of the last
 	 * check, or the psi policy's of this tick): what a cold one's job may still free on a node is
@@ -290,13 +322,49 @@ bool headroom_node_near_goal(const struct headroom_params *params, const struct 
 	       add_sat(mul_sat(zn->high_pages, page_size), mul_sat(goal, 2));
 }
 
+/* free - (high + 2 * goal) of a node, saturating at 0 (its spare over the refill target). */
+static uint64_t refill_spare(const struct headroom_params *params, const struct zoneinfo_node *zn,
+			     uint64_t page_size, uint64_t *ret_short)
+{
+	uint64_t goal = headroom_goal_bytes(params, mul_sat(zn->managed_pages, page_size));
+	uint64_t target = add_sat(mul_sat(zn->high_pages, page_size), mul_sat(goal, 2));
+	uint64_t free = mul_sat(zn->free_pages, page_size);
+
+	*ret_short = sub_sat(target, free);
+	return sub_sat(free, target);
+}
+
+uint64_t headroom_near_goal_nodes(const struct headroom_params *params, const struct zoneinfo *zi,
+				  uint64_t page_size)
+{
+	unsigned n = MIN(zi->n_nodes, (unsigned)RECLAIMD_MAX_NODES);
+	uint64_t mask = 0, spare = 0, shortfall;
+
+	if (params->fallback)
+		for (unsigned i = 0; i < n; i++)
+			if (zi->node[i].present && zi->node[i].managed_pages > 0)
+				spare = add_sat(spare, refill_spare(params, &zi->node[i], page_size,
+								    &shortfall));
+	for (unsigned i = 0; i < n; i++) {
+		if (!headroom_node_near_goal(params, &zi->node[i], page_size))
+			continue;
+		if (params->fallback) {
+			(void)refill_spare(params, &zi->node[i], page_size, &shortfall);
+			if (shortfall <= spare) {
+				spare -= shortfall;
+				continue;
+			}
+			spare = 0;
+		}
+		mask |= UINT64_C(1) << i;
+	}
+	return mask;
+}
+
 bool headroom_any_node_near_goal(const struct headroom_params *params, const struct zoneinfo *zi,
 				 uint64_t page_size)
 {
-	for (unsigned i = 0; i < zi->n_nodes && i < RECLAIMD_MAX_NODES; i++)
-		if (headroom_node_near_goal(params, &zi->node[i], page_size))
-			return true;
-	return false;
+	return headroom_near_goal_nodes(params, zi, page_size) != 0;
 }
 
 uint64_t headroom_node_reclaim_bytes(const struct headroom_node_plan *p, uint64_t page_size,

@@ -103,6 +103,7 @@ static void test_defaults_and_goal(void)
 	CHECK_EQ_U64(p.goal_bytes, 0);
 	CHECK_NEAR(p.goal_pct, 2.0, 1e-12);
 	CHECK_EQ_U64(p.refill_nodes, 0);
+	CHECK(!p.fallback);
 	CHECK_EQ_INT(headroom_params_check(&p), 0);
 	CHECK_EQ_U64(headroom_goal_bytes(&p, 1000 * MiB), 20 * MiB);
 	p.goal_bytes = 64 * MiB;
@@ -801,6 +802,141 @@ static void test_last_resort_not_at_own_limit(void)
 	CHECK(!d.at_own_limit);
 }
 
+/* Fallback (zone_reclaim_mode 0): node 1's spare covers node 0's shortfall, as the allocator would
+ * serve node 0's allocations from node 1 without reclaim; only what the spare cannot cover is
+ * asked of the cgroups, and a node's own refill target bounds what it lends. */
+static void test_fallback_pools_spare(void)
+{
+	struct headroom_params p = goal(64 * MiB);
+	struct zoneinfo zi = {0};
+	struct headroom_nodes nodes;
+	struct headroom_request req[2];
+	struct headroom_candidate c[2];
+	int n;
+
+	/* Node 0: free 50, target 16 + 64 = 80: short 30 MiB. Node 1: free 300, target 80: spare
+	 * 220 MiB. Without fallback the cold cgroup on node 0 is asked for 30 MiB. */
+	set_node(&zi, 0, 50 * MiB, 16 * MiB, 1000 * MiB);
+	set_node(&zi, 1, 300 * MiB, 16 * MiB, 1000 * MiB);
+	c[0] = cand(0, 50, 0.0, 0.5, 200 * MiB, 0);
+	node_set(&c[0], 0, 200 * MiB);
+	n = headroom_plan(&p, &zi, PAGE, c, 1, req, &nodes);
+	CHECK_EQ_INT(n, 1);
+	CHECK_EQ_U64(req[0].bytes, 30 * MiB);
+	CHECK_EQ_U64(nodes.node[0].fallback_bytes, 0);
+	CHECK_EQ_U64(nodes.node[0].target_bytes, 80 * MiB);
+
+	/* With fallback: covered in full, nothing asked, nothing left for nodeN/reclaim either. */
+	p.fallback = true;
+	c[0] = cand(0, 50, 0.0, 0.5, 200 * MiB, 0);
+	node_set(&c[0], 0, 200 * MiB);
+	n = headroom_plan(&p, &zi, PAGE, c, 1, req, &nodes);
+	CHECK_EQ_INT(n, 0);
+	CHECK_EQ_U64(nodes.node[0].fallback_bytes, 30 * MiB);
+	CHECK_EQ_U64(nodes.node[0].deficit_bytes, 0);
+	CHECK_EQ_U64(nodes.node[0].goal_deficit_bytes, 0);
+	CHECK_EQ_U64(nodes.node[0].uncovered_bytes, 0);
+	CHECK_EQ_U64(nodes.node[1].fallback_bytes, 0);
+	CHECK_EQ_U64(headroom_node_reclaim_bytes(&nodes.node[0], PAGE, 0), 0);
+
+	/* Node 1's spare only 10 MiB (free 90): 20 MiB of node 0's goal deficit is left, asked of
+	 * the cold cgroup; both nodes' deficits reported after the lending. */
+	set_node(&zi, 1, 90 * MiB, 16 * MiB, 1000 * MiB);
+	c[0] = cand(0, 50, 0.0, 0.5, 200 * MiB, 0);
+	node_set(&c[0], 0, 200 * MiB);
+	n = headroom_plan(&p, &zi, PAGE, c, 1, req, &nodes);
+	CHECK_EQ_INT(n, 1);
+	CHECK_EQ_U64(req[0].node, 0);
+	CHECK_EQ_U64(req[0].bytes, 20 * MiB);
+	CHECK_EQ_U64(nodes.node[0].fallback_bytes, 10 * MiB);
+	CHECK_EQ_U64(nodes.node[0].goal_deficit_bytes, 20 * MiB);
+	CHECK_EQ_U64(nodes.node[1].deficit_bytes, 0);
+
+	/* A refilling node lends only what is above its own refill target (16 + 128 = 144): at free
+	 * 150 that is 6 MiB, not the 70 above its goal. */
+	set_node(&zi, 1, 150 * MiB, 16 * MiB, 1000 * MiB);
+	p.refill_nodes = 1u << 1;
+	c[0] = cand(0, 50, 0.0, 0.5, 200 * MiB, 0);
+	node_set(&c[0], 0, 200 * MiB);
+	n = headroom_plan(&p, &zi, PAGE, c, 1, req, &nodes);
+	CHECK_EQ_INT(n, 1);
+	CHECK_EQ_U64(nodes.node[0].fallback_bytes, 6 * MiB);
+	CHECK_EQ_U64(req[0].bytes, 24 * MiB);
+	p.refill_nodes = 0;
+
+	/* Refilling node 0 itself (target 144, free 50: deficit 94, goal part 30) with 70 MiB spare
+	 * on node 1: the goal part is covered first, 24 MiB of refill remain, asked of the cold one;
+	 * the goal deficit left is 0, so a stalling cgroup would be asked nothing. */
+	p.refill_nodes = 1u << 0;
+	c[0] = cand(0, 50, 0.0, 0.5, 200 * MiB, 0);
+	node_set(&c[0], 0, 200 * MiB);
+	c[1] = cand(1, 50, 50.0, 0.5, 200 * MiB, 0);
+	c[1].stalling = true;
+	node_set(&c[1], 0, 200 * MiB);
+	c[0].max_bytes = 8 * MiB;
+	n = headroom_plan(&p, &zi, PAGE, c, 2, req, &nodes);
+	CHECK_EQ_U64(nodes.node[0].fallback_bytes, 70 * MiB);
+	CHECK_EQ_U64(nodes.node[0].deficit_bytes, 24 * MiB);
+	CHECK_EQ_U64(nodes.node[0].goal_deficit_bytes, 0);
+	CHECK_EQ_INT(n, 1);
+	CHECK_EQ_U64(req[0].cgroup_index, 0);
+	CHECK(!req[0].last_resort);
+	CHECK_EQ_U64(req[0].bytes, 8 * MiB);
+	p.refill_nodes = 0;
+
+	/* Both nodes short: no spare, nothing lent, both deficits planned as without fallback. */
+	set_node(&zi, 1, 60 * MiB, 16 * MiB, 1000 * MiB);
+	n = headroom_plan(&p, &zi, PAGE, NULL, 0, NULL, &nodes);
+	CHECK_EQ_INT(n, 0);
+	CHECK_EQ_U64(nodes.node[0].fallback_bytes, 0);
+	CHECK_EQ_U64(nodes.node[0].deficit_bytes, 30 * MiB);
+	CHECK_EQ_U64(nodes.node[1].deficit_bytes, 20 * MiB);
+
+	/* Three nodes: the spare goes in node id order; node 2's is shared by nodes 0 and 1. */
+	set_node(&zi, 0, 50 * MiB, 16 * MiB, 1000 * MiB);   /* short 30 */
+	set_node(&zi, 1, 60 * MiB, 16 * MiB, 1000 * MiB);   /* short 20 */
+	set_node(&zi, 2, 120 * MiB, 16 * MiB, 1000 * MiB);  /* spare 40 */
+	n = headroom_plan(&p, &zi, PAGE, NULL, 0, NULL, &nodes);
+	CHECK_EQ_U64(nodes.node[0].fallback_bytes, 30 * MiB);
+	CHECK_EQ_U64(nodes.node[0].deficit_bytes, 0);
+	CHECK_EQ_U64(nodes.node[1].fallback_bytes, 10 * MiB);
+	CHECK_EQ_U64(nodes.node[1].deficit_bytes, 10 * MiB);
+	CHECK_EQ_U64(nodes.node[2].fallback_bytes, 0);
+
+	/* A node without managed memory neither lends nor borrows. */
+	zi.node[2].managed_pages = 0;
+	n = headroom_plan(&p, &zi, PAGE, NULL, 0, NULL, &nodes);
+	CHECK_EQ_U64(nodes.node[0].fallback_bytes, 0);
+	CHECK_EQ_U64(nodes.node[2].fallback_bytes, 0);
+	CHECK(!nodes.node[2].considered);
+}
+
+/* Near the goal, pooled: the 250 ms checks run only while the other nodes' spare above their own
+ * high + 2 * goal does not cover a node's shortfall to that. */
+static void test_fallback_near_goal(void)
+{
+	struct headroom_params p = goal(64 * MiB);
+	struct zoneinfo zi = {0};
+
+	/* Refill targets 16 + 128 = 144. Node 0 free 100 (short 44), node 1 free 200 (spare 56). */
+	set_node(&zi, 0, 100 * MiB, 16 * MiB, 1000 * MiB);
+	set_node(&zi, 1, 200 * MiB, 16 * MiB, 1000 * MiB);
+	CHECK_EQ_U64(headroom_near_goal_nodes(&p, &zi, PAGE), 1);
+	CHECK(headroom_any_node_near_goal(&p, &zi, PAGE));
+	p.fallback = true;
+	CHECK_EQ_U64(headroom_near_goal_nodes(&p, &zi, PAGE), 0);
+	CHECK(!headroom_any_node_near_goal(&p, &zi, PAGE));
+	/* Spare 40 < short 44: near. */
+	set_node(&zi, 1, 184 * MiB, 16 * MiB, 1000 * MiB);
+	CHECK_EQ_U64(headroom_near_goal_nodes(&p, &zi, PAGE), 1);
+	/* Both near: both bits. */
+	set_node(&zi, 1, 100 * MiB, 16 * MiB, 1000 * MiB);
+	CHECK_EQ_U64(headroom_near_goal_nodes(&p, &zi, PAGE), 3);
+	/* Three nodes: node 2's spare 56 covers node 0's 44, not node 1's 44 after it. */
+	set_node(&zi, 2, 200 * MiB, 16 * MiB, 1000 * MiB);
+	CHECK_EQ_U64(headroom_near_goal_nodes(&p, &zi, PAGE), 2);
+}
+
 static void test_near_goal(void)
 {
 	struct headroom_params p = goal(64 * MiB);
@@ -1077,6 +1213,8 @@ int main(void)
 	test_max_bytes();
 	test_last_resort_not_at_own_limit();
 	test_near_goal();
+	test_fallback_pools_spare();
+	test_fallback_near_goal();
 	test_candidate_build();
 	test_node_reclaim_bytes();
 	test_node_reclaim_results();

@@ -236,6 +236,7 @@ static void test_fixture_tree(void)
 	CHECK_EQ_INT(sample.zswap_params.accept_threshold_percent, 90);
 	CHECK_EQ_INT(sample.zswap_params.shrinker_enabled, 0);
 	CHECK_EQ_INT(sample.vm_swappiness, 60);
+	CHECK_EQ_INT(sample.vm_zone_reclaim_mode, 0);
 
 	/* A second read through the same fds gives the same sample. */
 	CHECK_EQ_INT(host_reader_read(r, &sample2), 0);
@@ -257,6 +258,7 @@ static void test_fixture_tree_without_zswap(void)
 	CHECK_EQ_INT(host_reader_read(r, &sample), 0);
 	CHECK_EQ_U64(sample.meminfo.mem_total, UINT64_C(24731708) * 1024); /* the 6.18 host's */
 	CHECK_EQ_U64(sample.swaps.n, 0);
+	CHECK_EQ_INT(sample.vm_zone_reclaim_mode, -1); /* no sys/vm/zone_reclaim_mode there */
 	CHECK(!sample.zswap.available);
 	CHECK_EQ_U64(sample.zswap.stored_pages, 0);
 	CHECK(!sample.zswap_params.available);

@@ -65,7 +65,7 @@ kill -0 "$hog" 2>/dev/null || { fail record-fixtures "memhog died while squeezed
 # --- Snapshot ----------------------------------------------------------------
 snap /proc/pressure/memory /proc/pressure/io /proc/pressure/cpu \
 	/proc/vmstat /proc/meminfo /proc/swaps /proc/zoneinfo /proc/stat \
-	/proc/sys/vm/swappiness /proc/sys/vm/overcommit_memory
+	/proc/sys/vm/swappiness /proc/sys/vm/overcommit_memory /proc/sys/vm/zone_reclaim_mode
 snap /sys/kernel/debug/zswap/* /sys/module/zswap/parameters/*
 snap "$cg"/*
 snap "$CGROOT"/cgroup.controllers "$CGROOT"/cgroup.subtree_control \

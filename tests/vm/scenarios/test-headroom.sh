@@ -16,6 +16,16 @@
 # (headroom 160M per node, batch reclaim_priority 100, latency never reclaimed).
 # headroom-allocstalls passes when allocstalls drop by at least 90 % with the agent. Table in
 # $RESULTS/headroom-table.txt and in the results.
+# Phase "fallback" (after both): a cold batch bound to node 0 (memhog --node 0) leaves node 0 about
+# 60 MiB free, under its goal, while node 1 has far more than its own goal and node 0's shortfall
+# (tests/vm/configs/headroom-fallback.json: the same goal, the batch's psi steps 0.01 % so that
+# only headroom would take memory from it).
+# With vm.zone_reclaim_mode 0 the allocator serves node 0's allocations from node 1 without
+# reclaim, so headroom-fallback passes when, over FALLBACK_WATCH s, the agent asks no cgroup for
+# anything (no REASON=headroom line, totals.headroom_requests 0) and its status shows node 0's
+# shortfall covered by other nodes; headroom-local then sets zone_reclaim_mode 1 (the kernel
+# reclaims locally before it falls back) and passes when headroom asks the batch for memory within
+# FALLBACK_WATCH s. zone_reclaim_mode is put back as it was.
 set -u
 . "$VMTEST_LIB"
 
@@ -24,6 +34,7 @@ BURST=${HEADROOM_BURST:-64M}
 ALLOCATORS=${HEADROOM_ALLOCATORS:-4}
 SETTLE=${HEADROOM_SETTLE:-20}
 RUN=${HEADROOM_RUN:-60}
+FALLBACK_WATCH=${HEADROOM_FALLBACK_WATCH:-20}
 STREAM_MIB=400
 
 # A file larger than what page cache can keep next to the batch's anonymous memory.
@@ -138,3 +149,74 @@ if [ "${hr_lines:-0}" -ge 1 ]; then
 else
 	fail headroom-logged "no REASON=headroom line in the agent's log"
 fi
+
+# ---- phase fallback ------------------------------------------------------------------------------
+node_free_mib() { # NODE
+	awk '/MemFree:/ { print int($4 / 1024) }' "/sys/devices/system/node/node$1/meminfo"
+}
+# status_u64 KEY: the first "KEY": N of `reclaimctl --json status`, or -1.
+status_u64() {
+	reclaimctl --json status 2>/dev/null | tr -d ' \n' | grep -o "\"$1\":[0-9]*" | head -n 1 | cut -d: -f2 | grep . || echo -1
+}
+echo "=== phase fallback"
+zrm_was=$(cat /proc/sys/vm/zone_reclaim_mode)
+echo 0 >/proc/sys/vm/zone_reclaim_mode
+sync
+echo 3 >/proc/sys/vm/drop_caches
+sleep 1
+top=$(cg_create hr-fallback)
+echo "+memory" >"$top/cgroup.subtree_control"
+mkdir -p "$top/batch"
+hog_mib=$(($(node_free_mib 0) - 60))
+cg_run "$top/batch" memhog --anon "${hog_mib}M" --hot-pct 5 --rate 1000 --node 0 --duration 600 \
+	--report-interval 10 --ready-file /tmp/batch-fallback.ready >"$RESULTS/memhog-batch-fallback.log" 2>&1
+hog=$!
+if ! wait_for_file /tmp/batch-fallback.ready 180; then
+	fail headroom-fallback "batch memhog --node 0 did not get ready"
+	exit 1
+fi
+free0=$(node_free_mib 0)
+free1=$(node_free_mib 1)
+echo "batch holds $hog_mib MiB on node 0: node 0 free $free0 MiB, node 1 free $free1 MiB (goal 160 MiB above high each)"
+if [ "$free0" -ge 150 ] || [ "$free1" -lt $((160 + 160 - free0 + 32)) ]; then
+	fail headroom-fallback "setup: node 0 must be well under its goal and node 1 must cover it (node 0 free $free0, node 1 free $free1 MiB)"
+	kill "$hog" 2>/dev/null
+	echo "$zrm_was" >/proc/sys/vm/zone_reclaim_mode
+	exit 1
+fi
+flog=$RESULTS/agent-fallback.log
+agent_start /etc/reclaimd/headroom-fallback.json "$flog"
+sleep "$FALLBACK_WATCH"
+lines=$(log_select "$flog" REASON=headroom | wc -l)
+asked=$(status_u64 headroom_requests)
+covered=$(status_u64 covered_by_other_nodes_bytes)
+reclaimctl status >"$RESULTS/status-fallback.txt" 2>&1 || true
+sed -n '/^NODE/,/^$/p' "$RESULTS/status-fallback.txt"
+echo "zone_reclaim_mode 0, $FALLBACK_WATCH s: $lines headroom lines, $asked requests, node 0 covered by other nodes: $covered bytes; node 0 free $(node_free_mib 0) MiB, node 1 free $(node_free_mib 1) MiB"
+if [ "$lines" -eq 0 ] && [ "$asked" -eq 0 ] && [ "$covered" -gt 0 ]; then
+	pass headroom-fallback "node 0 under its goal, covered by node 1: no request in $FALLBACK_WATCH s, $((covered / MiB)) MiB covered by other nodes"
+else
+	fail headroom-fallback "zone_reclaim_mode 0: $lines headroom lines, $asked requests, $covered bytes covered by other nodes (want 0, 0, > 0)"
+fi
+
+echo 1 >/proc/sys/vm/zone_reclaim_mode
+n=0
+while [ "$n" -lt "$FALLBACK_WATCH" ]; do
+	sleep 1
+	n=$((n + 1))
+	asked=$(status_u64 headroom_requests)
+	[ "$asked" -gt 0 ] && break
+done
+lines=$(log_select "$flog" REASON=headroom | wc -l)
+echo "zone_reclaim_mode 1: $asked requests after $n s, $lines headroom lines"
+log_select "$flog" REASON=headroom | head -n 2 | log_message | sed 's/^/log: /'
+if [ "$asked" -gt 0 ] && [ "$lines" -ge 1 ]; then
+	pass headroom-local "zone_reclaim_mode 1: headroom asked the batch within $n s ($asked requests)"
+else
+	fail headroom-local "zone_reclaim_mode 1: $asked requests and $lines headroom lines in $n s (want > 0, >= 1)"
+fi
+echo "agent stopped in $(agent_stop) s"
+echo "$zrm_was" >/proc/sys/vm/zone_reclaim_mode
+kill "$hog" 2>/dev/null
+wait "$hog" 2>/dev/null
+rmdir "$top/batch" "$top" 2>/dev/null || echo "could not remove $top"
