@@ -169,6 +169,7 @@ static const struct key_desc top_keys[] = {
 	  .unset = "unlimited", .unit = "/s" },
 	{ "headroom", &t_headroom, CFG(headroom_enabled), .def.d = 2.0,
 	  .umax = (uint64_t)1 << 50, .range = "0..2^50 bytes" },
+	{ "headroom_fallback", &cfg_t_bool, CFG(headroom_fallback), .def.b = true },
 	{ "swap", &cfg_t_section, CFG(swap), .sub = &cfg_sec_swap },
 	{ "zswap", &cfg_t_section, CFG(zswap), .sub = &cfg_sec_zswap },
 	{ "metrics", &cfg_t_section, CFG(metrics), .sub = &cfg_sec_metrics },

@@ -106,6 +106,17 @@ static size_t build_candidates(struct headroom_ctl *h)
 	return nc;
 }
 
+/* The nodes refilling since the last check, bit n for node n. */
+static uint64_t refilling_mask(const struct headroom_ctl *h)
+{
+	uint64_t mask = 0;
+
+	for (unsigned node = 0; node < RECLAIMD_MAX_NODES; node++)
+		if (h->node[node].refilling)
+			mask |= UINT64_C(1) << node;
+	return mask;
+}
+
 /* A node that fell below its goal is refilled by the cold cgroups to twice the headroom
  * (hysteresis, as kswapd reclaims up to the high watermark once woken at low), so one burst of
  * allocations does not find it short again right away. Returns the refill_nodes mask. */
@@ -250,6 +261,7 @@ static bool check(struct headroom_ctl *h)
 	struct headroom_params hp;
 	struct headroom_nodes plan;
 	struct zoneinfo zi;
+	uint64_t refill;
 	size_t nc;
 	int r, n;
 
@@ -264,17 +276,23 @@ static bool check(struct headroom_ctl *h)
 		return false;
 	}
 	hp = (struct headroom_params){ .goal_bytes = c->headroom_bytes, .goal_pct = c->headroom_pct,
-					.fallback = h->ctx.snap->host.vm_zone_reclaim_mode == 0 };
+					.fallback = c->headroom_fallback &&
+						    h->ctx.snap->host.vm_zone_reclaim_mode == 0 };
 	h->fallback = hp.fallback;
 	/* The nodes' arithmetic does not depend on the candidates: without a deficit on any node
 	 * (most checks) the plan asks nothing of them, and they are neither built nor stored (one
-	 * candidate and one request slot per managed cgroup: 128 bytes, 1.2 MiB at 10,000). */
+	 * candidate and one request slot per managed cgroup: 128 bytes, 1.2 MiB at 10,000).
+	 * The nodes refilling since the last check lend only what is above twice their headroom:
+	 * the first plan, which decides who is below the goal now, uses their refill targets too. */
+	hp.refill_nodes = refilling_mask(h);
 	n = headroom_plan(&hp, &zi, h->ctx.snap->page_size, NULL, 0, NULL, &plan);
 	if (n < 0)
 		return false;
-	hp.refill_nodes = refill_nodes(h, &hp, &zi, &plan);
-	if (hp.refill_nodes)
+	refill = refill_nodes(h, &hp, &zi, &plan);
+	if (refill != hp.refill_nodes) {
+		hp.refill_nodes = refill;
 		n = headroom_plan(&hp, &zi, h->ctx.snap->page_size, NULL, 0, NULL, &plan);
+	}
 	if (any_deficit(&plan)) {
 		if (cands_reserve(h, h->ctx.snap->n_cgroups) < 0)
 			return false;

@@ -150,6 +150,9 @@ struct config {
 	bool headroom_enabled;             /* true */
 	uint64_t headroom_bytes;           /* 0 */
 	double headroom_pct;               /* 2.0 */
+	/* With vm.zone_reclaim_mode 0, other nodes' room covers a node's shortfall (headroom.h,
+	 * fallback); false: every node keeps its own goal. true */
+	bool headroom_fallback;
 	struct swap_section swap;
 	struct zswap_section zswap;
 	struct metrics_section metrics;

@@ -43,10 +43,12 @@
  *
  * Fallback (params.fallback, the agent's setting when vm.zone_reclaim_mode is 0, the default): the
  * page allocator serves an allocation from the next node of its zonelist when the local node is
- * under its low watermark, without waking kswapd or reclaiming (mm/page_alloc.c
+ * under its low watermark, without reclaim in the allocating task (mm/page_alloc.c
  * get_page_from_freelist(): a zone failing its watermark is skipped unless node_reclaim_mode is
- * set; only when every zone fails does the slow path wake kswapd, and only when every zone is under
- * min after that does the task reclaim directly). A node's shortfall is then no stall while
+ * set; only when every zone fails does the slow path wake every kswapd, and only when every zone
+ * is under min after that does the task reclaim directly). The local kswapd may still wake for a
+ * boosted watermark (boost_watermark() after a fragmenting fallback, which the allocator tries on
+ * the local node before going remote): background reclaim, no stall. A node's shortfall is then no stall while
  * another node has room, and reclaiming for it would take memory the kernel does not need. So the
  * spare of every node (free above its own target, the refill included) is pooled and covers the
  * nodes' deficits in node id order (fallback_bytes); what is left is the deficit planned below.

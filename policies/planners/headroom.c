@@ -164,8 +164,8 @@ static void node_arith(const struct headroom_params *params, const struct zonein
 /* Fallback (headroom.h): the spare of every considered node (free above its own target, the
  * refill included) covers the deficits in node id order. Each covered node's free memory is taken
  * as free + what it is lent: the deficit and the goal deficit both shrink by it (the goal part
- * first, as it is the first part of free memory to go). */
-static void pool_spare(struct headroom_nodes *nodes)
+ * first, as it is the first part of free memory to go). The spare is rounded down to pages. */
+static void pool_spare(struct headroom_nodes *nodes, uint64_t page_size)
 {
 	uint64_t spare = 0;
 
@@ -175,6 +175,8 @@ static void pool_spare(struct headroom_nodes *nodes)
 		if (np->considered && np->deficit_bytes == 0)
 			spare = add_sat(spare, sub_sat(np->free_bytes, np->target_bytes));
 	}
+	/* Whole pages, as the deficits are: a partial loan leaves a deficit of whole pages. */
+	spare = spare / page_size * page_size;
 	for (unsigned i = 0; i < nodes->n_nodes && spare > 0; i++) {
 		struct headroom_node_plan *np = &nodes->node[i];
 		uint64_t lent = MIN(np->deficit_bytes, spare);
@@ -257,7 +259,7 @@ int headroom_plan(const struct headroom_params *params, const struct zoneinfo *z
 			   &nodes.node[i]);
 	}
 	if (params->fallback)
-		pool_spare(&nodes);
+		pool_spare(&nodes, page_size);
 	for (unsigned i = 0; i < nodes.n_nodes; i++)
 		total_uncovered = add_sat(total_uncovered, nodes.node[i].uncovered_bytes);
 

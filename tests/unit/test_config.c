@@ -78,6 +78,7 @@ static const struct field config_fields[] = {
 	CONF("headroom", headroom_enabled, F_BOOL),
 	CONF("headroom", headroom_bytes, F_U64),
 	CONF("headroom", headroom_pct, F_DOUBLE),
+	CONF("headroom_fallback", headroom_fallback, F_BOOL),
 	CONF("swap.reprioritize", swap.reprioritize, F_INT),
 	CONF("swap.allow_on_kubelet_node", swap.allow_on_kubelet_node, F_BOOL),
 	CONF("swap.zram_writeback_at_pct", swap.zram_writeback_at_pct, F_DOUBLE),
@@ -217,6 +218,7 @@ static const struct config builtin_config = {
 	.headroom_enabled = true,
 	.headroom_bytes = 0,
 	.headroom_pct = 2.0,
+	.headroom_fallback = true,
 	.swap = {
 		.reprioritize = SWAP_REPRIO_EMPTY_ONLY,
 		.zram_writeback_at_pct = 80,
@@ -366,6 +368,7 @@ static void test_good_full(void)
 		.headroom_enabled = true,
 		.headroom_bytes = 64 * MiB,
 		.headroom_pct = 0,
+		.headroom_fallback = false,
 		.swap = {
 			.devices = (struct swap_device_cfg[]){
 				{ (char *)"/dev/zram0", 100, SWAP_KIND_ZRAM },

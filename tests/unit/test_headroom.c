@@ -852,6 +852,16 @@ static void test_fallback_pools_spare(void)
 	CHECK_EQ_U64(nodes.node[0].goal_deficit_bytes, 20 * MiB);
 	CHECK_EQ_U64(nodes.node[1].deficit_bytes, 0);
 
+	/* A goal that is not whole pages: the spare is rounded down to pages, so the deficit left
+	 * stays whole pages (the requests are rounded down, and a sub-page rest would never go). */
+	p.goal_bytes = 64 * MiB + 100;
+	n = headroom_plan(&p, &zi, PAGE, NULL, 0, NULL, &nodes);
+	CHECK_EQ_U64(nodes.node[0].fallback_bytes, 10 * MiB - PAGE);
+	CHECK_EQ_U64(nodes.node[0].deficit_bytes, 20 * MiB + 2 * PAGE);
+	CHECK_EQ_U64(nodes.node[0].deficit_bytes % PAGE, 0);
+	CHECK_EQ_U64(nodes.node[0].goal_deficit_bytes % PAGE, 0);
+	p.goal_bytes = 64 * MiB;
+
 	/* A refilling node lends only what is above its own refill target (16 + 128 = 144): at free
 	 * 150 that is 6 MiB, not the 70 above its goal. */
 	set_node(&zi, 1, 150 * MiB, 16 * MiB, 1000 * MiB);

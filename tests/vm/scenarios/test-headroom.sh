@@ -16,16 +16,20 @@
 # (headroom 160M per node, batch reclaim_priority 100, latency never reclaimed).
 # headroom-allocstalls passes when allocstalls drop by at least 90 % with the agent. Table in
 # $RESULTS/headroom-table.txt and in the results.
-# Phase "fallback" (after both): a cold batch bound to node 0 (memhog --node 0) leaves node 0 about
-# 60 MiB free, under its goal, while node 1 has far more than its own goal and node 0's shortfall
-# (tests/vm/configs/headroom-fallback.json: the same goal, the batch's psi steps 0.01 % so that
-# only headroom would take memory from it).
-# With vm.zone_reclaim_mode 0 the allocator serves node 0's allocations from node 1 without
-# reclaim, so headroom-fallback passes when, over FALLBACK_WATCH s, the agent asks no cgroup for
-# anything (no REASON=headroom line, totals.headroom_requests 0) and its status shows node 0's
-# shortfall covered by other nodes; headroom-local then sets zone_reclaim_mode 1 (the kernel
-# reclaims locally before it falls back) and passes when headroom asks the batch for memory within
-# FALLBACK_WATCH s. zone_reclaim_mode is put back as it was.
+# Phase "fallback" (after both; tests/vm/configs/headroom-fallback.json: headroom 64M, the batch's
+# psi steps 0.01 % so that only headroom would take memory from it): a cold batch bound to node 0
+# (memhog --node 0) leaves node 0 at its high watermark + 24 MiB, 40 MiB under its goal, while
+# node 1 has room for its own refill target and node 0's. With vm.zone_reclaim_mode 0 the
+# allocator serves node 0's allocations from node 1 without reclaim:
+#  - headroom-fallback passes when, over 4 + FALLBACK_WATCH s, the agent asks no cgroup for
+#    anything (no REASON=headroom line, totals.headroom_requests 0) and its status shows node 0's
+#    shortfall covered by other nodes;
+#  - headroom-fallback-kernel checks the kernel's side meanwhile: an unbound allocator pinned to
+#    node 0's CPUs (allocburst, 32 MiB bursts) gets pages from node 1 (node 1's numa_miss rises)
+#    with no allocstall;
+#  - headroom-local then sets zone_reclaim_mode 1 (the kernel reclaims locally before it falls
+#    back) and passes when headroom asks the batch for memory within FALLBACK_WATCH s.
+# zone_reclaim_mode is put back as it was.
 set -u
 . "$VMTEST_LIB"
 
@@ -154,20 +158,34 @@ fi
 node_free_mib() { # NODE
 	awk '/MemFree:/ { print int($4 / 1024) }' "/sys/devices/system/node/node$1/meminfo"
 }
+node_high_mib() { # NODE: the sum of the node's zones' high watermarks
+	awk -v n="$1" '$1 == "Node" && $2 == n "," { node = 1; next } $1 == "Node" { node = 0 } node && $1 == "high" { h += $2 } END { print int(h * 4 / 1024) }' /proc/zoneinfo
+}
+numastat() { # NODE KEY
+	awk -v k="$2" '$1 == k { print $2 }' "/sys/devices/system/node/node$1/numastat"
+}
 # status_u64 KEY: the first "KEY": N of `reclaimctl --json status`, or -1.
 status_u64() {
 	reclaimctl --json status 2>/dev/null | tr -d ' \n' | grep -o "\"$1\":[0-9]*" | head -n 1 | cut -d: -f2 | grep . || echo -1
 }
 echo "=== phase fallback"
+if ! command -v taskset >/dev/null; then
+	fail headroom-fallback "setup: no taskset in the VM"
+	exit 1
+fi
+GOAL_MIB=64
 zrm_was=$(cat /proc/sys/vm/zone_reclaim_mode)
 echo 0 >/proc/sys/vm/zone_reclaim_mode
 sync
 echo 3 >/proc/sys/vm/drop_caches
 sleep 1
+high0=$(node_high_mib 0)
+high1=$(node_high_mib 1)
 top=$(cg_create hr-fallback)
 echo "+memory" >"$top/cgroup.subtree_control"
-mkdir -p "$top/batch"
-hog_mib=$(($(node_free_mib 0) - 60))
+mkdir -p "$top/batch" "$top/latency"
+# Node 0 left at its high watermark + 24 MiB: 40 MiB short of its goal, above its low watermark.
+hog_mib=$(($(node_free_mib 0) - high0 - 24))
 cg_run "$top/batch" memhog --anon "${hog_mib}M" --hot-pct 5 --rate 1000 --node 0 --duration 600 \
 	--report-interval 10 --ready-file /tmp/batch-fallback.ready >"$RESULTS/memhog-batch-fallback.log" 2>&1
 hog=$!
@@ -175,28 +193,57 @@ if ! wait_for_file /tmp/batch-fallback.ready 180; then
 	fail headroom-fallback "batch memhog --node 0 did not get ready"
 	exit 1
 fi
+sleep 2
 free0=$(node_free_mib 0)
 free1=$(node_free_mib 1)
-echo "batch holds $hog_mib MiB on node 0: node 0 free $free0 MiB, node 1 free $free1 MiB (goal 160 MiB above high each)"
-if [ "$free0" -ge 150 ] || [ "$free1" -lt $((160 + 160 - free0 + 32)) ]; then
-	fail headroom-fallback "setup: node 0 must be well under its goal and node 1 must cover it (node 0 free $free0, node 1 free $free1 MiB)"
+echo "batch holds $hog_mib MiB on node 0: node 0 free $free0 MiB (high $high0), node 1 free $free1 MiB (high $high1); goal $GOAL_MIB MiB above high"
+# Node 1 must cover node 0's shortfall even at both refill targets (high + 2 * goal), with 64 MiB
+# to spare for the allocator's bursts below.
+need1=$((high1 + 2 * GOAL_MIB + high0 + 2 * GOAL_MIB - free0 + 64))
+if [ "$free0" -ge $((high0 + GOAL_MIB - 8)) ] || [ "$free1" -lt "$need1" ]; then
+	fail headroom-fallback "setup: node 0 must be under its goal and node 1 must cover it (node 0 free $free0 MiB, goal $((high0 + GOAL_MIB)); node 1 free $free1 MiB, needs $need1)"
 	kill "$hog" 2>/dev/null
 	echo "$zrm_was" >/proc/sys/vm/zone_reclaim_mode
 	exit 1
 fi
 flog=$RESULTS/agent-fallback.log
 agent_start /etc/reclaimd/headroom-fallback.json "$flog"
-sleep "$FALLBACK_WATCH"
+sleep 4
+# The kernel's side of the model: an unbound allocator on node 0's CPUs, outside any managed
+# cgroup, gets node 1's memory once node 0 is at its low watermark, with no direct reclaim.
+stall0=$(vmstat_sum 'allocstall_*')
+kscan0=$(vmstat_sum pgscan_kswapd)
+miss0=$(numastat 1 numa_miss)
+cg_run "$top/latency" taskset -c "$(node_cpulist 0)" allocburst --burst 32M --hold 200 --gap 300 \
+	--duration "$FALLBACK_WATCH" --report-interval 10 >"$RESULTS/allocburst-fallback.log" 2>&1
+alloc=$!
+i=0
+while [ "$i" -lt "$FALLBACK_WATCH" ]; do
+	sleep 1
+	i=$((i + 1))
+	echo "t=$i s: node 0 free $(node_free_mib 0) MiB, node 1 free $(node_free_mib 1) MiB" >>"$RESULTS/fallback-free.txt"
+done
+wait "$alloc"
+stalls=$(($(vmstat_sum 'allocstall_*') - stall0))
+kscan=$(($(vmstat_sum pgscan_kswapd) - kscan0))
+miss=$(($(numastat 1 numa_miss) - miss0))
 lines=$(log_select "$flog" REASON=headroom | wc -l)
 asked=$(status_u64 headroom_requests)
 covered=$(status_u64 covered_by_other_nodes_bytes)
 reclaimctl status >"$RESULTS/status-fallback.txt" 2>&1 || true
 sed -n '/^NODE/,/^$/p' "$RESULTS/status-fallback.txt"
-echo "zone_reclaim_mode 0, $FALLBACK_WATCH s: $lines headroom lines, $asked requests, node 0 covered by other nodes: $covered bytes; node 0 free $(node_free_mib 0) MiB, node 1 free $(node_free_mib 1) MiB"
+tail -n 3 "$RESULTS/fallback-free.txt"
+echo "zone_reclaim_mode 0, $FALLBACK_WATCH s: $lines headroom lines, $asked requests, node 0 covered by other nodes: $covered bytes; the allocator on node 0's CPUs: node 1 numa_miss +$miss pages, allocstalls +$stalls, pgscan_kswapd +$kscan"
+grep -h 'allocburst summary' "$RESULTS/allocburst-fallback.log" || true
 if [ "$lines" -eq 0 ] && [ "$asked" -eq 0 ] && [ "$covered" -gt 0 ]; then
-	pass headroom-fallback "node 0 under its goal, covered by node 1: no request in $FALLBACK_WATCH s, $((covered / MiB)) MiB covered by other nodes"
+	pass headroom-fallback "node 0 under its goal, covered by node 1: no request in $((FALLBACK_WATCH + 4)) s, $((covered / MiB)) MiB covered by other nodes"
 else
 	fail headroom-fallback "zone_reclaim_mode 0: $lines headroom lines, $asked requests, $covered bytes covered by other nodes (want 0, 0, > 0)"
+fi
+if [ "$miss" -gt 0 ] && [ "$stalls" -eq 0 ]; then
+	pass headroom-fallback-kernel "the allocator on node 0's CPUs took $((miss * 4 / 1024)) MiB from node 1 with 0 allocstalls (pgscan_kswapd +$kscan)"
+else
+	fail headroom-fallback-kernel "the allocator on node 0's CPUs: node 1 numa_miss +$miss pages, allocstalls +$stalls (want > 0, 0)"
 fi
 
 echo 1 >/proc/sys/vm/zone_reclaim_mode
@@ -219,4 +266,4 @@ echo "agent stopped in $(agent_stop) s"
 echo "$zrm_was" >/proc/sys/vm/zone_reclaim_mode
 kill "$hog" 2>/dev/null
 wait "$hog" 2>/dev/null
-rmdir "$top/batch" "$top" 2>/dev/null || echo "could not remove $top"
+rmdir "$top/batch" "$top/latency" "$top" 2>/dev/null || echo "could not remove $top"
