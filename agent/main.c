@@ -136,9 +136,9 @@ static void print_features(const struct daemon_options *o, const struct config *
 	_cleanup_(freep) char *found = NULL;
 	const char *root = o->cgroup_root ? o->cgroup_root : c->cgroup_root;
 	struct feature_table t;
-	int fd = -1;
+	int fd = -1, r = 0;
 
-	if (!root && cgroup_root_find(&found) == 0)
+	if (!root && (r = cgroup_root_find(&found)) == 0)
 		root = found;
 	if (root)
 		fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -150,6 +150,15 @@ static void print_features(const struct daemon_options *o, const struct config *
 		close(fd);
 	putchar('\n');
 	features_print(&t, stdout);
+	/* The file is valid either way (it may be checked on a build host); the agent itself would
+	 * refuse to start here (setup_roots()), so say so on stderr. */
+	if (r == -EMEDIUMTYPE)
+		fputs("reclaimd: warning: on this host the memory controller is on a cgroup-v1 "
+		      "hierarchy: the agent would not start here (it needs cgroup v2: boot with "
+		      "systemd.unified_cgroup_hierarchy=1)\n", stderr);
+	else if (r < 0)
+		fputs("reclaimd: warning: no cgroup-v2 hierarchy with the memory controller found on "
+		      "this host: the agent would not start here without --cgroup-root\n", stderr);
 }
 
 /* --check-config's swap check: each configured entry through swap_entries_resolve() against

@@ -44,6 +44,12 @@ finish() {
 	exit $?
 }
 # has FILE TEXT: the file holds TEXT (fixed string); shows the file when not.
+not_has() {
+	! grep -qF -- "$2" "$1" && return 0
+	echo "--- \"$2\" in $1:" >&2
+	cat "$1" >&2
+	return 1
+}
 has() {
 	grep -qF -- "$2" "$1" && return 0
 	echo "--- no \"$2\" in $1:" >&2
@@ -90,6 +96,17 @@ if ! run "$T/o" "$AGENT" --check-config -c "$T/ok.json"; then
 	finish
 fi
 ok
+# The host's cgroup layout: a valid file exits 0 either way, with a warning on a host where the
+# agent would not start (the memory controller on a cgroup-v1 hierarchy, as on this build host).
+if awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ { f = 1 } END { exit !f }' /proc/self/mounts; then
+	check "cgroup-v1 memory controller: --check-config warns" \
+		has "$T/o" "reclaimd: warning: on this host the memory controller is on a cgroup-v1 hierarchy"
+elif awk '$3 == "cgroup2" { f = 1 } END { exit !f }' /proc/self/mounts; then
+	check "cgroup v2: no cgroup-v1 warning" not_has "$T/o" "cgroup-v1 hierarchy"
+else
+	check "no cgroup mount: --check-config warns" \
+		has "$T/o" "reclaimd: warning: no cgroup-v2 hierarchy with the memory controller found"
+fi
 
 # ---- the file and its directories ---------------------------------------------------------
 conf "$T/c666.json" 1
