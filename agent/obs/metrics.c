@@ -200,11 +200,19 @@ static void render_headroom(FILE *f, const struct metrics_input *in)
 			node_series(f, "reclaimd_headroom_goal_bytes", in->node[i].node,
 				    in->node[i].goal_bytes);
 	family(f, "reclaimd_headroom_deficit_bytes", "gauge",
-	       "Bytes the node was short of its headroom goal at the last check (0: none).");
+	       "Bytes the node was short of its headroom goal at the last check, less what other "
+	       "nodes' room covered (0: none).");
 	for (unsigned i = 0; i < in->n_nodes; i++)
 		if (in->node[i].headroom)
 			node_series(f, "reclaimd_headroom_deficit_bytes", in->node[i].node,
 				    in->node[i].deficit_bytes);
+	family(f, "reclaimd_headroom_covered_by_other_nodes_bytes", "gauge",
+	       "Of the node's shortfall at the last check, bytes other nodes' free memory covered "
+	       "(vm.zone_reclaim_mode 0: the allocator falls back to them without reclaim).");
+	for (unsigned i = 0; i < in->n_nodes; i++)
+		if (in->node[i].headroom)
+			node_series(f, "reclaimd_headroom_covered_by_other_nodes_bytes",
+				    in->node[i].node, in->node[i].covered_bytes);
 	family(f, "reclaimd_headroom_deficits_total", "counter",
 	       "Times the node fell below its headroom goal (each starts a refill).");
 	for (unsigned i = 0; i < in->n_nodes; i++)

@@ -150,6 +150,8 @@ struct metrics_node {
 	uint64_t reclaimed_bytes, jobs_dropped;    /* counters */
 	bool headroom;                             /* headroom considered this node */
 	uint64_t free_bytes, goal_bytes, deficit_bytes; /* gauges, at the last headroom check */
+	uint64_t covered_bytes;                    /* gauge: of the shortfall, what other nodes'
+						    * room covered (headroom.h, fallback) */
 	uint64_t deficits;                         /* counter: times below its goal */
 };
 

@@ -278,6 +278,7 @@ void metrics_tick(struct metrics *mx, const struct tick_report *rep)
 			m->free_bytes = h->free_bytes;
 			m->goal_bytes = h->high_bytes + h->goal_bytes;
 			m->deficit_bytes = h->deficit_bytes;
+			m->covered_bytes = h->fallback_bytes;
 			m->deficits = h->deficits;
 		}
 	}

@@ -88,7 +88,8 @@ static void fill_input(struct metrics_input *in, uint64_t k, struct metrics_rule
 					     .queued = 3, .reclaimed_bytes = 60 * k,
 					     .jobs_dropped = k, .headroom = true,
 					     .free_bytes = 1000, .goal_bytes = 2000,
-					     .deficit_bytes = 1000, .deficits = k };
+					     .deficit_bytes = 1000, .covered_bytes = 500,
+					     .deficits = k };
 	in->node[1] = (struct metrics_node){ .node = 1, .workers = 4, .reclaimed_bytes = 30 * k };
 	rules[0] = (struct metrics_rule){ .index = 0, .match = "system.slice/*.service",
 					  .policy = "psi", .qos = "", .runtime = "", .level = "",
@@ -242,6 +243,7 @@ static void test_render(void)
 	CHECK(contains(a, "\nreclaimd_jobs_queued{node=\"0\"} 3\n"));
 	CHECK(contains(a, "\nreclaimd_jobs_running{node=\"0\"} 1\n"));
 	CHECK(contains(a, "\nreclaimd_headroom_deficit_bytes{node=\"0\"} 1000\n"));
+	CHECK(contains(a, "\nreclaimd_headroom_covered_by_other_nodes_bytes{node=\"0\"} 500\n"));
 	/* Node 1 was not considered by headroom: no headroom series of its own. */
 	CHECK(!contains(a, "reclaimd_headroom_free_bytes{node=\"1\"}"));
 	CHECK(contains(a, "\nreclaimd_zswap_pool_fill_ratio 0.25\n"));
