@@ -198,10 +198,12 @@ static void print_status(json_t *p)
 	if (json_is_string(get(p, "config.cgroup_root")))
 		printf("cgroups: root %s\n", str(p, "config.cgroup_root"));
 	printf("memory:  %s total, %s free, %s available; swap %s total, %s free; "
-	       "vm.swappiness %lld, vm.zone_reclaim_mode %lld\n", B(get(p, "host.mem_total_bytes")),
+	       "vm.swappiness %lld, vm.zone_reclaim_mode %lld%s\n", B(get(p, "host.mem_total_bytes")),
 	       B(get(p, "host.mem_free_bytes")), B(get(p, "host.mem_available_bytes")),
 	       B(get(p, "host.swap_total_bytes")), B(get(p, "host.swap_free_bytes")),
-	       integer(p, "host.vm_swappiness"), integer(p, "host.vm_zone_reclaim_mode"));
+	       integer(p, "host.vm_swappiness"), integer(p, "host.vm_zone_reclaim_mode"),
+	       json_is_true(get(p, "totals.headroom_fallback")) ?
+	       " (headroom counts other nodes' room)" : "");
 	printf("ticks:   %lld, the last began %.1f ms late (max %.1f ms, over the last 32 "
 	       "%.1f ms) and ran %.1f ms (max %.1f ms)\n", integer(p, "tick.count"),
 	       num(p, "tick.late_last_us") / 1000, num(p, "tick.late_max_us") / 1000,

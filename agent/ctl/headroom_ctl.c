@@ -367,11 +367,12 @@ void headroom_ctl_reload(struct headroom_ctl *h, const struct config *c _unused_
 
 void headroom_ctl_report(const struct headroom_ctl *h, struct headroom_report *ret)
 {
+	bool enabled = h->zoneinfo_fd >= 0 && h->ctx.config && h->ctx.config->headroom_enabled;
 	struct headroom_report r = {
-		.enabled = h->zoneinfo_fd >= 0 && h->ctx.config && h->ctx.config->headroom_enabled,
+		.enabled = enabled,
 		.checks = h->checks, .requested_bytes = h->requested_bytes,
 		.requests = h->n_requests, .last_resort_requests = h->n_last_resort,
-		.n_nodes = h->last_plan.n_nodes, .node_reclaim = h->nr.n, .fallback = h->fallback,
+		.n_nodes = h->last_plan.n_nodes, .node_reclaim = h->nr.n, .fallback = enabled && h->fallback,
 	};
 
 	for (unsigned i = 0; i < r.n_nodes; i++) {

@@ -45,7 +45,8 @@ struct headroom_node_report {
 struct headroom_report {
 	bool enabled;              /* the policy is on and /proc/zoneinfo readable */
 	uint64_t checks;           /* since start */
-	bool fallback;             /* the last check pooled the nodes' spare: zone_reclaim_mode 0 */
+	bool fallback;             /* the policy is on and its last check pooled the nodes' spare
+				    * (headroom_fallback and vm.zone_reclaim_mode 0) */
 	uint64_t requested_bytes;  /* asked of cgroups since start */
 	uint64_t requests, last_resort_requests;
 	/* The kernel's per-node reclaim (nodeN/reclaim, 6.17+) asked for what no managed cgroup
