@@ -25,7 +25,7 @@
 #    anything (no REASON=headroom line, totals.headroom_requests 0) and its status shows node 0's
 #    shortfall covered by other nodes;
 #  - headroom-fallback-kernel checks the kernel's side meanwhile: an unbound allocator pinned to
-#    node 0's CPUs (allocburst, 32 MiB bursts) gets pages from node 1 (node 1's numa_miss rises)
+#    node 0's CPUs (allocburst, 64 MiB bursts) gets pages from node 1 (node 1's numa_miss rises)
 #    with no allocstall;
 #  - headroom-local then sets zone_reclaim_mode 1 (the kernel reclaims locally before it falls
 #    back) and passes when headroom asks the batch for memory within FALLBACK_WATCH s.
@@ -197,9 +197,9 @@ sleep 2
 free0=$(node_free_mib 0)
 free1=$(node_free_mib 1)
 echo "batch holds $hog_mib MiB on node 0: node 0 free $free0 MiB (high $high0), node 1 free $free1 MiB (high $high1); goal $GOAL_MIB MiB above high"
-# Node 1 must cover node 0's shortfall even at both refill targets (high + 2 * goal), with 64 MiB
+# Node 1 must cover node 0's shortfall even at both refill targets (high + 2 * goal), with 96 MiB
 # to spare for the allocator's bursts below.
-need1=$((high1 + 2 * GOAL_MIB + high0 + 2 * GOAL_MIB - free0 + 64))
+need1=$((high1 + 2 * GOAL_MIB + high0 + 2 * GOAL_MIB - free0 + 96))
 if [ "$free0" -ge $((high0 + GOAL_MIB - 8)) ] || [ "$free1" -lt "$need1" ]; then
 	fail headroom-fallback "setup: node 0 must be under its goal and node 1 must cover it (node 0 free $free0 MiB, goal $((high0 + GOAL_MIB)); node 1 free $free1 MiB, needs $need1)"
 	kill "$hog" 2>/dev/null
@@ -214,7 +214,9 @@ sleep 4
 stall0=$(vmstat_sum 'allocstall_*')
 kscan0=$(vmstat_sum pgscan_kswapd)
 miss0=$(numastat 1 numa_miss)
-cg_run "$top/latency" taskset -c "$(node_cpulist 0)" allocburst --burst 32M --hold 200 --gap 300 \
+# Each burst is larger than node 0's room above its low watermark (about 30 MiB), so every burst
+# goes on to node 1.
+cg_run "$top/latency" taskset -c "$(node_cpulist 0)" allocburst --burst 64M --hold 200 --gap 300 \
 	--duration "$FALLBACK_WATCH" --report-interval 10 >"$RESULTS/allocburst-fallback.log" 2>&1
 alloc=$!
 i=0
