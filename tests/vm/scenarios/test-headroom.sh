@@ -21,14 +21,16 @@
 # (memhog --node 0) leaves node 0 at its high watermark + 24 MiB, 40 MiB under its goal, while
 # node 1 has room for its own refill target and node 0's. With vm.zone_reclaim_mode 0 the
 # allocator serves node 0's allocations from node 1 without reclaim:
-#  - headroom-fallback passes when, over 4 + FALLBACK_WATCH s, the agent asks no cgroup for
-#    anything (no REASON=headroom line, totals.headroom_requests 0) and its status shows node 0's
+#  - headroom-fallback passes when, over FALLBACK_WATCH s, the agent asks no cgroup for anything
+#    (no REASON=headroom line, totals.headroom_requests 0) and its status shows node 0's
 #    shortfall covered by other nodes;
-#  - headroom-fallback-kernel checks the kernel's side meanwhile: an unbound allocator pinned to
-#    node 0's CPUs (allocburst, 64 MiB bursts) gets pages from node 1 (node 1's numa_miss rises)
-#    with no allocstall;
 #  - headroom-local then sets zone_reclaim_mode 1 (the kernel reclaims locally before it falls
-#    back) and passes when headroom asks the batch for memory within FALLBACK_WATCH s.
+#    back) and passes when headroom asks the batch for memory within FALLBACK_WATCH s;
+#  - headroom-fallback-kernel checks the kernel's side with the agent stopped and mode 0: an
+#    unbound allocator pinned to node 0's CPUs (allocburst, bursts of node 0's room above its low
+#    watermark + 32 MiB, 10 s) gets pages from node 1 (node 1's numa_miss rises) with no
+#    allocstall. It runs last: the kswapd wakeups its fallbacks cause (boosted watermarks) refill
+#    node 0 and would blur the agent's checks.
 # zone_reclaim_mode is put back as it was.
 set -u
 . "$VMTEST_LIB"
@@ -208,44 +210,23 @@ if [ "$free0" -ge $((high0 + GOAL_MIB - 8)) ] || [ "$free1" -lt "$need1" ]; then
 fi
 flog=$RESULTS/agent-fallback.log
 agent_start /etc/reclaimd/headroom-fallback.json "$flog"
-sleep 4
-# The kernel's side of the model: an unbound allocator on node 0's CPUs, outside any managed
-# cgroup, gets node 1's memory once node 0 is at its low watermark, with no direct reclaim.
-stall0=$(vmstat_sum 'allocstall_*')
-kscan0=$(vmstat_sum pgscan_kswapd)
-miss0=$(numastat 1 numa_miss)
-# Each burst is larger than node 0's room above its low watermark (about 30 MiB), so every burst
-# goes on to node 1.
-cg_run "$top/latency" taskset -c "$(node_cpulist 0)" allocburst --burst 64M --hold 200 --gap 300 \
-	--duration "$FALLBACK_WATCH" --report-interval 10 >"$RESULTS/allocburst-fallback.log" 2>&1
-alloc=$!
 i=0
 while [ "$i" -lt "$FALLBACK_WATCH" ]; do
 	sleep 1
 	i=$((i + 1))
 	echo "t=$i s: node 0 free $(node_free_mib 0) MiB, node 1 free $(node_free_mib 1) MiB" >>"$RESULTS/fallback-free.txt"
 done
-wait "$alloc"
-stalls=$(($(vmstat_sum 'allocstall_*') - stall0))
-kscan=$(($(vmstat_sum pgscan_kswapd) - kscan0))
-miss=$(($(numastat 1 numa_miss) - miss0))
 lines=$(log_select "$flog" REASON=headroom | wc -l)
 asked=$(status_u64 headroom_requests)
 covered=$(status_u64 covered_by_other_nodes_bytes)
 reclaimctl status >"$RESULTS/status-fallback.txt" 2>&1 || true
 sed -n '/^NODE/,/^$/p' "$RESULTS/status-fallback.txt"
 tail -n 3 "$RESULTS/fallback-free.txt"
-echo "zone_reclaim_mode 0, $FALLBACK_WATCH s: $lines headroom lines, $asked requests, node 0 covered by other nodes: $covered bytes; the allocator on node 0's CPUs: node 1 numa_miss +$miss pages, allocstalls +$stalls, pgscan_kswapd +$kscan"
-grep -h 'allocburst summary' "$RESULTS/allocburst-fallback.log" || true
+echo "zone_reclaim_mode 0, $FALLBACK_WATCH s: $lines headroom lines, $asked requests, node 0 covered by other nodes: $covered bytes"
 if [ "$lines" -eq 0 ] && [ "$asked" -eq 0 ] && [ "$covered" -gt 0 ]; then
-	pass headroom-fallback "node 0 under its goal, covered by node 1: no request in $((FALLBACK_WATCH + 4)) s, $((covered / MiB)) MiB covered by other nodes"
+	pass headroom-fallback "node 0 under its goal, covered by node 1: no request in $FALLBACK_WATCH s, $((covered / MiB)) MiB covered by other nodes"
 else
 	fail headroom-fallback "zone_reclaim_mode 0: $lines headroom lines, $asked requests, $covered bytes covered by other nodes (want 0, 0, > 0)"
-fi
-if [ "$miss" -gt 0 ] && [ "$stalls" -eq 0 ]; then
-	pass headroom-fallback-kernel "the allocator on node 0's CPUs took $((miss * 4 / 1024)) MiB from node 1 with 0 allocstalls (pgscan_kswapd +$kscan)"
-else
-	fail headroom-fallback-kernel "the allocator on node 0's CPUs: node 1 numa_miss +$miss pages, allocstalls +$stalls (want > 0, 0)"
 fi
 
 echo 1 >/proc/sys/vm/zone_reclaim_mode
@@ -265,6 +246,30 @@ else
 	fail headroom-local "zone_reclaim_mode 1: $asked requests and $lines headroom lines in $n s (want > 0, >= 1)"
 fi
 echo "agent stopped in $(agent_stop) s"
+echo 0 >/proc/sys/vm/zone_reclaim_mode
+
+# The kernel's side of the model, with the agent stopped: an unbound allocator on node 0's CPUs,
+# outside any managed cgroup, gets node 1's memory once node 0 is at its low watermark, with no
+# direct reclaim. Each burst is node 0's room above its low watermark now plus 32 MiB, so every
+# burst goes on to node 1 (at most node 0's refill target, about 170 MiB here; node 1 has over 350).
+low0=$(awk -v n=0 '$1 == "Node" && $2 == n "," { node = 1; next } $1 == "Node" { node = 0 } node && $1 == "low" { l += $2 } END { print int(l * 4 / 1024) }' /proc/zoneinfo)
+burst=$(($(node_free_mib 0) - low0 + 32))
+stall0=$(vmstat_sum 'allocstall_*')
+kscan0=$(vmstat_sum pgscan_kswapd)
+miss0=$(numastat 1 numa_miss)
+cg_run "$top/latency" taskset -c "$(node_cpulist 0)" allocburst --burst "${burst}M" --hold 200 \
+	--gap 300 --duration 10 --report-interval 10 >"$RESULTS/allocburst-fallback.log" 2>&1
+wait $!
+stalls=$(($(vmstat_sum 'allocstall_*') - stall0))
+kscan=$(($(vmstat_sum pgscan_kswapd) - kscan0))
+miss=$(($(numastat 1 numa_miss) - miss0))
+grep -h 'allocburst summary' "$RESULTS/allocburst-fallback.log" || true
+echo "the allocator on node 0's CPUs ($burst MiB bursts, node 0 low watermark $low0 MiB): node 1 numa_miss +$miss pages, allocstalls +$stalls, pgscan_kswapd +$kscan"
+if [ "$miss" -gt 0 ] && [ "$stalls" -eq 0 ]; then
+	pass headroom-fallback-kernel "the allocator on node 0's CPUs took $((miss * 4 / 1024)) MiB from node 1 with 0 allocstalls (pgscan_kswapd +$kscan)"
+else
+	fail headroom-fallback-kernel "the allocator on node 0's CPUs: node 1 numa_miss +$miss pages, allocstalls +$stalls (want > 0, 0)"
+fi
 echo "$zrm_was" >/proc/sys/vm/zone_reclaim_mode
 kill "$hog" 2>/dev/null
 wait "$hog" 2>/dev/null
