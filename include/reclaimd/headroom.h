@@ -270,20 +270,18 @@ enum headroom_node_reclaim_verdict headroom_node_reclaim_result(struct headroom_
 								unsigned node, uint64_t bytes,
 								int err, usec_t now);
 
-/* Whether a node is within twice its headroom: free < high + 2 * goal. The agent switches to a
- * 250 ms zoneinfo check while this holds for any node. False for a node absent or without managed
- * memory. params must pass headroom_params_check(). */
-bool headroom_node_near_goal(const struct headroom_params *params, const struct zoneinfo_node *zn,
-			     uint64_t page_size);
 /* A node's refill hysteresis, as kswapd reclaims up to the high watermark once woken at low: a
  * node whose plan has a goal deficit (below_goal) starts refilling; a refilling node goes on
- * until it is no longer near its goal (near_goal: headroom_node_near_goal()), i.e. until its
+ * until it is no longer near its goal (near_goal: its bit of headroom_near_goal_nodes()), i.e. until its
  * free memory is back above high + 2 * goal. Returns whether the node refills this tick; sets
  * *started when it starts now (not refilling before). Never fails. */
 bool headroom_refill_next(bool refilling, bool below_goal, bool near_goal, bool *started);
-/* The nodes of zi near their goal, bit n for node n: headroom_node_near_goal(); with
- * params->fallback only those whose shortfall to high + 2 * goal the other nodes' spare above
- * their own high + 2 * goal does not cover (pooled as in headroom_plan(), node id order). */
+/* The nodes of zi within twice their headroom, bit n for node n: free < high + 2 * goal (a node
+ * absent or without managed memory never is); with params->fallback only those whose shortfall
+ * to that the other nodes' spare above their own high + 2 * goal does not cover (pooled as in
+ * headroom_plan(), whole pages, node id order). The agent checks /proc/zoneinfo every 250 ms while
+ * any bit is set. params must pass headroom_params_check(); 0 for a page_size that is not a
+ * power of two. */
 uint64_t headroom_near_goal_nodes(const struct headroom_params *params, const struct zoneinfo *zi,
 				  uint64_t page_size);
 /* headroom_near_goal_nodes() != 0. */

@@ -191,6 +191,18 @@ static void pool_spare(struct headroom_nodes *nodes, uint64_t page_size)
 	}
 }
 
+/* Every node's arithmetic (node_arith()), with its refill bit, and the pooling when
+ * params->fallback. nodes->n_nodes is set by the caller. */
+static void plan_nodes(const struct headroom_params *params, const struct zoneinfo *zi,
+		       uint64_t page_size, struct headroom_nodes *nodes)
+{
+	for (unsigned i = 0; i < nodes->n_nodes; i++)
+		node_arith(params, &zi->node[i], (params->refill_nodes >> i) & 1, page_size,
+			   &nodes->node[i]);
+	if (params->fallback)
+		pool_spare(nodes, page_size);
+}
+
 /* What a candidate of this pass may still cover on a node: the node's uncovered deficit; for a
  * stalling candidate (last resort) no more than what is left of the deficit to high + goal once
  * this call's requests and what cold cgroups in flight could give there are counted. */
@@ -254,12 +266,7 @@ int headroom_plan(const struct headroom_params *params, const struct zoneinfo *z
 	    n_cands > INT_MAX)
 		return -EINVAL;
 
-	for (unsigned i = 0; i < nodes.n_nodes; i++) {
-		node_arith(params, &zi->node[i], (params->refill_nodes >> i) & 1, page_size,
-			   &nodes.node[i]);
-	}
-	if (params->fallback)
-		pool_spare(&nodes, page_size);
+	plan_nodes(params, zi, page_size, &nodes);
 	for (unsigned i = 0; i < nodes.n_nodes; i++)
 		total_uncovered = add_sat(total_uncovered, nodes.node[i].uncovered_bytes);
 
@@ -312,54 +319,22 @@ int headroom_plan(const struct headroom_params *params, const struct zoneinfo *z
 	return (int)n_req;
 }
 
-bool headroom_node_near_goal(const struct headroom_params *params, const struct zoneinfo_node *zn,
-			     uint64_t page_size)
-{
-	uint64_t goal;
-
-	if (!zn->present || zn->managed_pages == 0)
-		return false;
-	goal = headroom_goal_bytes(params, mul_sat(zn->managed_pages, page_size));
-	return mul_sat(zn->free_pages, page_size) <
-	       add_sat(mul_sat(zn->high_pages, page_size), mul_sat(goal, 2));
-}
-
-/* free - (high + 2 * goal) of a node, saturating at 0 (its spare over the refill target). */
-static uint64_t refill_spare(const struct headroom_params *params, const struct zoneinfo_node *zn,
-			     uint64_t page_size, uint64_t *ret_short)
-{
-	uint64_t goal = headroom_goal_bytes(params, mul_sat(zn->managed_pages, page_size));
-	uint64_t target = add_sat(mul_sat(zn->high_pages, page_size), mul_sat(goal, 2));
-	uint64_t free = mul_sat(zn->free_pages, page_size);
-
-	*ret_short = sub_sat(target, free);
-	return sub_sat(free, target);
-}
-
 uint64_t headroom_near_goal_nodes(const struct headroom_params *params, const struct zoneinfo *zi,
 				  uint64_t page_size)
 {
-	unsigned n = MIN(zi->n_nodes, (unsigned)RECLAIMD_MAX_NODES);
-	uint64_t mask = 0, spare = 0, shortfall;
+	struct headroom_params refill = *params;
+	struct headroom_nodes nodes = { .n_nodes = MIN(zi->n_nodes, (unsigned)RECLAIMD_MAX_NODES) };
+	uint64_t mask = 0;
 
-	if (params->fallback)
-		for (unsigned i = 0; i < n; i++)
-			if (zi->node[i].present && zi->node[i].managed_pages > 0)
-				spare = add_sat(spare, refill_spare(params, &zi->node[i], page_size,
-								    &shortfall));
-	for (unsigned i = 0; i < n; i++) {
-		if (!headroom_node_near_goal(params, &zi->node[i], page_size))
-			continue;
-		if (params->fallback) {
-			(void)refill_spare(params, &zi->node[i], page_size, &shortfall);
-			if (shortfall <= spare) {
-				spare -= shortfall;
-				continue;
-			}
-			spare = 0;
-		}
-		mask |= UINT64_C(1) << i;
-	}
+	if (page_size == 0 || (page_size & (page_size - 1)))
+		return 0;
+	/* Near the goal = short of high + 2 * goal: the plan's arithmetic with every node at its
+	 * refill target, pooled as the plan pools. */
+	refill.refill_nodes = ~UINT64_C(0);
+	plan_nodes(&refill, zi, page_size, &nodes);
+	for (unsigned i = 0; i < nodes.n_nodes; i++)
+		if (nodes.node[i].deficit_bytes > 0)
+			mask |= UINT64_C(1) << i;
 	return mask;
 }
 

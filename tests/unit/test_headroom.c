@@ -389,7 +389,7 @@ static void test_two_nodes_in_deficit(void)
 	node_set(&c[3], 1, 100 * MiB);
 	set_node(&zi, 0, 40 * MiB, 16 * MiB, 1000 * MiB);
 	set_node(&zi, 1, 60 * MiB, 16 * MiB, 1000 * MiB);
-	CHECK(headroom_node_near_goal(&p, &zi.node[0], PAGE));
+	CHECK(headroom_near_goal_nodes(&p, &zi, PAGE) & 1);
 	n = headroom_plan(&p, &zi, PAGE, c, 4, req, &nodes);
 	CHECK_EQ_INT(n, 3);
 	CHECK_EQ_U64(req[0].cgroup_index, 0);
@@ -818,8 +818,7 @@ static void test_fallback_pools_spare(void)
 	 * 220 MiB. Without fallback the cold cgroup on node 0 is asked for 30 MiB. */
 	set_node(&zi, 0, 50 * MiB, 16 * MiB, 1000 * MiB);
 	set_node(&zi, 1, 300 * MiB, 16 * MiB, 1000 * MiB);
-	c[0] = cand(0, 50, 0.0, 0.5, 200 * MiB, 0);
-	node_set(&c[0], 0, 200 * MiB);
+	c[0] = on_node0(cand(0, 50, 0.0, 0.5, 200 * MiB, 0), false, 200 * MiB);
 	n = headroom_plan(&p, &zi, PAGE, c, 1, req, &nodes);
 	CHECK_EQ_INT(n, 1);
 	CHECK_EQ_U64(req[0].bytes, 30 * MiB);
@@ -828,8 +827,7 @@ static void test_fallback_pools_spare(void)
 
 	/* With fallback: covered in full, nothing asked, nothing left for nodeN/reclaim either. */
 	p.fallback = true;
-	c[0] = cand(0, 50, 0.0, 0.5, 200 * MiB, 0);
-	node_set(&c[0], 0, 200 * MiB);
+	c[0] = on_node0(cand(0, 50, 0.0, 0.5, 200 * MiB, 0), false, 200 * MiB);
 	n = headroom_plan(&p, &zi, PAGE, c, 1, req, &nodes);
 	CHECK_EQ_INT(n, 0);
 	CHECK_EQ_U64(nodes.node[0].fallback_bytes, 30 * MiB);
@@ -842,8 +840,7 @@ static void test_fallback_pools_spare(void)
 	/* Node 1's spare only 10 MiB (free 90): 20 MiB of node 0's goal deficit is left, asked of
 	 * the cold cgroup; both nodes' deficits reported after the lending. */
 	set_node(&zi, 1, 90 * MiB, 16 * MiB, 1000 * MiB);
-	c[0] = cand(0, 50, 0.0, 0.5, 200 * MiB, 0);
-	node_set(&c[0], 0, 200 * MiB);
+	c[0] = on_node0(cand(0, 50, 0.0, 0.5, 200 * MiB, 0), false, 200 * MiB);
 	n = headroom_plan(&p, &zi, PAGE, c, 1, req, &nodes);
 	CHECK_EQ_INT(n, 1);
 	CHECK_EQ_U64(req[0].node, 0);
@@ -866,8 +863,7 @@ static void test_fallback_pools_spare(void)
 	 * 150 that is 6 MiB, not the 70 above its goal. */
 	set_node(&zi, 1, 150 * MiB, 16 * MiB, 1000 * MiB);
 	p.refill_nodes = 1u << 1;
-	c[0] = cand(0, 50, 0.0, 0.5, 200 * MiB, 0);
-	node_set(&c[0], 0, 200 * MiB);
+	c[0] = on_node0(cand(0, 50, 0.0, 0.5, 200 * MiB, 0), false, 200 * MiB);
 	n = headroom_plan(&p, &zi, PAGE, c, 1, req, &nodes);
 	CHECK_EQ_INT(n, 1);
 	CHECK_EQ_U64(nodes.node[0].fallback_bytes, 6 * MiB);
@@ -878,11 +874,8 @@ static void test_fallback_pools_spare(void)
 	 * on node 1: the goal part is covered first, 24 MiB of refill remain, asked of the cold one;
 	 * the goal deficit left is 0, so a stalling cgroup would be asked nothing. */
 	p.refill_nodes = 1u << 0;
-	c[0] = cand(0, 50, 0.0, 0.5, 200 * MiB, 0);
-	node_set(&c[0], 0, 200 * MiB);
-	c[1] = cand(1, 50, 50.0, 0.5, 200 * MiB, 0);
-	c[1].stalling = true;
-	node_set(&c[1], 0, 200 * MiB);
+	c[0] = on_node0(cand(0, 50, 0.0, 0.5, 200 * MiB, 0), false, 200 * MiB);
+	c[1] = on_node0(cand(1, 50, 50.0, 0.5, 200 * MiB, 0), true, 200 * MiB);
 	c[0].max_bytes = 8 * MiB;
 	n = headroom_plan(&p, &zi, PAGE, c, 2, req, &nodes);
 	CHECK_EQ_U64(nodes.node[0].fallback_bytes, 70 * MiB);
@@ -954,13 +947,14 @@ static void test_near_goal(void)
 
 	/* high 16 + 2 * 64 = 144 MiB */
 	set_node(&zi, 0, 143 * MiB, 16 * MiB, 1000 * MiB);
-	CHECK(headroom_node_near_goal(&p, &zi.node[0], PAGE));
+	CHECK_EQ_U64(headroom_near_goal_nodes(&p, &zi, PAGE), 1);
 	set_node(&zi, 0, 144 * MiB, 16 * MiB, 1000 * MiB);
-	CHECK(!headroom_node_near_goal(&p, &zi.node[0], PAGE));
+	CHECK_EQ_U64(headroom_near_goal_nodes(&p, &zi, PAGE), 0);
 	CHECK(!headroom_any_node_near_goal(&p, &zi, PAGE));
 	set_node(&zi, 2, 100 * MiB, 16 * MiB, 1000 * MiB); /* node 1 absent, node 2 near */
-	CHECK(!headroom_node_near_goal(&p, &zi.node[1], PAGE));
+	CHECK_EQ_U64(headroom_near_goal_nodes(&p, &zi, PAGE), 1u << 2);
 	CHECK(headroom_any_node_near_goal(&p, &zi, PAGE));
+	CHECK_EQ_U64(headroom_near_goal_nodes(&p, &zi, 3000), 0); /* not a power of two */
 	/* A node without managed memory is never near (nor in deficit). */
 	zi.node[2].managed_pages = 0;
 	CHECK(!headroom_any_node_near_goal(&p, &zi, PAGE));

@@ -160,8 +160,8 @@ fi
 node_free_mib() { # NODE
 	awk '/MemFree:/ { print int($4 / 1024) }' "/sys/devices/system/node/node$1/meminfo"
 }
-node_high_mib() { # NODE: the sum of the node's zones' high watermarks
-	awk -v n="$1" '$1 == "Node" && $2 == n "," { node = 1; next } $1 == "Node" { node = 0 } node && $1 == "high" { h += $2 } END { print int(h * 4 / 1024) }' /proc/zoneinfo
+node_wmark_mib() { # NODE low|high: the sum of the node's zones' watermark, MiB
+	awk -v n="$1" -v k="$2" '$1 == "Node" && $2 == n "," { node = 1; next } $1 == "Node" { node = 0 } node && $1 == k { h += $2 } END { print int(h * 4 / 1024) }' /proc/zoneinfo
 }
 numastat() { # NODE KEY
 	awk -v k="$2" '$1 == k { print $2 }' "/sys/devices/system/node/node$1/numastat"
@@ -181,8 +181,8 @@ echo 0 >/proc/sys/vm/zone_reclaim_mode
 sync
 echo 3 >/proc/sys/vm/drop_caches
 sleep 1
-high0=$(node_high_mib 0)
-high1=$(node_high_mib 1)
+high0=$(node_wmark_mib 0 high)
+high1=$(node_wmark_mib 1 high)
 top=$(cg_create hr-fallback)
 echo "+memory" >"$top/cgroup.subtree_control"
 mkdir -p "$top/batch" "$top/latency"
@@ -252,7 +252,7 @@ echo 0 >/proc/sys/vm/zone_reclaim_mode
 # outside any managed cgroup, gets node 1's memory once node 0 is at its low watermark, with no
 # direct reclaim. Each burst is node 0's room above its low watermark now plus 32 MiB, so every
 # burst goes on to node 1 (at most node 0's refill target, about 170 MiB here; node 1 has over 350).
-low0=$(awk -v n=0 '$1 == "Node" && $2 == n "," { node = 1; next } $1 == "Node" { node = 0 } node && $1 == "low" { l += $2 } END { print int(l * 4 / 1024) }' /proc/zoneinfo)
+low0=$(node_wmark_mib 0 low)
 burst=$(($(node_free_mib 0) - low0 + 32))
 stall0=$(vmstat_sum 'allocstall_*')
 kscan0=$(vmstat_sum pgscan_kswapd)
