@@ -244,6 +244,7 @@ static void keep_decision(const struct daemon *d, struct cgroup_node *cg,
 	l->file_bytes = s->stat.file;
 	l->swap_room_bytes = s->swap_room_bytes;
 	l->cold_bytes = lc->cold_bytes;
+	l->age_vouched_bytes = s->age_vouched_bytes;
 	l->pacing = lim->step_factor;
 	l->reaches_zswap = lc->reaches_zswap;
 	l->child_at_high = s->child_at_high;
@@ -302,6 +303,8 @@ static void decide_all(struct daemon *d, const struct reclaim_limits *lim)
 		/* The policy, the limits and the explain see one value of it. */
 		ps.evicted_by_age = lc.mglru_aging;
 		ps.hist_cold_age_ms = lc.mglru_aging ? aging_ctl_hist_cold_age_ms(cg) : 0;
+		ps.age_vouched_bytes = lc.mglru_aging && !lc.evict_file_only ?
+					       sub_sat(lc.cold_bytes, lc.cold_file_bytes) : 0;
 		cg->rule->policy->decide(&cg->rule->params, s, &snap->host, snap->page_size,
 					 &cg->policy.state, &dec);
 		if (lc.mglru_aging)

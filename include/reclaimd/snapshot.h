@@ -132,6 +132,12 @@ struct cgroup_sample {
 	 * (cold_hist_choice_floor_ms() of aging_ctl's choice, cold_hist.h); 0: none (no
 	 * evidence yet, no MGLRU aging). Set in the policy's copy, like evicted_by_age. */
 	uint64_t hist_cold_age_ms;
+	/* With MGLRU aging, the anon bytes (anonymous and shmem pages) of the generations idle for
+	 * its cold age this tick (aging_ctl_cold_bytes() - aging_ctl_cold_file_bytes()): memory
+	 * whose idleness the aging walk saw in the page tables, so the psi policy asks for it
+	 * without a slow start (psi.c). 0 without aging, or when its eviction takes page cache
+	 * only. Set in the policy's copy, like evicted_by_age. */
+	uint64_t age_vouched_bytes;
 	bool dry_run;         /* --dry-run: no job ever reclaims; the psi step grows after calm
 			       * intervals as if each request had been taken */
 

@@ -17,7 +17,10 @@
  *   request  = request * (1 - r); 0 (refaulting) while r >= 1
  *   step     : starts at probe_min; reset to probe_min when p >= target/2 or r >= 1/2 (before
  *              this request); multiplied by probe_growth, up to probe_max, after an interval
- *              in which jobs reclaimed something, with p < target/4 and r < 1/4.
+ *              in which jobs reclaimed something, with p < target/4 and r < 1/4 (calm).
+ *   age step : with MGLRU aging, in a calm interval, the step this request uses is at least
+ *              min(age_vouched / (memory.current - floor), probe_max), age_vouched being the
+ *              anon of the generations idle for the cold age (cg->age_vouched_bytes)
  *   EAGAIN   : a job the kernel answered with EAGAIN (it found less than asked) resets the step
  *              to probe_min, and the n-th in a row holds requests back for 2^(n-1) intervals, at
  *              most 16 (reclaim_backoff_intervals): a cgroup whose page cache is all in use is
@@ -28,6 +31,18 @@
  * Swap room bounds anon: with no swap (or swap.max 0 anywhere above), anon is unreclaimable.
  * With MGLRU aging, the cold age (cold_age.c) is updated from the interval's refaults too, and
  * the request is later capped at what is cold (limits.h).
+ *
+ * Why the age step: the climb from probe_min probes for the point where reclaim begins to take
+ * memory in use, which under memory.reclaim only stall and refaults can show. With aging, the
+ * anon pages of the cold generations were found idle for the cold age by the page-table walks
+ * (lru_gen_plan.h), and eviction keeps any touched since the last walk (folio_check_references());
+ * asking for them at once takes nothing a slower climb would have spared, and no interval asks
+ * for more than probe_max of the reclaimable memory, the top of the climb. A climb held back
+ * memory the age had vouched for: in the demo, web's step was still 0.16 when its 150 s phase
+ * ended, 30 s after its first eviction. Page cache gets no such lift: read() leaves no accessed
+ * bit and new page cache joins the oldest generations (below), so its age says little and it
+ * keeps the climb. Neither does a stressed cgroup: stall or refaults put the request back on
+ * the climb from probe_min, and a cold age that was too short meets the brake and its doubling.
  *
  * Why refaults scale the request as PSI does: a refault is a page the kernel saw evicted from
  * this memcg and node and then read again (mm/workingset.c), the direct measure of reclaim that
@@ -59,6 +74,7 @@ static void psi_decide(const struct policy_params *params, const struct cgroup_s
 {
 	struct reclaim_decision d = { .reason = DECISION_RECLAIM };
 	double factor, bytes, rf;
+	bool calm;
 
 	if (!state->initialised) {
 		state->step = params->probe_min;
@@ -117,6 +133,17 @@ static void psi_decide(const struct policy_params *params, const struct cgroup_s
 	    d.io_some_pct > params->io_psi_some_target_pct || rf >= 0.5)
 		state->step = params->probe_min;
 	d.step = state->step;
+	calm = d.psi_some_pct < params->psi_some_target_pct / 4 &&
+	       d.io_some_pct <= params->io_psi_some_target_pct && rf < 0.25;
+	if (calm && cg->evicted_by_age && cg->age_vouched_bytes > 0 && d.reclaimable_bytes > 0) {
+		double share = (double)cg->age_vouched_bytes / (double)d.reclaimable_bytes;
+
+		share = MIN(share, params->probe_max);
+		if (share > d.step) {
+			d.step = share;
+			d.step_by_age = true;
+		}
+	}
 
 	if (d.io_some_pct > params->io_psi_some_target_pct) {
 		d.reason = DECISION_IO_PRESSURE;
@@ -146,9 +173,7 @@ static void psi_decide(const struct policy_params *params, const struct cgroup_s
 	 * when this request is under a page (else a cgroup a few dozen pages above its floor
 	 * would stay below-page at probe_min for good) and in a dry run (nothing is ever taken;
 	 * it shows what a live agent would ask). */
-	if ((cg->reclaimed_bytes > 0 || cg->dry_run || d.reason == DECISION_BELOW_PAGE) &&
-	    d.psi_some_pct < params->psi_some_target_pct / 4 &&
-	    d.io_some_pct <= params->io_psi_some_target_pct && rf < 0.25)
+	if ((cg->reclaimed_bytes > 0 || cg->dry_run || d.reason == DECISION_BELOW_PAGE) && calm)
 		state->step = MIN(state->step * params->probe_growth, params->probe_max);
 
 	*ret = d;

@@ -920,6 +920,90 @@ static void test_cold_age_reload_is_a_change(void)
 	}
 }
 
+/* With MGLRU aging, the anon of the generations idle for the cold age lifts this request's step
+ * to its share of the reclaimable memory, at most probe_max, while the cgroup is calm; the step
+ * the policy keeps climbs as before. 1000 MiB with a 100 MiB floor: 900 MiB reclaimable. */
+static void test_age_vouched_anon_lifts_the_step(void)
+{
+	struct policy_params p = defaults();
+	struct cgroup_sample s = sample(1000 * MiB, 800 * MiB, 200 * MiB, 4096 * MiB, 0);
+	struct policy_state st = { 0 };
+	struct reclaim_decision d;
+
+	s.evicted_by_age = true;
+	s.reclaimed_bytes = 0; /* nothing taken yet: the kept step does not grow */
+	s.age_vouched_bytes = 45 * MiB; /* 0.05 of 900 MiB */
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_INT(d.reason, DECISION_RECLAIM);
+	CHECK(d.step_by_age);
+	CHECK_NEAR(d.step, 0.05, 1e-12);
+	CHECK_EQ_U64(d.request_bytes, 45 * MiB);
+	CHECK_NEAR(st.step, p.probe_min, 1e-12);
+
+	/* More than probe_max of it: the request is probe_max of the reclaimable memory. */
+	s.age_vouched_bytes = 600 * MiB;
+	decide(&p, &s, &st, &d);
+	CHECK(d.step_by_age);
+	CHECK_NEAR(d.step, p.probe_max, 1e-12);
+	CHECK_EQ_U64(d.request_bytes, (uint64_t)((double)(900 * MiB) * 0.2) / PAGE * PAGE);
+
+	/* A kept step above the share wins, and is not marked as raised. */
+	st.step = 0.16;
+	s.age_vouched_bytes = 45 * MiB;
+	decide(&p, &s, &st, &d);
+	CHECK(!d.step_by_age);
+	CHECK_NEAR(d.step, 0.16, 1e-12);
+
+	/* Without aging (memory.reclaim: the kernel picks the pages) nothing is vouched for. */
+	st = (struct policy_state){ 0 };
+	s.evicted_by_age = false;
+	s.age_vouched_bytes = 600 * MiB;
+	decide(&p, &s, &st, &d);
+	CHECK(!d.step_by_age);
+	CHECK_NEAR(d.step, p.probe_min, 1e-12);
+	CHECK_EQ_U64(d.request_bytes, (uint64_t)((double)(900 * MiB) * 0.01) / PAGE * PAGE);
+	s.evicted_by_age = true;
+
+	/* Page cache only (the daemon passes 0): the climb from probe_min. */
+	st = (struct policy_state){ 0 };
+	s.age_vouched_bytes = 0;
+	decide(&p, &s, &st, &d);
+	CHECK(!d.step_by_age);
+	CHECK_NEAR(d.step, p.probe_min, 1e-12);
+
+	/* Stall at a quarter of the target (not calm, not yet a reset): no lift. */
+	st = (struct policy_state){ 0 };
+	s.age_vouched_bytes = 600 * MiB;
+	s.mem_some_delta_us = (usec_t)(6e6 * p.psi_some_target_pct / 100.0 / 4.0) + 1;
+	decide(&p, &s, &st, &d);
+	CHECK(d.psi_some_pct >= p.psi_some_target_pct / 4);
+	CHECK(d.psi_some_pct < p.psi_some_target_pct / 2);
+	CHECK_EQ_INT(d.reason, DECISION_RECLAIM);
+	CHECK(!d.step_by_age);
+	CHECK_NEAR(d.step, p.probe_min, 1e-12);
+	s.mem_some_delta_us = 0;
+
+	/* Refaults at a quarter of their limit (256 a minute for 1000 MiB): no lift either. */
+	st = (struct policy_state){ .refault_1m = 100.0, .back_1m = 100.0, .initialised = true,
+				    .step = p.probe_min };
+	s.back.refaults = 10;
+	s.back.pages = 10;
+	decide(&p, &s, &st, &d);
+	CHECK(d.refault_ratio >= 0.25);
+	CHECK(!d.step_by_age);
+	CHECK_NEAR(d.step, p.probe_min, 1e-12);
+	s.back.refaults = 0;
+	s.back.pages = 0;
+
+	/* io pressure pauses the request whatever is vouched for. */
+	st = (struct policy_state){ 0 };
+	s.io_some_delta_us = 120000; /* 2 % of 6 s */
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_INT(d.reason, DECISION_IO_PRESSURE);
+	CHECK_EQ_U64(d.request_bytes, 0);
+	CHECK(!d.step_by_age);
+}
+
 int main(void)
 {
 	test_defaults_are_documented_values();
@@ -943,5 +1027,6 @@ int main(void)
 	test_cold_age_from_refaults();
 	test_cold_age_reload_is_a_change();
 	test_cold_age_histogram_floor();
+	test_age_vouched_anon_lifts_the_step();
 	return test_report("policy_psi");
 }
