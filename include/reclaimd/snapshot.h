@@ -133,11 +133,15 @@ struct cgroup_sample {
 	 * evidence yet, no MGLRU aging). Set in the policy's copy, like evicted_by_age. */
 	uint64_t hist_cold_age_ms;
 	/* With MGLRU aging, the anon bytes (anonymous and shmem pages) of the generations idle for
-	 * its cold age this tick (aging_ctl_cold_bytes() - aging_ctl_cold_file_bytes()): memory
-	 * whose idleness the aging walk saw in the page tables, so the psi policy asks for it
-	 * without a slow start (psi.c). 0 without aging, or when its eviction takes page cache
-	 * only. Set in the policy's copy, like evicted_by_age. */
+	 * its cold age this tick (aging_ctl_cold_bytes() - aging_ctl_cold_file_bytes()), at most
+	 * its swap room: what the psi policy may ask for without a slow start (psi.c). 0 without
+	 * aging, when its eviction takes page cache only, or when the aging walk skips anon
+	 * (vm.swappiness 0 or under 64 pages of swap room: mm/vmscan.c get_swappiness(),
+	 * should_skip_vma()). Set in the policy's copy, like evicted_by_age. */
 	uint64_t age_vouched_bytes;
+	/* With MGLRU aging, the page cache of those generations this tick
+	 * (aging_ctl_cold_file_bytes()); 0 without. Set in the policy's copy. */
+	uint64_t age_cold_file_bytes;
 	bool dry_run;         /* --dry-run: no job ever reclaims; the psi step grows after calm
 			       * intervals as if each request had been taken */
 

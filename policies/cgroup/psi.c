@@ -20,7 +20,8 @@
  *              in which jobs reclaimed something, with p < target/4 and r < 1/4 (calm).
  *   age step : with MGLRU aging, in a calm interval, the step this request uses is at least
  *              min(age_vouched / (memory.current - floor), probe_max), age_vouched being the
- *              anon of the generations idle for the cold age (cg->age_vouched_bytes)
+ *              anon of the generations idle for the cold age (cg->age_vouched_bytes), when
+ *              their page cache is at most the request the step alone gives (age_step())
  *   EAGAIN   : a job the kernel answered with EAGAIN (it found less than asked) resets the step
  *              to probe_min, and the n-th in a row holds requests back for 2^(n-1) intervals, at
  *              most 16 (reclaim_backoff_intervals): a cgroup whose page cache is all in use is
@@ -34,15 +35,19 @@
  *
  * Why the age step: the climb from probe_min probes for the point where reclaim begins to take
  * memory in use, which under memory.reclaim only stall and refaults can show. With aging, the
- * anon pages of the cold generations were found idle for the cold age by the page-table walks
- * (lru_gen_plan.h), and eviction keeps any touched since the last walk (folio_check_references());
- * asking for them at once takes nothing a slower climb would have spared, and no interval asks
- * for more than probe_max of the reclaimable memory, the top of the climb. A climb held back
- * memory the age had vouched for: in the demo, web's step was still 0.16 when its 150 s phase
- * ended, 30 s after its first eviction. Page cache gets no such lift: read() leaves no accessed
- * bit and new page cache joins the oldest generations (below), so its age says little and it
- * keeps the climb. Neither does a stressed cgroup: stall or refaults put the request back on
- * the climb from probe_min, and a cold age that was too short meets the brake and its doubling.
+ * anon pages of the cold generations were mapped and not found accessed by the aging walks of
+ * the last cold age (lru_gen_plan.h), and eviction checks each page's accessed bits again through
+ * the reverse map, secondary MMUs included, and keeps one touched since
+ * (folio_referenced(), folio_check_references()). So asking for them at once takes nothing a
+ * slower climb would have spared, and no interval asks for more than probe_max of the
+ * reclaimable memory, the top of the climb. A climb held back memory the age had vouched for: in
+ * the demo, web's step was still 0.16 when its 150 s phase ended, 30 s after its first
+ * eviction. What the walks cannot vouch for: page cache read with read() (no accessed bit; new
+ * page cache joins the oldest generations, below), which keeps the climb; shmem read or written
+ * with read()/write(), which is anon to the LRU and gets the lift; anon mapped only by tasks
+ * that left the memcg (the walk visits the memcg's own mm list). A stressed cgroup gets no
+ * lift: stall or refaults put the request back on the climb from probe_min, and a cold age that
+ * was too short meets the brake and its doubling.
  *
  * Why refaults scale the request as PSI does: a refault is a page the kernel saw evicted from
  * this memcg and node and then read again (mm/workingset.c), the direct measure of reclaim that
@@ -66,6 +71,23 @@ static double pct_of(usec_t part_us, usec_t whole_us)
 	if (whole_us == 0)
 		return 0.0;
 	return 100.0 * (double)part_us / (double)whole_us;
+}
+
+/* The age step (above). The eviction splits a request between anon and page cache as the kernel
+ * chooses (swappiness and the two types' refault rates: mm/vmscan.c isolate_folios(),
+ * get_type_to_scan()), so a lifted request could be met with the cold generations' page cache;
+ * the lift applies only when that page cache is no more than the climb's request, so that no
+ * split takes more page cache than the climb would. d->reclaimable_bytes > 0. */
+static void age_step(const struct policy_params *params, const struct cgroup_sample *cg,
+		     double factor, struct reclaim_decision *d)
+{
+	double reclaimable = (double)d->reclaimable_bytes;
+	double share = MIN((double)cg->age_vouched_bytes / reclaimable, params->probe_max);
+
+	if (share > d->step && (double)cg->age_cold_file_bytes <= reclaimable * d->step * factor) {
+		d->step = share;
+		d->step_by_age = true;
+	}
 }
 
 static void psi_decide(const struct policy_params *params, const struct cgroup_sample *cg,
@@ -135,15 +157,6 @@ static void psi_decide(const struct policy_params *params, const struct cgroup_s
 	d.step = state->step;
 	calm = d.psi_some_pct < params->psi_some_target_pct / 4 &&
 	       d.io_some_pct <= params->io_psi_some_target_pct && rf < 0.25;
-	if (calm && cg->evicted_by_age && cg->age_vouched_bytes > 0 && d.reclaimable_bytes > 0) {
-		double share = (double)cg->age_vouched_bytes / (double)d.reclaimable_bytes;
-
-		share = MIN(share, params->probe_max);
-		if (share > d.step) {
-			d.step = share;
-			d.step_by_age = true;
-		}
-	}
 
 	if (d.io_some_pct > params->io_psi_some_target_pct) {
 		d.reason = DECISION_IO_PRESSURE;
@@ -156,6 +169,8 @@ static void psi_decide(const struct policy_params *params, const struct cgroup_s
 		d.reason = DECISION_AT_FLOOR;
 	} else {
 		factor = (1.0 - d.psi_some_pct / params->psi_some_target_pct) * (1.0 - rf);
+		if (calm && cg->evicted_by_age)
+			age_step(params, cg, factor, &d);
 		bytes = (double)d.reclaimable_bytes * d.step * factor;
 		/* step and factor are <= 1, but rounding can push a product of 2^64 past the range
 		 * of uint64_t: clamp in double before converting. */

@@ -921,8 +921,9 @@ static void test_cold_age_reload_is_a_change(void)
 }
 
 /* With MGLRU aging, the anon of the generations idle for the cold age lifts this request's step
- * to its share of the reclaimable memory, at most probe_max, while the cgroup is calm; the step
- * the policy keeps climbs as before. 1000 MiB with a 100 MiB floor: 900 MiB reclaimable. */
+ * to its share of the reclaimable memory, at most probe_max, while the cgroup is calm and the
+ * generations' page cache is no more than the climb's request; the step the policy keeps climbs
+ * as before. 1000 MiB with a 100 MiB floor: 900 MiB reclaimable, 9 MiB at probe_min. */
 static void test_age_vouched_anon_lifts_the_step(void)
 {
 	struct policy_params p = defaults();
@@ -933,6 +934,7 @@ static void test_age_vouched_anon_lifts_the_step(void)
 	s.evicted_by_age = true;
 	s.reclaimed_bytes = 0; /* nothing taken yet: the kept step does not grow */
 	s.age_vouched_bytes = 45 * MiB; /* 0.05 of 900 MiB */
+	s.age_cold_file_bytes = 9 * MiB; /* exactly the climb's request */
 	decide(&p, &s, &st, &d);
 	CHECK_EQ_INT(d.reason, DECISION_RECLAIM);
 	CHECK(d.step_by_age);
@@ -940,12 +942,25 @@ static void test_age_vouched_anon_lifts_the_step(void)
 	CHECK_EQ_U64(d.request_bytes, 45 * MiB);
 	CHECK_NEAR(st.step, p.probe_min, 1e-12);
 
-	/* More than probe_max of it: the request is probe_max of the reclaimable memory. */
+	/* One page more of cold page cache than the climb asks: the eviction could take it all
+	 * as page cache, so no lift. */
+	s.age_cold_file_bytes = 9 * MiB + PAGE;
+	decide(&p, &s, &st, &d);
+	CHECK(!d.step_by_age);
+	CHECK_NEAR(d.step, p.probe_min, 1e-12);
+	CHECK_EQ_U64(d.request_bytes, (uint64_t)((double)(900 * MiB) * 0.01) / PAGE * PAGE);
+	s.age_cold_file_bytes = 0;
+
+	/* More than probe_max of it: the request is probe_max of the reclaimable memory. After
+	 * an interval that reclaimed, the kept step grows from its own value, not the lifted one. */
 	s.age_vouched_bytes = 600 * MiB;
+	s.reclaimed_bytes = PAGE;
 	decide(&p, &s, &st, &d);
 	CHECK(d.step_by_age);
 	CHECK_NEAR(d.step, p.probe_max, 1e-12);
 	CHECK_EQ_U64(d.request_bytes, (uint64_t)((double)(900 * MiB) * 0.2) / PAGE * PAGE);
+	CHECK_NEAR(st.step, 0.02, 1e-12);
+	s.reclaimed_bytes = 0;
 
 	/* A kept step above the share wins, and is not marked as raised. */
 	st.step = 0.16;
@@ -964,16 +979,19 @@ static void test_age_vouched_anon_lifts_the_step(void)
 	CHECK_EQ_U64(d.request_bytes, (uint64_t)((double)(900 * MiB) * 0.01) / PAGE * PAGE);
 	s.evicted_by_age = true;
 
-	/* Page cache only (the daemon passes 0): the climb from probe_min. */
+	/* Stall under a quarter of the target: lifted, and scaled by the pressure factor like
+	 * any request. */
 	st = (struct policy_state){ 0 };
-	s.age_vouched_bytes = 0;
+	s.mem_some_delta_us = (usec_t)(6e6 * p.psi_some_target_pct / 100.0 / 8.0);
 	decide(&p, &s, &st, &d);
-	CHECK(!d.step_by_age);
-	CHECK_NEAR(d.step, p.probe_min, 1e-12);
+	CHECK(d.step_by_age);
+	CHECK_EQ_U64(d.request_bytes,
+		     (uint64_t)((double)(900 * MiB) * 0.2 *
+				(1.0 - d.psi_some_pct / p.psi_some_target_pct)) / PAGE * PAGE);
+	CHECK(d.request_bytes < (uint64_t)((double)(900 * MiB) * 0.2));
 
 	/* Stall at a quarter of the target (not calm, not yet a reset): no lift. */
 	st = (struct policy_state){ 0 };
-	s.age_vouched_bytes = 600 * MiB;
 	s.mem_some_delta_us = (usec_t)(6e6 * p.psi_some_target_pct / 100.0 / 4.0) + 1;
 	decide(&p, &s, &st, &d);
 	CHECK(d.psi_some_pct >= p.psi_some_target_pct / 4);
@@ -1002,6 +1020,15 @@ static void test_age_vouched_anon_lifts_the_step(void)
 	CHECK_EQ_INT(d.reason, DECISION_IO_PRESSURE);
 	CHECK_EQ_U64(d.request_bytes, 0);
 	CHECK(!d.step_by_age);
+	s.io_some_delta_us = 0;
+
+	/* Within a kernel batch of the floor: nothing asked, nothing shown as raised. */
+	st = (struct policy_state){ 0 };
+	s.current_bytes = 100 * MiB + 32 * PAGE;
+	decide(&p, &s, &st, &d);
+	CHECK_EQ_INT(d.reason, DECISION_AT_FLOOR);
+	CHECK(!d.step_by_age);
+	CHECK_NEAR(d.step, p.probe_min, 1e-12);
 }
 
 int main(void)
