@@ -109,6 +109,18 @@ uint64_t aging_ctl_hist_cold_age_ms(const struct cgroup_node *cg)
 	return h ? h->planned_floor_ms : 0;
 }
 
+static uint64_t cold_age_ms(const struct cgroup_node *cg);
+
+bool aging_ctl_promotions_vouch(const struct cgroup_node *cg)
+{
+	const struct cold_hist_cgroup *h = cg->coldhist.state;
+
+	if (!h || !cg->rule)
+		return false;
+	return cold_hist_vouches(&h->rates, h->report.total_pages, cold_age_ms(cg),
+				 cg->rule->params.refault_target_pct);
+}
+
 /* The cold age the cgroup's eviction is planned at: its policy's own (cold_age.c), or its rule's
  * starting one, raised to the floor of the histogram's last choice (up to max_cold_age), the
  * same age the policy applies this tick (hist_finish() keeps that floor as planned_floor_ms). */

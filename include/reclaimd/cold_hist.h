@@ -234,4 +234,13 @@ void cold_hist_choose(const struct cold_hist_rates *r, const struct cold_hist_re
  * (cold_age.c). Set by cold_hist_choose(); never fails. */
 uint64_t cold_hist_choice_floor_ms(const struct cold_hist_choice *c);
 
+/* Whether the measured promotions vouch for the pages idle for cold_age_ms (> 0): some rate
+ * bucket of age A <= cold_age_ms was watched for at least cold_age_ms / 2 (one aging period, so
+ * that an aging walk, where promotions show, fell inside it) and its rate is at most
+ * refault_target_pct of total_pages a minute. Pages idle for the cold age are among those idle for
+ * A, so fewer of them come back. False with no pages or nothing watched long enough. The psi
+ * policy asks for cold anon without its slow start only when this holds (psi.c). Never fails. */
+bool cold_hist_vouches(const struct cold_hist_rates *r, uint64_t total_pages,
+		       uint64_t cold_age_ms, double refault_target_pct);
+
 #endif

@@ -249,3 +249,18 @@ uint64_t cold_hist_choice_floor_ms(const struct cold_hist_choice *c)
 {
 	return c->floor_ms;
 }
+
+bool cold_hist_vouches(const struct cold_hist_rates *r, uint64_t total_pages,
+		       uint64_t cold_age_ms, double refault_target_pct)
+{
+	usec_t watch_us = (usec_t)(cold_age_ms / 2) * 1000;
+
+	if (total_pages == 0 || cold_age_ms == 0)
+		return false;
+	for (unsigned b = 0; b < COLD_HIST_N_RATES && cold_hist_rate_age_s(b) * 1000 <= cold_age_ms;
+	     b++)
+		if (r->watched_us[b] >= watch_us &&
+		    100.0 * r->per_min[b] / (double)total_pages <= refault_target_pct)
+			return true;
+	return false;
+}

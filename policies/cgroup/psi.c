@@ -20,8 +20,9 @@
  *              in which jobs reclaimed something, with p < target/4 and r < 1/4 (calm).
  *   age step : with MGLRU aging, in a calm interval, the step this request uses is at least
  *              min(age_vouched / (memory.current - floor), probe_max), age_vouched being the
- *              anon of the generations idle for the cold age (cg->age_vouched_bytes), when
- *              their page cache is at most the request the step alone gives (age_step())
+ *              anon of the generations idle for the cold age when measured promotions vouch
+ *              for that age (cg->age_vouched_bytes), when their page cache is at most the
+ *              request the step alone gives (age_step())
  *   EAGAIN   : a job the kernel answered with EAGAIN (it found less than asked) resets the step
  *              to probe_min, and the n-th in a row holds requests back for 2^(n-1) intervals, at
  *              most 16 (reclaim_backoff_intervals): a cgroup whose page cache is all in use is
@@ -38,11 +39,17 @@
  * anon pages of the cold generations were mapped and not found accessed by the aging walks of
  * the last cold age (lru_gen_plan.h), and eviction checks each page's accessed bits again through
  * the reverse map, secondary MMUs included, and keeps one touched since
- * (folio_referenced(), folio_check_references()). So asking for them at once takes nothing a
- * slower climb would have spared, and no interval asks for more than probe_max of the
- * reclaimable memory, the top of the climb. A climb held back memory the age had vouched for: in
- * the demo, web's step was still 0.16 when its 150 s phase ended, 30 s after its first
- * eviction. What the walks cannot vouch for: page cache read with read() (no accessed bit; new
+ * (folio_referenced(), folio_check_references()). That says they are idle now, not that they
+ * stay idle: a key-value store read over a uniform tail touches each page every quarter hour, so
+ * every page idle for a minute comes back within the next fifteen (docs/comparison.md). So the
+ * lift also needs the cold-memory histogram's measured promotions to vouch for the cold age
+ * (cold_hist_vouches(): pages idle for half of it or longer came back at most at the refault
+ * target, watched for one aging period); without that, the climb's small first eviction is the
+ * probe, and the refault brake stops it. In bench/apps.sh kv, an unvouched lift took 28 MiB at
+ * once and drew 1,682 refaults (0.85 % of the memory a minute, the goal 0.2 %). No interval
+ * asks for more than probe_max of the reclaimable memory, the top of the climb. A climb held back
+ * memory both had vouched for: in the demo, web's step was still 0.16 when its 150 s phase
+ * ended, 30 s after its first eviction. What the walks cannot vouch for: page cache read with read() (no accessed bit; new
  * page cache joins the oldest generations, below), which keeps the climb; shmem read or written
  * with read()/write(), which is anon to the LRU and gets the lift; anon mapped only by tasks
  * that left the memcg (the walk visits the memcg's own mm list). A stressed cgroup gets no

@@ -462,6 +462,48 @@ static void test_choice_floor(void)
 	CHECK_EQ_U64(cold_hist_choice_floor_ms(&c), 0);
 }
 
+/* Whether measured promotions vouch for a cold age: a bucket at or under it, watched for half of
+ * it, at or under the target. 100 000 pages, 1 % target: 1000 pages a minute. */
+static void test_vouches(void)
+{
+	struct cold_hist_rates r;
+	struct cold_hist_report rep;
+
+	/* Every bucket watched 30 s: the 30 s bucket vouches for a 60 s cold age when under. */
+	setup(&r, &rep, 600, 30, 100000, all_under);
+	CHECK(cold_hist_vouches(&r, rep.total_pages, 60 * 1000, 1.0));
+	/* Over the target at every age: no. */
+	setup(&r, &rep, 600, 30, 100000, all_over);
+	CHECK(!cold_hist_vouches(&r, rep.total_pages, 60 * 1000, 1.0));
+	/* Falling rates: 30 s and 60 s over, 120 s (800) under; a 60 s cold age is not vouched
+	 * for, a 120 s one is, and a 240 s one through the 120 s bucket. */
+	setup(&r, &rep, 600, 120, 100000, falling);
+	CHECK(!cold_hist_vouches(&r, rep.total_pages, 60 * 1000, 1.0));
+	CHECK(cold_hist_vouches(&r, rep.total_pages, 120 * 1000, 1.0));
+	CHECK(cold_hist_vouches(&r, rep.total_pages, 240 * 1000, 1.0));
+	/* Exactly at the target counts as under. */
+	r.per_min[0] = 1000.0;
+	CHECK(cold_hist_vouches(&r, rep.total_pages, 60 * 1000, 1.0));
+	r.per_min[0] = 1000.5;
+	CHECK(!cold_hist_vouches(&r, rep.total_pages, 60 * 1000, 1.0));
+	/* Watched for less than half the cold age: no evidence. */
+	setup(&r, &rep, 600, 29, 100000, all_under);
+	CHECK(!cold_hist_vouches(&r, rep.total_pages, 60 * 1000, 1.0));
+	CHECK(cold_hist_vouches(&r, rep.total_pages, 58 * 1000, 1.0));
+	/* Only buckets at or under the cold age count: a 45 s cold age has only the 30 s one. */
+	setup(&r, &rep, 600, 120, 100000, all_under);
+	r.per_min[0] = 5000;
+	CHECK(!cold_hist_vouches(&r, rep.total_pages, 45 * 1000, 1.0));
+	CHECK(cold_hist_vouches(&r, rep.total_pages, 60 * 1000, 1.0));
+	/* No pages, no cold age, nothing watched. */
+	setup(&r, &rep, 600, 120, 0, all_under);
+	CHECK(!cold_hist_vouches(&r, rep.total_pages, 60 * 1000, 1.0));
+	setup(&r, &rep, 600, 120, 100000, all_under);
+	CHECK(!cold_hist_vouches(&r, rep.total_pages, 0, 1.0));
+	r = (struct cold_hist_rates){ 0 };
+	CHECK(!cold_hist_vouches(&r, 100000, 60 * 1000, 1.0));
+}
+
 int main(void)
 {
 	test_choice_floor();
@@ -475,5 +517,6 @@ int main(void)
 	test_rates();
 	test_chooser();
 	test_reads_to_choice();
+	test_vouches();
 	return test_report("cold_hist");
 }
