@@ -313,8 +313,9 @@ static void decide_all(struct daemon *d, const struct reclaim_limits *lim)
 		/* The policy, the limits and the explain see one value of it. */
 		ps.evicted_by_age = lc.mglru_aging;
 		ps.hist_cold_age_ms = lc.mglru_aging ? aging_ctl_hist_cold_age_ms(cg) : 0;
-		ps.age_vouched_bytes = lc.mglru_aging && age_walks_anon(s, snap) &&
-					       aging_ctl_promotions_vouch(cg) ?
+		ps.age_vouched_bytes = lc.mglru_aging && !lc.evict_file_only &&
+					       age_walks_anon(s, snap) &&
+					       aging_ctl_promotions_vouch(cg, d->tick) ?
 					       MIN(sub_sat(lc.cold_bytes, lc.cold_file_bytes),
 						   s->swap_room_bytes) : 0;
 		ps.age_cold_file_bytes = lc.mglru_aging ? lc.cold_file_bytes : 0;

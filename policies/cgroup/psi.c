@@ -43,18 +43,14 @@
  * stay idle: a key-value store read over a uniform tail touches each page every quarter hour, so
  * every page idle for a minute comes back within the next fifteen (docs/comparison.md). So the
  * lift also needs the cold-memory histogram's measured promotions to vouch for the cold age
- * (cold_hist_vouches(): pages idle for half of it or longer came back at most at the refault
- * target, watched for one aging period); without that, the climb's small first eviction is the
- * probe, and the refault brake stops it. In bench/apps.sh kv, an unvouched lift took 28 MiB at
- * once and drew 1,682 refaults (0.85 % of the memory a minute, the goal 0.2 %). No interval
- * asks for more than probe_max of the reclaimable memory, the top of the climb. A climb held back
- * memory both had vouched for: in the demo, web's step was still 0.16 when its 150 s phase
- * ended, 30 s after its first eviction. What the walks cannot vouch for: page cache read with read() (no accessed bit; new
- * page cache joins the oldest generations, below), which keeps the climb; shmem read or written
- * with read()/write(), which is anon to the LRU and gets the lift; anon mapped only by tasks
- * that left the memcg (the walk visits the memcg's own mm list). A stressed cgroup gets no
- * lift: stall or refaults put the request back on the climb from probe_min, and a cold age that
- * was too short meets the brake and its doubling.
+ * (cold_hist_vouches()); without that, the climb's small first eviction is the probe, and the
+ * refault brake stops it. No interval asks for more than probe_max of the reclaimable memory,
+ * the top of the climb. What the walks cannot vouch for: page cache read with read() (no
+ * accessed bit; new page cache joins the oldest generations, below), which keeps the climb;
+ * shmem read or written with read()/write(), which is anon to the LRU and gets the lift; anon
+ * mapped only by tasks that left the memcg (the walk visits the memcg's own mm list). A
+ * stressed cgroup gets no lift: stall or refaults put the request back on the climb from
+ * probe_min, and a cold age that was too short meets the brake and its doubling.
  *
  * Why refaults scale the request as PSI does: a refault is a page the kernel saw evicted from
  * this memcg and node and then read again (mm/workingset.c), the direct measure of reclaim that

@@ -989,6 +989,14 @@ static void test_age_vouched_anon_lifts_the_step(void)
 		     (uint64_t)((double)(900 * MiB) * 0.2 *
 				(1.0 - d.psi_some_pct / p.psi_some_target_pct)) / PAGE * PAGE);
 	CHECK(d.request_bytes < (uint64_t)((double)(900 * MiB) * 0.2));
+	/* The page cache is compared with the climb's request after that factor: 9 MiB of it is
+	 * more than 9 MiB scaled down, so no lift. */
+	st = (struct policy_state){ 0 };
+	s.age_cold_file_bytes = 9 * MiB;
+	decide(&p, &s, &st, &d);
+	CHECK(!d.step_by_age);
+	CHECK_NEAR(d.step, p.probe_min, 1e-12);
+	s.age_cold_file_bytes = 0;
 
 	/* Stall at a quarter of the target (not calm, not yet a reset): no lift. */
 	st = (struct policy_state){ 0 };
