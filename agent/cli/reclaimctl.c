@@ -570,10 +570,6 @@ static void print_explain(json_t *p)
 		printf("           step %.3f (probe_min %g, x%g after a calm interval that reclaimed, "
 		       "up to %g; next %.3f)\n", num(law, "step"), num(law, "probe_min"), num(law, "probe_growth"),
 		       num(law, "probe_max"), num(law, "next_step"));
-		if (json_is_true(get(law, "step_raised_by_age")))
-			printf("           step raised to the share of the reclaimable memory that the "
-			       "cold generations' anon (%s, idle for the cold age) is, at most probe_max\n",
-			       B(get(law, "age_vouched_bytes")));
 		printf("           refaults %.1f a minute (limit %.1f: refault_target_pct of "
 		       "memory.current)\n", num(law, "refaults_per_min"),
 		       num(law, "refault_limit_per_min"));

@@ -109,21 +109,6 @@ uint64_t aging_ctl_hist_cold_age_ms(const struct cgroup_node *cg)
 	return h ? h->planned_floor_ms : 0;
 }
 
-bool aging_ctl_promotions_vouch(const struct cgroup_node *cg, unsigned tick)
-{
-	const struct cold_hist_cgroup *h = cg->coldhist.state;
-
-	/* This tick's report only (hist_finish() clears the tick of a read it could not trust),
-	 * and the cold age this tick's plan and decision use: the floor they were made with. */
-	if (!h || !cg->rule || h->tick != tick)
-		return false;
-	return cold_hist_vouches(&h->rates, h->report.total_pages,
-				 cold_age_in_force_ms(&cg->rule->params,
-						      cg->policy.state.cold_age_ms,
-						      h->planned_floor_ms),
-				 cg->rule->params.refault_target_pct);
-}
-
 /* The cold age the cgroup's eviction is planned at: its policy's own (cold_age.c), or its rule's
  * starting one, raised to the floor of the histogram's last choice (up to max_cold_age), the
  * same age the policy applies this tick (hist_finish() keeps that floor as planned_floor_ms). */

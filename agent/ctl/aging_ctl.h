@@ -49,10 +49,6 @@ void aging_ctl_reload(struct aging_ctl *ag, const struct config *c);
 /* The cold-memory histogram's floor under cg's cold age, ms (cold_hist_choice_floor_ms() of
  * its last choice; 0 without one). */
 uint64_t aging_ctl_hist_cold_age_ms(const struct cgroup_node *cg);
-/* Whether cg's measured promotions vouch for its pages idle for the cold age this tick's plan
- * uses (cold_hist_vouches() on its histogram's rates and this tick's report); false without a
- * report read on `tick`. */
-bool aging_ctl_promotions_vouch(const struct cgroup_node *cg, unsigned tick);
 /* Bytes in cg's generations idle for its cold age, as planned this tick (0 when not planned this
  * tick, or already taken by a job): the cap of limits.h. */
 static inline uint64_t aging_ctl_cold_bytes(const struct cgroup_node *cg, unsigned tick,

@@ -244,7 +244,6 @@ static void keep_decision(const struct daemon *d, struct cgroup_node *cg,
 	l->file_bytes = s->stat.file;
 	l->swap_room_bytes = s->swap_room_bytes;
 	l->cold_bytes = lc->cold_bytes;
-	l->age_vouched_bytes = s->age_vouched_bytes;
 	l->pacing = lim->step_factor;
 	l->reaches_zswap = lc->reaches_zswap;
 	l->child_at_high = s->child_at_high;
@@ -266,16 +265,6 @@ static bool evict_file_only(const struct cgroup_node *cg, const struct cgroup_sa
 	job_swappiness_decide(cg->rule->params.swappiness, lim->swappiness_cap, vm_swappiness,
 			      s->swap_room_bytes, false, &js);
 	return js.evict_swappiness == 0;
-}
-
-/* Whether the aging walk looks at a cgroup's anon: "+ memcg node seq" (aging_ctl, mglru.c)
- * names no swappiness, so the kernel takes vm.swappiness (the memcg's own on cgroup v2 is the
- * global one), or 0 when the memcg has under MIN_LRU_BATCH (64) pages of swap, and with 0 the walk
- * skips anonymous and shmem VMAs (mm/vmscan.c get_swappiness(), should_skip_vma()). */
-static bool age_walks_anon(const struct cgroup_sample *s, const struct snapshot *snap)
-{
-	return snap->host.vm_swappiness > 0 && snap->page_size > 0 &&
-	       s->swap_room_bytes / snap->page_size >= 64;
 }
 
 /* The per-cgroup policies on this tick's snapshot, limited, dispatched. */
@@ -313,12 +302,6 @@ static void decide_all(struct daemon *d, const struct reclaim_limits *lim)
 		/* The policy, the limits and the explain see one value of it. */
 		ps.evicted_by_age = lc.mglru_aging;
 		ps.hist_cold_age_ms = lc.mglru_aging ? aging_ctl_hist_cold_age_ms(cg) : 0;
-		ps.age_vouched_bytes = lc.mglru_aging && !lc.evict_file_only &&
-					       age_walks_anon(s, snap) &&
-					       aging_ctl_promotions_vouch(cg, d->tick) ?
-					       MIN(sub_sat(lc.cold_bytes, lc.cold_file_bytes),
-						   s->swap_room_bytes) : 0;
-		ps.age_cold_file_bytes = lc.mglru_aging ? lc.cold_file_bytes : 0;
 		cg->rule->policy->decide(&cg->rule->params, s, &snap->host, snap->page_size,
 					 &cg->policy.state, &dec);
 		if (lc.mglru_aging)

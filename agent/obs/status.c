@@ -794,13 +794,11 @@ static json_t *explain_decision(const struct tick_report *r, const struct cgroup
 		"children_protected_bytes", ju64(ft.children_protected_bytes),
 		"unreclaimable_bytes", ju64(ft.unreclaimable_bytes),
 		"evictable_bytes", ju64(sub_sat(l->current_bytes, ft.unreclaimable_bytes)));
-	*ret_law = json_pack("{s:f,s:f,s:f,s:f,s:f,s:b,s:o,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:o,s:f,"
-			     "s:o,s:s,s:I}",
+	*ret_law = json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:o,s:f,s:o,s:s,"
+			     "s:I}",
 		"psi_some_pct", l->dec.psi_some_pct, "psi_some_target_pct", pp->psi_some_target_pct,
 		"io_some_pct", l->dec.io_some_pct, "io_psi_some_target_pct", pp->io_psi_some_target_pct,
-		"step", l->dec.step, "step_raised_by_age", l->dec.step_by_age,
-		"age_vouched_bytes", ju64(l->age_vouched_bytes),
-		"probe_min", pp->probe_min, "probe_growth", pp->probe_growth,
+		"step", l->dec.step, "probe_min", pp->probe_min, "probe_growth", pp->probe_growth,
 		"probe_max", pp->probe_max, "next_step", cg->policy.state.step,
 		"pressure_factor", factor, "refaults_per_min", l->dec.refaults_per_min,
 		"refault_limit_per_min", l->dec.back_limit_per_min,

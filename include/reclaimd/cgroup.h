@@ -143,7 +143,6 @@ struct cgroup_node {
 			uint64_t current_bytes, memory_min_bytes, memory_low_bytes, anon_bytes;
 			uint64_t file_bytes, memory_high_bytes, children_protected_bytes;
 			uint64_t swap_room_bytes, cold_bytes;
-			uint64_t age_vouched_bytes; /* cgroup_sample.age_vouched_bytes */
 			double pacing;          /* the tick's step_factor (limits.h) */
 			bool reaches_zswap;
 			bool child_at_high;     /* a child at its own memory.high */

@@ -130,9 +130,6 @@ struct cold_hist_lruvec {
 struct cold_hist_promo {
 	uint64_t pages[COLD_HIST_N_RATES];   /* pages idle >= cold_hist_rate_age_s(i) that left */
 	bool watched[COLD_HIST_N_RATES];     /* a generation counted had that idle bound */
-	bool walked[COLD_HIST_N_RATES];      /* ... and max_seq advanced between the reads: an
-					      * aging walk, where touched pages leave old
-					      * generations, fell inside the interval */
 	bool reset;                          /* seq went back: nothing counted */
 };
 
@@ -140,8 +137,6 @@ struct cold_hist_promo {
 struct cold_hist_rates {
 	double per_min[COLD_HIST_N_RATES];   /* pages idle >= age touched again, per minute */
 	usec_t watched_us[COLD_HIST_N_RATES]; /* time an idle generation of that age was watched */
-	uint32_t walks[COLD_HIST_N_RATES];    /* intervals watched across an aging walk
-					       * (promo.walked), saturating */
 };
 
 enum cold_choice_reason {
@@ -238,14 +233,5 @@ void cold_hist_choose(const struct cold_hist_rates *r, const struct cold_hist_re
  * no memory, or with max_cold_age_s under 30 s. The cold age in force is raised to it
  * (cold_age.c). Set by cold_hist_choose(); never fails. */
 uint64_t cold_hist_choice_floor_ms(const struct cold_hist_choice *c);
-
-/* Whether the measured promotions vouch for the pages idle for cold_age_ms (> 0): some rate
- * bucket of age A <= cold_age_ms was watched for at least cold_age_ms / 2 (one aging period),
- * across at least one aging walk (walks[] > 0: promotions show only where a walk found pages
- * touched), and its rate is at most refault_target_pct of total_pages a minute. Pages idle for the cold age are among those idle for
- * A, so fewer of them come back. False with no pages or nothing watched long enough. The psi
- * policy asks for cold anon without its slow start only when this holds (psi.c). Never fails. */
-bool cold_hist_vouches(const struct cold_hist_rates *r, uint64_t total_pages,
-		       uint64_t cold_age_ms, double refault_target_pct);
 
 #endif

@@ -66,8 +66,6 @@ struct reclaim_decision {
 	double psi_some_pct;        /* memory PSI some over the interval, percent */
 	double io_some_pct;         /* io PSI some over the interval, percent */
 	double step;                /* step used for this request */
-	bool step_by_age;           /* the psi policy raised it to the share of the reclaimable
-				     * memory that cg->age_vouched_bytes is (psi.c) */
 	uint64_t cold_age_ms;       /* the cold age after this interval (cold_age.c) */
 	uint64_t prev_cold_age_ms;  /* and before it */
 	uint64_t hist_cold_age_ms;  /* the histogram's floor under it (cg->hist_cold_age_ms) */

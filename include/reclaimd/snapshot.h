@@ -132,18 +132,6 @@ struct cgroup_sample {
 	 * (cold_hist_choice_floor_ms() of aging_ctl's choice, cold_hist.h); 0: none (no
 	 * evidence yet, no MGLRU aging). Set in the policy's copy, like evicted_by_age. */
 	uint64_t hist_cold_age_ms;
-	/* With MGLRU aging, the anon bytes (anonymous and shmem pages) of the generations idle for
-	 * its cold age this tick (aging_ctl_cold_bytes() - aging_ctl_cold_file_bytes()), at most
-	 * its swap room: what the psi policy may ask for without a slow start (psi.c). 0 without
-	 * aging, when its eviction takes page cache only, when the aging walk skips anon
-	 * (vm.swappiness 0 or under 64 pages of swap room: mm/vmscan.c get_swappiness(),
-	 * should_skip_vma()), or while the cold-memory histogram's measured promotions do not
-	 * vouch for its cold age (cold_hist_vouches()). Set in the policy's copy, like
-	 * evicted_by_age. */
-	uint64_t age_vouched_bytes;
-	/* With MGLRU aging, the page cache of those generations this tick
-	 * (aging_ctl_cold_file_bytes()); 0 without. Set in the policy's copy. */
-	uint64_t age_cold_file_bytes;
 	bool dry_run;         /* --dry-run: no job ever reclaims; the psi step grows after calm
 			       * intervals as if each request had been taken */
 

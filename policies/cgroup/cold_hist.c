@@ -116,7 +116,6 @@ void cold_hist_promotions(const struct cold_hist_lruvec *prev, const struct lru_
 {
 	struct cold_hist_promo p = { 0 };
 	unsigned ncur = cur->n_gens < LRU_GEN_MAX_LINES ? cur->n_gens : LRU_GEN_MAX_LINES;
-	bool walked;
 	/* Generations up to `skip_seq` are left out when `skip`. */
 	bool skip = prev->evicted;
 	uint64_t skip_seq = prev->evicted ? prev->evict_seq : 0;
@@ -134,7 +133,6 @@ void cold_hist_promotions(const struct cold_hist_lruvec *prev, const struct lru_
 		skip_seq = skip ? MAX(skip_seq, cur->min_seq) : cur->min_seq;
 		skip = true;
 	}
-	walked = cur->max_seq > prev->max_seq;
 	for (unsigned i = 0; i < prev->n_gens; i++) {
 		uint64_t left;
 		unsigned j;
@@ -152,7 +150,6 @@ void cold_hist_promotions(const struct cold_hist_lruvec *prev, const struct lru_
 				break;
 			p.pages[b] = pages_add(p.pages[b], left);
 			p.watched[b] = true;
-			p.walked[b] = p.walked[b] || walked;
 		}
 	}
 	*ret = p;
@@ -163,7 +160,6 @@ void cold_hist_promo_add(struct cold_hist_promo *sum, const struct cold_hist_pro
 	for (unsigned b = 0; b < COLD_HIST_N_RATES; b++) {
 		sum->pages[b] = pages_add(sum->pages[b], p->pages[b]);
 		sum->watched[b] = sum->watched[b] || p->watched[b];
-		sum->walked[b] = sum->walked[b] || p->walked[b];
 	}
 	sum->reset = sum->reset || p->reset;
 }
@@ -190,8 +186,6 @@ void cold_hist_rates_update(struct cold_hist_rates *r, const struct cold_hist_pr
 		r->per_min[b] = (r->per_min[b] * w + now * (double)elapsed_us) /
 				(w + (double)elapsed_us);
 		r->watched_us[b] += elapsed_us;
-		if (p->walked[b] && r->walks[b] < UINT32_MAX)
-			r->walks[b]++;
 	}
 }
 
@@ -254,20 +248,4 @@ void cold_hist_choose(const struct cold_hist_rates *r, const struct cold_hist_re
 uint64_t cold_hist_choice_floor_ms(const struct cold_hist_choice *c)
 {
 	return c->floor_ms;
-}
-
-bool cold_hist_vouches(const struct cold_hist_rates *r, uint64_t total_pages,
-		       uint64_t cold_age_ms, double refault_target_pct)
-{
-	usec_t watch_us;
-
-	if (total_pages == 0 || cold_age_ms == 0 || cold_age_ms > UINT64_MAX / 1000)
-		return false;
-	watch_us = (usec_t)(cold_age_ms / 2) * 1000;
-	for (unsigned b = 0; b < COLD_HIST_N_RATES && cold_hist_rate_age_s(b) * 1000 <= cold_age_ms;
-	     b++)
-		if (r->watched_us[b] >= watch_us && r->walks[b] > 0 &&
-		    100.0 * r->per_min[b] / (double)total_pages <= refault_target_pct)
-			return true;
-	return false;
 }

@@ -17,12 +17,7 @@
  *   request  = request * (1 - r); 0 (refaulting) while r >= 1
  *   step     : starts at probe_min; reset to probe_min when p >= target/2 or r >= 1/2 (before
  *              this request); multiplied by probe_growth, up to probe_max, after an interval
- *              in which jobs reclaimed something, with p < target/4 and r < 1/4 (calm).
- *   age step : with MGLRU aging, in a calm interval, the step this request uses is at least
- *              min(age_vouched / (memory.current - floor), probe_max), age_vouched being the
- *              anon of the generations idle for the cold age when measured promotions vouch
- *              for that age (cg->age_vouched_bytes), when their page cache is at most the
- *              request the step alone gives (age_step())
+ *              in which jobs reclaimed something, with p < target/4 and r < 1/4.
  *   EAGAIN   : a job the kernel answered with EAGAIN (it found less than asked) resets the step
  *              to probe_min, and the n-th in a row holds requests back for 2^(n-1) intervals, at
  *              most 16 (reclaim_backoff_intervals): a cgroup whose page cache is all in use is
@@ -33,24 +28,6 @@
  * Swap room bounds anon: with no swap (or swap.max 0 anywhere above), anon is unreclaimable.
  * With MGLRU aging, the cold age (cold_age.c) is updated from the interval's refaults too, and
  * the request is later capped at what is cold (limits.h).
- *
- * Why the age step: the climb from probe_min probes for the point where reclaim begins to take
- * memory in use, which under memory.reclaim only stall and refaults can show. With aging, the
- * anon pages of the cold generations were mapped and not found accessed by the aging walks of
- * the last cold age (lru_gen_plan.h), and eviction checks each page's accessed bits again through
- * the reverse map, secondary MMUs included, and keeps one touched since
- * (folio_referenced(), folio_check_references()). That says they are idle now, not that they
- * stay idle: a key-value store read over a uniform tail touches each page every quarter hour, so
- * every page idle for a minute comes back within the next fifteen (docs/comparison.md). So the
- * lift also needs the cold-memory histogram's measured promotions to vouch for the cold age
- * (cold_hist_vouches()); without that, the climb's small first eviction is the probe, and the
- * refault brake stops it. No interval asks for more than probe_max of the reclaimable memory,
- * the top of the climb. What the walks cannot vouch for: page cache read with read() (no
- * accessed bit; new page cache joins the oldest generations, below), which keeps the climb;
- * shmem read or written with read()/write(), which is anon to the LRU and gets the lift; anon
- * mapped only by tasks that left the memcg (the walk visits the memcg's own mm list). A
- * stressed cgroup gets no lift: stall or refaults put the request back on the climb from
- * probe_min, and a cold age that was too short meets the brake and its doubling.
  *
  * Why refaults scale the request as PSI does: a refault is a page the kernel saw evicted from
  * this memcg and node and then read again (mm/workingset.c), the direct measure of reclaim that
@@ -76,30 +53,12 @@ static double pct_of(usec_t part_us, usec_t whole_us)
 	return 100.0 * (double)part_us / (double)whole_us;
 }
 
-/* The age step (above). The eviction splits a request between anon and page cache as the kernel
- * chooses (swappiness and the two types' refault rates: mm/vmscan.c isolate_folios(),
- * get_type_to_scan()), so a lifted request could be met with the cold generations' page cache;
- * the lift applies only when that page cache is no more than the climb's request, so that no
- * split takes more page cache than the climb would. d->reclaimable_bytes > 0. */
-static void age_step(const struct policy_params *params, const struct cgroup_sample *cg,
-		     double factor, struct reclaim_decision *d)
-{
-	double reclaimable = (double)d->reclaimable_bytes;
-	double share = MIN((double)cg->age_vouched_bytes / reclaimable, params->probe_max);
-
-	if (share > d->step && (double)cg->age_cold_file_bytes <= reclaimable * d->step * factor) {
-		d->step = share;
-		d->step_by_age = true;
-	}
-}
-
 static void psi_decide(const struct policy_params *params, const struct cgroup_sample *cg,
 		       const struct host_sample *host _unused_, uint64_t page_size,
 		       struct policy_state *state, struct reclaim_decision *ret)
 {
 	struct reclaim_decision d = { .reason = DECISION_RECLAIM };
 	double factor, bytes, rf;
-	bool calm;
 
 	if (!state->initialised) {
 		state->step = params->probe_min;
@@ -158,8 +117,6 @@ static void psi_decide(const struct policy_params *params, const struct cgroup_s
 	    d.io_some_pct > params->io_psi_some_target_pct || rf >= 0.5)
 		state->step = params->probe_min;
 	d.step = state->step;
-	calm = d.psi_some_pct < params->psi_some_target_pct / 4 &&
-	       d.io_some_pct <= params->io_psi_some_target_pct && rf < 0.25;
 
 	if (d.io_some_pct > params->io_psi_some_target_pct) {
 		d.reason = DECISION_IO_PRESSURE;
@@ -172,8 +129,6 @@ static void psi_decide(const struct policy_params *params, const struct cgroup_s
 		d.reason = DECISION_AT_FLOOR;
 	} else {
 		factor = (1.0 - d.psi_some_pct / params->psi_some_target_pct) * (1.0 - rf);
-		if (calm && cg->evicted_by_age)
-			age_step(params, cg, factor, &d);
 		bytes = (double)d.reclaimable_bytes * d.step * factor;
 		/* step and factor are <= 1, but rounding can push a product of 2^64 past the range
 		 * of uint64_t: clamp in double before converting. */
@@ -191,7 +146,9 @@ static void psi_decide(const struct policy_params *params, const struct cgroup_s
 	 * when this request is under a page (else a cgroup a few dozen pages above its floor
 	 * would stay below-page at probe_min for good) and in a dry run (nothing is ever taken;
 	 * it shows what a live agent would ask). */
-	if ((cg->reclaimed_bytes > 0 || cg->dry_run || d.reason == DECISION_BELOW_PAGE) && calm)
+	if ((cg->reclaimed_bytes > 0 || cg->dry_run || d.reason == DECISION_BELOW_PAGE) &&
+	    d.psi_some_pct < params->psi_some_target_pct / 4 &&
+	    d.io_some_pct <= params->io_psi_some_target_pct && rf < 0.25)
 		state->step = MIN(state->step * params->probe_growth, params->probe_max);
 
 	*ret = d;

@@ -179,14 +179,6 @@ static void test_promotions_across_aging(void)
 	CHECK_EQ_U64(p.pages[1], 100);
 	CHECK_EQ_U64(p.pages[2], 0);
 	CHECK_EQ_U64(p.pages[3], 0);
-	/* max_seq went 12 -> 13: a walk fell between the reads, for the buckets watched. */
-	CHECK(p.walked[0] && p.walked[1]);
-	CHECK(!p.walked[2]);
-	/* The same read twice: watched, no walk between. */
-	cold_hist_lruvec_save(&prev, &b);
-	cold_hist_promotions(&prev, &b, &p);
-	CHECK(p.watched[0]);
-	CHECK(!p.walked[0]);
 }
 
 static void test_promotions_merge(void)
@@ -261,13 +253,6 @@ static void test_rates(void)
 	for (int i = 0; i < 50; i++)
 		cold_hist_rates_update(&r, &p, 6 * SEC);
 	CHECK(r.per_min[0] < 60.0 && r.per_min[0] > 20.0);
-	/* Walks are counted per bucket, only in intervals that had one. */
-	CHECK_EQ_U64(r.walks[0], 0);
-	p.walked[0] = true;
-	cold_hist_rates_update(&r, &p, 6 * SEC);
-	CHECK_EQ_U64(r.walks[0], 1);
-	CHECK_EQ_U64(r.walks[1], 0);
-	p.walked[0] = false;
 	/* An interval of 0 changes nothing. */
 	double before = r.per_min[0];
 
@@ -477,71 +462,6 @@ static void test_choice_floor(void)
 	CHECK_EQ_U64(cold_hist_choice_floor_ms(&c), 0);
 }
 
-/* Whether measured promotions vouch for a cold age: a bucket at or under it, watched for half of
- * it across an aging walk, at or under the target. 100 000 pages, 1 % target: 1000 a minute. */
-static void vouch_setup(struct cold_hist_rates *r, struct cold_hist_report *rep,
-			uint64_t watched_s, uint64_t total_pages, const double *per_min)
-{
-	setup(r, rep, 600, watched_s, total_pages, per_min);
-	for (unsigned b = 0; b < COLD_HIST_N_RATES; b++)
-		r->walks[b] = 1;
-}
-
-static void test_vouches(void)
-{
-	struct cold_hist_rates r;
-	struct cold_hist_report rep;
-
-	/* Every bucket watched 30 s across a walk: the 30 s bucket vouches for a 60 s cold age
-	 * when under the target. */
-	vouch_setup(&r, &rep, 30, 100000, all_under);
-	CHECK(cold_hist_vouches(&r, rep.total_pages, 60 * 1000, 1.0));
-	/* No walk inside the watching: nothing could have shown, no evidence. */
-	for (unsigned b = 0; b < COLD_HIST_N_RATES; b++)
-		r.walks[b] = 0;
-	CHECK(!cold_hist_vouches(&r, rep.total_pages, 60 * 1000, 1.0));
-	r.walks[1] = 1; /* the 60 s bucket had one */
-	CHECK(cold_hist_vouches(&r, rep.total_pages, 60 * 1000, 1.0));
-	/* Over the target at every age: no. */
-	vouch_setup(&r, &rep, 30, 100000, all_over);
-	CHECK(!cold_hist_vouches(&r, rep.total_pages, 60 * 1000, 1.0));
-	/* Falling rates: 30 s and 60 s over, 120 s (800) under; a 60 s cold age is not vouched
-	 * for, a 120 s one is, and a 240 s one through the 120 s bucket alone when the 240 s one
-	 * was not watched. */
-	vouch_setup(&r, &rep, 120, 100000, falling);
-	CHECK(!cold_hist_vouches(&r, rep.total_pages, 60 * 1000, 1.0));
-	CHECK(cold_hist_vouches(&r, rep.total_pages, 120 * 1000, 1.0));
-	r.watched_us[3] = 0;
-	CHECK(cold_hist_vouches(&r, rep.total_pages, 240 * 1000, 1.0));
-	r.watched_us[2] = 60 * SEC; /* under the 120 s that half of 240 s asks */
-	CHECK(!cold_hist_vouches(&r, rep.total_pages, 240 * 1000, 1.0));
-	/* Exactly at the target counts as under. */
-	vouch_setup(&r, &rep, 120, 100000, falling);
-	r.per_min[0] = 1000.0;
-	CHECK(cold_hist_vouches(&r, rep.total_pages, 60 * 1000, 1.0));
-	r.per_min[0] = 1000.5;
-	CHECK(!cold_hist_vouches(&r, rep.total_pages, 60 * 1000, 1.0));
-	/* Watched for less than half the cold age: no evidence; each bucket by its own time. */
-	vouch_setup(&r, &rep, 29, 100000, all_under);
-	CHECK(!cold_hist_vouches(&r, rep.total_pages, 60 * 1000, 1.0));
-	CHECK(cold_hist_vouches(&r, rep.total_pages, 58 * 1000, 1.0));
-	r.watched_us[1] = 30 * SEC;
-	CHECK(cold_hist_vouches(&r, rep.total_pages, 60 * 1000, 1.0));
-	/* Only buckets at or under the cold age count: a 45 s cold age has only the 30 s one. */
-	vouch_setup(&r, &rep, 120, 100000, all_under);
-	r.per_min[0] = 5000;
-	CHECK(!cold_hist_vouches(&r, rep.total_pages, 45 * 1000, 1.0));
-	CHECK(cold_hist_vouches(&r, rep.total_pages, 60 * 1000, 1.0));
-	/* No pages, no cold age, nothing watched, a cold age past any clock. */
-	vouch_setup(&r, &rep, 120, 0, all_under);
-	CHECK(!cold_hist_vouches(&r, rep.total_pages, 60 * 1000, 1.0));
-	vouch_setup(&r, &rep, 120, 100000, all_under);
-	CHECK(!cold_hist_vouches(&r, rep.total_pages, 0, 1.0));
-	CHECK(!cold_hist_vouches(&r, rep.total_pages, UINT64_MAX, 1.0));
-	r = (struct cold_hist_rates){ 0 };
-	CHECK(!cold_hist_vouches(&r, 100000, 60 * 1000, 1.0));
-}
-
 int main(void)
 {
 	test_choice_floor();
@@ -555,6 +475,5 @@ int main(void)
 	test_rates();
 	test_chooser();
 	test_reads_to_choice();
-	test_vouches();
 	return test_report("cold_hist");
 }
