@@ -272,8 +272,8 @@ enum headroom_node_reclaim_verdict headroom_node_reclaim_result(struct headroom_
 
 /* A node's refill hysteresis, as kswapd reclaims up to the high watermark once woken at low: a
  * node whose plan has a goal deficit (below_goal) starts refilling; a refilling node goes on
- * until it is no longer near its goal (near_goal: its bit of headroom_near_goal_nodes()), i.e. until its
- * free memory is back above high + 2 * goal. Returns whether the node refills this tick; sets
+ * until it is no longer near its goal (near_goal: its bit of headroom_near_goal_nodes()), i.e.
+ * until its free memory is back above high + 2 * goal. Returns whether the node refills this tick; sets
  * *started when it starts now (not refilling before). Never fails. */
 bool headroom_refill_next(bool refilling, bool below_goal, bool near_goal, bool *started);
 /* The nodes of zi within twice their headroom, bit n for node n: free < high + 2 * goal (a node
